@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+// authdeck: a terminal account and session manager for OAuth 2.0 and OpenID Connect.
+// Layers (ARCHITECTURE.md): front ends (TerminalUI*, authdeck) over AppCore over
+// AuthEngine / CredentialStore. Pure modules hold the logic; *Live modules touch the world.
+import PackageDescription
+
+let package = Package(
+    name: "authdeck",
+    products: [
+        .executable(name: "authdeck", targets: ["authdeck"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        // No pkgConfig: ncursesw.pc only adds -D flags, which SwiftPM drops with a warning; the shim defines them.
+        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
+
+        // The protocol as values and pure functions (no sockets, no clocks, no C libraries).
+        .target(name: "AuthEngine"),
+        // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
+        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "CCurl", "CCrypto"]),
+        // The credential store interface, records, redacting secrets, in-memory store.
+        .target(name: "CredentialStore"),
+        // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
+        // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
+        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore"]),
+        // Pure rendering: state + size + theme -> Frame.
+        .target(name: "TerminalUI", dependencies: ["AppCore"]),
+        // The only module that calls ncurses (and libqrencode for the device-flow QR code).
+        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode"]),
+        // The executable: argument parsing, XDG paths, live wiring, subcommands.
+        .executableTarget(
+            name: "authdeck",
+            dependencies: [
+                "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
+                "AppCore", "TerminalUI", "TerminalUINCurses",
+            ]
+        ),
+
+        // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
+        // other fixture processes on 127.0.0.1, and stops them by process group.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
+        .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
+        .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
+        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "AppCore"]),
+        // Against the real local provider (and, for the TUI, tmux).
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// AppCore: see ARCHITECTURE.md.

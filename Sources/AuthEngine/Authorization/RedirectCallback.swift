@@ -1,0 +1,37 @@
+import Foundation
+
+/// One HTTP request that reached the loopback redirect listener (RFC 8252 §7.3), as a value.
+/// `parameters` are the form-decoded query (GET) or `application/x-www-form-urlencoded` body
+/// (POST, `response_mode=form_post`), in order, repeats kept so that they can be refused.
+public struct RedirectCallback: Sendable, Equatable {
+    public var method: String
+    /// The request path without the query, e.g. `/callback`.
+    public var path: String
+    public var parameters: [(name: String, value: String)]
+
+    public init(method: String, path: String, parameters: [(name: String, value: String)]) {
+        self.method = method
+        self.path = path
+        self.parameters = parameters
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.method == rhs.method && lhs.path == rhs.path
+            && lhs.parameters.map(\.name) == rhs.parameters.map(\.name)
+            && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+    }
+}
+
+/// What the listener does with a request: keep waiting (and answer 404, e.g. `/favicon.ico`
+/// or a wrong path), or finish with a page for the browser and close.
+public enum RedirectCallbackVerdict: Sendable, Equatable {
+    case ignore
+    case finish(page: RedirectPage)
+}
+
+/// The small page shown in the browser after the redirect.
+public enum RedirectPage: Sendable, Equatable {
+    /// "Signed in — you can close this tab and return to the terminal."
+    case success(title: String, message: String)
+    case failure(title: String, message: String)
+}

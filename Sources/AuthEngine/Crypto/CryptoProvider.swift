@@ -1,0 +1,35 @@
+import Foundation
+
+/// Why a signature check did not pass. The engine maps these to
+/// `ProtocolViolation.signatureInvalid` / `.unsupportedKey`.
+public enum SignatureVerificationError: Error, Sendable, Equatable {
+    /// The signature does not verify with the key.
+    case invalidSignature
+    /// The key cannot be used with the algorithm (wrong `kty`/`crv`, bad sizes, RSA < 2048 bits).
+    case unusableKey(String)
+    /// The algorithm is not implemented (HS*, `none`).
+    case unsupportedAlgorithm(JWSAlgorithm)
+}
+
+/// The cryptography the pure engine needs, injected (the live value uses OpenSSL libcrypto in
+/// `AuthEngineLive`). The engine never hand-rolls a hash, a random number or a signature check.
+public struct CryptoProvider: Sendable {
+    /// Message digest of `data`.
+    public var digest: @Sendable (_ algorithm: DigestAlgorithm, _ data: Data) -> Data
+    /// `count` bytes from a cryptographically secure generator. Traps if the generator fails.
+    public var randomBytes: @Sendable (_ count: Int) -> Data
+    /// Verifies a JWS signature (RFC 7515 §5.2) over `signingInput` (ASCII of
+    /// `BASE64URL(header).BASE64URL(payload)`). ECDSA signatures arrive as raw `r||s`
+    /// (RFC 7518 §3.4); the implementation converts them to DER itself.
+    public var verifySignature: @Sendable (_ algorithm: JWSAlgorithm, _ key: JWK, _ signingInput: Data, _ signature: Data) throws(SignatureVerificationError) -> Void
+
+    public init(
+        digest: @escaping @Sendable (DigestAlgorithm, Data) -> Data,
+        randomBytes: @escaping @Sendable (Int) -> Data,
+        verifySignature: @escaping @Sendable (JWSAlgorithm, JWK, Data, Data) throws(SignatureVerificationError) -> Void
+    ) {
+        self.digest = digest
+        self.randomBytes = randomBytes
+        self.verifySignature = verifySignature
+    }
+}

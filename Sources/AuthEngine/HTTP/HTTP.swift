@@ -1,0 +1,82 @@
+import Foundation
+
+/// One HTTP request as a value. Built by the engine's request builders and sent by an
+/// ``HTTPClient`` (the live one is libcurl in `AuthEngineLive`).
+///
+/// Headers keep their order and case as built; tests assert the full set exactly.
+public struct HTTPRequest: Sendable, Equatable {
+    public enum Method: String, Sendable, Equatable { case get = "GET", post = "POST", delete = "DELETE", put = "PUT", patch = "PATCH", head = "HEAD" }
+
+    public var method: Method
+    public var url: URL
+    /// Header name/value pairs in order. Names as sent on the wire.
+    public var headers: [HTTPHeader]
+    public var body: Data?
+    /// Whether the client may follow 3xx redirects. Token, revocation and introspection
+    /// requests never do (the default); discovery and userinfo may.
+    public var followRedirects: Bool
+
+    public init(method: Method, url: URL, headers: [HTTPHeader] = [], body: Data? = nil, followRedirects: Bool = false) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.followRedirects = followRedirects
+    }
+}
+
+/// One header line. `value` may hold a credential (`Authorization`); ``description`` redacts it.
+public struct HTTPHeader: Sendable, Equatable, CustomStringConvertible {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+    public var description: String {
+        name.lowercased() == "authorization" || name.lowercased() == "cookie" ? "\(name): <redacted>" : "\(name): \(value)"
+    }
+}
+
+/// An HTTP response as a value. `headers` names are lower-cased; a repeated header keeps the
+/// last value.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(uniqueKeysWithValues: headers.map { ($0.key.lowercased(), $0.value) })
+        self.body = body
+    }
+    /// The media type of `Content-Type` without parameters, lower-cased (`application/json`).
+    public var mediaType: String? {
+        headers["content-type"].map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+}
+
+/// Network-level failure: nothing OAuth-shaped came back.
+public enum TransportError: Error, Sendable, Equatable {
+    /// Connect or total timeout; `seconds` is the limit that was hit.
+    case timeout(url: String, seconds: Double)
+    /// DNS, refused connection, reset, proxy failure. `detail` is libcurl's message (no secrets).
+    case connection(url: String, detail: String)
+    /// Certificate not trusted, name mismatch, handshake failure.
+    case tls(url: String, detail: String)
+    /// The response body exceeded the limit (bytes).
+    case responseTooLarge(url: String, limit: Int)
+    /// A plain-HTTP URL that is not on a loopback address (127.0.0.0/8, ::1).
+    case insecureURL(String)
+    /// The request was cancelled by the caller.
+    case cancelled
+}
+
+/// The engine's HTTP dependency, as a struct of closures (swift-dependencies style).
+/// The live value (`AuthEngineLive.CurlHTTPClient`) verifies TLS, applies timeouts and size
+/// limits and never follows redirects unless ``HTTPRequest/followRedirects`` is set.
+public struct HTTPClient: Sendable {
+    public var send: @Sendable (HTTPRequest) async throws(TransportError) -> HTTPResponse
+    public init(send: @escaping @Sendable (HTTPRequest) async throws(TransportError) -> HTTPResponse) {
+        self.send = send
+    }
+}

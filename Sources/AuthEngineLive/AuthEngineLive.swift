@@ -1,0 +1,1 @@
+// AuthEngineLive: see ARCHITECTURE.md.

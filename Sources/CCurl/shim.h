@@ -1,0 +1,4 @@
+#ifndef AUTHDECK_CCURL_SHIM_H
+#define AUTHDECK_CCURL_SHIM_H
+#include <curl/curl.h>
+#endif

@@ -1,0 +1,1 @@
+// CredentialStore: see ARCHITECTURE.md.

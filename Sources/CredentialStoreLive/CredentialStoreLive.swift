@@ -1,0 +1,1 @@
+// CredentialStoreLive: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// TerminalUINCurses: see ARCHITECTURE.md.
