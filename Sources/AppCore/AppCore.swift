@@ -1,1 +1,0 @@
-// AppCore: see ARCHITECTURE.md.

@@ -1,0 +1,337 @@
+import Foundation
+
+/// Everything that can happen: user intents, clock ticks and effect results.
+public enum AppAction: Equatable, Sendable {
+    // Lifecycle
+    case start
+    case loaded(Result<LoadedSnapshot, AppError>)
+    /// The clock: the runtime sends it once a second while something counts down.
+    case tick(Date)
+
+    // Accounts
+    case select(AccountID)
+    case moveSelection(by: Int)
+    case activate(AccountID)
+    case activeSaved(Result<AccountID?, AppError>)
+
+    // Refresh
+    case refresh(AccountID, manual: Bool)
+    case refreshFinished(AccountID, Result<AccountRecord, AppError>)
+
+    // Sign-in
+    case signIn(SignInRequest)
+    case signInProgress(SignInProgress)
+    case signInFinished(Result<AccountRecord, AppError>)
+    case cancelSignIn
+    case dismissSignIn
+
+    // Sign-out
+    case signOut(AccountID, SignOutOptions)
+    case signOutStep(SignOutStepResult)
+    case signOutFinished(AccountID, removed: Bool)
+    case dismissSignOut
+
+    // On request
+    case fetchUserinfo(AccountID)
+    case userinfoLoaded(AccountID, Result<JSONValue, AppError>)
+    case introspect(AccountID)
+    case introspectionLoaded(AccountID, Result<JSONValue, AppError>)
+
+    case flash(Flash.Level, String)
+}
+
+public enum EffectIDs {
+    public static let load = EffectID("load")
+    public static let signIn = EffectID("sign-in")
+    public static func refresh(_ id: AccountID) -> EffectID { EffectID("refresh/\(id.rawValue)") }
+    public static func signOut(_ id: AccountID) -> EffectID { EffectID("sign-out/\(id.rawValue)") }
+}
+
+/// The app's reducer: pure, no I/O, no `Date()`; time arrives in `.tick`.
+public struct AppReducer: Sendable {
+    public var dependencies: AppDependencies
+    public init(dependencies: AppDependencies) { self.dependencies = dependencies }
+
+    public func reduce(_ state: inout AppState, _ action: AppAction) -> Effect<AppAction> {
+        let session = dependencies.session
+        switch action {
+        case .start:
+            state.load = .loading
+            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+
+        case .loaded(.success(let snapshot)):
+            state.load = .loaded
+            state.providers = snapshot.providers
+            state.store = snapshot.store
+            state.activeAccountID = snapshot.activeAccountID
+            state.accounts = snapshot.accounts.map { record in
+                var account = state.account(record.id) ?? AccountState(record: record)
+                account.record = record
+                return account
+            }
+            sortAccounts(&state)
+            fixSelection(&state)
+            return dueRefreshes(&state)
+
+        case .loaded(.failure(let error)):
+            state.load = .failed(error)
+            if error.disposition == .storeLocked { state.store.isLocked = true }
+            flash(&state, .error, error.description)
+            return .none
+
+        case .tick(let now):
+            state.now = now
+            if let flash = state.flash, flash.expiresAt <= now { state.flash = nil }
+            return dueRefreshes(&state)
+
+        case .select(let id):
+            guard state.account(id) != nil else { return .none }
+            state.selectedAccountID = id
+            return .none
+
+        case .moveSelection(let delta):
+            guard !state.accounts.isEmpty else { return .none }
+            let current = state.accounts.firstIndex { $0.id == state.selectedAccountID } ?? 0
+            let next = min(max(current + delta, 0), state.accounts.count - 1)
+            state.selectedAccountID = state.accounts[next].id
+            return .none
+
+        case .activate(let id):
+            guard let account = state.account(id) else { return .none }
+            state.activeAccountID = id
+            flash(&state, .info, "Active account: \(account.record.displayName)")
+            return .run { send in send(.activeSaved(await session.saveActiveAccount(id))) }
+
+        case .activeSaved(.success):
+            return .none
+
+        case .activeSaved(.failure(let error)):
+            flash(&state, .error, "Could not save the active account: \(error)")
+            return .none
+
+        case .refresh(let id, let manual):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            var attempt = 0
+            switch state.accounts[index].refresh {
+            case .inFlight:
+                return .none // single-flight: one request per account at a time
+            case .needsSignIn where !manual, .halted where !manual:
+                return .none
+            case .retryScheduled(_, let previous):
+                attempt = previous
+            case .idle, .needsSignIn, .halted:
+                break
+            }
+            guard state.accounts[index].record.hasRefreshToken else {
+                if manual { flash(&state, .warn, "\(state.accounts[index].record.displayName) has no refresh token: sign in again") }
+                return .none
+            }
+            state.accounts[index].refresh = .inFlight(attempt: attempt)
+            return .run { send in send(.refreshFinished(id, await session.refresh(id))) }
+                .cancellable(EffectIDs.refresh(id))
+
+        case .refreshFinished(let id, .success(let record)):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            state.accounts[index].record = record
+            state.accounts[index].refresh = .idle
+            state.accounts[index].lastError = nil
+            flash(&state, .info, "Refreshed \(record.displayName)")
+            return .none
+
+        case .refreshFinished(let id, .failure(let error)):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            let name = state.accounts[index].record.displayName
+            let attempt: Int
+            if case .inFlight(let previous) = state.accounts[index].refresh { attempt = previous + 1 } else { attempt = 1 }
+            state.accounts[index].lastError = error
+            switch error.disposition {
+            case .needsSignIn:
+                state.accounts[index].refresh = .needsSignIn
+                flash(&state, .warn, "\(name) needs to sign in again: \(error.title)")
+            case .transient(let retryAfter):
+                let delay = state.policy.retryDelay(attempt: attempt, retryAfter: retryAfter)
+                state.accounts[index].refresh = .retryScheduled(at: state.now.addingTimeInterval(delay), attempt: attempt)
+                flash(&state, .warn, "Refresh of \(name) failed, retrying in \(Int(delay))s: \(error.title)")
+            case .storeLocked:
+                state.accounts[index].refresh = .halted
+                state.store.isLocked = true
+                flash(&state, .error, "The credential store is locked")
+            case .cancelled:
+                state.accounts[index].refresh = .idle
+            case .securityRelevant, .other:
+                state.accounts[index].refresh = .halted
+                flash(&state, .error, "Refresh of \(name) failed: \(error)")
+            }
+            return .none
+
+        case .signIn(let request):
+            if state.signIn != nil, state.signIn?.isRunning == true {
+                flash(&state, .warn, "A sign-in is already in progress")
+                return .none
+            }
+            state.signIn = SignInFlow(request: request)
+            return .run { send in
+                let result = await session.signIn(request) { progress in send(.signInProgress(progress)) }
+                send(.signInFinished(result))
+            }.cancellable(EffectIDs.signIn)
+
+        case .signInProgress(let progress):
+            guard state.signIn?.isRunning == true else { return .none }
+            state.signIn?.phase = .progress(progress)
+            switch progress {
+            case .deviceCode(let device): state.signIn?.device = device
+            case .devicePending: state.signIn?.pollStatus = "authorization_pending"
+            case .deviceSlowDown(let interval):
+                state.signIn?.pollStatus = "slow_down"
+                state.signIn?.device?.interval = interval
+            default: break
+            }
+            return .none
+
+        case .signInFinished(.success(let record)):
+            guard state.signIn != nil else { return .none }
+            state.signIn = nil
+            if let index = state.accounts.firstIndex(where: { $0.id == record.id }) {
+                state.accounts[index] = AccountState(record: record)
+            } else {
+                state.accounts.append(AccountState(record: record))
+                sortAccounts(&state)
+            }
+            state.selectedAccountID = record.id
+            flash(&state, .info, "Signed in as \(record.displayName)")
+            if state.activeAccountID == nil || state.account(state.activeAccountID!) == nil {
+                state.activeAccountID = record.id
+                return .run { send in send(.activeSaved(await session.saveActiveAccount(record.id))) }
+            }
+            return .none
+
+        case .signInFinished(.failure(let error)):
+            guard state.signIn != nil else { return .none }
+            if error.disposition == .cancelled {
+                state.signIn = nil
+                flash(&state, .info, "Sign-in cancelled")
+            } else {
+                state.signIn?.phase = .failed(error)
+                flash(&state, .error, "Sign-in failed: \(error)")
+            }
+            return .none
+
+        case .cancelSignIn:
+            guard state.signIn != nil else { return .none }
+            state.signIn = nil
+            flash(&state, .info, "Sign-in cancelled")
+            return .cancel(EffectIDs.signIn)
+
+        case .dismissSignIn:
+            guard state.signIn?.isRunning == false else { return .none }
+            state.signIn = nil
+            return .none
+
+        case .signOut(let id, let options):
+            guard let account = state.account(id), state.signOut?.finished != false else { return .none }
+            state.signOut = SignOutFlow(accountID: id, displayName: account.record.displayName)
+            return .run { send in
+                let removed = await session.signOut(id, options) { step in send(.signOutStep(step)) }
+                send(.signOutFinished(id, removed: removed))
+            }.cancellable(EffectIDs.signOut(id))
+
+        case .signOutStep(let step):
+            state.signOut?.steps.append(step)
+            return .none
+
+        case .signOutFinished(let id, let removed):
+            state.signOut?.finished = true
+            guard removed else {
+                flash(&state, .warn, "Signed out of \(state.signOut?.displayName ?? id.rawValue) with errors; local secrets kept")
+                return .none
+            }
+            let oldIndex = state.accounts.firstIndex { $0.id == id }
+            state.accounts.removeAll { $0.id == id }
+            if state.selectedAccountID == id {
+                state.selectedAccountID = oldIndex.flatMap { state.accounts.indices.contains($0) ? state.accounts[$0].id : state.accounts.last?.id }
+            }
+            flash(&state, .info, "Signed out of \(state.signOut?.displayName ?? id.rawValue)")
+            if state.activeAccountID == id {
+                state.activeAccountID = nil
+                return .run { send in send(.activeSaved(await session.saveActiveAccount(nil))) }
+            }
+            return .none
+
+        case .dismissSignOut:
+            guard state.signOut?.finished == true else { return .none }
+            state.signOut = nil
+            return .none
+
+        case .fetchUserinfo(let id):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            state.accounts[index].userinfo = .loading
+            return .run { send in send(.userinfoLoaded(id, await session.userinfo(id))) }
+
+        case .userinfoLoaded(let id, let result):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            switch result {
+            case .success(let value): state.accounts[index].userinfo = .loaded(value)
+            case .failure(let error):
+                state.accounts[index].userinfo = .failed(error)
+                flash(&state, .error, "Userinfo failed: \(error)")
+            }
+            return .none
+
+        case .introspect(let id):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            state.accounts[index].introspection = .loading
+            return .run { send in send(.introspectionLoaded(id, await session.introspect(id))) }
+
+        case .introspectionLoaded(let id, let result):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            switch result {
+            case .success(let value): state.accounts[index].introspection = .loaded(value)
+            case .failure(let error):
+                state.accounts[index].introspection = .failed(error)
+                flash(&state, .error, "Introspection failed: \(error)")
+            }
+            return .none
+
+        case .flash(let level, let text):
+            flash(&state, level, text)
+            return .none
+        }
+    }
+
+    /// Starts refreshes that are due at `state.now`: scheduled ones (`expiresAt - leeway`) and
+    /// retries whose backoff has passed. Never starts an interactive sign-in.
+    private func dueRefreshes(_ state: inout AppState) -> Effect<AppAction> {
+        var effects: [Effect<AppAction>] = []
+        for account in state.accounts {
+            switch account.refresh {
+            case .idle:
+                if let due = state.policy.refreshDue(for: account.record), due <= state.now {
+                    effects.append(reduce(&state, .refresh(account.id, manual: false)))
+                }
+            case .retryScheduled(let at, _) where at <= state.now:
+                effects.append(reduce(&state, .refresh(account.id, manual: false)))
+            default:
+                break
+            }
+        }
+        return .merge(effects)
+    }
+
+    private func flash(_ state: inout AppState, _ level: Flash.Level, _ text: String) {
+        state.flash = Flash(level: level, text: text, expiresAt: state.now.addingTimeInterval(state.flashDuration))
+    }
+
+    private func sortAccounts(_ state: inout AppState) {
+        state.accounts.sort { ($0.record.providerID, $0.record.displayName, $0.id) < ($1.record.providerID, $1.record.displayName, $1.id) }
+    }
+
+    private func fixSelection(_ state: inout AppState) {
+        if let selected = state.selectedAccountID, state.account(selected) != nil { return }
+        state.selectedAccountID = state.effectiveActiveAccountID.flatMap { state.account($0)?.id } ?? state.accounts.first?.id
+    }
+}
+
+extension SignInFlow {
+    /// Whether the flow is still running (not failed).
+    public var isRunning: Bool { if case .failed = phase { false } else { true } }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// A value that is fetched on request (userinfo, introspection).
+public enum Loadable<Value: Equatable & Sendable>: Equatable, Sendable {
+    case idle
+    case loading
+    case loaded(Value)
+    case failed(AppError)
+}
+
+/// Where an account's refresh stands.
+public enum RefreshPhase: Equatable, Sendable {
+    case idle
+    /// A refresh request is in flight; `attempt` counts transient failures before it (0 = first).
+    case inFlight(attempt: Int)
+    /// A transient failure; the next attempt is due at `at`.
+    case retryScheduled(at: Date, attempt: Int)
+    /// The grant is gone (`invalid_grant`): only an interactive sign-in helps. Never retried.
+    case needsSignIn
+    /// A non-retryable failure (a protocol violation): automatic refresh stops until asked.
+    case halted
+}
+
+/// The status shown per account (PRODUCT.md "Accounts pane").
+public enum AccountStatus: Equatable, Sendable {
+    case valid
+    case expiringSoon
+    case refreshing
+    case expired
+    case needsSignIn
+    case refreshFailed(retryAt: Date)
+    case storeLocked
+
+    /// The label in the accounts pane and `status`, e.g. "refresh failed, retrying in 8s".
+    public func label(now: Date) -> String {
+        switch self {
+        case .valid: "valid"
+        case .expiringSoon: "expiring soon"
+        case .refreshing: "refreshing"
+        case .expired: "expired"
+        case .needsSignIn: "needs sign-in"
+        case .refreshFailed(let at): "refresh failed, retrying in \(max(0, Int(at.timeIntervalSince(now).rounded(.up))))s"
+        case .storeLocked: "store locked"
+        }
+    }
+
+    /// Whether `status` should exit non-zero for it.
+    public var needsAttention: Bool {
+        switch self {
+        case .valid, .expiringSoon, .refreshing: false
+        case .expired, .needsSignIn, .refreshFailed, .storeLocked: true
+        }
+    }
+}
+
+/// One account in the list: its metadata plus what the session is doing with it.
+public struct AccountState: Equatable, Sendable, Identifiable {
+    public var record: AccountRecord
+    public var refresh: RefreshPhase
+    public var lastError: AppError?
+    public var userinfo: Loadable<JSONValue>
+    public var introspection: Loadable<JSONValue>
+    public var id: AccountID { record.id }
+
+    public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,
+                userinfo: Loadable<JSONValue> = .idle, introspection: Loadable<JSONValue> = .idle) {
+        self.record = record
+        self.refresh = refresh
+        self.lastError = lastError
+        self.userinfo = userinfo
+        self.introspection = introspection
+    }
+
+    /// The status at `now` (pure: no clock read).
+    public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool) -> AccountStatus {
+        if storeLocked { return .storeLocked }
+        switch refresh {
+        case .inFlight: return .refreshing
+        case .needsSignIn: return .needsSignIn
+        case .retryScheduled(let at, _): return .refreshFailed(retryAt: at)
+        case .idle, .halted: break
+        }
+        guard let expiresAt = record.accessTokenExpiresAt else { return .valid }
+        let left = expiresAt.timeIntervalSince(now)
+        if left <= 0 { return record.hasRefreshToken ? .expired : .needsSignIn }
+        return left < policy.expiringSoonThreshold ? .expiringSoon : .valid
+    }
+}
+
+/// A sign-in in progress (the login dialog's state after the user chose).
+public struct SignInFlow: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable {
+        case starting
+        case progress(SignInProgress)
+        case failed(AppError)
+    }
+    public var request: SignInRequest
+    public var phase: Phase
+    /// The device code while the device flow runs (kept across poll updates).
+    public var device: DeviceCodeDisplay?
+    /// The last poll answer (`authorization_pending`, `slow_down`).
+    public var pollStatus: String?
+    public init(request: SignInRequest, phase: Phase = .starting, device: DeviceCodeDisplay? = nil, pollStatus: String? = nil) {
+        self.request = request
+        self.phase = phase
+        self.device = device
+        self.pollStatus = pollStatus
+    }
+}
+
+/// A sign-out in progress and each step's result.
+public struct SignOutFlow: Equatable, Sendable {
+    public var accountID: AccountID
+    public var displayName: String
+    public var steps: [SignOutStepResult]
+    public var finished: Bool
+    public init(accountID: AccountID, displayName: String, steps: [SignOutStepResult] = [], finished: Bool = false) {
+        self.accountID = accountID
+        self.displayName = displayName
+        self.steps = steps
+        self.finished = finished
+    }
+}
+
+/// A flash line (k9s): a level, a text, and when it goes away (through the clock).
+public struct Flash: Equatable, Sendable {
+    public enum Level: String, Equatable, Sendable { case info, warn, error }
+    public var level: Level
+    public var text: String
+    public var expiresAt: Date
+    public init(level: Level, text: String, expiresAt: Date) {
+        self.level = level
+        self.text = text
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The whole application state: Equatable and fully presentable (view models are pure
+/// functions of it, taking `now` from it).
+public struct AppState: Equatable, Sendable {
+    public enum LoadPhase: Equatable, Sendable { case notLoaded, loading, loaded, failed(AppError) }
+
+    public var now: Date
+    public var policy: ExpiryPolicy
+    public var load: LoadPhase
+    public var providers: [ProviderConfig]
+    public var accounts: [AccountState]
+    /// The persisted active account.
+    public var activeAccountID: AccountID?
+    /// `AUTHDECK_ACCOUNT` for this process only; wins over the persisted one, never saved.
+    public var activeOverride: AccountID?
+    /// The selected row, by id so that it survives reloads.
+    public var selectedAccountID: AccountID?
+    public var store: StoreInfo
+    public var signIn: SignInFlow?
+    public var signOut: SignOutFlow?
+    public var flash: Flash?
+    /// Seconds a flash stays (k9s: 6 s).
+    public var flashDuration: Double
+
+    public init(now: Date, policy: ExpiryPolicy = .standard, activeOverride: AccountID? = nil, flashDuration: Double = 6) {
+        self.now = now
+        self.policy = policy
+        self.load = .notLoaded
+        self.providers = []
+        self.accounts = []
+        self.activeAccountID = nil
+        self.activeOverride = activeOverride
+        self.selectedAccountID = nil
+        self.store = StoreInfo(backend: "unknown")
+        self.signIn = nil
+        self.signOut = nil
+        self.flash = nil
+        self.flashDuration = flashDuration
+    }
+
+    /// The account scripts get: the override if set, else the persisted active one.
+    public var effectiveActiveAccountID: AccountID? { activeOverride ?? activeAccountID }
+
+    public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
+
+    public func status(of account: AccountState) -> AccountStatus {
+        account.status(now: now, policy: policy, storeLocked: store.isLocked)
+    }
+
+    /// Whether anything visible counts down (the ticker runs only then).
+    public var hasLiveCountdown: Bool {
+        !accounts.isEmpty || signIn?.device != nil || flash != nil
+    }
+}

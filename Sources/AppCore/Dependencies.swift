@@ -1,0 +1,183 @@
+import Foundation
+
+/// What a sign-in asks for beyond the provider's configuration.
+public struct SignInRequest: Equatable, Sendable {
+    public enum Flow: String, Equatable, Sendable, CaseIterable { case browser, device }
+    public var providerID: ProviderID
+    public var flow: Flow
+    /// Scopes added to the provider's configured ones.
+    public var extraScopes: [String]
+    public var audience: String?
+    public var resources: [String]
+    /// `--name`: an alias for the account.
+    public var alias: String?
+    /// Do not start a browser; only show the URL (`--no-browser`).
+    public var noBrowser: Bool
+
+    public init(providerID: ProviderID, flow: Flow = .browser, extraScopes: [String] = [], audience: String? = nil,
+                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false) {
+        self.providerID = providerID
+        self.flow = flow
+        self.extraScopes = extraScopes
+        self.audience = audience
+        self.resources = resources
+        self.alias = alias
+        self.noBrowser = noBrowser
+    }
+}
+
+/// RFC 8628 §3.2 values shown to the user while the device flow runs.
+public struct DeviceCodeDisplay: Equatable, Sendable {
+    public var userCode: String
+    public var verificationURI: URL
+    public var verificationURIComplete: URL?
+    /// Absolute expiry of the device code.
+    public var expiresAt: Date
+    /// Polling interval in seconds.
+    public var interval: Double
+    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Double) {
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresAt = expiresAt
+        self.interval = interval
+    }
+}
+
+/// Progress of a sign-in, sent while the flow runs.
+public enum SignInProgress: Equatable, Sendable {
+    case discovering
+    /// The authorization URL; `browserOpened` tells whether a browser was started for it.
+    case waitingForBrowser(url: URL, browserOpened: Bool)
+    case exchangingCode
+    case deviceCode(DeviceCodeDisplay)
+    /// RFC 8628 §3.5 poll answers: `authorization_pending`, or `slow_down` with the new interval.
+    case devicePending
+    case deviceSlowDown(interval: Double)
+    case verifying
+}
+
+/// One step of signing out and how it went.
+public struct SignOutStepResult: Equatable, Sendable {
+    public enum Step: String, Equatable, Sendable {
+        case revokeRefreshToken = "revoke refresh token"
+        case revokeAccessToken = "revoke access token"
+        case endSession = "end provider session"
+        case deleteLocalSecrets = "delete local secrets"
+    }
+    public enum Outcome: Equatable, Sendable {
+        case done(String)
+        case skipped(String)
+        case failed(AppError)
+    }
+    public var step: Step
+    public var outcome: Outcome
+    public init(_ step: Step, _ outcome: Outcome) {
+        self.step = step
+        self.outcome = outcome
+    }
+}
+
+public struct SignOutOptions: Equatable, Sendable {
+    /// Only delete local secrets: no revocation, no end session (`--local-only`).
+    public var localOnly: Bool
+    /// Open the provider's end-session endpoint (RP-Initiated Logout) in the browser.
+    public var endSession: Bool
+    /// Keep the local secrets when revocation fails (the user asked to).
+    public var keepSecretsIfRevocationFails: Bool
+    public init(localOnly: Bool = false, endSession: Bool = true, keepSecretsIfRevocationFails: Bool = false) {
+        self.localOnly = localOnly
+        self.endSession = endSession
+        self.keepSecretsIfRevocationFails = keepSecretsIfRevocationFails
+    }
+}
+
+/// The credential store as the app sees it.
+public struct StoreInfo: Equatable, Sendable {
+    /// `secret-service`, `vault`, `plaintext` or `memory`.
+    public var backend: String
+    /// Plaintext: shown as a permanent warning badge.
+    public var isInsecure: Bool
+    public var isLocked: Bool
+    public init(backend: String, isInsecure: Bool = false, isLocked: Bool = false) {
+        self.backend = backend
+        self.isInsecure = isInsecure
+        self.isLocked = isLocked
+    }
+}
+
+/// Everything loaded at start (and on reload).
+public struct LoadedSnapshot: Equatable, Sendable {
+    public var providers: [ProviderConfig]
+    public var accounts: [AccountRecord]
+    /// The persisted active account.
+    public var activeAccountID: AccountID?
+    public var store: StoreInfo
+    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, store: StoreInfo) {
+        self.providers = providers
+        self.accounts = accounts
+        self.activeAccountID = activeAccountID
+        self.store = store
+    }
+}
+
+/// The session operations over the auth engine and the credential store, as a struct of
+/// closures. The live value (`AppCoreLive`) runs the real flows; every operation that changes
+/// tokens takes the account's cross-process lock, re-reads, and persists before it returns.
+public struct SessionClient: Sendable {
+    /// Loads providers, account metadata, the active account and the store's state.
+    public var load: @Sendable () async -> Result<LoadedSnapshot, AppError>
+    /// Persists the active account (`nil` clears it).
+    public var saveActiveAccount: @Sendable (AccountID?) async -> Result<AccountID?, AppError>
+    /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
+    public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>
+    /// Refreshes the account's tokens (single-flight across processes), persisted before it returns.
+    public var refresh: @Sendable (AccountID) async -> Result<AccountRecord, AppError>
+    /// Signs out step by step; returns whether the account was removed locally.
+    public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
+    /// OIDC Core §5.3 userinfo claims.
+    public var userinfo: @Sendable (AccountID) async -> Result<JSONValue, AppError>
+    /// RFC 7662 introspection of the default access token.
+    public var introspect: @Sendable (AccountID) async -> Result<JSONValue, AppError>
+
+    public init(
+        load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
+        saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
+        signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>,
+        refresh: @escaping @Sendable (AccountID) async -> Result<AccountRecord, AppError>,
+        signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
+        userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
+        introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>
+    ) {
+        self.load = load
+        self.saveActiveAccount = saveActiveAccount
+        self.signIn = signIn
+        self.refresh = refresh
+        self.signOut = signOut
+        self.userinfo = userinfo
+        self.introspect = introspect
+    }
+
+    /// Every operation fails loudly with "unimplemented: <name>": tests override only what
+    /// their story uses, and an unexpected call shows up as an unexpected action.
+    public static let unimplemented = SessionClient(
+        load: { .failure(unimplementedError("session.load")) },
+        saveActiveAccount: { _ in .failure(unimplementedError("session.saveActiveAccount")) },
+        signIn: { _, _ in .failure(unimplementedError("session.signIn")) },
+        refresh: { _ in .failure(unimplementedError("session.refresh")) },
+        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("session.signOut")))); return false },
+        userinfo: { _ in .failure(unimplementedError("session.userinfo")) },
+        introspect: { _ in .failure(unimplementedError("session.introspect")) }
+    )
+}
+
+func unimplementedError(_ name: String) -> AppError {
+    AppError(title: "Unimplemented dependency", detail: name, disposition: .other)
+}
+
+/// Everything the reducer's effects may use. Time arrives in actions; effects read the clock.
+public struct AppDependencies: Sendable {
+    public var session: SessionClient
+    public init(session: SessionClient) { self.session = session }
+    public static let unimplemented = AppDependencies(session: .unimplemented)
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// What is known about one access token (one per resource or audience), without the token.
+public struct AccessTokenInfo: Codable, Equatable, Sendable {
+    /// The RFC 8707 `resource` or Auth0 `audience` it was issued for; `nil` for the default token.
+    public var resource: String?
+    /// Absolute expiry (from `expires_in` and the clock at receipt); `nil` when the server gave none.
+    public var expiresAt: Date?
+    /// When it was issued (the clock at receipt); with `expiresAt` gives the lifetime for bars.
+    public var issuedAt: Date
+    /// `token_type` as received (`Bearer`, `DPoP`).
+    public var tokenType: String
+    /// Granted scopes for this token (RFC 6749 §5.1 `scope`, or as requested when absent).
+    public var scopes: [String]
+    /// Decoded JWT header and claims, informational only (access tokens are opaque to clients);
+    /// `nil` for an opaque token.
+    public var informationalClaims: JSONValue?
+
+    public init(resource: String? = nil, expiresAt: Date?, issuedAt: Date, tokenType: String = "Bearer", scopes: [String], informationalClaims: JSONValue? = nil) {
+        self.resource = resource
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.tokenType = tokenType
+        self.scopes = scopes
+        self.informationalClaims = informationalClaims
+    }
+}
+
+/// How an ID token was checked (OIDC Core §3.1.3.7).
+public enum SignatureStatus: Codable, Equatable, Sendable {
+    /// Signature and claims verified with this key.
+    case verified(algorithm: String, keyID: String?)
+    /// Not verified, and why (shown as such; never presented as verified).
+    case notVerified(reason: String)
+}
+
+/// The ID token's decoded parts for display, after verification.
+public struct IDTokenInfo: Codable, Equatable, Sendable {
+    public var header: JSONValue
+    public var claims: JSONValue
+    public var signature: SignatureStatus
+    public var expiresAt: Date?
+    public var issuedAt: Date?
+    public init(header: JSONValue, claims: JSONValue, signature: SignatureStatus, expiresAt: Date?, issuedAt: Date?) {
+        self.header = header
+        self.claims = claims
+        self.signature = signature
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+    }
+}
+
+/// One signed-in account's non-secret metadata (JSON under `$XDG_STATE_HOME/authdeck`). The
+/// tokens themselves live only in the credential store.
+public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
+    public var id: AccountID
+    public var providerID: ProviderID
+    public var issuer: String?
+    /// `sub` (OIDC Core §2), or the provider's user id for non-OIDC providers (GitHub).
+    public var subject: String
+    public var displayName: String
+    public var username: String?
+    public var email: String?
+    /// The name given with `--name` at sign-in.
+    public var alias: String?
+    public var requestedScopes: [String]
+    /// Scopes granted with the default access token, and before the last refresh (for the diff).
+    public var grantedScopes: [String]
+    public var previousGrantedScopes: [String]?
+    /// The default access token first, then one per resource / audience.
+    public var accessTokens: [AccessTokenInfo]
+    public var hasRefreshToken: Bool
+    /// `refresh_expires_in` (Keycloak) / `refresh_token_expires_in` (GitHub) as an absolute time.
+    public var refreshTokenExpiresAt: Date?
+    public var idToken: IDTokenInfo?
+    public var signedInAt: Date
+    public var lastRefreshAt: Date?
+    /// Where the secrets live (`secret-service`, `vault`, `plaintext`, `memory`).
+    public var storage: String
+
+    public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,
+                username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],
+                grantedScopes: [String], previousGrantedScopes: [String]? = nil, accessTokens: [AccessTokenInfo],
+                hasRefreshToken: Bool, refreshTokenExpiresAt: Date? = nil, idToken: IDTokenInfo? = nil,
+                signedInAt: Date, lastRefreshAt: Date? = nil, storage: String) {
+        self.id = id
+        self.providerID = providerID
+        self.issuer = issuer
+        self.subject = subject
+        self.displayName = displayName
+        self.username = username
+        self.email = email
+        self.alias = alias
+        self.requestedScopes = requestedScopes
+        self.grantedScopes = grantedScopes
+        self.previousGrantedScopes = previousGrantedScopes
+        self.accessTokens = accessTokens
+        self.hasRefreshToken = hasRefreshToken
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+        self.idToken = idToken
+        self.signedInAt = signedInAt
+        self.lastRefreshAt = lastRefreshAt
+        self.storage = storage
+    }
+
+    /// The default access token's info (`resource == nil`), if any.
+    public var defaultAccessToken: AccessTokenInfo? { accessTokens.first { $0.resource == nil } ?? accessTokens.first }
+
+    /// The earliest expiry among the account's access tokens.
+    public var accessTokenExpiresAt: Date? { defaultAccessToken?.expiresAt }
+
+    /// Scopes added and removed by the last refresh (`nil` when there was none).
+    public var scopeChange: (added: [String], removed: [String])? {
+        guard let previous = previousGrantedScopes else { return nil }
+        return (grantedScopes.filter { !previous.contains($0) }, previous.filter { !grantedScopes.contains($0) })
+    }
+}

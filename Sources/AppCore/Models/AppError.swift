@@ -1,0 +1,39 @@
+import Foundation
+
+/// An error as the store keeps and shows it: Equatable, never holding a token. Made from the
+/// engine's and credential store's typed errors by the live wiring (one mapping).
+public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What the store does about it.
+    public enum Disposition: Equatable, Sendable {
+        /// The grant is gone (`invalid_grant`, revoked, reused): sign in again, never retry.
+        case needsSignIn
+        /// Network or 5xx: retry, after `retryAfter` seconds when the server said so.
+        case transient(retryAfter: Double?)
+        /// A failed protocol check: never retried automatically, always shown.
+        case securityRelevant
+        /// The credential store is locked (vault passphrase or keyring).
+        case storeLocked
+        /// The user cancelled.
+        case cancelled
+        case other
+    }
+
+    public var title: String
+    public var detail: String
+    /// The clause that was violated or the spec section of the error response, e.g. "RFC 6749 §5.2".
+    public var specReference: String?
+    public var disposition: Disposition
+
+    public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other) {
+        self.title = title
+        self.detail = detail
+        self.specReference = specReference
+        self.disposition = disposition
+    }
+
+    public var description: String {
+        [title, detail.isEmpty ? nil : detail, specReference.map { "(\($0))" }].compactMap { $0 }.joined(separator: ": ")
+    }
+
+    public static let cancelled = AppError(title: "Cancelled", disposition: .cancelled)
+}

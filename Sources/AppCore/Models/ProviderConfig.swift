@@ -1,0 +1,85 @@
+import Foundation
+
+/// How the client authenticates at the token endpoint (RFC 6749 §2.3.1). The secret itself
+/// lives in the credential store, never in this (non-secret) configuration.
+public enum ClientAuthenticationMethod: String, Codable, Equatable, Sendable {
+    /// `none`: a public native client (RFC 8252 §8.4).
+    case none
+    case clientSecretBasic = "client_secret_basic"
+    case clientSecretPost = "client_secret_post"
+}
+
+/// Endpoints set by hand: for providers without discovery (GitHub) and to fill discovery gaps
+/// (django-oauth-toolkit omits revocation, introspection and device endpoints).
+public struct EndpointOverrides: Codable, Equatable, Sendable {
+    public var authorization: URL?
+    public var token: URL?
+    public var deviceAuthorization: URL?
+    public var revocation: URL?
+    public var introspection: URL?
+    public var userinfo: URL?
+    public var endSession: URL?
+    public var jwks: URL?
+    public init(authorization: URL? = nil, token: URL? = nil, deviceAuthorization: URL? = nil, revocation: URL? = nil,
+                introspection: URL? = nil, userinfo: URL? = nil, endSession: URL? = nil, jwks: URL? = nil) {
+        self.authorization = authorization
+        self.token = token
+        self.deviceAuthorization = deviceAuthorization
+        self.revocation = revocation
+        self.introspection = introspection
+        self.userinfo = userinfo
+        self.endSession = endSession
+        self.jwks = jwks
+    }
+}
+
+/// A configured identity provider (non-secret; stored as JSON under `$XDG_CONFIG_HOME/authdeck`).
+public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
+    public var id: ProviderID
+    public var displayName: String
+    /// The issuer for OIDC Discovery / RFC 8414; `nil` for manual-endpoint providers (GitHub).
+    public var issuer: URL?
+    public var clientID: String
+    public var clientAuthentication: ClientAuthenticationMethod
+    /// Scopes requested at sign-in (space-separated on the wire).
+    public var scopes: [String]
+    /// Auth0's `audience` parameter.
+    public var audience: String?
+    /// RFC 8707 `resource` indicators.
+    public var resources: [String]
+    /// Extra request headers (GitHub: `Accept: application/json`).
+    public var extraHeaders: [String: String]
+    /// Extra authorization request parameters (Google: `access_type=offline`).
+    public var extraAuthorizationParameters: [String: String]
+    public var endpoints: EndpointOverrides
+    /// A PEM CA bundle trusted for this provider's TLS (private providers).
+    public var caBundlePath: String?
+    /// The preset this provider was made from (`auth0`, `github`, …), if any.
+    public var preset: String?
+
+    public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
+                clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],
+                audience: String? = nil, resources: [String] = [], extraHeaders: [String: String] = [:],
+                extraAuthorizationParameters: [String: String] = [:], endpoints: EndpointOverrides = .init(),
+                caBundlePath: String? = nil, preset: String? = nil) {
+        self.id = id
+        self.displayName = displayName ?? id.rawValue
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientAuthentication = clientAuthentication
+        self.scopes = scopes
+        self.audience = audience
+        self.resources = resources
+        self.extraHeaders = extraHeaders
+        self.extraAuthorizationParameters = extraAuthorizationParameters
+        self.endpoints = endpoints
+        self.caBundlePath = caBundlePath
+        self.preset = preset
+    }
+
+    /// Whether the provider is plain HTTP on a loopback address (allowed, always shown as such).
+    public var isLoopbackHTTP: Bool {
+        guard let issuer, issuer.scheme == "http", let host = issuer.host else { return false }
+        return host == "127.0.0.1" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+}

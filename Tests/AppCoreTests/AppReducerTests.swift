@@ -1,0 +1,384 @@
+import AppCore
+import Foundation
+import Testing
+
+let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+let local: ProviderID = "local"
+
+func record(_ name: String, expiresIn: Double = 3600, issuedAt: Date = t0, refresh: Bool = true) -> AccountRecord {
+    AccountRecord(
+        id: AccountID(provider: local, subject: name), providerID: local, issuer: "http://127.0.0.1:8000/o",
+        subject: name, displayName: name.capitalized, username: name, email: "\(name)@example.test",
+        requestedScopes: ["openid", "profile"], grantedScopes: ["openid", "profile"],
+        accessTokens: [AccessTokenInfo(expiresAt: issuedAt.addingTimeInterval(expiresIn), issuedAt: issuedAt, scopes: ["openid", "profile"])],
+        hasRefreshToken: refresh, signedInAt: issuedAt, storage: "memory")
+}
+
+func makeStore(_ state: AppState = AppState(now: t0), session: SessionClient) -> TestStore<AppState, AppAction> {
+    let reducer = AppReducer(dependencies: AppDependencies(session: session))
+    return TestStore(initialState: state, reduce: reducer.reduce)
+}
+
+func loadedState(_ records: [AccountRecord], active: AccountID? = nil, now: Date = t0) -> AppState {
+    var state = AppState(now: now)
+    state.load = .loaded
+    state.store = StoreInfo(backend: "memory")
+    state.accounts = records.map { AccountState(record: $0) }
+    state.activeAccountID = active
+    state.selectedAccountID = records.first?.id
+    return state
+}
+
+@Suite("AppCore stories")
+struct AppReducerTests {
+    @Test("Start loads accounts and keeps the selection by id across reloads")
+    func loadKeepsSelection() async {
+        let alice = record("alice"), bob = record("bob")
+        var session = SessionClient.unimplemented
+        session.load = { .success(LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))) }
+        let store = makeStore(session: session)
+        store.send(.start) { $0.load = .loading }
+        let snapshot = LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))
+        await store.receive(.loaded(.success(snapshot))) {
+            $0.load = .loaded
+            $0.store = StoreInfo(backend: "vault")
+            $0.activeAccountID = alice.id
+            $0.accounts = [AccountState(record: alice), AccountState(record: bob)]
+            $0.selectedAccountID = alice.id
+        }
+        store.send(.select(bob.id)) { $0.selectedAccountID = bob.id }
+        // A reload where bob moved to the first row keeps bob selected.
+        let carol = record("aaron")
+        store.send(.loaded(.success(LoadedSnapshot(providers: [], accounts: [alice, bob, carol], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))))) {
+            $0.accounts = [AccountState(record: carol), AccountState(record: alice), AccountState(record: bob)]
+        }
+        await store.finish()
+    }
+
+    @Test("Browser sign-in happy path: progress, account appears, becomes active and selected")
+    func browserSignIn() async {
+        let alice = record("alice")
+        let url = URL(string: "http://127.0.0.1:8000/o/authorize/?client_id=x")!
+        var session = SessionClient.unimplemented
+        session.signIn = { _, progress in
+            progress(.discovering)
+            progress(.waitingForBrowser(url: url, browserOpened: true))
+            progress(.exchangingCode)
+            return .success(alice)
+        }
+        session.saveActiveAccount = { .success($0) }
+        let store = makeStore(loadedState([]), session: session)
+        let request = SignInRequest(providerID: local)
+        store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
+        await store.receive(.signInProgress(.discovering)) { $0.signIn?.phase = .progress(.discovering) }
+        await store.receive(.signInProgress(.waitingForBrowser(url: url, browserOpened: true))) {
+            $0.signIn?.phase = .progress(.waitingForBrowser(url: url, browserOpened: true))
+        }
+        await store.receive(.signInProgress(.exchangingCode)) { $0.signIn?.phase = .progress(.exchangingCode) }
+        await store.receive(.signInFinished(.success(alice))) {
+            $0.signIn = nil
+            $0.accounts = [AccountState(record: alice)]
+            $0.selectedAccountID = alice.id
+            $0.activeAccountID = alice.id
+            $0.flash = Flash(level: .info, text: "Signed in as Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.activeSaved(.success(alice.id)))
+        await store.finish()
+    }
+
+    @Test("Browser sign-in cancelled: the flow's effect is cancelled and nothing is added")
+    func browserSignInCancelled() async {
+        let started = Gate()
+        var session = SessionClient.unimplemented
+        session.signIn = { _, progress in
+            progress(.waitingForBrowser(url: URL(string: "http://127.0.0.1:1/a")!, browserOpened: false))
+            started.open()
+            do { try await Task.sleep(for: .seconds(30)) } catch { return .failure(.cancelled) }
+            return .failure(AppError(title: "not cancelled"))
+        }
+        let store = makeStore(loadedState([]), session: session)
+        let request = SignInRequest(providerID: local)
+        store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
+        await started.wait()
+        await store.receive(.signInProgress(.waitingForBrowser(url: URL(string: "http://127.0.0.1:1/a")!, browserOpened: false))) {
+            $0.signIn?.phase = .progress(.waitingForBrowser(url: URL(string: "http://127.0.0.1:1/a")!, browserOpened: false))
+        }
+        store.send(.cancelSignIn) {
+            $0.signIn = nil
+            $0.flash = Flash(level: .info, text: "Sign-in cancelled", expiresAt: t0.addingTimeInterval(6))
+        }
+        #expect(!store.isRunning(EffectIDs.signIn))
+        await store.finish()
+    }
+
+    @Test("RFC 6749 §10.12: a state mismatch fails the sign-in with a security error and adds no account")
+    func stateMismatch() async {
+        let mismatch = AppError(title: "state mismatch", detail: "the callback's state does not match the request", specReference: "RFC 6749 §10.12", disposition: .securityRelevant)
+        var session = SessionClient.unimplemented
+        session.signIn = { _, _ in .failure(mismatch) }
+        let store = makeStore(loadedState([]), session: session)
+        let request = SignInRequest(providerID: local)
+        store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
+        await store.receive(.signInFinished(.failure(mismatch))) {
+            $0.signIn?.phase = .failed(mismatch)
+            $0.flash = Flash(level: .error, text: "Sign-in failed: \(mismatch)", expiresAt: t0.addingTimeInterval(6))
+        }
+        store.send(.dismissSignIn) { $0.signIn = nil }
+        await store.finish()
+    }
+
+    @Test("RFC 8628 §3.5: device flow pending, pending, slow_down, then success")
+    func deviceFlow() async {
+        let bob = record("bob")
+        let device = DeviceCodeDisplay(userCode: "ABCD-EFGH", verificationURI: URL(string: "http://127.0.0.1:8000/o/device/")!,
+                                       verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(1800), interval: 5)
+        var session = SessionClient.unimplemented
+        session.signIn = { _, progress in
+            progress(.deviceCode(device))
+            progress(.devicePending)
+            progress(.devicePending)
+            progress(.deviceSlowDown(interval: 10))
+            return .success(bob)
+        }
+        session.saveActiveAccount = { .success($0) }
+        let store = makeStore(loadedState([]), session: session)
+        let request = SignInRequest(providerID: local, flow: .device)
+        store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
+        await store.receive(.signInProgress(.deviceCode(device))) {
+            $0.signIn?.phase = .progress(.deviceCode(device))
+            $0.signIn?.device = device
+        }
+        for _ in 0..<2 {
+            await store.receive(.signInProgress(.devicePending)) {
+                $0.signIn?.phase = .progress(.devicePending)
+                $0.signIn?.pollStatus = "authorization_pending"
+            }
+        }
+        await store.receive(.signInProgress(.deviceSlowDown(interval: 10))) {
+            $0.signIn?.phase = .progress(.deviceSlowDown(interval: 10))
+            $0.signIn?.pollStatus = "slow_down"
+            $0.signIn?.device?.interval = 10
+        }
+        await store.receive(.signInFinished(.success(bob))) {
+            $0.signIn = nil
+            $0.accounts = [AccountState(record: bob)]
+            $0.selectedAccountID = bob.id
+            $0.activeAccountID = bob.id
+            $0.flash = Flash(level: .info, text: "Signed in as Bob", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.activeSaved(.success(bob.id)))
+        await store.finish()
+    }
+
+    @Test("RFC 8628 §3.5: expired_token ends the device flow with an error shown in the dialog")
+    func deviceExpired() async {
+        let expired = AppError(title: "The device code expired", detail: "expired_token", specReference: "RFC 8628 §3.5", disposition: .other)
+        var session = SessionClient.unimplemented
+        session.signIn = { _, _ in .failure(expired) }
+        let store = makeStore(loadedState([]), session: session)
+        let request = SignInRequest(providerID: local, flow: .device)
+        store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
+        await store.receive(.signInFinished(.failure(expired))) {
+            $0.signIn?.phase = .failed(expired)
+            $0.flash = Flash(level: .error, text: "Sign-in failed: \(expired)", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("Refresh is single-flight: two triggers, one request")
+    func refreshSingleFlight() async {
+        let alice = record("alice")
+        let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
+        let calls = Counter(), gate = Gate()
+        var session = SessionClient.unimplemented
+        session.refresh = { _ in
+            calls.increment()
+            await gate.wait()
+            return .success(refreshed)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, manual: false))
+        gate.open()
+        await store.receive(.refreshFinished(alice.id, .success(refreshed))) {
+            $0.accounts[0].record = refreshed
+            $0.accounts[0].refresh = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+        #expect(calls.count == 1)
+    }
+
+    @Test("Refresh is scheduled at expiresAt - leeway through the clock")
+    func refreshScheduledByClock() async {
+        var clock = TestClock(t0)
+        let alice = record("alice", expiresIn: 600)
+        var session = SessionClient.unimplemented
+        session.refresh = { _ in .success(alice) }
+        let store = makeStore(loadedState([alice]), session: session)
+        let early = clock.advance(by: 539)
+        store.send(.tick(early)) { $0.now = early }
+        let due = clock.advance(by: 1)
+        store.send(.tick(due)) {
+            $0.now = due
+            $0.accounts[0].refresh = .inFlight(attempt: 0)
+        }
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: due.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("RFC 6749 §5.2 invalid_grant on refresh means needs sign-in, never retried")
+    func refreshInvalidGrant() async {
+        var clock = TestClock(t0)
+        let alice = record("alice", expiresIn: 30)
+        let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
+        let calls = Counter()
+        var session = SessionClient.unimplemented
+        session.refresh = { _ in calls.increment(); return .failure(invalidGrant) }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
+            $0.accounts[0].refresh = .needsSignIn
+            $0.accounts[0].lastError = invalidGrant
+            $0.flash = Flash(level: .warn, text: "Alice needs to sign in again: invalid_grant", expiresAt: t0.addingTimeInterval(6))
+        }
+        // Ticks past expiry and past any backoff start nothing.
+        let later = clock.advance(by: 120)
+        store.send(.tick(later)) {
+            $0.now = later
+            $0.flash = nil
+        }
+        #expect(store.state.status(of: store.state.accounts[0]) == .needsSignIn)
+        await store.finish()
+        #expect(calls.count == 1)
+    }
+
+    @Test("Transient refresh failure: backoff shown in the status, retried when due, recovers")
+    func refreshTransientBackoff() async {
+        var clock = TestClock(t0)
+        let alice = record("alice")
+        let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
+        let attempts = Counter()
+        var session = SessionClient.unimplemented
+        session.refresh = { _ in
+            attempts.increment()
+            return attempts.count == 1 ? .failure(down) : .success(alice)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshFinished(alice.id, .failure(down))) {
+            $0.accounts[0].refresh = .retryScheduled(at: t0.addingTimeInterval(2), attempt: 1)
+            $0.accounts[0].lastError = down
+            $0.flash = Flash(level: .warn, text: "Refresh of Alice failed, retrying in 2s: Could not reach the provider", expiresAt: t0.addingTimeInterval(6))
+        }
+        #expect(store.state.status(of: store.state.accounts[0]).label(now: t0) == "refresh failed, retrying in 2s")
+        let retry = clock.advance(by: 2)
+        store.send(.tick(retry)) {
+            $0.now = retry
+            $0.accounts[0].refresh = .inFlight(attempt: 1)
+        }
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.accounts[0].lastError = nil
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: retry.addingTimeInterval(6))
+        }
+        await store.finish()
+        #expect(attempts.count == 2)
+    }
+
+    @Test("A locked credential store shows every account as store locked")
+    func storeLocked() async {
+        let locked = AppError(title: "The vault is locked", detail: "no passphrase", disposition: .storeLocked)
+        var session = SessionClient.unimplemented
+        session.load = { .failure(locked) }
+        let store = makeStore(session: session)
+        store.send(.start) { $0.load = .loading }
+        await store.receive(.loaded(.failure(locked))) {
+            $0.load = .failed(locked)
+            $0.store.isLocked = true
+            $0.flash = Flash(level: .error, text: locked.description, expiresAt: t0.addingTimeInterval(6))
+        }
+        let alice = AccountState(record: record("alice"))
+        #expect(store.state.status(of: alice) == .storeLocked)
+        await store.finish()
+    }
+
+    @Test("Countdown: valid, then expiring soon, then expired (no refresh token)")
+    func countdown() async {
+        var clock = TestClock(t0)
+        let alice = record("alice", expiresIn: 600, refresh: false)
+        let store = makeStore(loadedState([alice]), session: .unimplemented)
+        #expect(store.state.status(of: store.state.accounts[0]) == .valid)
+        let soon = clock.advance(by: 301)
+        store.send(.tick(soon)) { $0.now = soon }
+        #expect(store.state.status(of: store.state.accounts[0]) == .expiringSoon)
+        let gone = clock.advance(by: 300)
+        store.send(.tick(gone)) { $0.now = gone }
+        #expect(store.state.status(of: store.state.accounts[0]) == .needsSignIn)
+        await store.finish()
+    }
+
+    @Test("Switching the active account persists it; AUTHDECK_ACCOUNT overrides without saving")
+    func switchActive() async {
+        let alice = record("alice"), bob = record("bob")
+        var session = SessionClient.unimplemented
+        session.saveActiveAccount = { .success($0) }
+        var state = loadedState([alice, bob], active: alice.id)
+        state.activeOverride = alice.id
+        let store = makeStore(state, session: session)
+        store.send(.activate(bob.id)) {
+            $0.activeAccountID = bob.id
+            $0.flash = Flash(level: .info, text: "Active account: Bob", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.activeSaved(.success(bob.id)))
+        #expect(store.state.effectiveActiveAccountID == alice.id)
+        await store.finish()
+    }
+
+    @Test("Sign-out with revocation failing: each step is reported and local secrets are kept only when asked")
+    func signOutRevocationFails() async {
+        let alice = record("alice"), bob = record("bob")
+        let unavailable = AppError(title: "Revocation failed", detail: "HTTP 503", specReference: "RFC 7009 §2.2.1", disposition: .transient(retryAfter: nil))
+        let steps = [
+            SignOutStepResult(.revokeRefreshToken, .failed(unavailable)),
+            SignOutStepResult(.deleteLocalSecrets, .done("deleted")),
+        ]
+        var session = SessionClient.unimplemented
+        session.signOut = { _, options, step in
+            #expect(options.keepSecretsIfRevocationFails == false)
+            steps.forEach(step)
+            return true
+        }
+        session.saveActiveAccount = { .success($0) }
+        let store = makeStore(loadedState([alice, bob], active: alice.id), session: session)
+        store.send(.signOut(alice.id, SignOutOptions())) { $0.signOut = SignOutFlow(accountID: alice.id, displayName: "Alice") }
+        await store.receive(.signOutStep(steps[0])) { $0.signOut?.steps = [steps[0]] }
+        await store.receive(.signOutStep(steps[1])) { $0.signOut?.steps = steps }
+        await store.receive(.signOutFinished(alice.id, removed: true)) {
+            $0.signOut?.finished = true
+            $0.accounts = [AccountState(record: bob)]
+            $0.selectedAccountID = bob.id
+            $0.activeAccountID = nil
+            $0.flash = Flash(level: .info, text: "Signed out of Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.activeSaved(.success(nil)))
+        store.send(.dismissSignOut) { $0.signOut = nil }
+        await store.finish()
+    }
+
+    @Test("Flash messages go away through the clock")
+    func flashDismissal() async {
+        var clock = TestClock(t0)
+        let store = makeStore(loadedState([]), session: .unimplemented)
+        store.send(.flash(.warn, "hello")) { $0.flash = Flash(level: .warn, text: "hello", expiresAt: t0.addingTimeInterval(6)) }
+        let later = clock.advance(by: 6)
+        store.send(.tick(later)) {
+            $0.now = later
+            $0.flash = nil
+        }
+        await store.finish()
+    }
+}
