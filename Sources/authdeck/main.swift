@@ -1,13 +1,32 @@
 import Foundation
 
-let version = "0.1.0"
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "--version" {
-    print("authdeck \(version)")
-} else {
-    print("""
-    authdeck \(version): a terminal account and session manager for OAuth 2.0 and OpenID Connect.
+let authdeckVersion = "0.1.0"
 
-    USAGE: authdeck [--version] [--help]
-    """)
+/// Runs the command line and returns the exit code.
+func runMain(_ arguments: [String]) async -> Int32 {
+    let root = Commands.root { parsed in
+        if parsed.flag("version") {
+            print("authdeck \(authdeckVersion)")
+            return ExitCode.ok
+        }
+        FileHandle.standardError.write(Data("authdeck: the accounts screen is not built yet; see 'authdeck --help'\n".utf8))
+        return ExitCode.failure
+    }
+    switch ArgumentParser.parse(arguments, root: root) {
+    case .failure(.help(let text)):
+        print(text, terminator: "")
+        return ExitCode.ok
+    case .failure(.usage(let error)):
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        return ExitCode.usage
+    case .success(let (command, parsed)):
+        do {
+            return try await command.run!(parsed)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            return ExitCode.failure
+        }
+    }
 }
+
+exit(await runMain(Array(CommandLine.arguments.dropFirst())))

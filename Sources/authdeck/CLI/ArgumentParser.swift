@@ -1,0 +1,188 @@
+import Foundation
+
+/// A small command-line parser in swift-argument-parser's style: options are declared with
+/// camelCase names from which the kebab-case flag is derived (`minValid` → `--min-valid`),
+/// every command has a one-sentence abstract, arguments are validated before the command runs,
+/// and `--help` works everywhere.
+struct OptionSpec: Sendable {
+    enum Kind: Sendable { case flag, value, repeated }
+    var name: String
+    var short: Character?
+    var kind: Kind
+    var valueName: String
+    var help: String
+
+    static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, kind: .flag, valueName: "", help: help)
+    }
+    static func value(_ name: String, short: Character? = nil, valueName: String, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, kind: .value, valueName: valueName, help: help)
+    }
+    static func repeated(_ name: String, short: Character? = nil, valueName: String, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, kind: .repeated, valueName: valueName, help: help)
+    }
+
+    /// `minValid` → `min-valid`.
+    var flagName: String {
+        var out = ""
+        for character in name {
+            if character.isUppercase {
+                out += "-" + character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}
+
+struct PositionalSpec: Sendable {
+    var name: String
+    var optional: Bool
+    var help: String
+}
+
+/// A command: its name, abstract, arguments, and either subcommands or a run function.
+struct CommandSpec: Sendable {
+    var name: String
+    var abstract: String
+    var discussion: String = ""
+    var positionals: [PositionalSpec] = []
+    var options: [OptionSpec] = []
+    var subcommands: [CommandSpec] = []
+    var run: (@Sendable (ParsedCommand) async throws -> Int32)?
+}
+
+/// The parsed values of one command.
+struct ParsedCommand: Sendable {
+    var path: [String]
+    var flags: Set<String> = []
+    var values: [String: [String]] = [:]
+    var positionals: [String: String] = [:]
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func values(_ name: String) -> [String] { values[name] ?? [] }
+    func positional(_ name: String) -> String? { positionals[name] }
+}
+
+/// A usage error: exit code 2, message on stderr with the command's usage line.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    var usage: String
+    var description: String { "error: \(message)\n\(usage)" }
+}
+
+enum ArgumentParser {
+    /// Finds the command for `arguments` and parses its options. `--help` anywhere returns the
+    /// help text instead.
+    static func parse(_ arguments: [String], root: CommandSpec) -> Result<(CommandSpec, ParsedCommand), ParseOutcome> {
+        var command = root
+        var path = [root.name]
+        var rest = arguments[...]
+        while let next = rest.first, let sub = command.subcommands.first(where: { $0.name == next }) {
+            command = sub
+            path.append(next)
+            rest = rest.dropFirst()
+        }
+        if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
+            return .failure(.help(helpText(command, path: path)))
+        }
+        if command.run == nil {
+            if let first = rest.first {
+                return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+            }
+            return .failure(.help(helpText(command, path: path)))
+        }
+        var parsed = ParsedCommand(path: path)
+        var positionals: [String] = []
+        var onlyPositionals = false
+        while let argument = rest.first {
+            rest = rest.dropFirst()
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" { onlyPositionals = true; continue }
+            var flag = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                flag = String(argument[..<eq])
+                inline = String(argument[argument.index(after: eq)...])
+            }
+            let option = command.options.first { "--" + $0.flagName == flag || ($0.short.map { "-\($0)" } == flag) }
+            guard let option else {
+                return .failure(.usage(UsageError(message: "unknown option '\(flag)'", usage: usageLine(command, path: path))))
+            }
+            switch option.kind {
+            case .flag:
+                if inline != nil {
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' takes no value", usage: usageLine(command, path: path))))
+                }
+                parsed.flags.insert(option.name)
+            case .value, .repeated:
+                guard let value = inline ?? rest.first else {
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' needs a value (\(option.valueName))", usage: usageLine(command, path: path))))
+                }
+                if inline == nil { rest = rest.dropFirst() }
+                if option.kind == .value, parsed.values[option.name] != nil {
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' given more than once", usage: usageLine(command, path: path))))
+                }
+                parsed.values[option.name, default: []].append(value)
+            }
+        }
+        let required = command.positionals.filter { !$0.optional }.count
+        if positionals.count < required {
+            let missing = command.positionals[positionals.count]
+            return .failure(.usage(UsageError(message: "missing argument <\(missing.name)>", usage: usageLine(command, path: path))))
+        }
+        if positionals.count > command.positionals.count {
+            return .failure(.usage(UsageError(message: "unexpected argument '\(positionals[command.positionals.count])'", usage: usageLine(command, path: path))))
+        }
+        for (spec, value) in zip(command.positionals, positionals) { parsed.positionals[spec.name] = value }
+        return .success((command, parsed))
+    }
+
+    enum ParseOutcome: Error {
+        case help(String)
+        case usage(UsageError)
+    }
+
+    static func usageLine(_ command: CommandSpec, path: [String]) -> String {
+        var parts = ["USAGE:", path.joined(separator: " ")]
+        if !command.subcommands.isEmpty && command.run == nil { parts.append("<subcommand>") }
+        for option in command.options {
+            let value = option.kind == .flag ? "" : " <\(option.valueName)>"
+            parts.append("[--\(option.flagName)\(value)]" + (option.kind == .repeated ? " ..." : ""))
+        }
+        for positional in command.positionals { parts.append(positional.optional ? "[<\(positional.name)>]" : "<\(positional.name)>") }
+        return parts.joined(separator: " ")
+    }
+
+    static func helpText(_ command: CommandSpec, path: [String]) -> String {
+        var lines = ["OVERVIEW: \(command.abstract)"]
+        if !command.discussion.isEmpty { lines += ["", command.discussion] }
+        lines += ["", usageLine(command, path: path)]
+        if !command.positionals.isEmpty {
+            lines += ["", "ARGUMENTS:"]
+            for p in command.positionals { lines.append(pad("  <\(p.name)>", p.help)) }
+        }
+        lines += ["", "OPTIONS:"]
+        for o in command.options {
+            let short = o.short.map { "-\($0), " } ?? ""
+            let value = o.kind == .flag ? "" : " <\(o.valueName)>"
+            lines.append(pad("  \(short)--\(o.flagName)\(value)", o.help + (o.kind == .repeated ? " (can be repeated)" : "")))
+        }
+        lines.append(pad("  -h, --help", "Show help information."))
+        if !command.subcommands.isEmpty {
+            lines += ["", "SUBCOMMANDS:"]
+            for s in command.subcommands { lines.append(pad("  \(s.name)", s.abstract)) }
+            lines += ["", "  See '\(path.joined(separator: " ")) <subcommand> --help' for detailed help."]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func pad(_ left: String, _ right: String) -> String {
+        left.count >= 30 ? "\(left)\n\(String(repeating: " ", count: 30))\(right)" : left.padding(toLength: 30, withPad: " ", startingAt: 0) + right
+    }
+}
