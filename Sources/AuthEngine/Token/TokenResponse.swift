@@ -87,7 +87,7 @@ func decodeOAuthBody(_ response: HTTPResponse) -> [String: JSONValue]?? {
         return .some(decodeJSONObject(response.body))
     }
     if media == "application/x-www-form-urlencoded" {
-        guard let text = String(data: response.body, encoding: .utf8), let pairs = FormEncoding.decode(text) else { return .some(nil) }
+        guard let text = String(data: response.body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), let pairs = FormEncoding.decode(text) else { return .some(nil) }
         var object: [String: JSONValue] = [:]
         for pair in pairs { object[pair.name] = .string(pair.value) }
         return .some(object)
