@@ -1,0 +1,155 @@
+import Foundation
+
+/// What the user asks for in an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1).
+public struct AuthorizationRequest: Sendable, Equatable {
+    /// `scope` values; `openid` makes a `nonce` mandatory.
+    public var scopes: [String]
+    /// `redirect_uri`: the loopback listener's URI (`http://127.0.0.1:{port}/callback`, RFC 8252 §7.3).
+    public var redirectURI: URL
+    /// `audience` (Auth0: the API identifier).
+    public var audience: String?
+    /// `resource` indicators (RFC 8707 §2): absolute URIs without fragment.
+    public var resources: [String]
+    /// `prompt` (OIDC Core §3.1.2.1), e.g. `login`, `consent`, `none`.
+    public var prompt: String?
+    /// `max_age` in seconds (OIDC Core §3.1.2.1); makes `auth_time` required in the ID token.
+    public var maxAge: Int?
+    /// `login_hint`.
+    public var loginHint: String?
+    /// `response_mode`, e.g. `form_post` (Apple).
+    public var responseMode: String?
+    /// Any other parameters, appended last.
+    public var extraParameters: [FormParameter]
+
+    public init(scopes: [String], redirectURI: URL, audience: String? = nil, resources: [String] = [],
+                prompt: String? = nil, maxAge: Int? = nil, loginHint: String? = nil, responseMode: String? = nil,
+                extraParameters: [FormParameter] = []) {
+        self.scopes = scopes
+        self.redirectURI = redirectURI
+        self.audience = audience
+        self.resources = resources
+        self.prompt = prompt
+        self.maxAge = maxAge
+        self.loginHint = loginHint
+        self.responseMode = responseMode
+        self.extraParameters = extraParameters
+    }
+}
+
+/// A sent authorization request awaiting its redirect: everything the response and the code
+/// exchange are checked against (AREQ-06). Single use; discard after the callback or timeout.
+public struct PendingAuthorization: Sendable, Equatable, Codable {
+    /// The URL to open in the browser.
+    public var authorizationURL: URL
+    /// `state` sent (≥ 128 bits; here 256).
+    public var state: String
+    /// `nonce` sent, when `openid` was requested.
+    public var nonce: String?
+    /// The PKCE `code_verifier` (secret until the exchange).
+    public var codeVerifier: CodeVerifier
+    /// `redirect_uri` exactly as sent; the token request repeats it byte for byte.
+    public var redirectURI: String
+    /// The issuer the response and ID token must come from.
+    public var expectedIssuer: String
+    /// `client_id` sent.
+    public var clientID: String
+    /// Requested scopes ("as requested" when the token response omits `scope`).
+    public var requestedScopes: [String]
+    /// Requested `resource` values, repeated in the token request (RFC 8707 §2.2).
+    public var resources: [String]
+    /// `max_age` sent, if any.
+    public var maxAge: Int?
+
+    public init(authorizationURL: URL, state: String, nonce: String?, codeVerifier: CodeVerifier, redirectURI: String,
+                expectedIssuer: String, clientID: String, requestedScopes: [String], resources: [String], maxAge: Int?) {
+        self.authorizationURL = authorizationURL
+        self.state = state
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.redirectURI = redirectURI
+        self.expectedIssuer = expectedIssuer
+        self.clientID = clientID
+        self.requestedScopes = requestedScopes
+        self.resources = resources
+        self.maxAge = maxAge
+    }
+
+    /// Whether an ID token is expected (OIDC Core §3.1.3.3).
+    public var isOpenID: Bool { requestedScopes.contains("openid") }
+}
+
+/// Random `state` / `nonce` values: 32 bytes (256 bits) from the injected CSPRNG, base64url.
+public func makeRandomState(crypto: CryptoProvider) -> String {
+    Base64URL.encode(crypto.randomBytes(32))
+}
+
+/// Builds the authorization request URL (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3)
+/// with a fresh `state`, a `nonce` when `openid` is requested, and a new S256 PKCE pair.
+/// The endpoint's own query is kept (AREQ-07); empty values are omitted; no parameter repeats
+/// (except `resource`, RFC 8707 §2).
+/// - Throws: `.unsupported(.missingEndpoint / .insecureURL / .invalidRedirectURI /
+///   .invalidResourceIndicator / .contradictoryPromptAndMaxAge / .repeatedParameter)`.
+public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                     request: AuthorizationRequest, crypto: CryptoProvider) throws(AuthError) -> PendingAuthorization {
+    guard let endpoint = metadata.authorizationEndpoint else { throw .unsupported(.missingEndpoint("authorization_endpoint")) }
+    try URLPolicy.requireSecure(endpoint)
+    try validateRedirectURI(request.redirectURI)
+    for resource in request.resources { try validateResourceIndicator(resource) }
+    if let prompt = request.prompt, prompt.split(separator: " ").contains("none"), request.maxAge == 0 {
+        throw .unsupported(.contradictoryPromptAndMaxAge)
+    }
+
+    let state = makeRandomState(crypto: crypto)
+    let nonce = request.scopes.contains("openid") ? makeRandomState(crypto: crypto) : nil
+    let verifier = PKCE.makeCodeVerifier(crypto: crypto)
+    let challenge = PKCE.makeCodeChallenge(for: verifier, crypto: crypto)
+    let redirectURI = request.redirectURI.absoluteString
+
+    var parameters = [
+        FormParameter("response_type", "code"),
+        FormParameter("client_id", client.clientID),
+        FormParameter("redirect_uri", redirectURI),
+        FormParameter("scope", request.scopes.joined(separator: " ")),
+        FormParameter("state", state),
+    ]
+    if let nonce { parameters.append(FormParameter("nonce", nonce)) }
+    parameters.append(FormParameter("code_challenge", challenge.value))
+    parameters.append(FormParameter("code_challenge_method", challenge.method.rawValue))
+    if let prompt = request.prompt { parameters.append(FormParameter("prompt", prompt)) }
+    if let maxAge = request.maxAge { parameters.append(FormParameter("max_age", String(maxAge))) }
+    if let loginHint = request.loginHint { parameters.append(FormParameter("login_hint", loginHint)) }
+    if let responseMode = request.responseMode { parameters.append(FormParameter("response_mode", responseMode)) }
+    if let audience = request.audience { parameters.append(FormParameter("audience", audience)) }
+    parameters += request.resources.map { FormParameter("resource", $0) }
+    parameters += client.extraAuthorizationParameters
+    parameters += request.extraParameters
+    parameters = parameters.filter { !$0.value.isEmpty }
+
+    var seen = Set(URLPolicy.queryNames(endpoint))
+    for parameter in parameters where parameter.name != "resource" {
+        guard seen.insert(parameter.name).inserted else { throw .unsupported(.repeatedParameter(parameter.name)) }
+    }
+
+    return PendingAuthorization(
+        authorizationURL: URLPolicy.appendingQuery(parameters, to: endpoint), state: state, nonce: nonce,
+        codeVerifier: verifier, redirectURI: redirectURI, expectedIssuer: metadata.issuer, clientID: client.clientID,
+        requestedScopes: request.scopes, resources: request.resources, maxAge: request.maxAge)
+}
+
+/// RFC 8707 §2: a `resource` is an absolute URI without a fragment.
+/// - Throws: `.unsupported(.invalidResourceIndicator)`.
+public func validateResourceIndicator(_ resource: String) throws(AuthError) {
+    guard let components = URLComponents(string: resource), let scheme = components.scheme, !scheme.isEmpty,
+          components.fragment == nil, !resource.contains("#") else {
+        throw .unsupported(.invalidResourceIndicator(resource))
+    }
+}
+
+/// RFC 8252 §7.3/§8.3, RFC 6749 §3.1.2: no fragment; http only on a loopback IP literal
+/// (`localhost` is refused); other schemes (https, private-use) pass.
+/// - Throws: `.unsupported(.invalidRedirectURI)`.
+public func validateRedirectURI(_ uri: URL) throws(AuthError) {
+    let text = uri.absoluteString
+    guard let scheme = uri.scheme?.lowercased(), !text.contains("#") else { throw .unsupported(.invalidRedirectURI(text)) }
+    if scheme == "http" && !URLPolicy.isLoopbackHTTP(uri) { throw .unsupported(.invalidRedirectURI(text)) }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// The device authorization response (RFC 8628 §3.2), relative times as sent.
+public struct DeviceAuthorizationResponse: Sendable, Equatable {
+    /// `device_code` (secret).
+    public var deviceCode: DeviceCode
+    /// `user_code`, shown to the user (untrusted text: escape before display).
+    public var userCode: String
+    /// `verification_uri` (Google sends `verification_url`).
+    public var verificationURI: URL
+    /// `verification_uri_complete`, when sent (shown in addition, never instead, DEV-03).
+    public var verificationURIComplete: URL?
+    /// `expires_in`, seconds.
+    public var expiresIn: Int
+    /// `interval`, seconds; 5 when absent (RFC 8628 §3.2).
+    public var interval: Int
+}
+
+/// A started device authorization with absolute times.
+public struct DeviceAuthorization: Sendable, Equatable {
+    public var response: DeviceAuthorizationResponse
+    /// When the response was received (the injected `now`).
+    public var receivedAt: Date
+    /// `receivedAt + expires_in`: polling stops here (DEV-10b).
+    public var expiresAt: Date
+    /// Requested scopes ("as requested" when the token response omits `scope`).
+    public var requestedScopes: [String]
+    /// Whether the verification URI is plain http or on another host than the token endpoint (DEV-11 warning).
+    public var verificationURIIsSuspicious: Bool
+}
+
+/// RFC 8628 §3.1: `POST device_authorization_endpoint` with `client_id` and `scope`.
+/// - Throws: `.unsupported(.missingEndpoint("device_authorization_endpoint") / .insecureURL)`.
+public func makeDeviceAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: [String],
+                                           extraParameters: [FormParameter] = []) throws(AuthError) -> HTTPRequest {
+    guard let endpoint = metadata.deviceAuthorizationEndpoint else { throw .unsupported(.missingEndpoint("device_authorization_endpoint")) }
+    let parameters = [FormParameter("scope", scopes.joined(separator: " "))] + extraParameters
+    return try client.makeFormRequest(url: endpoint, parameters: parameters)
+}
+
+/// Processes the device authorization response (RFC 8628 §3.2): `device_code`, `user_code`,
+/// `verification_uri` (or `verification_url`), `expires_in` REQUIRED (DEV-02); `interval`
+/// defaults to 5; errors (any status) → `.errorResponse`.
+/// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.missingField / .invalidField / …)`.
+public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadata: AuthorizationServerMetadata, scopes: [String],
+                                               now: Date) throws(AuthError) -> DeviceAuthorization {
+    let object = try readOAuthResponse(response, url: metadata.deviceAuthorizationEndpoint?.absoluteString ?? "device_authorization_endpoint",
+                                       context: "device authorization response", now: now)
+    let deviceCode = try object.requiredString("device_code")
+    let userCode = try object.requiredString("user_code")
+    let verificationText: String
+    if let uri = try object.optionalString("verification_uri"), !uri.isEmpty { verificationText = uri }
+    else if let url = try object.optionalString("verification_url"), !url.isEmpty { verificationText = url }
+    else { throw .protocolViolation(.missingField("verification_uri")) }
+    guard let verificationURI = URL(string: verificationText), verificationURI.scheme != nil else {
+        throw .protocolViolation(.invalidField(name: "verification_uri", expected: "an absolute URI"))
+    }
+    guard let expiresIn = try object.lenientInteger("expires_in") else { throw .protocolViolation(.missingField("expires_in")) }
+    let interval = try object.lenientInteger("interval") ?? 5
+    let complete = try object.optionalString("verification_uri_complete").flatMap(URL.init(string:))
+    let expectedHost = (metadata.tokenEndpoint ?? metadata.deviceAuthorizationEndpoint)?.host
+    let suspicious = (verificationURI.scheme?.lowercased() != "https" && !URLPolicy.isLoopbackHTTP(verificationURI))
+        || (expectedHost != nil && verificationURI.host != expectedHost)
+    return DeviceAuthorization(
+        response: DeviceAuthorizationResponse(deviceCode: DeviceCode(deviceCode), userCode: userCode, verificationURI: verificationURI,
+                                              verificationURIComplete: complete, expiresIn: expiresIn, interval: max(interval, 1)),
+        receivedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), requestedScopes: scopes,
+        verificationURIIsSuspicious: suspicious)
+}
+
+/// RFC 8628 §3.4: the token request `grant_type=urn:ietf:params:oauth:grant-type:device_code`,
+/// `device_code`, `client_id` (DEV-11).
+public func makeDeviceAccessTokenRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                         deviceCode: DeviceCode) throws(AuthError) -> HTTPRequest {
+    guard let endpoint = metadata.tokenEndpoint else { throw .unsupported(.missingEndpoint("token_endpoint")) }
+    return try client.makeFormRequest(url: endpoint, parameters: [
+        FormParameter("grant_type", GrantType.deviceCode.rawValue), FormParameter("device_code", deviceCode.exposedValue),
+    ])
+}
+
+/// The polling state (RFC 8628 §3.5), a value driven by ``nextDevicePollDecision(after:state:now:)``.
+public struct DevicePollingState: Sendable, Equatable {
+    /// Seconds between polls; only ever grows (`slow_down`, backoff).
+    public var interval: TimeInterval
+    /// The device code's expiry: no poll at or after it.
+    public var expiresAt: Date
+    /// Consecutive transport failures (for backoff).
+    public var transportFailures: Int
+
+    /// The state after the device authorization response; the first poll is one interval later (DEV-04).
+    public init(authorization: DeviceAuthorization) {
+        self.init(interval: TimeInterval(authorization.response.interval), expiresAt: authorization.expiresAt)
+    }
+
+    public init(interval: TimeInterval, expiresAt: Date, transportFailures: Int = 0) {
+        self.interval = interval
+        self.expiresAt = expiresAt
+        self.transportFailures = transportFailures
+    }
+
+    /// When to poll first, given the response was received at `receivedAt`; `nil` when already expired.
+    public func firstPoll(receivedAt: Date) -> Date? {
+        let at = receivedAt.addingTimeInterval(interval)
+        return at < expiresAt ? at : nil
+    }
+}
+
+/// What to do after one poll (RFC 8628 §3.5).
+public enum DevicePollDecision: Sendable, Equatable {
+    /// Poll again at `at` with the updated state.
+    case pollAgain(at: Date, state: DevicePollingState)
+    /// The user approved: the token response.
+    case authorized(TokenResponse)
+    /// `access_denied`: stop, report the denial (DEV-07).
+    case denied(OAuthErrorResponse)
+    /// `expired_token`, or the device code's own expiry passed (DEV-08, DEV-10b).
+    case expired
+    /// Any other error: stop polling and show it (DEV-09).
+    case failed(AuthError)
+}
+
+/// The polling state machine, a pure function of the last poll's result:
+/// - `authorization_pending` → wait the interval;
+/// - `slow_down` → interval + 5 s, or the server's new `interval` if larger, for all later polls (DEV-05/06);
+/// - `access_denied` → ``DevicePollDecision/denied(_:)``; `expired_token` → ``DevicePollDecision/expired``;
+/// - a transient transport/5xx failure → back off by doubling the interval (DEV-10a);
+/// - any other error → ``DevicePollDecision/failed(_:)``;
+/// - a next poll at or after the device code's expiry → ``DevicePollDecision/expired``.
+/// Errors that arrived with HTTP 200 are still errors (``parseTokenResponse(_:url:now:)`` reads `error` first).
+public func nextDevicePollDecision(after result: Result<TokenResponse, AuthError>, state: DevicePollingState, now: Date) -> DevicePollDecision {
+    var state = state
+    switch result {
+    case .success(let response):
+        return .authorized(response)
+    case .failure(.errorResponse(let error)) where error.code == .authorizationPending:
+        state.transportFailures = 0
+    case .failure(.errorResponse(let error)) where error.code == .slowDown:
+        state.transportFailures = 0
+        state.interval = max(state.interval + 5, error.interval.map(TimeInterval.init) ?? 0)
+    case .failure(.errorResponse(let error)) where error.code == .accessDenied:
+        return .denied(error)
+    case .failure(.errorResponse(let error)) where error.code == .expiredToken:
+        return .expired
+    case .failure(let error) where error.isTransient:
+        state.transportFailures += 1
+        state.interval = state.interval * 2
+    case .failure(let error):
+        return .failed(error)
+    }
+    let next = now.addingTimeInterval(state.interval)
+    guard next < state.expiresAt else { return .expired }
+    return .pollAgain(at: next, state: state)
+}
+
+/// How a device flow ended, when it did not throw.
+public enum DeviceFlowOutcome: Sendable, Equatable {
+    case authorized(TokenSet)
+    case denied(OAuthErrorResponse)
+    case expired
+}

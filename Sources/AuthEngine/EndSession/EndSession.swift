@@ -1,0 +1,61 @@
+import Foundation
+
+/// A started RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2) awaiting its
+/// post-logout redirect. `description` hides the URL (it carries the ID token hint).
+public struct PendingEndSession: Sendable, Equatable, CustomStringConvertible {
+    /// The end-session URL to open in the browser (contains `id_token_hint`).
+    public var url: URL
+    /// The fresh `state` sent.
+    public var state: String
+    /// `post_logout_redirect_uri` as sent, or nil when none (LOG-05: no callback expected).
+    public var postLogoutRedirectURI: String?
+
+    public var description: String {
+        "PendingEndSession(state: \(state), postLogoutRedirectURI: \(postLogoutRedirectURI ?? "none"), url: <redacted>)"
+    }
+}
+
+/// Builds the end-session URL (RP-Initiated Logout 1.0 §2): `id_token_hint` (an expired one is
+/// still sent, LOG-05), `client_id`, `post_logout_redirect_uri` (loopback, same rules as
+/// sign-in) and a fresh 256-bit `state`. The endpoint's own query is kept.
+/// - Throws: `.unsupported(.missingEndpoint("end_session_endpoint"))` when the provider has none
+///   (LOG-04: only local logout and revocation are possible), `.unsupported(.insecureURL / .invalidRedirectURI)`.
+public func makeEndSessionRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idTokenHint: RawIDToken?,
+                                  postLogoutRedirectURI: URL?, crypto: CryptoProvider) throws(AuthError) -> PendingEndSession {
+    guard let endpoint = metadata.endSessionEndpoint else { throw .unsupported(.missingEndpoint("end_session_endpoint")) }
+    try URLPolicy.requireSecure(endpoint)
+    if let postLogoutRedirectURI { try validateRedirectURI(postLogoutRedirectURI) }
+    let state = makeRandomState(crypto: crypto)
+    var parameters: [FormParameter] = []
+    if let idTokenHint { parameters.append(FormParameter("id_token_hint", idTokenHint.exposedValue)) }
+    parameters.append(FormParameter("client_id", client.clientID))
+    if let postLogoutRedirectURI { parameters.append(FormParameter("post_logout_redirect_uri", postLogoutRedirectURI.absoluteString)) }
+    parameters.append(FormParameter("state", state))
+    return PendingEndSession(url: URLPolicy.appendingQuery(parameters, to: endpoint), state: state,
+                             postLogoutRedirectURI: postLogoutRedirectURI?.absoluteString)
+}
+
+/// Checks the post-logout redirect (RP-Initiated Logout 1.0 §3, LOG-02/03): the `state` must
+/// be the one sent; otherwise the provider logout is not confirmed (local logout stands).
+/// - Throws: `.protocolViolation(.redirectPathMismatch / .endSessionStateMismatch)`.
+public func validateEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) throws(AuthError) {
+    let expectedPath = pending.postLogoutRedirectURI.flatMap(URL.init(string:)).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
+    guard callback.path == expectedPath else { throw .protocolViolation(.redirectPathMismatch(expected: expectedPath, actual: callback.path)) }
+    let states = callback.parameters.filter { $0.name == "state" }.map(\.value)
+    guard states.count == 1, states[0] == pending.state else {
+        throw .protocolViolation(.endSessionStateMismatch(expected: pending.state, actual: states.first))
+    }
+}
+
+/// The listener's verdict for a post-logout redirect: other paths/methods are ignored; the
+/// right path finishes with a "signed out" or "not confirmed" page.
+public func decideEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) -> (verdict: RedirectCallbackVerdict, outcome: Result<Void, AuthError>?) {
+    let expectedPath = pending.postLogoutRedirectURI.flatMap(URL.init(string:)).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
+    guard callback.method.uppercased() == "GET", callback.path == expectedPath else { return (.ignore, nil) }
+    do {
+        try validateEndSessionCallback(callback, pending: pending)
+        return (.finish(page: .success(title: "Signed out", message: "You can close this tab and return to the terminal.")), .success(()))
+    } catch {
+        return (.finish(page: .failure(title: "Logout not confirmed", message: "The provider's answer did not match. Return to the terminal.")), .failure(error))
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The engine's one error type (`throws(AuthError)` at every public boundary), STYLE §2.6.
+/// No payload ever holds a token, code, verifier or secret.
+public enum AuthError: Error, Sendable, Equatable {
+    /// The server said no: an OAuth error body (RFC 6749 §5.2), whatever the HTTP status.
+    case errorResponse(OAuthErrorResponse)
+    /// Error parameters arrived on the redirect (RFC 6749 §4.1.2.1), e.g. `access_denied`.
+    case authorizationDenied(AuthorizationErrorParameters)
+    /// Our validation failed; one case per spec rule.
+    case protocolViolation(ProtocolViolation)
+    /// Network-level failure: nothing came back.
+    case transport(TransportError)
+    /// A non-2xx answer without an OAuth error body (e.g. 503 from a proxy).
+    case httpStatus(HTTPStatusFailure)
+    /// We refuse to do this (insecure URL, `alg: none`, encrypted ID token, …).
+    case unsupported(UnsupportedReason)
+}
+
+/// A failed validation rule, named after its clause, with expected and actual values where
+/// the rule compares something. Values shown here are never tokens.
+public enum ProtocolViolation: Sendable, Equatable {
+    // MARK: Discovery (OIDC Discovery 1.0 §4.3, RFC 8414 §3.3)
+    /// Discovery §4.3 / RFC 8414 §3.3: the document's `issuer` must be identical to the configured one.
+    case issuerMismatch(expected: String, actual: String)
+    /// Discovery §3 / RFC 8414 §2: an issuer is an https URL without query or fragment.
+    case invalidIssuerIdentifier(String)
+    /// Discovery §3: `response_types_supported` must contain `code` for this client.
+    case responseTypeCodeNotSupported
+
+    // MARK: Any response
+    /// A REQUIRED member is absent (wire name), e.g. `jwks_uri`, `access_token`, `id_token`.
+    case missingField(String)
+    /// A member has the wrong JSON type or an unusable value (`expected` names the type/shape).
+    case invalidField(name: String, expected: String)
+    /// The body is not the JSON (or form) document expected; `context` names the response.
+    case malformedJSON(context: String)
+    /// The Content-Type is not one the endpoint may answer with.
+    case unexpectedContentType(expected: String, actual: String?)
+
+    // MARK: Authorization response (RFC 6749 §4.1.2, RFC 9207, RFC 8252 §8.10)
+    /// RFC 6749 §4.1.2, §3.1: missing `code`, `code` with `error`, or a repeated parameter.
+    case malformedAuthorizationResponse(MalformedAuthorizationResponse)
+    /// RFC 8252 §8.10: the response arrived on another path than the pending `redirect_uri`.
+    case redirectPathMismatch(expected: String, actual: String)
+    /// RFC 6749 §10.12: `state` must equal the sent one.
+    case stateMismatch(expected: String, actual: String?)
+    /// RFC 9207 §2.4: `iss` must equal the issuer.
+    case authorizationResponseIssuerMismatch(expected: String, actual: String)
+    /// RFC 9207 §2.4: `iss` is absent although the server advertises it.
+    case missingAuthorizationResponseIssuer(expected: String)
+
+    // MARK: JOSE (RFC 7515, RFC 7517)
+    /// RFC 7515 §7.1: not a compact JWS (three base64url parts, JSON header and payload).
+    case malformedJWT(reason: String)
+    /// RFC 7515 §4.1.11: `crit` lists extensions we do not understand.
+    case unsupportedCriticalHeader([String])
+    /// RFC 8725 §3.11: the JWT `typ` names another kind of token (`at+jwt`, `logout+jwt` …).
+    case unexpectedJWTType(String)
+    /// OIDC Core §3.1.3.7 step 7, RFC 8725 §3.1: the `alg` is not both allowed and advertised.
+    case algorithmNotAllowed(alg: String, allowed: [String])
+    /// OIDC Core §10.1: no key of the JWKS fits the header (`kid`, `kty`, `alg`, `use`, `crv`).
+    case noMatchingKey(kid: String?)
+    /// OIDC Core §10.1: several keys fit and the header has no `kid` to choose.
+    case multipleMatchingKeys(kid: String?, count: Int)
+    /// RFC 7518 §3.3 etc.: the key cannot verify this algorithm (size, curve).
+    case unusableKey(kid: String?, reason: String)
+    /// OIDC Core §3.1.3.7 step 6: the signature does not verify.
+    case signatureInvalid(kid: String?)
+    /// RFC 7517 §5: the JWK Set has no `keys` array or is not JSON.
+    case malformedJWKSet(reason: String)
+
+    // MARK: ID token (OIDC Core §2, §3.1.3.7, §12.2)
+    /// OIDC Core §2: a REQUIRED claim is absent (`iss`, `sub`, `aud`, `exp`, `iat`, `auth_time`, `tid`).
+    case missingClaim(String)
+    /// RFC 7519 §4.1: a claim has the wrong type (`exp` as a string, `aud` as a number …).
+    case invalidClaim(name: String, expected: String)
+    /// OIDC Core §3.1.3.7 step 2: `iss` must exactly equal the issuer.
+    case idTokenIssuerMismatch(expected: String, actual: String)
+    /// OIDC Core §3.1.3.7 step 3: `aud` must contain the client_id and no untrusted audience.
+    case audienceMismatch(expected: String, actual: [String])
+    /// OIDC Core §3.1.3.7 steps 4–5: `azp` must be the client_id (required with several audiences).
+    case azpMismatch(expected: String, actual: String?)
+    /// OIDC Core §3.1.3.7 step 9: now is after `exp` (+ leeway).
+    case expired(exp: Date, now: Date)
+    /// RFC 7519 §4.1.5: now is before `nbf` (− leeway).
+    case notYetValid(nbf: Date, now: Date)
+    /// OIDC Core §3.1.3.7 step 10: `iat` is in the future (beyond leeway).
+    case issuedInFuture(iat: Date, now: Date)
+    /// OIDC Core §3.1.3.7 step 12: `auth_time` is older than the requested `max_age`.
+    case authenticationTooOld(authTime: Date, maxAge: Int, now: Date)
+    /// OIDC Core §3.1.3.7 step 11: `nonce` must equal the sent one.
+    case nonceMismatch(expected: String?, actual: String?)
+    /// OIDC Core §3.1.3.8: `at_hash` does not match the access token.
+    case atHashMismatch
+    /// OIDC Core §12.2: the refreshed ID token's `sub` must equal the original's.
+    case refreshedIDTokenSubjectMismatch(expected: String, actual: String)
+    /// OIDC Core §12.2: the refreshed ID token's `iss` must equal the original's.
+    case refreshedIDTokenIssuerMismatch(expected: String, actual: String)
+
+    // MARK: UserInfo (OIDC Core §5.3.2)
+    /// OIDC Core §5.3.2: the UserInfo `sub` must equal the ID token's `sub`.
+    case userInfoSubjectMismatch(expected: String, actual: String)
+
+    // MARK: End session (RP-Initiated Logout 1.0 §3)
+    /// RP-Initiated Logout §2/§3: the `state` on the post-logout redirect must equal the sent one.
+    case endSessionStateMismatch(expected: String, actual: String?)
+}
+
+/// Why an authorization response is malformed (RFC 6749 §4.1.2, §3.1).
+public enum MalformedAuthorizationResponse: Sendable, Equatable {
+    case missingCode
+    case codeAndError
+    case repeatedParameter(String)
+}
+
+/// Something the engine refuses to do (STYLE §2.7) or a capability the server lacks.
+public enum UnsupportedReason: Sendable, Equatable {
+    /// A plain-HTTP URL that is not on a loopback address (RFC 6749 §3.1, Discovery §3).
+    case insecureURL(String)
+    /// RFC 7516: a JWE (5 parts) where a signed ID token was expected.
+    case encryptedIDToken
+    /// OIDC Core §5.3.2: `application/jwt` UserInfo (signed/encrypted) is not supported.
+    case signedUserInfo
+    /// RFC 6749 §7.1: a `token_type` other than Bearer.
+    case tokenType(String)
+    /// OIDC Core §3.1.2.1: `prompt=none` together with `max_age=0`.
+    case contradictoryPromptAndMaxAge
+    /// RFC 8707 §2: a `resource` must be an absolute URI without a fragment.
+    case invalidResourceIndicator(String)
+    /// RFC 8252 §7.3, RFC 6749 §3.1.2: the redirect URI is not acceptable (fragment, `localhost`, http off loopback).
+    case invalidRedirectURI(String)
+    /// RFC 6749 §3.1: a parameter would be sent twice.
+    case repeatedParameter(String)
+    /// Discovery §3, OIDC Core §3.1.3.7 step 7: the server advertises no ID-token algorithm we verify.
+    case noSupportedSigningAlgorithm(advertised: [String])
+    /// The server metadata lacks an endpoint the operation needs (wire name, e.g. `end_session_endpoint`).
+    case missingEndpoint(String)
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// The one mapping from ``AuthError`` to user text (STYLE §2.6). Equatable so that it can live
+/// in app state. Never contains a token; server-supplied text must still be escaped for display.
+public struct PresentableError: Sendable, Equatable {
+    /// Short headline, e.g. "Issuer mismatch".
+    public var title: String
+    /// One or two sentences naming the field, the expected and the actual value, and a likely fix.
+    public var detail: String
+    /// The clause, e.g. "OpenID Connect Discovery 1.0 §4.3".
+    public var specReference: String?
+
+    public init(title: String, detail: String, specReference: String? = nil) {
+        self.title = title
+        self.detail = detail
+        self.specReference = specReference
+    }
+
+    public init(from error: AuthError) {
+        switch error {
+        case .errorResponse(let response):
+            var detail = "The server answered `\(response.code.rawValue)` (HTTP \(response.status))"
+            if let text = response.errorDescription { detail += ": \(text)" }
+            if let uri = response.uri { detail += " (see \(uri))" }
+            if response.code == .invalidGrant { detail += ". Sign in again." }
+            self.init(title: "The server refused the request", detail: detail, specReference: "RFC 6749 §5.2")
+        case .authorizationDenied(let parameters):
+            let title = parameters.code == .accessDenied ? "Access denied" : "Authorization failed"
+            var detail = "The authorization server returned `\(parameters.code.rawValue)`"
+            if let text = parameters.errorDescription { detail += ": \(text)" }
+            self.init(title: title, detail: detail, specReference: "RFC 6749 §4.1.2.1")
+        case .transport(let transport):
+            self.init(title: "Network error", detail: Self.describe(transport), specReference: nil)
+        case .httpStatus(let failure):
+            var detail = "\(failure.url) answered HTTP \(failure.status) without an OAuth error body."
+            if let delay = failure.retryAfter { detail += " Retry after \(Int(delay)) s." }
+            self.init(title: "Unexpected HTTP status", detail: detail, specReference: nil)
+        case .unsupported(let reason):
+            let (detail, reference) = Self.describe(reason)
+            self.init(title: "Not supported", detail: detail, specReference: reference)
+        case .protocolViolation(let violation):
+            let (title, detail, reference) = Self.describe(violation)
+            self.init(title: title, detail: detail, specReference: reference)
+        }
+    }
+
+    /// A guess at why two issuer strings differ ("trailing slash differs" …), or nil.
+    public static func issuerHint(expected: String, actual: String) -> String? {
+        if expected + "/" == actual || actual + "/" == expected { return "The trailing slash differs; configure the issuer exactly as the server spells it." }
+        if expected.lowercased() == actual.lowercased() { return "Only letter case differs; issuers compare byte for byte." }
+        if expected.replacingOccurrences(of: "http://", with: "https://") == actual.replacingOccurrences(of: "http://", with: "https://") { return "The scheme differs (http vs https)." }
+        if expected.replacingOccurrences(of: ":443", with: "") == actual.replacingOccurrences(of: ":443", with: "") { return "An explicit :443 port differs." }
+        if expected.removingPercentEncoding == actual.removingPercentEncoding { return "Percent-encoding differs." }
+        if expected.contains("{tenantid}") || actual.contains("{tenantid}") { return "A {tenantid} template was not replaced." }
+        return nil
+    }
+
+    private static func describe(_ error: TransportError) -> String {
+        switch error {
+        case .timeout(let url, let seconds): "No answer from \(url) within \(seconds) s."
+        case .connection(let url, let detail): "Could not connect to \(url): \(detail)."
+        case .tls(let url, let detail): "TLS failure with \(url): \(detail). Configure the provider's CA bundle if it uses a private CA."
+        case .responseTooLarge(let url, let limit): "The response from \(url) exceeded \(limit) bytes."
+        case .insecureURL(let url): "Refusing plain-HTTP URL \(url): only loopback addresses may use http."
+        case .cancelled: "The request was cancelled."
+        }
+    }
+
+    private static func describe(_ reason: UnsupportedReason) -> (String, String?) {
+        switch reason {
+        case .insecureURL(let url): ("Refusing plain-HTTP URL \(url): only loopback addresses (127.0.0.0/8, [::1]) may use http.", "RFC 6749 §3.1, OIDC Discovery 1.0 §3")
+        case .encryptedIDToken: ("The ID token is encrypted (JWE); only signed ID tokens are supported.", "RFC 7516")
+        case .signedUserInfo: ("The UserInfo response is a JWT; only JSON UserInfo is supported.", "OIDC Core §5.3.2")
+        case .tokenType(let type): ("The token type `\(type)` is not supported; only Bearer is.", "RFC 6749 §7.1")
+        case .contradictoryPromptAndMaxAge: ("`prompt=none` with `max_age=0` contradict each other.", "OIDC Core §3.1.2.1")
+        case .invalidResourceIndicator(let value): ("The resource `\(value)` must be an absolute URI without a fragment.", "RFC 8707 §2")
+        case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).", "RFC 8252 §7.3, §8.3")
+        case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
+        case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
+        case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
+        }
+    }
+
+    private static func describe(_ violation: ProtocolViolation) -> (String, String, String?) {
+        switch violation {
+        case .issuerMismatch(let expected, let actual):
+            ("Issuer mismatch", "Discovery `issuer` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "OpenID Connect Discovery 1.0 §4.3; RFC 8414 §3.3")
+        case .invalidIssuerIdentifier(let issuer):
+            ("Invalid issuer", "The issuer \"\(issuer)\" must be an https URL without query or fragment.", "OpenID Connect Discovery 1.0 §3")
+        case .responseTypeCodeNotSupported:
+            ("Code flow not supported", "The server's `response_types_supported` does not contain `code`.", "OpenID Connect Discovery 1.0 §3")
+        case .missingField(let name):
+            ("Missing field", "The response has no `\(name)`.", nil)
+        case .invalidField(let name, let expected):
+            ("Invalid field", "`\(name)` is not \(expected).", nil)
+        case .malformedJSON(let context):
+            ("Malformed response", "The \(context) is not valid JSON of the expected shape.", nil)
+        case .unexpectedContentType(let expected, let actual):
+            ("Unexpected content type", "Expected \(expected), got \(actual ?? "none").", nil)
+        case .malformedAuthorizationResponse(let reason):
+            ("Malformed authorization response", {
+                switch reason {
+                case .missingCode: "The redirect carried no `code`."
+                case .codeAndError: "The redirect carried both `code` and `error`."
+                case .repeatedParameter(let name): "The redirect repeated the parameter `\(name)`."
+                }
+            }(), "RFC 6749 §4.1.2")
+        case .redirectPathMismatch(let expected, let actual):
+            ("Wrong redirect path", "The response arrived on \(actual), expected \(expected).", "RFC 8252 §8.10")
+        case .stateMismatch:
+            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab). Start the sign-in again.", "RFC 6749 §10.12")
+        case .authorizationResponseIssuerMismatch(let expected, let actual):
+            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "RFC 9207 §2.4")
+        case .missingAuthorizationResponseIssuer(let expected):
+            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\").", "RFC 9207 §2.4")
+        case .malformedJWT(let reason):
+            ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
+        case .unsupportedCriticalHeader(let names):
+            ("Unsupported critical header", "`crit` lists \(names.joined(separator: ", ")).", "RFC 7515 §4.1.11")
+        case .unexpectedJWTType(let typ):
+            ("Wrong token type", "The JWT `typ` is \"\(typ)\", not an ID token.", "RFC 8725 §3.11")
+        case .algorithmNotAllowed(let alg, let allowed):
+            ("Algorithm not allowed", "ID token `alg` is \"\(alg)\"; allowed: \(allowed.joined(separator: ", ")).", "OIDC Core §3.1.3.7 step 7; RFC 8725 §3.1")
+        case .noMatchingKey(let kid):
+            ("No matching key", "No key in the provider's JWKS fits the token" + (kid.map { " (kid \"\($0)\")" } ?? "") + ".", "OIDC Core §10.1")
+        case .multipleMatchingKeys(let kid, let count):
+            ("Ambiguous key", "\(count) keys in the JWKS fit the token" + (kid.map { " (kid \"\($0)\")" } ?? " and it has no kid") + ".", "OIDC Core §10.1")
+        case .unusableKey(let kid, let reason):
+            ("Unusable key", "The key" + (kid.map { " \"\($0)\"" } ?? "") + " cannot be used: \(reason).", "RFC 7518 §3")
+        case .signatureInvalid(let kid):
+            ("Invalid signature", "The ID token signature does not verify" + (kid.map { " with key \"\($0)\"" } ?? "") + ".", "OIDC Core §3.1.3.7 step 6")
+        case .malformedJWKSet(let reason):
+            ("Malformed JWKS", "The JWK Set is invalid: \(reason).", "RFC 7517 §5")
+        case .missingClaim(let name):
+            ("Missing claim", "The ID token has no `\(name)` claim.", "OIDC Core §2")
+        case .invalidClaim(let name, let expected):
+            ("Invalid claim", "The ID token claim `\(name)` is not \(expected).", "RFC 7519 §4.1")
+        case .idTokenIssuerMismatch(let expected, let actual):
+            ("ID token issuer mismatch", "ID token `iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "OIDC Core §3.1.3.7 step 2")
+        case .audienceMismatch(let expected, let actual):
+            ("Audience mismatch", "ID token `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.", "OIDC Core §3.1.3.7 step 3")
+        case .azpMismatch(let expected, let actual):
+            ("Authorized party mismatch", "ID token `azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".", "OIDC Core §3.1.3.7 steps 4–5")
+        case .expired(let exp, let now):
+            ("ID token expired", "`exp` is \(iso(exp)), now is \(iso(now)). Check the system clock if this persists.", "OIDC Core §3.1.3.7 step 9")
+        case .notYetValid(let nbf, let now):
+            ("ID token not yet valid", "`nbf` is \(iso(nbf)), now is \(iso(now)).", "RFC 7519 §4.1.5")
+        case .issuedInFuture(let iat, let now):
+            ("ID token issued in the future", "`iat` is \(iso(iat)), now is \(iso(now)). Check the system clock.", "OIDC Core §3.1.3.7 step 10")
+        case .authenticationTooOld(let authTime, let maxAge, let now):
+            ("Authentication too old", "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).", "OIDC Core §3.1.3.7 step 12")
+        case .nonceMismatch:
+            ("Nonce mismatch", "The ID token `nonce` does not match the request (replayed or foreign token).", "OIDC Core §3.1.3.7 step 11")
+        case .atHashMismatch:
+            ("Access token hash mismatch", "The ID token `at_hash` does not match the access token.", "OIDC Core §3.1.3.8")
+        case .refreshedIDTokenSubjectMismatch(let expected, let actual):
+            ("Refreshed ID token for another user", "`sub` is \"\(actual)\", expected \"\(expected)\". Sign in again.", "OIDC Core §12.2")
+        case .refreshedIDTokenIssuerMismatch(let expected, let actual):
+            ("Refreshed ID token from another issuer", "`iss` is \"\(actual)\", expected \"\(expected)\".", "OIDC Core §12.2")
+        case .userInfoSubjectMismatch(let expected, let actual):
+            ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")
+        case .endSessionStateMismatch:
+            ("Logout not confirmed", "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.", "OpenID Connect RP-Initiated Logout 1.0 §3")
+        }
+    }
+
+    private static func hint(_ expected: String, _ actual: String) -> String {
+        issuerHint(expected: expected, actual: actual).map { " " + $0 } ?? ""
+    }
+
+    private static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: date)
+    }
+}

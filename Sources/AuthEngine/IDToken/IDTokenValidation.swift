@@ -1,0 +1,197 @@
+import Foundation
+
+/// The expected `nonce` (OIDC Core §3.1.3.7 step 11). Skipping takes an explicit case.
+public enum ExpectedNonce: Sendable, Equatable {
+    /// A nonce was sent: the claim must be present and equal.
+    case value(String)
+    /// No nonce was sent (device flow): the claim is not compared.
+    case none
+    /// Refresh (OIDC Core §12.2): absent is fine, present must equal the original's.
+    case ifPresent(String)
+    /// Deliberately not checked.
+    case skipCheck
+}
+
+/// Whether `at_hash` is checked (OIDC Core §3.1.3.8, §3.2.2.9).
+public enum ExpectedAccessTokenHash: Sendable, Equatable {
+    /// Check `at_hash` against this access token when the claim is present.
+    case accessToken(AccessToken)
+    /// Deliberately not checked.
+    case skipCheck
+}
+
+/// `auth_time` requirements (OIDC Core §3.1.2.1, §3.1.3.7 step 12).
+public enum AuthTimeRequirement: Sendable, Equatable {
+    /// No `max_age` was requested.
+    case notRequested
+    /// `max_age` (seconds) was requested: `auth_time` is required and must be recent enough.
+    case maxAge(Int)
+}
+
+/// Everything an ID token is checked against.
+public struct IDTokenValidationOptions: Sendable, Equatable {
+    /// Algorithms the engine verifies: RSA (PKCS#1 v1.5 and PSS), ECDSA, EdDSA. Never `none` or HS*.
+    public static let defaultAllowedAlgorithms: Set<JWSAlgorithm> = [
+        .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .es256, .es384, .es512, .edDSA,
+    ]
+
+    /// The expected `iss`: the discovery issuer. A literal `{tenantid}` (Entra `common`) is
+    /// replaced by the token's `tid` before comparing.
+    public var issuer: String
+    /// `client_id`: must be in `aud`.
+    public var clientID: String
+    /// Public clients never accept HS* (no shared secret).
+    public var clientIsPublic: Bool
+    public var nonce: ExpectedNonce
+    public var accessTokenHash: ExpectedAccessTokenHash
+    public var authTime: AuthTimeRequirement
+    /// Clock leeway for `exp`, `iat`, `nbf`, `auth_time`, seconds; clamped to 0…300. Default 30.
+    public var leeway: TimeInterval
+    /// Our allow-list; intersected with ``serverAlgorithms``. `none` and HS* are always removed.
+    public var allowedAlgorithms: Set<JWSAlgorithm>
+    /// `id_token_signing_alg_values_supported` from metadata; nil when not advertised.
+    public var serverAlgorithms: [String]?
+    /// Audiences besides `client_id` this client trusts (default none, IDT-06).
+    public var additionalTrustedAudiences: Set<String>
+
+    public init(issuer: String, clientID: String, clientIsPublic: Bool, nonce: ExpectedNonce,
+                accessTokenHash: ExpectedAccessTokenHash, authTime: AuthTimeRequirement = .notRequested,
+                leeway: TimeInterval = 30, allowedAlgorithms: Set<JWSAlgorithm> = defaultAllowedAlgorithms,
+                serverAlgorithms: [String]? = nil, additionalTrustedAudiences: Set<String> = []) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientIsPublic = clientIsPublic
+        self.nonce = nonce
+        self.accessTokenHash = accessTokenHash
+        self.authTime = authTime
+        self.leeway = leeway
+        self.allowedAlgorithms = allowedAlgorithms
+        self.serverAlgorithms = serverAlgorithms
+        self.additionalTrustedAudiences = additionalTrustedAudiences
+    }
+
+    /// Options for the ID token of an authorization-code exchange.
+    public init(metadata: AuthorizationServerMetadata, client: ClientConfiguration, pending: PendingAuthorization, tokens: TokenSet) {
+        self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic,
+                  nonce: pending.nonce.map(ExpectedNonce.value) ?? .none, accessTokenHash: .accessToken(tokens.accessToken),
+                  authTime: pending.maxAge.map(AuthTimeRequirement.maxAge) ?? .notRequested,
+                  serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+    }
+
+    /// The algorithms actually accepted: allow-list ∩ advertised, without `none` and HS*.
+    public var effectiveAlgorithms: [JWSAlgorithm] {
+        let refused: Set<JWSAlgorithm> = [.none, .hs256, .hs384, .hs512]
+        var result = allowedAlgorithms.subtracting(refused)
+        if let serverAlgorithms { result = result.filter { serverAlgorithms.contains($0.rawValue) } }
+        return result.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    var clampedLeeway: TimeInterval { min(max(leeway, 0), 300) }
+}
+
+/// An ID token whose signature and claims passed every check.
+public struct VerifiedIDToken: Sendable, Equatable {
+    public var raw: RawIDToken
+    public var header: JOSEHeader
+    public var claims: IDTokenClaims
+    /// The JWKS key that verified the signature.
+    public var verifiedWith: JWK
+}
+
+/// Steps before the key lookup: compact JWS (a JWE is refused), `typ` (RFC 8725 §3.11: absent
+/// or `JWT`), and `alg` on the effective allow-list (OIDC Core §3.1.3.7 step 7).
+/// - Throws: `.unsupported(.encryptedIDToken)`, `.protocolViolation(.malformedJWT /
+///   .unsupportedCriticalHeader / .unexpectedJWTType / .algorithmNotAllowed)`.
+public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) throws(AuthError) -> (jws: CompactJWS, algorithm: JWSAlgorithm) {
+    let jws = try CompactJWS(parsing: raw.exposedValue)
+    if let typ = jws.header.type, !["jwt", "application/jwt"].contains(typ.lowercased()) {
+        throw .protocolViolation(.unexpectedJWTType(typ))
+    }
+    let allowed = options.effectiveAlgorithms
+    guard let algorithm = JWSAlgorithm(rawValue: jws.header.algorithm), allowed.contains(algorithm) else {
+        throw .protocolViolation(.algorithmNotAllowed(alg: jws.header.algorithm, allowed: allowed.map(\.rawValue)))
+    }
+    return (jws, algorithm)
+}
+
+/// Validates an ID token against a key set (OIDC Core §3.1.3.7): JWS shape, `typ`, `alg`,
+/// key selection, signature (through `crypto`), then the claim rules of
+/// ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
+public func validateIDToken(_ raw: RawIDToken, keys: JWKSet, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
+    let (jws, algorithm) = try decodeIDToken(raw, options: options)
+    let key = try selectVerificationKey(in: keys, header: jws.header, algorithm: algorithm)
+    return try verifyIDToken(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+}
+
+/// The signature and claim steps with a chosen key.
+public func verifyIDToken(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK, options: IDTokenValidationOptions,
+                          crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
+    do {
+        try crypto.verifySignature(algorithm, key, jws.signingInput, jws.signature)
+    } catch {
+        switch error {
+        case .invalidSignature: throw .protocolViolation(.signatureInvalid(kid: key.keyID))
+        case .unusableKey(let reason): throw .protocolViolation(.unusableKey(kid: key.keyID, reason: reason))
+        case .unsupportedAlgorithm(let alg):
+            throw .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
+        }
+    }
+    let claims = try IDTokenClaims(payload: jws.payload)
+    try validateIDTokenClaims(claims, options: options, crypto: crypto, now: now, algorithm: algorithm)
+    return VerifiedIDToken(raw: raw, header: jws.header, claims: claims, verifiedWith: key)
+}
+
+/// The claim rules of OIDC Core §3.1.3.7, each its own typed failure:
+/// step 2 `iss` exact (Entra `{tenantid}` ← `tid`); step 3 `aud` contains `client_id` and no
+/// untrusted audience; steps 4–5 `azp` = `client_id` when present, required with several
+/// audiences; step 9 `exp`; step 10 `iat` not in the future; RFC 7519 §4.1.5 `nbf`;
+/// step 11 `nonce`; step 12 `auth_time` with `max_age`; §3.1.3.8 `at_hash` when present.
+public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValidationOptions, crypto: CryptoProvider,
+                                  now: Date, algorithm: JWSAlgorithm) throws(AuthError) {
+    var expectedIssuer = options.issuer
+    if expectedIssuer.contains("{tenantid}") {
+        guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
+        expectedIssuer = expectedIssuer.replacingOccurrences(of: "{tenantid}", with: tid)
+    }
+    guard claims.issuer == expectedIssuer else {
+        throw .protocolViolation(.idTokenIssuerMismatch(expected: expectedIssuer, actual: claims.issuer))
+    }
+    let trusted = options.additionalTrustedAudiences.union([options.clientID])
+    guard claims.audience.contains(options.clientID), claims.audience.allSatisfy(trusted.contains) else {
+        throw .protocolViolation(.audienceMismatch(expected: options.clientID, actual: claims.audience))
+    }
+    if claims.audience.count > 1 || claims.authorizedParty != nil {
+        guard claims.authorizedParty == options.clientID else {
+            throw .protocolViolation(.azpMismatch(expected: options.clientID, actual: claims.authorizedParty))
+        }
+    }
+    let leeway = options.clampedLeeway
+    if now.timeIntervalSince(claims.expiresAt) > leeway {
+        throw .protocolViolation(.expired(exp: claims.expiresAt, now: now))
+    }
+    if claims.issuedAt.timeIntervalSince(now) > leeway {
+        throw .protocolViolation(.issuedInFuture(iat: claims.issuedAt, now: now))
+    }
+    if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > leeway {
+        throw .protocolViolation(.notYetValid(nbf: nbf, now: now))
+    }
+    switch options.nonce {
+    case .value(let expected):
+        guard claims.nonce == expected else { throw .protocolViolation(.nonceMismatch(expected: expected, actual: claims.nonce)) }
+    case .ifPresent(let expected):
+        if let actual = claims.nonce, actual != expected { throw .protocolViolation(.nonceMismatch(expected: expected, actual: actual)) }
+    case .none, .skipCheck:
+        break
+    }
+    if case .maxAge(let maxAge) = options.authTime {
+        guard let authTime = claims.authTime else { throw .protocolViolation(.missingClaim("auth_time")) }
+        if now.timeIntervalSince(authTime) > TimeInterval(maxAge) + leeway {
+            throw .protocolViolation(.authenticationTooOld(authTime: authTime, maxAge: maxAge, now: now))
+        }
+    }
+    if case .accessToken(let accessToken) = options.accessTokenHash, let atHash = claims.accessTokenHash {
+        guard let digestAlgorithm = algorithm.digest else { throw .protocolViolation(.atHashMismatch) }
+        let digest = crypto.digest(digestAlgorithm, Data(accessToken.exposedValue.utf8))
+        guard Base64URL.encode(digest.prefix(digest.count / 2)) == atHash else { throw .protocolViolation(.atHashMismatch) }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The JOSE header of a JWS (RFC 7515 §4.1), with the members the engine looks at.
+public struct JOSEHeader: Sendable, Equatable {
+    /// `alg` as sent (compared case-sensitively, RFC 7515 §4.1.1).
+    public var algorithm: String
+    /// `kid`.
+    public var keyID: String?
+    /// `typ`.
+    public var type: String?
+    /// `crit`.
+    public var critical: [String]?
+    /// All members, for display.
+    public var members: [String: JSONValue]
+
+    public init(algorithm: String, keyID: String? = nil, type: String? = nil, critical: [String]? = nil, members: [String: JSONValue] = [:]) {
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.critical = critical
+        self.members = members
+    }
+}
+
+/// A compact-serialised JWS (RFC 7515 §7.1), decoded but not verified.
+public struct CompactJWS: Sendable, Equatable {
+    public var header: JOSEHeader
+    /// The decoded payload bytes.
+    public var payload: Data
+    /// ASCII `BASE64URL(header).BASE64URL(payload)`: the signing input (RFC 7515 §5.2).
+    public var signingInput: Data
+    /// The decoded signature (raw `r||s` for ECDSA).
+    public var signature: Data
+
+    /// Parses `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.
+    /// - Throws: `.unsupported(.encryptedIDToken)` for a 5-part JWE (RFC 7516 §7.1);
+    ///   `.protocolViolation(.malformedJWT)` for anything else that is not a JWS;
+    ///   `.protocolViolation(.unsupportedCriticalHeader)` for any `crit` (RFC 7515 §4.1.11).
+    public init(parsing compact: String) throws(AuthError) {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 5 { throw .unsupported(.encryptedIDToken) }
+        guard parts.count == 3 else { throw .protocolViolation(.malformedJWT(reason: "expected 3 parts, found \(parts.count)")) }
+        guard let headerData = Base64URL.decode(parts[0]), let headerObject = decodeJSONObject(headerData) else {
+            throw .protocolViolation(.malformedJWT(reason: "the header is not base64url JSON"))
+        }
+        guard let payload = Base64URL.decode(parts[1]) else {
+            throw .protocolViolation(.malformedJWT(reason: "the payload is not base64url"))
+        }
+        guard let signature = Base64URL.decode(parts[2]) else {
+            throw .protocolViolation(.malformedJWT(reason: "the signature is not base64url"))
+        }
+        guard let alg = headerObject.member("alg")?.stringValue else {
+            throw .protocolViolation(.malformedJWT(reason: "the header has no alg"))
+        }
+        let critical: [String]?
+        do {
+            critical = try headerObject.optionalStringArray("crit")
+        } catch {
+            throw .protocolViolation(.malformedJWT(reason: "crit is not an array of strings"))
+        }
+        if let critical { throw .protocolViolation(.unsupportedCriticalHeader(critical)) }
+        self.header = JOSEHeader(algorithm: alg, keyID: headerObject.member("kid")?.stringValue,
+                                 type: headerObject.member("typ")?.stringValue, critical: critical, members: headerObject)
+        self.payload = payload
+        self.signingInput = Data((parts[0] + "." + parts[1]).utf8)
+        self.signature = signature
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A cache of the provider's JWK Set (STYLE §2.7, OIDC Core §10.1.1). Time comes in as `now`
+/// on every call (no clock inside). Rules:
+/// - a cached set older than ``maximumAge`` (300 s) is fetched again;
+/// - when no key matches, the set is re-fetched once per lookup if the token's `kid` is not in
+///   the cached set (key rotation, JWKS-04) or the cache is at least ``minimumRefetchAge``
+///   (60 s) old; a failed re-fetch keeps the cached keys and fails closed (JWKS-05).
+public actor JWKSCache {
+    public let maximumAge: TimeInterval
+    public let minimumRefetchAge: TimeInterval
+    private let fetch: @Sendable () async throws(AuthError) -> JWKSet
+    private var cached: (set: JWKSet, fetchedAt: Date)?
+
+    /// - Parameter fetch: downloads and parses the JWK Set (e.g. ``fetchJWKS(metadata:http:)``).
+    public init(maximumAge: TimeInterval = 300, minimumRefetchAge: TimeInterval = 60,
+                fetch: @escaping @Sendable () async throws(AuthError) -> JWKSet) {
+        self.maximumAge = maximumAge
+        self.minimumRefetchAge = minimumRefetchAge
+        self.fetch = fetch
+    }
+
+    /// Seeds the cache (e.g. with a set fetched at start-up).
+    public func store(_ set: JWKSet, fetchedAt: Date) {
+        cached = (set, fetchedAt)
+    }
+
+    /// The current set, fetched when absent or older than ``maximumAge``.
+    public func keySet(now: Date) async throws(AuthError) -> JWKSet {
+        if let cached, now.timeIntervalSince(cached.fetchedAt) < maximumAge { return cached.set }
+        let set = try await fetch()
+        cached = (set, now)
+        return set
+    }
+
+    /// The one key that verifies a JWS with `header`/`algorithm`, re-fetching once as described above.
+    /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
+    public func key(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> JWK {
+        let wasFresh = cached.map { now.timeIntervalSince($0.fetchedAt) < maximumAge } ?? false
+        let set = try await keySet(now: now)
+        do throws(AuthError) {
+            return try selectVerificationKey(in: set, header: header, algorithm: algorithm)
+        } catch {
+            guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
+            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID == kid } } ?? false
+            guard unknownKid || now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { throw error }
+            let refreshed = try await fetch()
+            self.cached = (refreshed, now)
+            return try selectVerificationKey(in: refreshed, header: header, algorithm: algorithm)
+        }
+    }
+}

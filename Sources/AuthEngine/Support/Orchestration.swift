@@ -1,0 +1,93 @@
+import Foundation
+
+// Thin async functions: build the request, send it through the injected HTTPClient, process
+// the response. No logic lives here that is not in a pure step.
+
+extension HTTPClient {
+    /// Sends `request`, mapping transport failures into ``AuthError/transport(_:)``.
+    func perform(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
+        do {
+            return try await send(request)
+        } catch {
+            throw .transport(error)
+        }
+    }
+}
+
+/// Fetches and validates discovery metadata (OIDC Discovery 1.0 §4, RFC 8414 §3).
+public func fetchMetadata(issuer: String, kind: DiscoveryKind = .openIDConnect, http: HTTPClient) async throws(AuthError) -> AuthorizationServerMetadata {
+    let request = try Discovery.makeRequest(issuer: issuer, kind: kind)
+    let response = try await http.perform(request)
+    return try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, kind: kind)
+}
+
+/// `GET jwks_uri` and parse the set (JWKS-11: `application/json` or `application/jwk-set+json`).
+/// - Throws: `.unsupported(.missingEndpoint("jwks_uri"))`, `.httpStatus`, `.transport`,
+///   `.protocolViolation(.unexpectedContentType / .malformedJWKSet)`.
+public func fetchJWKS(metadata: AuthorizationServerMetadata, http: HTTPClient) async throws(AuthError) -> JWKSet {
+    guard let jwksURI = metadata.jwksURI else { throw .unsupported(.missingEndpoint("jwks_uri")) }
+    try URLPolicy.requireSecure(jwksURI)
+    let response = try await http.perform(HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true))
+    return try processJWKSResponse(response, url: jwksURI)
+}
+
+/// Processes a JWKS response: HTTP 200, `application/json` or `application/jwk-set+json`.
+public func processJWKSResponse(_ response: HTTPResponse, url: URL) throws(AuthError) -> JWKSet {
+    guard response.status == 200 else { throw .httpStatus(HTTPStatusFailure(status: response.status, url: url.absoluteString)) }
+    guard response.mediaType == "application/json" || response.mediaType == "application/jwk-set+json" else {
+        throw .protocolViolation(.unexpectedContentType(expected: "application/jwk-set+json", actual: response.mediaType))
+    }
+    return try JWKSet(parsing: response.body)
+}
+
+extension JWKSCache {
+    /// A cache that fetches from the metadata's `jwks_uri` through `http`.
+    public init(metadata: AuthorizationServerMetadata, http: HTTPClient, maximumAge: TimeInterval = 300, minimumRefetchAge: TimeInterval = 60) {
+        self.init(maximumAge: maximumAge, minimumRefetchAge: minimumRefetchAge) { () async throws(AuthError) -> JWKSet in
+            try await fetchJWKS(metadata: metadata, http: http)
+        }
+    }
+}
+
+/// Exchanges a validated authorization response for tokens (RFC 6749 §4.1.3–4.1.4) received at `now`.
+/// The ID token is not validated here; call ``validateIDToken(_:options:crypto:now:jwksCache:)``.
+public func exchangeCode(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                         response: ValidatedAuthorizationResponse, http: HTTPClient, now: Date) async throws(AuthError) -> TokenSet {
+    let request = try makeAuthorizationCodeTokenRequest(metadata: metadata, client: client, response: response)
+    let httpResponse = try await http.perform(request)
+    return try processAuthorizationCodeResponse(httpResponse, pending: response.pending, now: now)
+}
+
+/// Validates an ID token with keys from `jwksCache` (re-fetched once for an unknown `kid`).
+public func validateIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date,
+                            jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
+    let (jws, algorithm) = try decodeIDToken(raw, options: options)
+    let key = try await jwksCache.key(for: jws.header, algorithm: algorithm, now: now)
+    return try verifyIDToken(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+}
+
+/// Fetches UserInfo with the access token and checks its `sub` against the ID token's.
+public func fetchUserInfo(metadata: AuthorizationServerMetadata, client: ClientConfiguration, accessToken: AccessToken,
+                          expectedSubject: String, http: HTTPClient, now: Date) async throws(AuthError) -> UserInfoResponse {
+    let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: accessToken)
+    return try processUserInfoResponse(try await http.perform(request), expectedSubject: expectedSubject, now: now)
+}
+
+/// The result of a completed code-flow sign-in.
+public struct SignInResult: Sendable, Equatable {
+    public var tokens: TokenSet
+    /// nil when `openid` was not requested (plain OAuth, GitHub).
+    public var idToken: VerifiedIDToken?
+}
+
+/// Code exchange plus ID-token validation (when `openid` was requested), the whole token step
+/// of the code flow. Userinfo is a separate call.
+public func completeAuthorizationCodeGrant(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                           response: ValidatedAuthorizationResponse, http: HTTPClient, crypto: CryptoProvider,
+                                           jwksCache: JWKSCache, now: Date) async throws(AuthError) -> SignInResult {
+    let tokens = try await exchangeCode(metadata: metadata, client: client, response: response, http: http, now: now)
+    guard let idToken = tokens.idToken else { return SignInResult(tokens: tokens, idToken: nil) }
+    let options = IDTokenValidationOptions(metadata: metadata, client: client, pending: response.pending, tokens: tokens)
+    let verified = try await validateIDToken(idToken, options: options, crypto: crypto, now: now, jwksCache: jwksCache)
+    return SignInResult(tokens: tokens, idToken: verified)
+}

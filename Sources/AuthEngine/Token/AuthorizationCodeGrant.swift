@@ -1,0 +1,29 @@
+import Foundation
+
+/// The token request of the authorization code grant (RFC 6749 §4.1.3, RFC 7636 §4.5):
+/// `POST` form with `grant_type=authorization_code`, `code`, `redirect_uri` (byte-identical to
+/// the authorization request), `code_verifier`, any `resource` (RFC 8707 §2.2), and client
+/// authentication. Never follows redirects (TOK-13).
+/// - Throws: `.unsupported(.missingEndpoint / .insecureURL)`.
+public func makeAuthorizationCodeTokenRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                              response: ValidatedAuthorizationResponse) throws(AuthError) -> HTTPRequest {
+    guard let endpoint = metadata.tokenEndpoint else { throw .unsupported(.missingEndpoint("token_endpoint")) }
+    var parameters = [
+        FormParameter("grant_type", GrantType.authorizationCode.rawValue),
+        FormParameter("code", response.code.exposedValue),
+        FormParameter("redirect_uri", response.pending.redirectURI),
+        FormParameter("code_verifier", response.pending.codeVerifier.exposedValue),
+    ]
+    parameters += response.pending.resources.map { FormParameter("resource", $0) }
+    return try client.makeFormRequest(url: endpoint, parameters: parameters)
+}
+
+/// Processes the code-exchange response into a ``TokenSet`` received at `now`. When `openid`
+/// was requested the `id_token` is required (TOK-09); validate it next with
+/// ``validateIDToken(_:keys:options:crypto:now:)``.
+/// - Throws: as ``parseTokenResponse(_:url:now:)``, plus `.protocolViolation(.missingField("id_token"))`.
+public func processAuthorizationCodeResponse(_ response: HTTPResponse, pending: PendingAuthorization, now: Date) throws(AuthError) -> TokenSet {
+    let parsed = try parseTokenResponse(response, now: now)
+    if pending.isOpenID && parsed.idToken == nil { throw .protocolViolation(.missingField("id_token")) }
+    return TokenSet(response: parsed, requestedScopes: pending.requestedScopes, now: now)
+}

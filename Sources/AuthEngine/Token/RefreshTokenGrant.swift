@@ -1,0 +1,93 @@
+import Foundation
+
+/// The refresh token request (RFC 6749 §6): `grant_type=refresh_token`, `refresh_token`, an
+/// optional narrower `scope`, an optional `resource` (RFC 8707 §2.2: one access token per
+/// resource), and client authentication. Never follows redirects.
+/// - Throws: `.unsupported(.missingEndpoint("token_endpoint") / .insecureURL / .invalidResourceIndicator)`.
+public func makeRefreshTokenRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, refreshToken: RefreshToken,
+                                    scopes: [String]? = nil, resource: String? = nil) throws(AuthError) -> HTTPRequest {
+    guard let endpoint = metadata.tokenEndpoint else { throw .unsupported(.missingEndpoint("token_endpoint")) }
+    if let resource { try validateResourceIndicator(resource) }
+    var parameters = [FormParameter("grant_type", GrantType.refreshToken.rawValue), FormParameter("refresh_token", refreshToken.exposedValue)]
+    if let scopes { parameters.append(FormParameter("scope", scopes.joined(separator: " "))) }
+    if let resource { parameters.append(FormParameter("resource", resource)) }
+    return try client.makeFormRequest(url: endpoint, parameters: parameters)
+}
+
+/// Processes a refresh response into the new ``TokenSet`` (RFC 6749 §6, OIDC Core §12.2):
+/// - rotation: a returned `refresh_token` replaces the old one; when none comes back the old
+///   one (and its expiry) is kept — never overwritten with an empty value (REF-02/03);
+/// - no `id_token` → the previous one is kept (REF-03); a new one must be validated with
+///   ``validateRefreshedIDToken(_:original:options:keys:crypto:now:)``;
+/// - `scope` absent → the requested narrower scopes, else the previous grant.
+/// - Throws: as ``parseTokenResponse(_:url:now:)`` (`invalid_grant` → `.errorResponse`, whose
+///   ``AuthError/invalidatesGrant`` is true).
+public func processRefreshResponse(_ response: HTTPResponse, previous: TokenSet, requestedScopes: [String]? = nil, now: Date) throws(AuthError) -> TokenSet {
+    let parsed = try parseTokenResponse(response, now: now)
+    var tokens = TokenSet(response: parsed, requestedScopes: requestedScopes ?? previous.grantedScopes, now: now)
+    if parsed.refreshToken == nil {
+        tokens.refreshToken = previous.refreshToken
+        tokens.refreshExpiresAt = previous.refreshExpiresAt
+    }
+    if parsed.idToken == nil { tokens.idToken = previous.idToken }
+    return tokens
+}
+
+/// Options for a refreshed ID token: like the first one, with `nonce` compared only when
+/// present (OIDC Core §12.2, REF-07) and `at_hash` against the new access token.
+extension IDTokenValidationOptions {
+    public init(refreshOf original: IDTokenClaims, metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet) {
+        self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic,
+                  nonce: original.nonce.map(ExpectedNonce.ifPresent) ?? .none, accessTokenHash: .accessToken(tokens.accessToken),
+                  serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+    }
+
+    /// Options for the device grant's ID token (RFC 8628 + OIDC Core §3.1.3.7): no nonce was sent.
+    public init(deviceGrantFor metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet) {
+        self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic, nonce: .none,
+                  accessTokenHash: .accessToken(tokens.accessToken), serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+    }
+}
+
+/// OIDC Core §12.2: a refreshed ID token is validated like the first one, and its `iss` and
+/// `sub` must equal the original's.
+/// - Throws: everything ``validateIDToken(_:keys:options:crypto:now:)`` throws, plus
+///   `.protocolViolation(.refreshedIDTokenIssuerMismatch / .refreshedIDTokenSubjectMismatch)`.
+public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims, options: IDTokenValidationOptions, keys: JWKSet,
+                                     crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
+    let verified = try validateIDToken(raw, keys: keys, options: options, crypto: crypto, now: now)
+    try checkRefreshedIdentity(verified.claims, original: original)
+    return verified
+}
+
+func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
+    guard claims.issuer == original.issuer else {
+        throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
+    }
+    guard claims.subject == original.subject else {
+        throw .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: original.subject, actual: claims.subject))
+    }
+}
+
+/// What the caller should do after a failed refresh (AppAuth's terminal/transient split).
+public enum RefreshFailureDisposition: Sendable, Equatable {
+    /// `invalid_grant` (revoked, expired, reused) or another user's token: sign in again; never retried.
+    case needsReauthentication
+    /// Transport failure, 5xx, 429: retry after `delay` seconds (`Retry-After` when sent).
+    case retry(after: TimeInterval)
+    /// Anything else: show the error; do not retry automatically.
+    case fail
+}
+
+extension AuthError {
+    /// Classifies a refresh failure. `attempt` (0-based) drives the backoff when the server gave
+    /// no `Retry-After`: 2, 4, 8 … seconds, at most 300.
+    public func refreshDisposition(attempt: Int) -> RefreshFailureDisposition {
+        if invalidatesGrant { return .needsReauthentication }
+        if isTransient {
+            let backoff = min(300, pow(2, Double(max(0, min(attempt, 16)) + 1)))
+            return .retry(after: retryAfter ?? backoff)
+        }
+        return .fail
+    }
+}

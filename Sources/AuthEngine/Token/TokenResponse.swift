@@ -1,0 +1,156 @@
+import Foundation
+
+/// `grant_type` values (RFC 6749 §4.1.3, §6; RFC 8628 §3.4).
+public enum GrantType: String, Sendable, Equatable {
+    case authorizationCode = "authorization_code"
+    case refreshToken = "refresh_token"
+    case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+}
+
+/// A successful access token response as sent (RFC 6749 §5.1). Relative times only here.
+public struct TokenResponse: Sendable, Equatable {
+    /// `access_token`.
+    public var accessToken: AccessToken
+    /// `token_type`, as sent (compared case-insensitively; only Bearer is accepted).
+    public var tokenType: String
+    /// `expires_in`, seconds from receipt (a JSON number or numeric string); nil = unknown.
+    public var expiresIn: Int?
+    /// `refresh_token`.
+    public var refreshToken: RefreshToken?
+    /// `id_token` (OIDC Core §3.1.3.3).
+    public var idToken: RawIDToken?
+    /// `scope` split on spaces or commas (GitHub), or the array some servers send; nil when absent
+    /// ("as requested", RFC 6749 §5.1).
+    public var scope: [String]?
+    /// `refresh_expires_in` (Keycloak) or `refresh_token_expires_in` (GitHub), seconds.
+    public var refreshExpiresIn: Int?
+
+    public init(accessToken: AccessToken, tokenType: String, expiresIn: Int? = nil, refreshToken: RefreshToken? = nil,
+                idToken: RawIDToken? = nil, scope: [String]? = nil, refreshExpiresIn: Int? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.scope = scope
+        self.refreshExpiresIn = refreshExpiresIn
+    }
+}
+
+/// The tokens of one grant as a domain value, with absolute times (STYLE §2.3).
+public struct TokenSet: Sendable, Equatable, Codable {
+    public var accessToken: AccessToken
+    /// `token_type` as sent (Bearer in any case).
+    public var tokenType: String
+    public var refreshToken: RefreshToken?
+    public var idToken: RawIDToken?
+    /// When the response was received (the injected `now`).
+    public var receivedAt: Date
+    /// `receivedAt + expires_in`; nil when the lifetime is unknown (TOK-07).
+    public var expiresAt: Date?
+    /// `receivedAt + refresh_expires_in` / `refresh_token_expires_in`, when sent.
+    public var refreshExpiresAt: Date?
+    /// Granted scopes: the response's `scope`, or the requested scopes when it was absent.
+    public var grantedScopes: [String]
+    /// Whether ``grantedScopes`` came from the response (false: assumed as requested).
+    public var scopeWasReturned: Bool
+
+    public init(accessToken: AccessToken, tokenType: String, refreshToken: RefreshToken?, idToken: RawIDToken?,
+                receivedAt: Date, expiresAt: Date?, refreshExpiresAt: Date?, grantedScopes: [String], scopeWasReturned: Bool) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+        self.refreshExpiresAt = refreshExpiresAt
+        self.grantedScopes = grantedScopes
+        self.scopeWasReturned = scopeWasReturned
+    }
+
+    /// Builds the domain value from a response received at `now`.
+    public init(response: TokenResponse, requestedScopes: [String], now: Date) {
+        self.init(accessToken: response.accessToken, tokenType: response.tokenType, refreshToken: response.refreshToken,
+                  idToken: response.idToken, receivedAt: now,
+                  expiresAt: response.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) },
+                  refreshExpiresAt: response.refreshExpiresIn.map { now.addingTimeInterval(TimeInterval($0)) },
+                  grantedScopes: response.scope ?? requestedScopes, scopeWasReturned: response.scope != nil)
+    }
+}
+
+/// Reads a JSON or form-encoded body of an OAuth endpoint into members.
+/// `application/json` (or `+json`), or `application/x-www-form-urlencoded` when the Content-Type
+/// says so (GitHub without `Accept`). Returns nil for other media types.
+func decodeOAuthBody(_ response: HTTPResponse) -> [String: JSONValue]?? {
+    let media = response.mediaType ?? ""
+    if media == "application/json" || media.hasSuffix("+json") {
+        return .some(decodeJSONObject(response.body))
+    }
+    if media == "application/x-www-form-urlencoded" {
+        guard let text = String(data: response.body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), let pairs = FormEncoding.decode(text) else { return .some(nil) }
+        var object: [String: JSONValue] = [:]
+        for pair in pairs { object[pair.name] = .string(pair.value) }
+        return .some(object)
+    }
+    return .none
+}
+
+/// An OAuth error body (RFC 6749 §5.2) when `object` has an `error` member, whatever the status.
+func oauthError(in object: [String: JSONValue], response: HTTPResponse, now: Date) -> OAuthErrorResponse? {
+    guard let code = object.member("error")?.stringValue else { return nil }
+    return OAuthErrorResponse(
+        code: OAuthErrorCode(rawValue: code), description: object.member("error_description")?.stringValue,
+        uri: object.member("error_uri")?.stringValue, status: response.status,
+        retryAfter: parseRetryAfter(response.headers["retry-after"], now: now),
+        interval: try? object.lenientInteger("interval"))
+}
+
+/// The shared prologue of token-endpoint-like responses: error member first (any status), then
+/// status, then content type. Returns the members of a successful body.
+func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, now: Date) throws(AuthError) -> [String: JSONValue] {
+    let decoded = decodeOAuthBody(response)
+    if case .some(.some(let object)) = decoded, let error = oauthError(in: object, response: response, now: now) {
+        throw .errorResponse(error)
+    }
+    guard (200..<300).contains(response.status) else {
+        throw .httpStatus(HTTPStatusFailure(status: response.status, url: url,
+                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+    }
+    guard case .some(let maybeObject) = decoded else {
+        throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
+    }
+    guard let object = maybeObject else { throw .protocolViolation(.malformedJSON(context: context)) }
+    return object
+}
+
+/// Parses a token endpoint response (RFC 6749 §5.1/§5.2): an `error` member means failure
+/// whatever the HTTP status (GitHub answers errors with 200); JSON, or form-encoded when the
+/// Content-Type says so; `expires_in` as number or numeric string; `token_type` any case
+/// (Bearer only); `scope` a string (space- or comma-separated), an array, or absent;
+/// `null` members count as absent; unknown members are ignored.
+/// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.unexpectedContentType /
+///   .malformedJSON / .missingField / .invalidField)`, `.unsupported(.tokenType)`.
+public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_endpoint", now: Date) throws(AuthError) -> TokenResponse {
+    let object = try readOAuthResponse(response, url: url, context: "token response", now: now)
+    let accessToken = try object.requiredString("access_token")
+    let tokenType = try object.requiredString("token_type")
+    guard tokenType.lowercased() == "bearer" else { throw .unsupported(.tokenType(tokenType)) }
+    let scope: [String]?
+    switch object.member("scope") {
+    case .none: scope = nil
+    case .some(.string(let text)):
+        scope = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+    case .some(.array):
+        scope = try object.optionalStringArray("scope")
+    default:
+        throw .protocolViolation(.invalidField(name: "scope", expected: "a string or an array of strings"))
+    }
+    let keycloakRefreshExpiresIn = try object.lenientInteger("refresh_expires_in")
+    let githubRefreshExpiresIn = try object.lenientInteger("refresh_token_expires_in")
+    let refreshExpiresIn = keycloakRefreshExpiresIn ?? githubRefreshExpiresIn
+    return TokenResponse(
+        accessToken: AccessToken(accessToken), tokenType: tokenType, expiresIn: try object.lenientInteger("expires_in"),
+        refreshToken: try object.optionalString("refresh_token").flatMap { $0.isEmpty ? nil : RefreshToken($0) },
+        idToken: try object.optionalString("id_token").flatMap { $0.isEmpty ? nil : RawIDToken($0) },
+        scope: scope, refreshExpiresIn: refreshExpiresIn)
+}

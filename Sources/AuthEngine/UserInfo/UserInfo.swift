@@ -1,0 +1,53 @@
+import Foundation
+
+/// A UserInfo response (OIDC Core §5.3.2): `sub` plus every claim as sent.
+public struct UserInfoResponse: Sendable, Equatable {
+    /// `sub`, equal to the ID token's.
+    public var subject: String
+    /// All claims, for display (absent claims are simply absent, UI-05).
+    public var claims: [String: JSONValue]
+}
+
+/// `GET userinfo_endpoint` with `Authorization: Bearer <access token>` (OIDC Core §5.3.1,
+/// RFC 6750 §2.1); the token never goes in the query. Redirects are not followed.
+/// - Throws: `.unsupported(.missingEndpoint("userinfo_endpoint") / .insecureURL)`.
+public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, accessToken: AccessToken) throws(AuthError) -> HTTPRequest {
+    guard let endpoint = metadata.userinfoEndpoint else { throw .unsupported(.missingEndpoint("userinfo_endpoint")) }
+    try URLPolicy.requireSecure(endpoint)
+    let headers = client.merging([HTTPHeader("Accept", "application/json"), HTTPHeader("Authorization", "Bearer " + accessToken.exposedValue)])
+    return HTTPRequest(method: .get, url: endpoint, headers: headers, followRedirects: false)
+}
+
+/// Processes a UserInfo response: 401 with `WWW-Authenticate: Bearer error="invalid_token"`
+/// (RFC 6750 §3) → `.errorResponse(invalid_token)`; `application/jwt` → unsupported (UI-07);
+/// JSON with a `sub` equal to `expectedSubject` (UI-03, UI-04).
+/// - Throws: `.errorResponse`, `.httpStatus`, `.unsupported(.signedUserInfo)`,
+///   `.protocolViolation(.unexpectedContentType / .malformedJSON / .missingField("sub") / .userInfoSubjectMismatch)`.
+public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: String, now: Date) throws(AuthError) -> UserInfoResponse {
+    if let challenge = response.headers["www-authenticate"], response.status == 401 || response.status == 403 {
+        throw .errorResponse(OAuthErrorResponse(code: OAuthErrorCode(rawValue: bearerChallengeError(challenge) ?? "invalid_token"),
+                                                status: response.status))
+    }
+    guard (200..<300).contains(response.status) else {
+        throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
+                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+    }
+    if response.mediaType == "application/jwt" { throw .unsupported(.signedUserInfo) }
+    guard response.mediaType == "application/json" else {
+        throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
+    }
+    guard let object = decodeJSONObject(response.body) else { throw .protocolViolation(.malformedJSON(context: "UserInfo response")) }
+    let subject = try object.requiredString("sub")
+    guard subject == expectedSubject else {
+        throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
+    }
+    return UserInfoResponse(subject: subject, claims: object)
+}
+
+/// The `error` attribute of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3).
+func bearerChallengeError(_ header: String) -> String? {
+    guard let range = header.range(of: "error=\"") else { return nil }
+    let rest = header[range.upperBound...]
+    guard let end = rest.firstIndex(of: "\"") else { return nil }
+    return String(rest[..<end])
+}

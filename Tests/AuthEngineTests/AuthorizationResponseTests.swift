@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import AuthEngine
+
+@Suite("Authorization response (RFC 6749 §4.1.2, RFC 9207, RFC 8252 §8.10)")
+struct AuthorizationResponseTests {
+    let pending = OP.pending()
+
+    @Test("ARES-01: code + state + matching iss is accepted; iss is form-decoded")
+    func accepts() throws {
+        let callback = OP.callback([("code", "c0de/+%x"), ("state", "state-1"), ("iss", "https://op.test")])
+        let validated = try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata(issSupported: true))
+        #expect(validated.code.exposedValue == "c0de/+%x")
+        #expect(validated.issuer == "https://op.test")
+        #expect(validated.pending == pending)
+    }
+
+    @Test("ARES-14: unknown parameters are ignored and a 4 KB code is kept byte-exact")
+    func unknownParametersAndLongCode() throws {
+        let code = String(repeating: "a%2B/=", count: 700)
+        let callback = OP.callback([("session_state", "xyz"), ("code", code), ("foo", "bar"), ("state", "state-1")])
+        let validated = try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata())
+        #expect(validated.code.exposedValue == code)
+    }
+
+    @Test("ARES-02, RFC 6749 §10.12: a different or missing state is rejected", arguments: [Optional("state-2"), nil])
+    func stateMismatch(_ state: String?) {
+        var parameters = [("code", "c")]
+        if let state { parameters.append(("state", state)) }
+        #expect(authError { try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata()) }
+            == .protocolViolation(.stateMismatch(expected: "state-1", actual: state)))
+    }
+
+    @Test("ARES-04, RFC 9207 §2.4: a wrong iss is rejected when advertised")
+    func issMismatch() {
+        let callback = OP.callback([("code", "c"), ("state", "state-1"), ("iss", "https://attacker.test")])
+        #expect(authError { try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata(issSupported: true)) }
+            == .protocolViolation(.authorizationResponseIssuerMismatch(expected: "https://op.test", actual: "https://attacker.test")))
+    }
+
+    @Test("ARES-05, RFC 9207 §2.4: a missing iss is rejected when advertised")
+    func issMissing() {
+        let callback = OP.callback([("code", "c"), ("state", "state-1")])
+        #expect(authError { try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata(issSupported: true)) }
+            == .protocolViolation(.missingAuthorizationResponseIssuer(expected: "https://op.test")))
+    }
+
+    @Test("ARES-06(a,b): without advertised support, iss absent or correct is accepted", arguments: [Optional<String>.none, "https://op.test"])
+    func issNotAdvertisedAccepted(_ iss: String?) throws {
+        var parameters = [("code", "c"), ("state", "state-1")]
+        if let iss { parameters.append(("iss", iss)) }
+        _ = try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata(issSupported: false))
+    }
+
+    @Test("ARES-06(c): without advertised support, a wrong iss is still rejected")
+    func issNotAdvertisedWrong() {
+        let callback = OP.callback([("code", "c"), ("state", "state-1"), ("iss", "https://op.test/")])
+        #expect(authError { try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata()) }
+            == .protocolViolation(.authorizationResponseIssuerMismatch(expected: "https://op.test", actual: "https://op.test/")))
+    }
+
+    @Test("ARES-07, RFC 6749 §4.1.2.1: access_denied is a denial, read before state", arguments: [Optional("state-1"), "other", nil])
+    func accessDenied(_ state: String?) {
+        var parameters = [("error", "access_denied"), ("error_description", "User cancelled")]
+        if let state { parameters.append(("state", state)) }
+        #expect(authError { try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata()) }
+            == .authorizationDenied(AuthorizationErrorParameters(code: .accessDenied, errorDescription: "User cancelled", stateMatched: state == "state-1")))
+    }
+
+    @Test("ARES-08, OIDC Core §3.1.2.6: login_required and friends are redirect errors", arguments: [
+        "login_required", "interaction_required", "consent_required", "account_selection_required",
+    ])
+    func promptNoneErrors(_ code: String) {
+        let error = authError { try validateAuthorizationResponse(callback: OP.callback([("error", code), ("state", "state-1")]), pending: pending, metadata: OP.metadata()) }
+        #expect(error == .authorizationDenied(AuthorizationErrorParameters(code: OAuthErrorCode(rawValue: code), stateMatched: true)))
+        #expect(error?.invalidatesGrant == false)
+    }
+
+    @Test("ARES-10, RFC 6749 §4.1.2/§3.1: missing code, code with error, repeated parameters are malformed", arguments: [
+        ([("state", "state-1")], MalformedAuthorizationResponse.missingCode),
+        ([("code", ""), ("state", "state-1")], .missingCode),
+        ([("code", "c"), ("error", "access_denied"), ("state", "state-1")], .codeAndError),
+        ([("code", "a"), ("code", "b"), ("state", "state-1")], .repeatedParameter("code")),
+        ([("code", "a"), ("state", "state-1"), ("state", "state-1")], .repeatedParameter("state")),
+    ])
+    func malformed(_ parameters: [(String, String)], _ reason: MalformedAuthorizationResponse) {
+        #expect(authError { try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata()) }
+            == .protocolViolation(.malformedAuthorizationResponse(reason)))
+    }
+
+    @Test("ARES-11, RFC 8252 §8.10: another path is never redeemed")
+    func wrongPath() {
+        let callback = OP.callback([("code", "c"), ("state", "state-1")], path: "/callback2")
+        #expect(authError { try validateAuthorizationResponse(callback: callback, pending: pending, metadata: OP.metadata()) }
+            == .protocolViolation(.redirectPathMismatch(expected: "/callback", actual: "/callback2")))
+    }
+
+    @Test("ARES-11, ARES-13: the listener ignores other paths and methods (404, keep waiting)", arguments: [
+        ("GET", "/favicon.ico"), ("GET", "/"), ("GET", "/callback2"), ("HEAD", "/callback"), ("PUT", "/callback"),
+    ])
+    func verdictIgnores(_ method: String, _ path: String) {
+        let decision = decideRedirectCallback(OP.callback([("code", "c"), ("state", "state-1")], path: path, method: method),
+                                              pending: pending, metadata: OP.metadata())
+        #expect(decision.verdict == .ignore)
+        #expect(decision.outcome == nil)
+    }
+
+    @Test("Listener verdict: a valid callback finishes with a success page and the validated response (GET and form_post POST)",
+          arguments: ["GET", "POST"])
+    func verdictSuccess(_ method: String) throws {
+        let decision = decideRedirectCallback(OP.callback([("code", "c"), ("state", "state-1")], method: method), pending: pending, metadata: OP.metadata())
+        guard case .finish(page: .success) = decision.verdict else { Issue.record("expected success page"); return }
+        #expect(try decision.outcome?.get().code.exposedValue == "c")
+    }
+
+    @Test("Listener verdict: a denial or state mismatch on the right path finishes with a failure page")
+    func verdictFailure() {
+        for parameters in [[("error", "access_denied"), ("state", "state-1")], [("code", "c"), ("state", "nope")]] {
+            let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
+            guard case .finish(page: .failure) = decision.verdict, case .failure = decision.outcome else {
+                Issue.record("expected failure page")
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import AuthEngine
+
+@Suite("Errors: intent helpers, PresentableError, redaction (STYLE §2.6)")
+struct ErrorsTests {
+    @Test("invalid_grant invalidates the grant and is not transient")
+    func invalidGrant() {
+        let error = AuthError.errorResponse(OAuthErrorResponse(code: .invalidGrant, status: 400))
+        #expect(error.invalidatesGrant)
+        #expect(!error.isTransient)
+        #expect(!error.isSecurityRelevant)
+    }
+
+    @Test("Transient: timeouts, connection failures, 5xx, 429, temporarily_unavailable", arguments: [
+        AuthError.transport(.timeout(url: "u", seconds: 30)), .transport(.connection(url: "u", detail: "reset")),
+        .httpStatus(HTTPStatusFailure(status: 502, url: "u")), .httpStatus(HTTPStatusFailure(status: 429, url: "u")),
+        .errorResponse(OAuthErrorResponse(code: .temporarilyUnavailable, status: 503)), .errorResponse(OAuthErrorResponse(code: .serverError, status: 500)),
+    ])
+    func transient(_ error: AuthError) {
+        #expect(error.isTransient)
+        #expect(!error.invalidatesGrant)
+    }
+
+    @Test("Not transient: TLS, protocol violations, denials, 4xx", arguments: [
+        AuthError.transport(.tls(url: "u", detail: "x")), .protocolViolation(.atHashMismatch), .httpStatus(HTTPStatusFailure(status: 404, url: "u")),
+        .authorizationDenied(AuthorizationErrorParameters(code: .accessDenied, stateMatched: true)), .unsupported(.encryptedIDToken),
+    ])
+    func notTransient(_ error: AuthError) {
+        #expect(!error.isTransient)
+    }
+
+    @Test("Security relevant: every protocol violation, insecure URLs, TLS failures", arguments: [
+        AuthError.protocolViolation(.stateMismatch(expected: "a", actual: "b")), .protocolViolation(.signatureInvalid(kid: nil)),
+        .unsupported(.insecureURL("http://x")), .transport(.tls(url: "u", detail: "x")),
+    ])
+    func securityRelevant(_ error: AuthError) {
+        #expect(error.isSecurityRelevant)
+    }
+
+    @Test("RFC 9110 §10.2.3: Retry-After as seconds or HTTP-date")
+    func retryAfter() {
+        #expect(parseRetryAfter("10", now: testNow) == 10)
+        let date = Date(timeIntervalSince1970: 1_900_000_030)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(parseRetryAfter(formatter.string(from: date), now: testNow) == 30)
+        #expect(parseRetryAfter("soon", now: testNow) == nil)
+        #expect(parseRetryAfter(nil, now: testNow) == nil)
+    }
+
+    @Test("Issuer mismatch shows both strings and the likely fix", arguments: [
+        ("https://op.test/", "https://op.test", "trailing slash"), ("https://op.test", "https://OP.TEST", "case"),
+        ("https://op.test", "http://op.test", "scheme"), ("https://op.test", "https://op.test:443", "443"),
+    ])
+    func issuerHint(_ expected: String, _ actual: String, _ hint: String) {
+        let presentable = PresentableError(from: .protocolViolation(.issuerMismatch(expected: expected, actual: actual)))
+        #expect(presentable.detail.contains("\"\(expected)\""))
+        #expect(presentable.detail.contains("\"\(actual)\""))
+        #expect(presentable.detail.contains(hint))
+        #expect(presentable.specReference?.contains("Discovery") == true)
+    }
+
+    @Test("OAuthErrorCode round-trips wire values, unknown codes kept", arguments: [
+        "invalid_grant", "slow_down", "authorization_pending", "expired_token", "access_denied", "unsupported_token_type", "bad_verification_code",
+    ])
+    func errorCodes(_ raw: String) {
+        #expect(OAuthErrorCode(rawValue: raw).rawValue == raw)
+    }
+
+    @Test("Redaction: no token, code, verifier or secret appears in descriptions of values or errors")
+    func redaction() throws {
+        let secrets = ["at-secret-value-123", "rt-secret", "code-abc", RFC7636AppendixB.verifier, "client-secret-xyz"]
+        let tokens = TokenSet(accessToken: OP.accessToken, tokenType: "Bearer", refreshToken: RefreshToken("rt-secret"), idToken: RawIDToken("id.token.sig"),
+                              receivedAt: testNow, expiresAt: nil, refreshExpiresAt: nil, grantedScopes: [], scopeWasReturned: false)
+        let validated = try OP.validated()
+        let client = ClientConfiguration(clientID: "c", authentication: .clientSecretBasic(ClientSecret("client-secret-xyz")))
+        let request = try makeAuthorizationCodeTokenRequest(metadata: OP.metadata(), client: client, response: validated)
+        let described = [
+            String(describing: tokens), String(reflecting: tokens), String(describing: validated), String(describing: OP.pending()),
+            String(describing: client), String(describing: request.headers), String(describing: formBody(request)),
+        ]
+        for text in described {
+            for secret in secrets { #expect(!text.contains(secret), "leaked in: \(text)") }
+        }
+        // Errors produced from responses carrying tokens never echo them.
+        let errors: [AuthError] = [
+            authError { try processAuthorizationCodeResponse(jsonResponse(["access_token": "at-secret-value-123", "token_type": "mac"]), pending: OP.pending(), now: testNow) },
+            authError { try processAuthorizationCodeResponse(jsonResponse(["access_token": "at-secret-value-123", "token_type": "Bearer", "expires_in": "x"]), pending: OP.pending(), now: testNow) },
+            authError { try validateIDToken(RawIDToken("at-secret-value-123.x.y"), keys: OP.keys, options: OP.options(), crypto: OP.crypto().provider, now: testNow) },
+        ].compactMap { $0 }
+        #expect(errors.count == 3)
+        for error in errors {
+            let texts = [String(describing: error), String(reflecting: error), PresentableError(from: error).detail]
+            for text in texts { #expect(!text.contains("at-secret-value-123")) }
+        }
+    }
+}

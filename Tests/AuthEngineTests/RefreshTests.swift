@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import AuthEngine
+
+@Suite("Refresh (RFC 6749 §6, OIDC Core §12)")
+struct RefreshTests {
+    static let previous = TokenSet(accessToken: AccessToken("old-at"), tokenType: "Bearer", refreshToken: RefreshToken("old-rt"),
+                                   idToken: RawIDToken("old.id.token"), receivedAt: testNow.addingTimeInterval(-3600),
+                                   expiresAt: testNow.addingTimeInterval(-10), refreshExpiresAt: testNow.addingTimeInterval(3600),
+                                   grantedScopes: ["openid", "profile", "offline_access"], scopeWasReturned: true)
+
+    @Test("REF-01: the refresh request is an exact form POST (public client)")
+    func request() throws {
+        let request = try makeRefreshTokenRequest(metadata: OP.metadata(), client: OP.client, refreshToken: RefreshToken("old-rt"))
+        #expect(request.method == .post)
+        #expect(request.url.absoluteString == "https://op.test/token")
+        #expect(request.headers == [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")])
+        #expect(formBody(request) == [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", "old-rt"), FormParameter("client_id", "rp-native")])
+        #expect(request.followRedirects == false)
+    }
+
+    @Test("RFC 6749 §6, RFC 8707 §2.2: narrower scope and one resource")
+    func narrowerScopeAndResource() throws {
+        let request = try makeRefreshTokenRequest(metadata: OP.metadata(), client: OP.client, refreshToken: RefreshToken("rt"),
+                                                  scopes: ["read:events"], resource: "https://api.test/v1")
+        #expect(formBody(request) == [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", "rt"),
+                                      FormParameter("scope", "read:events"), FormParameter("resource", "https://api.test/v1"),
+                                      FormParameter("client_id", "rp-native")])
+        #expect(authError { try makeRefreshTokenRequest(metadata: OP.metadata(), client: OP.client, refreshToken: RefreshToken("rt"), resource: "api#x") }
+            == .unsupported(.invalidResourceIndicator("api#x")))
+    }
+
+    @Test("REF-02: a new refresh token replaces the old one")
+    func rotation() throws {
+        let response = jsonResponse(["access_token": "new-at", "token_type": "Bearer", "expires_in": 300, "refresh_token": "new-rt", "refresh_expires_in": 1800])
+        let tokens = try processRefreshResponse(response, previous: Self.previous, now: testNow)
+        #expect(tokens.refreshToken?.exposedValue == "new-rt")
+        #expect(tokens.accessToken.exposedValue == "new-at")
+        #expect(tokens.expiresAt == testNow.addingTimeInterval(300))
+        #expect(tokens.refreshExpiresAt == testNow.addingTimeInterval(1800))
+    }
+
+    @Test("REF-03: no refresh_token keeps the old one and its expiry; no id_token keeps the previous one", arguments: [
+        #"{"access_token":"new-at","token_type":"Bearer"}"#, #"{"access_token":"new-at","token_type":"Bearer","refresh_token":null}"#,
+        #"{"access_token":"new-at","token_type":"Bearer","refresh_token":""}"#,
+    ])
+    func keepOldRefreshToken(_ body: String) throws {
+        let tokens = try processRefreshResponse(textResponse(body, contentType: "application/json"), previous: Self.previous, now: testNow)
+        #expect(tokens.refreshToken?.exposedValue == "old-rt")
+        #expect(tokens.refreshExpiresAt == Self.previous.refreshExpiresAt)
+        #expect(tokens.idToken == Self.previous.idToken)
+        #expect(tokens.grantedScopes == Self.previous.grantedScopes)
+    }
+
+    @Test("REF-08: invalid_grant needs a new sign-in and is never retried", arguments: [400, 200])
+    func invalidGrant(_ status: Int) {
+        let response = jsonResponse(["error": "invalid_grant", "error_description": "token revoked"], status: status)
+        let error = authError { try processRefreshResponse(response, previous: Self.previous, now: testNow) }
+        #expect(error?.invalidatesGrant == true)
+        #expect(error?.refreshDisposition(attempt: 0) == .needsReauthentication)
+    }
+
+    @Test("Transient refresh failures retry, honouring Retry-After, else exponential backoff", arguments: [
+        (AuthError.httpStatus(HTTPStatusFailure(status: 503, url: "u", retryAfter: 42)), 0, RefreshFailureDisposition.retry(after: 42)),
+        (AuthError.transport(.connection(url: "u", detail: "reset")), 0, .retry(after: 2)),
+        (AuthError.transport(.timeout(url: "u", seconds: 10)), 2, .retry(after: 8)),
+        (AuthError.httpStatus(HTTPStatusFailure(status: 500, url: "u")), 20, .retry(after: 300)),
+        (AuthError.errorResponse(OAuthErrorResponse(code: .invalidClient, status: 401)), 0, .fail),
+        (AuthError.protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "a", actual: "b")), 0, .needsReauthentication),
+    ])
+    func dispositions(_ error: AuthError, _ attempt: Int, _ expected: RefreshFailureDisposition) {
+        #expect(error.refreshDisposition(attempt: attempt) == expected)
+    }
+
+    static func original() throws -> IDTokenClaims {
+        try IDTokenClaims(payload: JSONSerialization.data(withJSONObject: OP.claims()))
+    }
+
+    @Test("REF-04, REF-05, OIDC Core §12.2: refreshed ID token iss and sub must equal the original's", arguments: [
+        (["sub": "bob"] as [String: String], AuthError.protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "alice", actual: "bob"))),
+        (["iss": "https://op.test1"], AuthError.protocolViolation(.idTokenIssuerMismatch(expected: "https://op.test", actual: "https://op.test1"))),
+    ])
+    func refreshedIdentity(_ overrides: [String: String], _ expected: AuthError) throws {
+        let original = try Self.original()
+        let tokens = TokenSet(response: TokenResponse(accessToken: OP.accessToken, tokenType: "Bearer"), requestedScopes: [], now: testNow)
+        let options = IDTokenValidationOptions(refreshOf: original, metadata: OP.metadata(), client: OP.client, tokens: tokens)
+        let raw = OP.idToken(claims: OP.claims(overrides))
+        #expect(authError { try validateRefreshedIDToken(raw, original: original, options: options, keys: OP.keys, crypto: OP.crypto().provider, now: testNow) } == expected)
+    }
+
+    @Test("REF-07: refreshed nonce equal or absent accepted, different rejected")
+    func refreshedNonce() throws {
+        let original = try Self.original()
+        let tokens = TokenSet(response: TokenResponse(accessToken: OP.accessToken, tokenType: "Bearer"), requestedScopes: [], now: testNow)
+        let options = IDTokenValidationOptions(refreshOf: original, metadata: OP.metadata(), client: OP.client, tokens: tokens)
+        #expect(options.nonce == .ifPresent("nonce-1"))
+        _ = try validateRefreshedIDToken(OP.idToken(claims: OP.claims(["nonce": nil])), original: original, options: options, keys: OP.keys, crypto: OP.crypto().provider, now: testNow)
+        #expect(authError { try validateRefreshedIDToken(OP.idToken(claims: OP.claims(["nonce": "x"])), original: original, options: options, keys: OP.keys, crypto: OP.crypto().provider, now: testNow) }
+            == .protocolViolation(.nonceMismatch(expected: "nonce-1", actual: "x")))
+    }
+
+    @Test("refreshTokens: rotation applied and the new ID token checked against the original (async)")
+    func asyncRefresh() async throws {
+        let stub = StubHTTPClient()
+        let newIDToken = OP.idToken(claims: OP.claims(["nonce": nil, "at_hash": OP.atHash]))
+        stub.on(.post, "https://op.test/token", respond: jsonResponse([
+            "access_token": OP.accessToken.exposedValue, "token_type": "Bearer", "refresh_token": "new-rt", "id_token": newIDToken.exposedValue, "expires_in": 60,
+        ]))
+        stub.on(.get, "https://op.test/jwks", respond: jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"]]]))
+        let result = try await refreshTokens(metadata: OP.metadata(), client: OP.client, tokens: Self.previous, originalIDToken: try Self.original(),
+                                             http: stub.client, crypto: OP.crypto().provider,
+                                             jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client), now: testNow)
+        #expect(result.tokens.refreshToken?.exposedValue == "new-rt")
+        #expect(result.idToken?.claims.subject == "alice")
+        #expect(formBody(stub.requests[0]).first { $0.name == "refresh_token" }?.value == "old-rt")
+    }
+
+    @Test("refreshTokens: a refreshed ID token for another sub is rejected (REF-05, async)")
+    func asyncRefreshOtherSubject() async throws {
+        let stub = StubHTTPClient()
+        stub.on(.post, "https://op.test/token", respond: jsonResponse([
+            "access_token": "x", "token_type": "Bearer", "id_token": OP.idToken(claims: OP.claims(["sub": "mallory", "nonce": nil])).exposedValue,
+        ]))
+        stub.on(.get, "https://op.test/jwks", respond: jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"]]]))
+        let original = try Self.original()
+        let error = await asyncAuthError {
+            try await refreshTokens(metadata: OP.metadata(), client: OP.client, tokens: Self.previous, originalIDToken: original, http: stub.client,
+                                    crypto: OP.crypto().provider, jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client), now: testNow)
+        }
+        #expect(error == .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "alice", actual: "mallory")))
+        #expect(error?.invalidatesGrant == true)
+    }
+}
