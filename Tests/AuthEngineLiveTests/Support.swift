@@ -64,8 +64,14 @@ final class FixtureServer: @unchecked Sendable {
     let port: Int
     private let output = Pipe()
 
-    /// Starts `python3 -u <script> <arguments>` and waits (at most 10 s) for the port line.
-    init(script: String, arguments: [String] = []) throws {
+    private let scriptDirectory: TemporaryDirectory
+
+    /// Writes `source` to a temporary file, starts `python3 -u <file> <arguments>` and waits
+    /// (at most 10 s) for the port line.
+    init(source: String, arguments: [String] = []) throws {
+        scriptDirectory = try TemporaryDirectory()
+        let script = scriptDirectory.path("fixture.py")
+        try Data(source.utf8).write(to: URL(fileURLWithPath: script))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script] + arguments
         process.standardOutput = output
@@ -79,7 +85,8 @@ final class FixtureServer: @unchecked Sendable {
             guard Date() < deadline, process.isRunning else {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                throw FixtureError("fixture server \(script) did not print its port")
+                scriptDirectory.remove()
+                throw FixtureError("fixture server did not print its port")
             }
             var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
             if poll(&descriptor, 1, 100) > 0 {
@@ -90,6 +97,7 @@ final class FixtureServer: @unchecked Sendable {
         guard let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            scriptDirectory.remove()
             throw FixtureError("fixture server printed \(line) instead of a port")
         }
         self.port = port
@@ -101,12 +109,6 @@ final class FixtureServer: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
+        scriptDirectory.remove()
     }
-}
-
-/// A file under this test target's `Fixtures/` directory (found from the source location, so
-/// no resources need declaring in Package.swift).
-func fixturePath(_ name: String, file: StaticString = #filePath) -> String {
-    URL(fileURLWithPath: "\(file)").deletingLastPathComponent()
-        .appendingPathComponent("Fixtures").appendingPathComponent(name).path
 }
