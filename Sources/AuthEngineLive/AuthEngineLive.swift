@@ -1,1 +1,0 @@
-// AuthEngineLive: see ARCHITECTURE.md.

@@ -1,0 +1,417 @@
+import AuthEngine
+import CCurl
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Per-provider settings of the live HTTP client.
+public struct CurlHTTPConfiguration: Sendable, Equatable {
+    /// A PEM file of extra CA certificates to trust for this provider (`CURLOPT_CAINFO`), e.g. a
+    /// private provider's CA. The system trust store (`/etc/ssl/certs`) stays trusted. When nil,
+    /// `SSL_CERT_FILE` from the environment is used the same way if it is set.
+    public var caBundlePath: String?
+    /// Limit for establishing the connection (TCP + TLS), in seconds.
+    public var connectTimeout: Double
+    /// Limit for the whole exchange including all followed redirects, in seconds.
+    public var totalTimeout: Double
+    /// Largest accepted response body, in bytes; larger ones fail with
+    /// `TransportError.responseTooLarge`.
+    public var maximumResponseBytes: Int
+    /// Sent as `User-Agent` unless the request sets one.
+    public var userAgent: String
+    /// Most 3xx responses followed for a request with `followRedirects`; the last 3xx response
+    /// is returned when the limit is reached.
+    public var maximumRedirects: Int
+
+    public static let defaultUserAgent = "authdeck/\(AuthEngineLiveVersion.string)"
+
+    public init(
+        caBundlePath: String? = nil,
+        connectTimeout: Double = 10,
+        totalTimeout: Double = 30,
+        maximumResponseBytes: Int = 1 << 20,
+        userAgent: String = CurlHTTPConfiguration.defaultUserAgent,
+        maximumRedirects: Int = 5
+    ) {
+        self.caBundlePath = caBundlePath
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+        self.maximumResponseBytes = maximumResponseBytes
+        self.userAgent = userAgent
+        self.maximumRedirects = maximumRedirects
+    }
+}
+
+/// Version string used in the default `User-Agent` (`authdeck/<version>`).
+public enum AuthEngineLiveVersion {
+    public static let string = "0.1.0"
+}
+
+/// The live ``HTTPClient`` on libcurl.
+///
+/// - TLS is always verified (`CURLOPT_SSL_VERIFYPEER`/`VERIFYHOST` on); an extra CA bundle may be
+///   configured per provider.
+/// - Only `https` URLs are sent, and plain `http` only to a literal loopback address
+///   (127.0.0.0/8, `[::1]`); anything else throws `TransportError.insecureURL` before any network
+///   traffic. The URL is parsed by libcurl's own URL parser, the one that also sends it.
+/// - Redirects are followed only when `HTTPRequest.followRedirects` is set; each hop is checked
+///   like the first URL, `Authorization` and `Cookie` are dropped when the origin changes, and
+///   301/302/303 turn a POST into a GET without body (303 any method but HEAD).
+/// - Proxies come from the environment as libcurl reads them (`http_proxy`, `https_proxy`/
+///   `HTTPS_PROXY`, `all_proxy`, `no_proxy`/`NO_PROXY`), except for loopback targets, which are
+///   always reached directly (traffic that never leaves the machine).
+/// - The blocking transfer runs on a Dispatch queue, never on the Swift cooperative pool; Task
+///   cancellation aborts it (`TransportError.cancelled`) within about a second.
+/// - Nothing is logged; errors carry the URL without its query and libcurl's message.
+public enum CurlHTTPClient {
+    /// An ``HTTPClient`` with `configuration`.
+    public static func live(configuration: CurlHTTPConfiguration = CurlHTTPConfiguration()) -> HTTPClient {
+        HTTPClient { request async throws(TransportError) -> HTTPResponse in
+            try await send(request, configuration: configuration)
+        }
+    }
+
+    /// Sends `request` and returns the response (any status). Throws ``TransportError``.
+    public static func send(_ request: HTTPRequest, configuration: CurlHTTPConfiguration) async throws(TransportError) -> HTTPResponse {
+        _ = globalInitialization
+        // Refuse insecure URLs before touching the network or a thread.
+        _ = try CurlURL.checked(request.url.absoluteString)
+        if Task.isCancelled { throw .cancelled }
+        let cancellation = CancellationFlag()
+        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                transferQueue.async {
+                    continuation.resume(returning: CurlExchange(configuration: configuration, cancellation: cancellation).run(request))
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return try result.get()
+    }
+
+    private static let transferQueue = DispatchQueue(label: "authdeck.http.curl", qos: .userInitiated, attributes: .concurrent)
+
+    private static let globalInitialization: Void = {
+        let code = authdeck_curl_global_init_default()
+        precondition(code == CURLE_OK, "curl_global_init failed")
+    }()
+}
+
+/// Set from the Task cancellation handler, read by libcurl's progress callback.
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func cancel() { flag.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// A URL parsed by libcurl (`CURLU`), checked for scheme and host.
+final class CurlURL {
+    let handle: OpaquePointer
+    let scheme: String
+    /// Host as libcurl sees it; IPv6 literals keep their brackets.
+    let host: String
+    let port: String
+    let isLoopback: Bool
+    /// The URL without query, fragment or user info, for error values.
+    let display: String
+
+    private init(handle: OpaquePointer, scheme: String, host: String, port: String, isLoopback: Bool, display: String) {
+        self.handle = handle
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.isLoopback = isLoopback
+        self.display = display
+    }
+
+    deinit { curl_url_cleanup(handle) }
+
+    var origin: String { "\(scheme)://\(host.lowercased()):\(port)" }
+
+    /// Parses `string` and refuses anything but `https`, or `http` to a loopback literal.
+    static func checked(_ string: String) throws(TransportError) -> CurlURL {
+        guard let handle = curl_url() else { throw .connection(url: "", detail: "out of memory") }
+        guard curl_url_set(handle, CURLUPART_URL, string, 0) == CURLUE_OK else {
+            curl_url_cleanup(handle)
+            throw .insecureURL(displayString(of: string))
+        }
+        let scheme = (part(handle, CURLUPART_SCHEME) ?? "").lowercased()
+        let host = part(handle, CURLUPART_HOST) ?? ""
+        let port = part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)) ?? ""
+        let path = part(handle, CURLUPART_PATH) ?? "/"
+        let loopback = isLoopbackLiteral(host)
+        let display = "\(scheme)://\(host)\(part(handle, CURLUPART_PORT).map { ":\($0)" } ?? "")\(path)"
+        let url = CurlURL(handle: handle, scheme: scheme, host: host, port: port, isLoopback: loopback, display: display)
+        guard !host.isEmpty, scheme == "https" || (scheme == "http" && loopback) else {
+            throw .insecureURL(display)
+        }
+        return url
+    }
+
+    private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, what, &value, flags) == CURLUE_OK, let value else { return nil }
+        defer { curl_free(value) }
+        return String(cString: value)
+    }
+
+    /// 127.0.0.0/8 in strict dotted-quad form, or `[::1]`. Names (even `localhost`) are not
+    /// literals: they could resolve anywhere.
+    static func isLoopbackLiteral(_ host: String) -> Bool {
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            var address = in6_addr()
+            let literal = String(host.dropFirst().dropLast())
+            guard inet_pton(AF_INET6, literal, &address) == 1 else { return false }
+            return withUnsafeBytes(of: &address) { bytes in
+                bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+            }
+        }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        return UInt32(bigEndian: address.s_addr) >> 24 == 127
+    }
+
+    /// Scheme, host and path only (no query or user info), for refusing unparseable input.
+    static func displayString(of string: String) -> String {
+        guard var components = URLComponents(string: string) else { return "(unparseable URL)" }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? "(unparseable URL)"
+    }
+}
+
+/// State shared with libcurl's callbacks during one transfer (used on the transfer thread only,
+/// except `cancellation`).
+private final class TransferState {
+    let maximumBytes: Int
+    let cancellation: CancellationFlag
+    var body = Data()
+    var headers: [String: String] = [:]
+    var exceededLimit = false
+
+    init(maximumBytes: Int, cancellation: CancellationFlag) {
+        self.maximumBytes = maximumBytes
+        self.cancellation = cancellation
+    }
+}
+
+/// One request, possibly over several redirect hops, on the calling (Dispatch) thread.
+private struct CurlExchange {
+    let configuration: CurlHTTPConfiguration
+    let cancellation: CancellationFlag
+
+    func run(_ original: HTTPRequest) -> Result<HTTPResponse, TransportError> {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(configuration.totalTimeout, 0.001) * 1e9)
+        var request = original
+        var redirects = 0
+        while true {
+            let url: CurlURL
+            do { url = try CurlURL.checked(request.url.absoluteString) } catch { return .failure(error) }
+            let hop = perform(request, url: url, deadline: deadline)
+            guard case .success(let (response, location)) = hop else {
+                return hop.map(\.0)
+            }
+            guard request.followRedirects, [301, 302, 303, 307, 308].contains(response.status),
+                  let location, redirects < configuration.maximumRedirects
+            else { return .success(response) }
+            redirects += 1
+            let next: CurlURL
+            do { next = try CurlURL.checked(location) } catch { return .failure(error) }
+            guard let nextURL = URL(string: location) else { return .failure(.insecureURL(next.display)) }
+            request = redirected(request, to: nextURL, status: response.status, sameOrigin: next.origin == url.origin)
+        }
+    }
+
+    private func redirected(_ request: HTTPRequest, to url: URL, status: Int, sameOrigin: Bool) -> HTTPRequest {
+        var next = request
+        next.url = url
+        let becomesGET = (status == 303 && request.method != .head) || ((status == 301 || status == 302) && request.method == .post)
+        if becomesGET {
+            next.method = .get
+            next.body = nil
+            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if !sameOrigin {
+            next.headers.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+        }
+        return next
+    }
+
+    /// One hop. Returns the response and the absolute redirect target libcurl computed, if any.
+    private func perform(_ request: HTTPRequest, url: CurlURL, deadline: UInt64) -> Result<(HTTPResponse, String?), TransportError> {
+        let display = url.display
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now < deadline else { return .failure(.timeout(url: display, seconds: configuration.totalTimeout)) }
+        let remainingMilliseconds = max(1, Int((deadline - now) / 1_000_000))
+
+        for header in request.headers where !isSafeHeader(header) {
+            return .failure(.connection(url: display, detail: "refused to send header \(header.name): it contains a line break or control character"))
+        }
+
+        guard let easy = curl_easy_init() else { return .failure(.connection(url: display, detail: "curl_easy_init failed")) }
+        defer { curl_easy_cleanup(easy) }
+
+        let state = TransferState(maximumBytes: configuration.maximumResponseBytes, cancellation: cancellation)
+        let statePointer = Unmanaged.passUnretained(state).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+        var names = Set<String>()
+        for header in request.headers {
+            names.insert(header.name.lowercased())
+            // "Name;" sends an empty header; "Name: value" a normal one.
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            headerList = curl_slist_append(headerList, line)
+        }
+        // No `Expect: 100-continue` round trip, and no Content-Type the caller did not set.
+        if !names.contains("expect") { headerList = curl_slist_append(headerList, "Expect:") }
+        if request.body != nil, !names.contains("content-type") { headerList = curl_slist_append(headerList, "Content-Type:") }
+
+        var code: CURLcode = withExtendedLifetime(url) {
+            errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+                var setup = CURLE_OK
+                func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+                set(authdeck_curl_setopt_pointer(easy, CURLOPT_CURLU, UnsafeMutableRawPointer(url.handle)))
+                set(authdeck_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!)))
+                set(authdeck_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
+                if let bundle = configuration.caBundlePath ?? environmentCABundle() {
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_CAINFO, bundle))
+                }
+                if url.isLoopback {
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_PROXY, ""))
+                }
+                set(authdeck_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(configuration.connectTimeout * 1000))))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, remainingMilliseconds))
+                set(authdeck_curl_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumResponseBytes)))
+                if !names.contains("user-agent") {
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent))
+                }
+                set(authdeck_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+
+                switch request.method {
+                case .get:
+                    set(authdeck_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
+                case .head:
+                    set(authdeck_curl_setopt_long(easy, CURLOPT_NOBODY, 1))
+                case .post:
+                    set(authdeck_curl_setopt_long(easy, CURLOPT_POST, 1))
+                default:
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+                }
+                if let body = request.body {
+                    set(authdeck_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                    // COPYPOSTFIELDS copies the bytes; NUL bytes are fine because the size is set first.
+                    set(body.withUnsafeBytes { bytes in
+                        authdeck_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+                    })
+                } else if request.method == .post {
+                    set(authdeck_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0))
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
+                }
+
+                set(authdeck_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
+                set(authdeck_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, statePointer))
+                set(authdeck_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+                set(authdeck_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, statePointer))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
+                set(authdeck_curl_setopt_xferinfo_callback(easy, curlProgress))
+                set(authdeck_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, statePointer))
+                guard setup == CURLE_OK else { return setup }
+                return withExtendedLifetime(state) { curl_easy_perform(easy) }
+            }
+        }
+        if cancellation.isCancelled && code != CURLE_OK { code = CURLE_ABORTED_BY_CALLBACK }
+
+        guard code == CURLE_OK else {
+            let detail = errorBuffer.first == 0 ? String(cString: curl_easy_strerror(code)) : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(transportError(code, detail: detail, url: display, state: state, easy: easy))
+        }
+
+        var status = 0
+        _ = authdeck_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var redirectTarget: UnsafeMutablePointer<CChar>?
+        var location: String?
+        if authdeck_curl_getinfo_string(easy, CURLINFO_REDIRECT_URL, &redirectTarget) == CURLE_OK, let redirectTarget {
+            location = String(cString: redirectTarget)
+        }
+        return .success((HTTPResponse(status: status, headers: state.headers, body: state.body), location))
+    }
+
+    private func transportError(_ code: CURLcode, detail: String, url: String, state: TransferState, easy: UnsafeMutableRawPointer) -> TransportError {
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK where state.cancellation.isCancelled:
+            return .cancelled
+        case CURLE_WRITE_ERROR where state.exceededLimit, CURLE_FILESIZE_EXCEEDED:
+            return .responseTooLarge(url: url, limit: configuration.maximumResponseBytes)
+        case CURLE_OPERATION_TIMEDOUT:
+            var connectTime: curl_off_t = 0
+            _ = authdeck_curl_getinfo_off_t(easy, CURLINFO_APPCONNECT_TIME_T, &connectTime)
+            var tcpConnectTime: curl_off_t = 0
+            _ = authdeck_curl_getinfo_off_t(easy, CURLINFO_CONNECT_TIME_T, &tcpConnectTime)
+            let connected = connectTime > 0 || (tcpConnectTime > 0 && url.hasPrefix("http:"))
+            return .timeout(url: url, seconds: connected ? configuration.totalTimeout : min(configuration.connectTimeout, configuration.totalTimeout))
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+             CURLE_USE_SSL_FAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
+            return .tls(url: url, detail: detail)
+        default:
+            return .connection(url: url, detail: detail)
+        }
+    }
+
+    private func isSafeHeader(_ header: HTTPHeader) -> Bool {
+        let nameOK = !header.name.isEmpty && header.name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f && $0 != ":" }
+        let valueOK = header.value.unicodeScalars.allSatisfy { $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7f) }
+        return nameOK && valueOK
+    }
+
+    private func environmentCABundle() -> String? {
+        guard let path = ProcessInfo.processInfo.environment["SSL_CERT_FILE"], !path.isEmpty else { return nil }
+        return path
+    }
+}
+
+// MARK: - libcurl callbacks (C function pointers: no captures)
+
+private let curlWriteBody: authdeck_curl_data_callback = { buffer, size, count, userData in
+    let state = Unmanaged<TransferState>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    guard state.body.count + length <= state.maximumBytes else {
+        state.exceededLimit = true
+        return 0 // makes libcurl fail with CURLE_WRITE_ERROR
+    }
+    if let buffer, length > 0 {
+        state.body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)
+    }
+    return length
+}
+
+private let curlWriteHeader: authdeck_curl_data_callback = { buffer, size, count, userData in
+    let state = Unmanaged<TransferState>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    guard let buffer else { return length }
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        // A new response starts (100 Continue, proxy CONNECT, ...): keep only the last one's headers.
+        state.headers = [:]
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        if !name.isEmpty { state.headers[name] = value }
+    }
+    return length
+}
+
+private let curlProgress: authdeck_curl_xferinfo_callback = { userData, _, _, _, _ in
+    let state = Unmanaged<TransferState>.fromOpaque(userData!).takeUnretainedValue()
+    return state.cancellation.isCancelled ? 1 : 0
+}

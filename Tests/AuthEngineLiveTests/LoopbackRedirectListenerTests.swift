@@ -1,0 +1,241 @@
+import AuthEngine
+import AuthEngineLive
+import Foundation
+import Testing
+
+/// The loopback listener (RFC 8252 §7.3) driven by real HTTP requests from the libcurl client
+/// and raw sockets.
+@Suite("LoopbackRedirectListener")
+struct LoopbackRedirectListenerTests {
+    static let success = RedirectPage.success(title: "Signed in", message: "You can close this tab.")
+
+    /// Finishes on `/callback`, ignores everything else.
+    static let finishOnCallbackPath: @Sendable (RedirectCallback) -> RedirectCallbackVerdict = { callback in
+        callback.path == "/callback" ? .finish(page: success) : .ignore
+    }
+
+    let http = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(connectTimeout: 2, totalTimeout: 5))
+
+    func get(_ url: String) async throws -> HTTPResponse {
+        try await http.send(HTTPRequest(method: .get, url: URL(string: url)!))
+    }
+
+    @Test("RFC 8252 §7.3: binds the literal 127.0.0.1 on an ephemeral port and builds redirect_uri from it")
+    func boundAddress() throws {
+        let listener = try LoopbackRedirectListener()
+        defer { listener.close() }
+        #expect(listener.boundAddress == "127.0.0.1")
+        #expect(listener.port > 0)
+        #expect(listener.redirectURI.absoluteString == "http://127.0.0.1:\(listener.port)/callback")
+    }
+
+    @Test("RFC 8252 §7.3: stray requests (favicon, wrong path) get 404 and the real callback is then accepted and decoded")
+    func favicon404ThenCallback() async throws {
+        let listener = try LoopbackRedirectListener()
+        let base = "http://127.0.0.1:\(listener.port)"
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        #expect(try await get("\(base)/favicon.ico").status == 404)
+        #expect(try await get("\(base)/other?code=stolen&state=x").status == 404)
+        let page = try await get("\(base)/callback?code=abc%2B1&state=x+y")
+        #expect(page.status == 200)
+        #expect(page.mediaType == "text/html")
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<h1>Signed in</h1>"))
+        let callback = try await waiting.value
+        #expect(callback == RedirectCallback(method: "GET", path: "/callback", parameters: [("code", "abc+1"), ("state", "x y")]))
+    }
+
+    @Test("OAuth 2.0 Form Post Response Mode §2: a POST form body is decoded")
+    func formPost() async throws {
+        let listener = try LoopbackRedirectListener()
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        let request = HTTPRequest(method: .post, url: listener.redirectURI,
+                                  headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                                  body: Data("code=a%2Fb+c&state=s%C3%A9&iss=https%3A%2F%2Fidp.example".utf8))
+        #expect(try await http.send(request).status == 200)
+        let callback = try await waiting.value
+        #expect(callback == RedirectCallback(method: "POST", path: "/callback",
+                                             parameters: [("code", "a/b c"), ("state", "sé"), ("iss", "https://idp.example")]))
+    }
+
+    @Test("RFC 6749 §3.1: repeated parameters are kept, in order, so the engine can refuse them")
+    func repeatedParameters() async throws {
+        let listener = try LoopbackRedirectListener()
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        _ = try await get(listener.redirectURI.absoluteString + "?state=a&code=1&state=b&empty=&flag")
+        let callback = try await waiting.value
+        #expect(callback.parameters.map(\.name) == ["state", "code", "state", "empty", "flag"])
+        #expect(callback.parameters.map(\.value) == ["a", "1", "b", "", ""])
+    }
+
+    @Test("Accepts exactly one callback: after finishing, connecting to the port is refused")
+    func closedAfterFinish() async throws {
+        let listener = try LoopbackRedirectListener()
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        _ = try await get(listener.redirectURI.absoluteString + "?code=1&state=2")
+        _ = try await waiting.value
+        #expect(Self.connect(port: listener.port) == ECONNREFUSED)
+        await #expect(throws: LoopbackListenerError.notListening) {
+            try await listener.waitForCallback(timeout: 1, decide: Self.finishOnCallbackPath)
+        }
+    }
+
+    @Test("Times out with timedOut and closes the port")
+    func timeout() async throws {
+        let listener = try LoopbackRedirectListener()
+        let started = Date()
+        await #expect(throws: LoopbackListenerError.timedOut(seconds: 0.5)) {
+            try await listener.waitForCallback(timeout: 0.5, decide: Self.finishOnCallbackPath)
+        }
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(Self.connect(port: listener.port) == ECONNREFUSED)
+    }
+
+    @Test("Task cancellation stops waiting at once with cancelled and closes the port")
+    func cancellation() async throws {
+        let listener = try LoopbackRedirectListener()
+        let started = Date()
+        let waiting = Task { try await listener.waitForCallback(timeout: 30, decide: Self.finishOnCallbackPath) }
+        try await Task.sleep(for: .milliseconds(200))
+        waiting.cancel()
+        do {
+            _ = try await waiting.value
+            Issue.record("expected cancelled")
+        } catch {
+            #expect(error as? LoopbackListenerError == .cancelled)
+        }
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(Self.connect(port: listener.port) == ECONNREFUSED)
+    }
+
+    @Test("close() before waiting closes the port; waiting afterwards is notListening")
+    func closeBeforeWaiting() async throws {
+        let listener = try LoopbackRedirectListener()
+        listener.close()
+        #expect(Self.connect(port: listener.port) == ECONNREFUSED)
+        await #expect(throws: LoopbackListenerError.notListening) {
+            try await listener.waitForCallback(timeout: 1, decide: Self.finishOnCallbackPath)
+        }
+    }
+
+    @Test("A silent connection (browser pre-connect) does not hold up the real callback")
+    func silentClient() async throws {
+        let listener = try LoopbackRedirectListener(connectionReadTimeout: 20)
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        let silent = try Self.openConnection(port: listener.port)
+        defer { close(silent) }
+        let started = Date()
+        #expect(try await get(listener.redirectURI.absoluteString + "?code=1&state=2").status == 200)
+        _ = try await waiting.value
+        #expect(Date().timeIntervalSince(started) < 3)
+    }
+
+    @Test("A connection that never completes its request is dropped after the read timeout")
+    func readTimeout() async throws {
+        let listener = try LoopbackRedirectListener(connectionReadTimeout: 0.5)
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        defer { waiting.cancel() }
+        let partial = try Self.openConnection(port: listener.port)
+        defer { close(partial) }
+        _ = "GET /callback?code=1 HTTP/1.1\r\n".withCString { send(partial, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        let started = Date()
+        let response = Self.readAll(partial, timeoutMilliseconds: 5000)
+        #expect(response.hasPrefix("HTTP/1.1 408"))
+        #expect(Date().timeIntervalSince(started) < 3)
+    }
+
+    @Test("A request over 64 KiB is refused with 413 and the listener keeps waiting")
+    func oversizedRequest() async throws {
+        let listener = try LoopbackRedirectListener()
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        let huge = listener.redirectURI.absoluteString + "?code=" + String(repeating: "a", count: 70 * 1024)
+        #expect(try await get(huge).status == 413)
+        #expect(try await get(listener.redirectURI.absoluteString + "?code=1").status == 200)
+        #expect(try await waiting.value.parameters.map(\.value) == ["1"])
+    }
+
+    @Test("The page escapes HTML in every string it shows")
+    func pageEscapesHTML() async throws {
+        let listener = try LoopbackRedirectListener()
+        let page = RedirectPage.failure(title: "Denied <script>alert(1)</script>", message: "error_description=\"a & b\" 'x'")
+        let waiting = Task { try await listener.waitForCallback(timeout: 10) { _ in .finish(page: page) } }
+        let response = try await get(listener.redirectURI.absoluteString + "?error=access_denied")
+        _ = try await waiting.value
+        let html = String(decoding: response.body, as: UTF8.self)
+        #expect(!html.contains("<script>"))
+        #expect(html.contains("Denied &lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("error_description=&quot;a &amp; b&quot; &#39;x&#39;"))
+        #expect(response.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+    }
+
+    @Test("IPv6 mode binds [::1] and builds http://[::1]:PORT/callback; a callback over IPv6 is accepted")
+    func ipv6() async throws {
+        let listener = try LoopbackRedirectListener(addressFamily: .ipv6)
+        #expect(listener.boundAddress == "::1")
+        #expect(listener.redirectURI.absoluteString == "http://[::1]:\(listener.port)/callback")
+        let waiting = Task { try await listener.waitForCallback(timeout: 10, decide: Self.finishOnCallbackPath) }
+        #expect(try await get(listener.redirectURI.absoluteString + "?code=v6").status == 200)
+        #expect(try await waiting.value.parameters.map(\.value) == ["v6"])
+    }
+
+    @Test("WHATWG form decoding: + is a space, percent-decoding as UTF-8, invalid escapes kept literally", arguments: [
+        ("a=b+c", [("a", "b c")]),
+        ("a=b%2Bc", [("a", "b+c")]),
+        ("a=%E2%9C%93", [("a", "✓")]),
+        ("a=%zz&b", [("a", "%zz"), ("b", "")]),
+        ("a%3Db=c%26d", [("a=b", "c&d")]),
+        ("&&a=1&&", [("a", "1")]),
+        ("a==b", [("a", "=b")]),
+    ] as [(String, [(String, String)])])
+    func formDecoding(input: String, expected: [(String, String)]) {
+        let decoded = FormDecoding.decode(input)
+        #expect(decoded.map(\.name) == expected.map(\.0))
+        #expect(decoded.map(\.value) == expected.map(\.1))
+    }
+
+    // MARK: Raw sockets
+
+    /// Connects to 127.0.0.1:port and returns 0 on success or the errno (ECONNREFUSED, ...).
+    static func connect(port: UInt16) -> Int32 {
+        do {
+            let descriptor = try openConnection(port: port)
+            close(descriptor)
+            return 0
+        } catch {
+            return (error as? SocketError)?.code ?? -1
+        }
+    }
+
+    struct SocketError: Error { var code: Int32 }
+
+    static func openConnection(port: UInt16) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError(code: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw SocketError(code: code)
+        }
+        return descriptor
+    }
+
+    /// Reads until the peer closes or `timeoutMilliseconds` pass.
+    static func readAll(_ descriptor: Int32, timeoutMilliseconds: Int32) -> String {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeoutMilliseconds) > 0 else { break }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            data += buffer.prefix(count)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
