@@ -25,5 +25,6 @@ urlpatterns = [
     path("o/.well-known/oauth-authorization-server", views.AuthorizationServerMetadataView.as_view()),
     path("o/device-authorization/", views.DeviceAuthorizationView.as_view()),
     path("o/token/", views.TokenView.as_view()),
+    path("o/introspect/", views.IntrospectionView.as_view()),
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
 ]
