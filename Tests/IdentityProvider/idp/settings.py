@@ -103,6 +103,7 @@ OAUTH2_PROVIDER = {
     "SCOPES": fixture.SCOPES,
     "DEFAULT_SCOPES": ["openid"],
     "OAUTH2_VALIDATOR_CLASS": "idp.validators.AuthdeckOAuth2Validator",
+    "OIDC_SERVER_CLASS": "idp.oidc_server.AuthdeckOIDCServer",
     "REQUEST_APPROVAL_PROMPT": "force",
     # PKCE with S256 only; RFC 9207 iss in authorization responses; no implicit or
     # password grant; no access token in query strings (RFC 9700).
