@@ -26,7 +26,8 @@ public enum FixtureProcessError: Error, Equatable, Sendable {
 ///
 /// - stdin is `/dev/null`; stdout is a pipe read by ``readFirstLine(timeout:)`` (later output
 ///   is drained and dropped); stderr goes to ``stderrLogURL`` (a 0600 file in a fresh 0700
-///   temp dir) so a chatty child can never block on a full pipe.
+///   temp dir, removed when this object goes away or at exit) so a chatty child can never
+///   block on a full pipe.
 /// - Every live fixture is also killed (SIGTERM, then SIGKILL) from an `atexit` handler, and
 ///   fixtures that take a parent pid should be given `getpid()` so that they exit when the test
 ///   process dies without running `atexit` (a crash).
@@ -118,7 +119,7 @@ public final class FixtureProcess: Sendable {
             throw FixtureProcessError.spawnFailed(errno: result, executable: executable)
         }
         let process = FixtureProcess(pid: pid, stdoutFD: readFD, stderrLogURL: logURL)
-        LiveFixtures.register(pid)
+        LiveFixtures.register(pid, logDirectory: logDir)
         return process
     }
 
@@ -263,6 +264,7 @@ public final class FixtureProcess: Sendable {
         }
         LiveFixtures.unregister(pid)
         if !state.withLock({ $0.stdoutClosed }) { close(stdoutFD) }
+        try? FileManager.default.removeItem(at: stderrLogURL.deletingLastPathComponent())
     }
 }
 
@@ -270,11 +272,11 @@ private let spawnLock = NSLock()
 
 /// Process groups still running, killed at exit in case a test did not stop its fixture.
 enum LiveFixtures {
-    private static let groups = Mutex<Set<pid_t>>([])
+    private static let groups = Mutex<[pid_t: URL]>([:])
     private static let installed = Mutex<Bool>(false)
 
-    static func register(_ pgid: pid_t) {
-        groups.withLock { _ = $0.insert(pgid) }
+    static func register(_ pgid: pid_t, logDirectory: URL) {
+        groups.withLock { $0[pgid] = logDirectory }
         let install = installed.withLock { done -> Bool in
             defer { done = true }
             return !done
@@ -283,12 +285,14 @@ enum LiveFixtures {
     }
 
     static func unregister(_ pgid: pid_t) {
-        groups.withLock { _ = $0.remove(pgid) }
+        groups.withLock { _ = $0.removeValue(forKey: pgid) }
     }
 
     static func killAllAtExit() {
-        let all = groups.withLock { $0 }
-        guard !all.isEmpty else { return }
+        let live = groups.withLock { $0 }
+        guard !live.isEmpty else { return }
+        defer { for directory in live.values { try? FileManager.default.removeItem(at: directory) } }
+        let all = Array(live.keys)
         for pgid in all { kill(-pgid, SIGTERM) }
         for _ in 0..<50 {
             var alive = false

@@ -232,7 +232,6 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             await process.terminate()  // reaps, closes, and kills anything it left in its group
         }
         let stderr = process.stderrText()
-        try? FileManager.default.removeItem(at: process.stderrLogURL.deletingLastPathComponent())
         return ToolResult(exitCode: status ?? -1, stderr: stderr)
     }
 }

@@ -133,6 +133,15 @@ def main(argv=None):
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, lambda *_: shutdown(0))
 
+    def watchdog():  # from the very start: a parent that dies during startup counts too
+        while True:
+            time.sleep(0.25)
+            if not _parent_alive(parent_pid, original_ppid):
+                sys.stderr.write("run: parent process is gone; stopping\n")
+                shutdown(0)
+
+    threading.Thread(target=watchdog, name="idp-watchdog", daemon=True).start()
+
     try:
         from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
 
@@ -260,10 +269,7 @@ def main(argv=None):
         shutdown(1)
 
     while True:
-        time.sleep(0.25)
-        if not _parent_alive(parent_pid, original_ppid):
-            sys.stderr.write("run: parent process is gone; stopping\n")
-            shutdown(0)
+        time.sleep(3600)
 
 
 if __name__ == "__main__":
