@@ -1,0 +1,347 @@
+// The bundled local OpenID provider (Tests/IdentityProvider, django-oauth-toolkit) for tests.
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A fixture value that must not show up in test output: `description` redacts it and the raw
+/// value is read through ``exposedValue`` only.
+public struct FixtureSecret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The raw value. Never print or log it.
+    public let exposedValue: String
+    public init(_ value: String) { exposedValue = value }
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "FixtureSecret(<redacted>)" }
+}
+
+/// A running instance of the bundled local OpenID provider on 127.0.0.1 (see
+/// Tests/IdentityProvider/README.md for what it offers).
+///
+/// Start one per test that needs special lifetimes with ``start(accessTokenLifetime:idTokenLifetime:refreshTokenLifetime:deviceCodeLifetime:deviceInterval:timeout:)``,
+/// or share one with `try await LocalIdentityProvider.shared.provider()`. Stop it with
+/// ``stop()``; it also stops by itself when the test process exits or dies.
+public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
+    /// A fixture user (its password is a fixture value, not a secret).
+    public struct User: Sendable, Equatable {
+        public let username: String
+        public let password: String
+        /// `name` claim, e.g. "Alice Example".
+        public let name: String
+        /// `email` claim, e.g. "alice@example.test".
+        public let email: String
+    }
+
+    /// A registered client (RFC 7591 terms).
+    public struct Client: Sendable, Equatable {
+        public let clientID: String
+        /// `nil` for the public client.
+        public let clientSecret: FixtureSecret?
+        /// Registered loopback redirect URIs without port (any port matches, RFC 8252 §7.3).
+        public let redirectURIs: [URL]
+        public let postLogoutRedirectURIs: [URL]
+        /// `grant_types` the provider accepts for this client (RFC 6749 / RFC 8628 names).
+        public let grantTypes: [String]
+    }
+
+    /// Endpoint URLs, as published in discovery.
+    public struct Endpoints: Sendable, Equatable {
+        public let authorization: URL
+        public let token: URL
+        public let userinfo: URL
+        public let jwks: URL
+        public let revocation: URL
+        public let introspection: URL
+        public let deviceAuthorization: URL
+        public let endSession: URL
+        /// RFC 8628 `verification_uri`.
+        public let verification: URL
+        /// Django's login form.
+        public let login: URL
+    }
+
+    /// The exact `issuer`, `http://127.0.0.1:PORT/o` (no trailing slash).
+    public let issuer: URL
+    public let port: Int
+    /// The provider's pid, which is also its process group id.
+    public let pid: Int32
+    /// `issuer` + `/.well-known/openid-configuration`.
+    public let discoveryURL: URL
+    /// RFC 8414 §3.1 metadata URL: `/.well-known/oauth-authorization-server/o`.
+    public let authorizationServerMetadataURL: URL
+    public let endpoints: Endpoints
+    /// `authdeck-native`: public; authorization code, refresh token and device grant.
+    public let nativeClient: Client
+    /// `authdeck-confidential`: `client_secret_basic` or `client_secret_post`.
+    public let confidentialClient: Client
+    /// `alice` and `bob`.
+    public let users: [String: User]
+    /// Access-token lifetime in seconds.
+    public let accessTokenLifetime: Int
+    /// Device code (and user code) lifetime in seconds.
+    public let deviceCodeLifetime: Int
+    /// Device polling interval in seconds.
+    public let deviceInterval: Int
+    /// Absolute path of the browser stand-in (usable as `$BROWSER`).
+    public let browserPath: String
+    /// Absolute path of the device approval helper.
+    public let approveDevicePath: String
+    /// Seconds the provider took from start to ready, as it measured itself.
+    public let startupSeconds: Double
+    /// The provider process.
+    public let process: FixtureProcess
+
+    public var description: String { "LocalIdentityProvider(issuer: \(issuer.absoluteString), pid: \(pid))" }
+
+    /// `Tests/IdentityProvider` in this checkout (from this file's path, or `$AUTHDECK_REPO_ROOT`).
+    public static var directory: URL {
+        if let root = ProcessInfo.processInfo.environment["AUTHDECK_REPO_ROOT"], !root.isEmpty {
+            return URL(fileURLWithPath: root).appendingPathComponent("Tests/IdentityProvider")
+        }
+        return URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // TestSupport
+            .deletingLastPathComponent()  // Tests
+            .appendingPathComponent("IdentityProvider")
+    }
+
+    /// Starts a new provider on a free port of 127.0.0.1 and waits until discovery answers.
+    /// - Parameters (all in seconds; `nil` = the provider's default):
+    ///   - accessTokenLifetime: `IDP_ACCESS_TOKEN_SECONDS` (default 3600).
+    ///   - idTokenLifetime: `IDP_ID_TOKEN_SECONDS` (default 3600).
+    ///   - refreshTokenLifetime: `IDP_REFRESH_TOKEN_SECONDS` (default unlimited).
+    ///   - deviceCodeLifetime: `IDP_DEVICE_CODE_SECONDS`, RFC 8628 `expires_in` (default 1800).
+    ///   - deviceInterval: `IDP_DEVICE_INTERVAL`, RFC 8628 `interval` (default 5).
+    ///   - timeout: how long to wait for the ready line.
+    /// - Throws: ``FixtureProcessError`` (e.g. `exitedBeforeReady` with the reason, such as a
+    ///   missing `.venv`: run `scripts/bootstrap`).
+    public static func start(
+        accessTokenLifetime: Int? = nil,
+        idTokenLifetime: Int? = nil,
+        refreshTokenLifetime: Int? = nil,
+        deviceCodeLifetime: Int? = nil,
+        deviceInterval: Int? = nil,
+        timeout: Duration = .seconds(90)
+    ) async throws -> LocalIdentityProvider {
+        var environment: [String: String?] = [
+            "IDP_ACCESS_TOKEN_SECONDS": accessTokenLifetime.map(String.init),
+            "IDP_ID_TOKEN_SECONDS": idTokenLifetime.map(String.init),
+            "IDP_REFRESH_TOKEN_SECONDS": refreshTokenLifetime.map(String.init),
+            "IDP_DEVICE_CODE_SECONDS": deviceCodeLifetime.map(String.init),
+            "IDP_DEVICE_INTERVAL": deviceInterval.map(String.init),
+            "IDP_PARENT_PID": nil,
+            "PYTHONDONTWRITEBYTECODE": "1",
+        ]
+        environment["PYTHONUNBUFFERED"] = "1"
+        let process = try FixtureProcess.spawn(
+            executable: directory.appendingPathComponent("run").path,
+            arguments: ["--port", "0", "--parent-pid", String(getpid())],
+            environment: environment
+        )
+        do {
+            let line = try await process.readFirstLine(timeout: timeout)
+            return try LocalIdentityProvider(readyLine: line, process: process)
+        } catch {
+            await process.terminate()
+            throw error
+        }
+    }
+
+    /// Stops the provider's process group (SIGTERM, then SIGKILL) and reaps it.
+    public func stop() async {
+        await process.terminate()
+    }
+
+    /// Whether the provider's process group still exists.
+    public var isRunning: Bool {
+        process.exitStatus == nil && FixtureProcess.processGroupExists(pid)
+    }
+
+    /// The shared provider (default lifetimes), started on first use and stopped at exit.
+    public static let shared = SharedLocalIdentityProvider()
+
+    // MARK: Python tools
+
+    /// What a Python tool did: its exit status and its stderr (no secrets: the tools print URL
+    /// paths and parameter names only).
+    public struct ToolResult: Sendable, Equatable {
+        /// Exit code, or 128 + signal; -1 if it had to be killed after the timeout.
+        public let exitCode: Int32
+        public let stderr: String
+    }
+
+    /// The consent answer given by the browser stand-in (also used for the logout
+    /// confirmation and the device page).
+    public enum Consent: String, Sendable {
+        case allow, deny
+    }
+
+    /// Environment variables that make the browser stand-in act as `user` and answer
+    /// `consent`; add `BROWSER` = ``browserPath`` to let a client under test open it.
+    public func browserEnvironment(
+        user: String = "alice", consent: Consent = .allow, cookieJar: URL? = nil
+    ) -> [String: String] {
+        var environment = [
+            "BROWSER": browserPath,
+            "AUTHDECK_TEST_USER": user,
+            "AUTHDECK_TEST_CONSENT": consent.rawValue,
+        ]
+        if let cookieJar { environment["AUTHDECK_TEST_COOKIE_JAR"] = cookieJar.path }
+        return environment
+    }
+
+    /// Runs the browser stand-in on `url` (an authorization or end-session URL) as `user`:
+    /// it signs in, answers consent, and GETs the first URL off the provider (the client's
+    /// loopback listener). Exit code 0 means that listener answered 2xx.
+    /// - Parameter cookieJar: a file that keeps the provider session between runs.
+    public func runBrowser(
+        url: URL, user: String = "alice", consent: Consent = .allow, cookieJar: URL? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> ToolResult {
+        var environment: [String: String?] = [:]
+        for (name, value) in browserEnvironment(user: user, consent: consent, cookieJar: cookieJar) {
+            environment[name] = value
+        }
+        environment["BROWSER"] = nil
+        return try await Self.runTool(browserPath, arguments: [url.absoluteString], environment: environment,
+                                      timeout: timeout)
+    }
+
+    /// Signs in on the provider's device page as `user` and approves (or denies) `userCode`
+    /// (RFC 8628 §3.3). Exit code 0 means the grant ended in the state asked for.
+    public func approveDevice(
+        userCode: String, user: String = "bob", deny: Bool = false, timeout: Duration = .seconds(60)
+    ) async throws -> ToolResult {
+        var arguments = ["--issuer", issuer.absoluteString, "--user-code", userCode, "--user", user]
+        if deny { arguments.append("--deny") }
+        return try await Self.runTool(approveDevicePath, arguments: arguments, environment: [:], timeout: timeout)
+    }
+
+    static func runTool(
+        _ path: String, arguments: [String], environment: [String: String?], timeout: Duration
+    ) async throws -> ToolResult {
+        var environment = environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        let process = try FixtureProcess.spawn(executable: path, arguments: arguments, environment: environment)
+        var status = await process.waitForExit(timeout: timeout)
+        if status == nil {
+            await process.terminate()
+            status = -1
+        } else {
+            await process.terminate()  // reaps, closes, and kills anything it left in its group
+        }
+        let stderr = process.stderrText()
+        return ToolResult(exitCode: status ?? -1, stderr: stderr)
+    }
+}
+
+/// Lazily starts one provider with default settings for all tests that can share it.
+public actor SharedLocalIdentityProvider {
+    private var starting: Task<LocalIdentityProvider, any Error>?
+
+    /// The shared provider; started on the first call (a start failure is rethrown to every
+    /// caller). It runs until the test process exits.
+    public func provider() async throws -> LocalIdentityProvider {
+        if let starting { return try await starting.value }
+        let task = Task { try await LocalIdentityProvider.start() }
+        starting = task
+        return try await task.value
+    }
+}
+
+extension LocalIdentityProvider {
+    private struct ReadyLine: Decodable {
+        struct EndpointsLine: Decodable {
+            let authorization, token, userinfo, jwks, revocation, introspection: String
+            let deviceAuthorization, endSession, verification, login: String
+        }
+        struct ClientLine: Decodable {
+            let clientId: String
+            let clientSecret: String?
+            let grantTypes: [String]
+            let redirectUris: [String]
+            let postLogoutRedirectUris: [String]
+        }
+        struct ClientsLine: Decodable { let native, confidential: ClientLine }
+        struct UserLine: Decodable { let username, password, name, email: String }
+        struct SettingsLine: Decodable {
+            let accessTokenSeconds: Int
+            let deviceCodeSeconds: Int
+            let deviceInterval: Int
+        }
+        struct ToolsLine: Decodable { let browser, approveDevice: String }
+
+        let issuer: String
+        let port: Int
+        let pid: Int32
+        let discoveryUrl: String
+        let rfc8414Url: String
+        let endpoints: EndpointsLine
+        let clients: ClientsLine
+        let users: [UserLine]
+        let settings: SettingsLine
+        let tools: ToolsLine
+        let startupSeconds: Double
+    }
+
+    init(readyLine: String, process: FixtureProcess) throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let line: ReadyLine
+        do {
+            line = try decoder.decode(ReadyLine.self, from: Data(readyLine.utf8))
+        } catch {
+            // Never echo the line: it carries the confidential client's secret.
+            throw FixtureProcessError.invalidReadyLine(reason: "not the provider's JSON document: \(type(of: error))")
+        }
+        func url(_ string: String, _ field: String) throws -> URL {
+            guard let url = URL(string: string) else {
+                throw FixtureProcessError.invalidReadyLine(reason: "\(field) is not a URL")
+            }
+            return url
+        }
+        func client(_ client: ReadyLine.ClientLine) throws -> Client {
+            Client(
+                clientID: client.clientId,
+                clientSecret: client.clientSecret.map(FixtureSecret.init),
+                redirectURIs: try client.redirectUris.map { try url($0, "redirect_uris") },
+                postLogoutRedirectURIs: try client.postLogoutRedirectUris.map { try url($0, "post_logout_redirect_uris") },
+                grantTypes: client.grantTypes
+            )
+        }
+        issuer = try url(line.issuer, "issuer")
+        port = line.port
+        pid = line.pid
+        discoveryURL = try url(line.discoveryUrl, "discovery_url")
+        authorizationServerMetadataURL = try url(line.rfc8414Url, "rfc8414_url")
+        let e = line.endpoints
+        endpoints = Endpoints(
+            authorization: try url(e.authorization, "authorization"),
+            token: try url(e.token, "token"),
+            userinfo: try url(e.userinfo, "userinfo"),
+            jwks: try url(e.jwks, "jwks"),
+            revocation: try url(e.revocation, "revocation"),
+            introspection: try url(e.introspection, "introspection"),
+            deviceAuthorization: try url(e.deviceAuthorization, "device_authorization"),
+            endSession: try url(e.endSession, "end_session"),
+            verification: try url(e.verification, "verification"),
+            login: try url(e.login, "login")
+        )
+        nativeClient = try client(line.clients.native)
+        confidentialClient = try client(line.clients.confidential)
+        users = Dictionary(uniqueKeysWithValues: line.users.map {
+            ($0.username, User(username: $0.username, password: $0.password, name: $0.name, email: $0.email))
+        })
+        accessTokenLifetime = line.settings.accessTokenSeconds
+        deviceCodeLifetime = line.settings.deviceCodeSeconds
+        deviceInterval = line.settings.deviceInterval
+        browserPath = line.tools.browser
+        approveDevicePath = line.tools.approveDevice
+        startupSeconds = line.startupSeconds
+        self.process = process
+        guard line.pid == process.pid else {
+            throw FixtureProcessError.invalidReadyLine(reason: "pid \(line.pid) is not the spawned \(process.pid)")
+        }
+    }
+}
