@@ -83,8 +83,10 @@ gchar *g_strdup(const gchar *str);
 void g_free(gpointer mem);
 void g_error_free(GError *error);
 const gchar *g_quark_to_string(GQuark quark);
+GQuark g_quark_from_string(const gchar *string);
 void g_list_free_full(GList *list, GDestroyNotify free_func);
 void g_object_unref(gpointer object);
+gpointer (g_object_ref)(gpointer object);
 GCancellable *g_cancellable_new(void);
 void g_cancellable_cancel(GCancellable *cancellable);
 
