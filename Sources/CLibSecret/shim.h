@@ -1,4 +1,116 @@
 #ifndef AUTHDECK_CLIBSECRET_SHIM_H
 #define AUTHDECK_CLIBSECRET_SHIM_H
-#include <libsecret/secret.h>
+/*
+ * The part of libsecret-1 (and GLib) that authdeck calls, declared here instead of including
+ * <libsecret/secret.h>.
+ *
+ * Why: <libsecret/secret.h> pulls in <glib.h>, whose include directories (one of them
+ * architecture-specific, /usr/lib/<triplet>/glib-2.0/include) come only from pkg-config, and
+ * SwiftPM's use of `pkg-config libsecret-1` also drops glib's `-pthread` with a
+ * "prohibited flag(s)" warning on every build. Declaring the few stable C entry points we use
+ * needs no include path at all, so the target works unchanged on any Debian architecture and the
+ * build is warning-free. Only the non-variadic `*v` API is used (Swift cannot call C varargs).
+ *
+ * Every prototype below is checked against the real headers by the test
+ * "CLibSecret shim prototypes match <libsecret/secret.h>" (CredentialStoreLiveTests), which
+ * compiles this file after the real headers: a mismatch is a "conflicting types" error.
+ * The type definitions are skipped when the real GLib headers are present.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef __G_LIB_H__
+typedef char gchar;
+typedef int gint;
+typedef unsigned int guint;
+typedef gint gboolean;
+typedef void *gpointer;
+typedef const void *gconstpointer;
+typedef uint32_t GQuark;
+typedef struct _GHashTable GHashTable;
+typedef struct _GCancellable GCancellable;
+typedef struct _GList GList;
+struct _GList {
+    gpointer data;
+    GList *next;
+    GList *prev;
+};
+typedef struct _GError GError;
+struct _GError {
+    GQuark domain;
+    gint code;
+    gchar *message;
+};
+typedef guint (*GHashFunc)(gconstpointer key);
+typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
+typedef void (*GDestroyNotify)(gpointer data);
+#endif
+
+#ifndef __SECRET_H__
+typedef struct _SecretSchema SecretSchema;
+typedef struct _SecretService SecretService;
+typedef struct _SecretCollection SecretCollection;
+typedef struct _SecretRetrievable SecretRetrievable;
+typedef enum { SECRET_SCHEMA_NONE = 0, SECRET_SCHEMA_DONT_MATCH_NAME = 1 << 1 } SecretSchemaFlags;
+typedef enum {
+    SECRET_SCHEMA_ATTRIBUTE_STRING = 0,
+    SECRET_SCHEMA_ATTRIBUTE_INTEGER = 1,
+    SECRET_SCHEMA_ATTRIBUTE_BOOLEAN = 2
+} SecretSchemaAttributeType;
+typedef enum {
+    SECRET_SEARCH_NONE = 0,
+    SECRET_SEARCH_ALL = 1 << 1,
+    SECRET_SEARCH_UNLOCK = 1 << 2,
+    SECRET_SEARCH_LOAD_SECRETS = 1 << 3
+} SecretSearchFlags;
+typedef enum {
+    SECRET_SERVICE_NONE = 0,
+    SECRET_SERVICE_OPEN_SESSION = 1 << 1,
+    SECRET_SERVICE_LOAD_COLLECTIONS = 1 << 2
+} SecretServiceFlags;
+typedef enum { SECRET_COLLECTION_NONE = 0, SECRET_COLLECTION_LOAD_ITEMS = 1 << 1 } SecretCollectionFlags;
+#endif
+
+/* GLib */
+GHashTable *g_hash_table_new_full(GHashFunc hash_func, GEqualFunc key_equal_func,
+                                  GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func);
+gboolean g_hash_table_insert(GHashTable *hash_table, gpointer key, gpointer value);
+gpointer g_hash_table_lookup(GHashTable *hash_table, gconstpointer key);
+void g_hash_table_unref(GHashTable *hash_table);
+guint g_str_hash(gconstpointer v);
+gboolean (g_str_equal)(gconstpointer v1, gconstpointer v2);
+gchar *g_strdup(const gchar *str);
+void g_free(gpointer mem);
+void g_error_free(GError *error);
+const gchar *g_quark_to_string(GQuark quark);
+GQuark g_quark_from_string(const gchar *string);
+void g_list_free_full(GList *list, GDestroyNotify free_func);
+void g_object_unref(gpointer object);
+gpointer (g_object_ref)(gpointer object);
+GCancellable *g_cancellable_new(void);
+void g_cancellable_cancel(GCancellable *cancellable);
+
+/* libsecret */
+SecretSchema *secret_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
+void secret_schema_unref(SecretSchema *schema);
+gboolean secret_password_storev_sync(const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
+                                     const gchar *label, const gchar *password, GCancellable *cancellable,
+                                     GError **error);
+gchar *secret_password_lookupv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+                                    GError **error);
+gboolean secret_password_clearv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+                                     GError **error);
+void secret_password_free(gchar *password);
+GList *secret_password_searchv_sync(const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
+                                    GCancellable *cancellable, GError **error);
+GHashTable *secret_retrievable_get_attributes(SecretRetrievable *self);
+SecretService *secret_service_get_sync(SecretServiceFlags flags, GCancellable *cancellable, GError **error);
+SecretCollection *secret_collection_for_alias_sync(SecretService *service, const gchar *alias,
+                                                   SecretCollectionFlags flags, GCancellable *cancellable,
+                                                   GError **error);
+gboolean secret_collection_get_locked(SecretCollection *self);
+
+/* Passing a small integer as a gpointer, as GINT_TO_POINTER does (schema attribute types). */
+static inline gpointer authdeck_int_to_pointer(gint value) { return (gpointer)(intptr_t)value; }
+
 #endif

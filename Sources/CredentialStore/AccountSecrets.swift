@@ -1,0 +1,158 @@
+import Foundation
+
+/// Identifies one account's secret set in a store: the provider it belongs to and the
+/// account name chosen by AppCore (for example the ID Token `sub`, or a user label).
+///
+/// Not secret. Shown in errors and used as Secret Service attributes (`provider`, `account`).
+public struct AccountKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The provider's configuration id (not the issuer URL).
+    public var provider: String
+    /// The account within the provider.
+    public var account: String
+
+    public init(provider: String, account: String) {
+        self.provider = provider
+        self.account = account
+    }
+
+    /// The reserved key under which a provider's shared client secret is stored
+    /// (a secret set holding only ``AccountSecrets/clientSecret``).
+    public static func providerClient(_ provider: String) -> AccountKey {
+        AccountKey(provider: provider, account: "")
+    }
+
+    /// True for the reserved ``providerClient(_:)`` key.
+    public var isProviderClient: Bool { account.isEmpty }
+
+    public var description: String { "\(provider)/\(account)" }
+
+    public static func < (lhs: AccountKey, rhs: AccountKey) -> Bool {
+        (lhs.provider, lhs.account) < (rhs.provider, rhs.account)
+    }
+}
+
+/// One stored access token with its expiry.
+public struct StoredAccessTokenEntry: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// RFC 6749 §5.1 `access_token`.
+    public var token: StoredAccessToken
+    /// Absolute expiry (computed from `expires_in` with the injected clock); nil when the
+    /// server gave no `expires_in`.
+    public var expiresAt: Date?
+    /// RFC 6749 §5.1 `token_type` (for example `Bearer`, `DPoP`).
+    public var tokenType: String?
+    /// RFC 6749 §3.3 granted `scope`, split on spaces; nil when unknown.
+    public var scope: [String]?
+
+    public init(token: StoredAccessToken, expiresAt: Date? = nil, tokenType: String? = nil, scope: [String]? = nil) {
+        self.token = token
+        self.expiresAt = expiresAt
+        self.tokenType = tokenType
+        self.scope = scope
+    }
+
+    public var description: String {
+        "StoredAccessTokenEntry(token: \(token), expiresAt: \(expiresAt.map { "\($0)" } ?? "nil"))"
+    }
+}
+
+/// The secret set of one account: everything secret, nothing else.
+///
+/// Non-secret metadata (provider id, subject, display name, expiries shown in lists, the
+/// active account) lives in JSON under the XDG directories, not here.
+public struct AccountSecrets: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The access token obtained without a `resource`/`audience` parameter.
+    public var defaultAccessToken: StoredAccessTokenEntry?
+    /// Access tokens keyed by RFC 8707 `resource` (or a provider's `audience`), each with its
+    /// own expiry.
+    public var resourceAccessTokens: [String: StoredAccessTokenEntry]
+    /// RFC 6749 §1.5 refresh token (the latest one after rotation).
+    public var refreshToken: StoredRefreshToken?
+    /// OIDC Core §2 ID Token, the compact JWS as last received.
+    public var idToken: StoredIDToken?
+    /// RFC 6749 §2.3.1 client secret when it is per account (see
+    /// ``AccountKey/providerClient(_:)`` for a provider-wide one).
+    public var clientSecret: StoredClientSecret?
+
+    public init(
+        defaultAccessToken: StoredAccessTokenEntry? = nil,
+        resourceAccessTokens: [String: StoredAccessTokenEntry] = [:],
+        refreshToken: StoredRefreshToken? = nil,
+        idToken: StoredIDToken? = nil,
+        clientSecret: StoredClientSecret? = nil
+    ) {
+        self.defaultAccessToken = defaultAccessToken
+        self.resourceAccessTokens = resourceAccessTokens
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.clientSecret = clientSecret
+    }
+
+    /// The access token for `resource`, or the default one when `resource` is nil.
+    public func accessToken(for resource: String?) -> StoredAccessTokenEntry? {
+        guard let resource else { return defaultAccessToken }
+        return resourceAccessTokens[resource]
+    }
+
+    /// Sets (or removes, with nil) the access token for `resource` (nil: the default one).
+    public mutating func setAccessToken(_ entry: StoredAccessTokenEntry?, for resource: String?) {
+        if let resource { resourceAccessTokens[resource] = entry } else { defaultAccessToken = entry }
+    }
+
+    public var description: String {
+        "AccountSecrets(defaultAccessToken: \(defaultAccessToken.map { "\($0)" } ?? "nil"), "
+            + "resources: \(resourceAccessTokens.keys.sorted()), "
+            + "refreshToken: \(refreshToken.map { "\($0)" } ?? "nil"), "
+            + "idToken: \(idToken.map { "\($0)" } ?? "nil"), "
+            + "clientSecret: \(clientSecret.map { "\($0)" } ?? "nil"))"
+    }
+}
+
+/// The serialized form of a secret set (the Secret Service item's secret, an entry of the
+/// vault and plaintext files). JSON with a format version for migrations; dates are
+/// seconds since 1970-01-01T00:00:00Z.
+public enum AccountSecretsEncoding {
+    /// Version written by this build.
+    public static let currentVersion = 1
+
+    struct Envelope: Codable {
+        var version: Int
+        var secrets: AccountSecrets
+    }
+
+    /// Encodes `secrets` as UTF-8 JSON (sorted keys).
+    public static func encode(_ secrets: AccountSecrets) -> Data {
+        // Encoding these plain Codable values cannot fail.
+        (try? makeEncoder().encode(Envelope(version: currentVersion, secrets: secrets))) ?? Data()
+    }
+
+    /// Decodes what ``encode(_:)`` wrote.
+    /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` (`file` as given) when the data is not
+    ///   a secret set, or has a newer version.
+    public static func decode(_ data: Data, file: String?) throws(SecretStoreError) -> AccountSecrets {
+        let envelope: Envelope
+        do {
+            envelope = try makeDecoder().decode(Envelope.self, from: data)
+        } catch {
+            throw .corrupt(file: file, reason: .malformedRecord(String(describing: type(of: error))))
+        }
+        guard envelope.version <= currentVersion else {
+            throw .corrupt(file: file, reason: .unsupportedVersion(envelope.version))
+        }
+        return envelope.secrets
+    }
+
+    /// The JSON encoder used for every secret-set serialization.
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }
+
+    /// The matching decoder.
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}

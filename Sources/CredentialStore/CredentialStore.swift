@@ -1,1 +1,0 @@
-// CredentialStore: see ARCHITECTURE.md.

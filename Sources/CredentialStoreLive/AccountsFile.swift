@@ -1,0 +1,39 @@
+import CredentialStore
+import Foundation
+
+/// A file holding every account's secret set (the vault or the plaintext file), with the
+/// locking both share:
+/// - a store-level lock (`.<name>.lock`) around every read-modify-write, so writers updating
+///   different accounts never lose each other's updates;
+/// - per-account lock files (`.<name>.locks/`) for ``SecretStore/tryLockAccount(_:)``;
+/// - atomic replacement of the file (readers never need a lock: they see the old or the new file).
+///
+/// The file and its directory must be private (0600 / 0700, owned by the user).
+struct AccountsFile: Sendable {
+    let path: String
+
+    var directory: String { PrivateFiles.directoryOf(path) }
+    var name: String { (path as NSString).lastPathComponent }
+    var storeLockPath: String { "\(directory)/.\(name).lock" }
+    var accountLocks: AccountLockDirectory { AccountLockDirectory(directory: "\(directory)/.\(name).locks") }
+
+    /// The file's bytes, or nil when it does not exist.
+    func read() throws(SecretStoreError) -> [UInt8]? {
+        var st = stat()
+        if lstat(directory, &st) == 0 { try PrivateFiles.checkPrivate(st, path: directory) }
+        return try PrivateFiles.read(path, requirePrivate: true).map { Array($0) }
+    }
+
+    /// Under the store lock: reads the file (nil if absent), lets `body` compute the new bytes
+    /// (nil: leave the file as it is), and replaces the file atomically.
+    func update(_ body: ([UInt8]?) throws(SecretStoreError) -> [UInt8]?) throws(SecretStoreError) {
+        try PrivateFiles.ensureDirectory(directory)
+        try PrivateFiles.checkPrivate(directory)
+        let lock = try FileLock.lock(storeLockPath)
+        defer { lock.release() }
+        PrivateFiles.removeStaleTempFiles(for: path)
+        let current = try read()
+        guard let next = try body(current) else { return }
+        try PrivateFiles.writeAtomically(Data(next), to: path)
+    }
+}

@@ -1,1 +1,0 @@
-// CredentialStoreLive: see ARCHITECTURE.md.

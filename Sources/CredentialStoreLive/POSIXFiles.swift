@@ -1,0 +1,163 @@
+import CredentialStore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File-system primitives shared by the file backends: atomic 0600 writes, private directories,
+/// permission checks, reads that name the file in their errors.
+public enum PrivateFiles {
+    /// The cause for the current `errno`.
+    static func errnoCause(_ what: String, _ code: Int32 = errno) -> SecretStoreError.Cause {
+        .init("\(what): \(String(cString: strerror(code)))", errno: code)
+    }
+
+    /// Creates `path` and missing parents with mode 0700 (existing directories are left as they are).
+    /// - Throws: ``SecretStoreError/io(file:operation:cause:)``.
+    public static func ensureDirectory(_ path: String) throws(SecretStoreError) {
+        var st = stat()
+        if stat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw .io(file: path, operation: "create directory", cause: .init("exists and is not a directory"))
+            }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, parent != "/" { try ensureDirectory(parent) }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw .io(file: path, operation: "create directory", cause: errnoCause("mkdir"))
+        }
+    }
+
+    /// Refuses `path` (a file or directory we keep secrets in, or the directory holding one) when
+    /// it is a symlink, is not owned by the effective user, or is readable or writable by
+    /// group or others.
+    /// - Throws: ``SecretStoreError/permissionDenied(file:cause:)``; `io` when `lstat` fails.
+    public static func checkPrivate(_ path: String) throws(SecretStoreError) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            throw .io(file: path, operation: "stat", cause: errnoCause("lstat"))
+        }
+        try checkPrivate(st, path: path)
+    }
+
+    static func checkPrivate(_ st: stat, path: String) throws(SecretStoreError) {
+        if (st.st_mode & S_IFMT) == S_IFLNK {
+            throw .permissionDenied(file: path, cause: .init("is a symbolic link"))
+        }
+        if st.st_uid != geteuid() {
+            throw .permissionDenied(file: path, cause: .init("owned by uid \(st.st_uid), not \(geteuid())"))
+        }
+        let mode = st.st_mode & 0o777
+        if mode & 0o077 != 0 {
+            throw .permissionDenied(
+                file: path,
+                cause: .init("mode \(String(mode, radix: 8)) lets group or others read or write it (need 600/700)")
+            )
+        }
+    }
+
+    /// Reads the whole file at `path`; nil when it does not exist. With `requirePrivate`, the
+    /// open file must pass ``checkPrivate(_:)`` (checked on the descriptor that is read).
+    /// - Throws: ``SecretStoreError/permissionDenied(file:cause:)``, `io`.
+    public static func read(_ path: String, requirePrivate: Bool) throws(SecretStoreError) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw .permissionDenied(file: path, cause: .init("is a symbolic link")) }
+            if errno == EACCES { throw .permissionDenied(file: path, cause: errnoCause("open")) }
+            throw .io(file: path, operation: "open", cause: errnoCause("open"))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .io(file: path, operation: "stat", cause: errnoCause("fstat")) }
+        if requirePrivate { try checkPrivate(st, path: path) }
+        return try readAll(fd: fd, path: path, sizeHint: Int(st.st_size))
+    }
+
+    /// Reads `fd` to end of file.
+    static func readAll(fd: Int32, path: String, sizeHint: Int = 0) throws(SecretStoreError) -> Data {
+        var data = Data()
+        data.reserveCapacity(max(sizeHint, 0))
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(file: path, operation: "read", cause: errnoCause("read"))
+            }
+            if n == 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return data
+    }
+
+    /// Replaces `path` with `data` atomically: a temp file in the same directory (mode `mode`),
+    /// written fully, fsync'd, renamed over `path`, then the directory fsync'd. A crash at any
+    /// moment leaves either the old or the new file. A failure removes the temp file.
+    /// - Throws: ``SecretStoreError/io(file:operation:cause:)``.
+    public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(SecretStoreError) {
+        let directory = directoryOf(path)
+        var template = Array("\(directory)/\(tempPrefix(for: path))XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .io(file: path, operation: "create temp file for", cause: errnoCause("mkstemp")) }
+        let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var committed = false
+        defer {
+            if !committed { unlink(tempPath) }
+        }
+        let failure: (String, Int32)? = data.withUnsafeBytes { raw in
+            defer { close(fd) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard fchmod(fd, mode) == 0 else { return ("fchmod", errno) }
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return ("write", errno)
+                }
+                offset += n
+            }
+            guard fsync(fd) == 0 else { return ("fsync", errno) }
+            return nil
+        }
+        if let (operation, code) = failure {
+            throw .io(file: tempPath, operation: operation, cause: errnoCause(operation, code))
+        }
+        guard rename(tempPath, path) == 0 else {
+            throw .io(file: path, operation: "rename temp file onto", cause: errnoCause("rename"))
+        }
+        committed = true
+        try syncDirectory(directory)
+    }
+
+    /// fsyncs a directory so that a rename in it is durable.
+    public static func syncDirectory(_ directory: String) throws(SecretStoreError) {
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { throw .io(file: directory, operation: "open directory", cause: errnoCause("open")) }
+        defer { close(dfd) }
+        guard fsync(dfd) == 0 else { throw .io(file: directory, operation: "fsync directory", cause: errnoCause("fsync")) }
+    }
+
+    /// Removes temp files that a writer killed mid-write left next to `path`. Call only while
+    /// holding the lock that all writers of `path` take (no live writer can own one then).
+    public static func removeStaleTempFiles(for path: String) {
+        let directory = directoryOf(path)
+        let prefix = tempPrefix(for: path)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            unlink("\(directory)/\(name)")
+        }
+    }
+
+    static func directoryOf(_ path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
+    static func tempPrefix(for path: String) -> String {
+        ".\((path as NSString).lastPathComponent).tmp-"
+    }
+}

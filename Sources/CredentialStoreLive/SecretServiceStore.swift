@@ -1,0 +1,225 @@
+import CLibSecret
+import CredentialStore
+import Foundation
+import Synchronization
+
+/// The freedesktop Secret Service (gnome-keyring, KWallet) through libsecret.
+///
+/// One item per account secret set: the item's secret is the serialized ``AccountSecrets``
+/// (``AccountSecretsEncoding``), its attributes are `application=authdeck`, `provider`, `account`
+/// (schema ``schemaName``), its label `authdeck: <provider>/<account>`.
+///
+/// Every call runs the synchronous libsecret function on its own thread with a deadline
+/// (``timeout``, 3 s by default as gh does); at the deadline the call's `GCancellable` is cancelled
+/// and ``SecretStoreError/timeout(operation:seconds:)`` is thrown. "No Secret Service on the bus"
+/// (or no bus) is ``SecretStoreError/unavailable(cause:)``; a locked collection is
+/// ``SecretStoreError/locked(cause:)`` — also on lookup, where libsecret itself returns "nothing"
+/// for a locked item (facts §4), so a miss checks whether the default collection is locked.
+///
+/// Per-account locks are flock files in `lockDirectory`.
+public final class SecretServiceStore: SecretStore {
+    public static let schemaName = "dev.authdeck.AccountSecrets"
+    public static let applicationAttribute = "authdeck"
+
+    public let timeout: Duration
+    public let locks: AccountLockDirectory
+
+    public var kind: SecretStoreKind { .secretService }
+
+    public init(lockDirectory: String, timeout: Duration = .seconds(3)) {
+        self.timeout = timeout
+        locks = AccountLockDirectory(directory: lockDirectory)
+    }
+
+    // MARK: SecretStore
+
+    public func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
+        let found: String? = try Self.call("lookup", timeout: timeout) { cancellable, error in
+            Self.withSchemaAndAttributes(key) { schema, attributes in
+                guard let password = secret_password_lookupv_sync(schema, attributes, cancellable, error) else {
+                    return nil
+                }
+                defer { secret_password_free(password) }
+                return String(cString: password)
+            }
+        }
+        guard let found else {
+            if try Self.defaultCollectionState(timeout: timeout) == .locked {
+                throw .locked(cause: .init("the default collection is locked; unlock the keyring"))
+            }
+            throw .notFound(key)
+        }
+        return try AccountSecretsEncoding.decode(Data(found.utf8), file: "Secret Service item \(key)")
+    }
+
+    public func save(_ secrets: AccountSecrets, for key: AccountKey) throws(SecretStoreError) {
+        let secret = String(decoding: AccountSecretsEncoding.encode(secrets), as: UTF8.self)
+        let label = "authdeck: \(key)"
+        let stored: Bool
+        do {
+            stored = try Self.call("store", timeout: timeout) { cancellable, error in
+                Self.withSchemaAndAttributes(key) { schema, attributes in
+                    secret_password_storev_sync(schema, attributes, nil, label, secret, cancellable, error) != 0
+                }
+            }
+        } catch .timeout(let operation, let seconds) {
+            // Storing into a locked collection makes the daemon show an unlock prompt; headless, the
+            // prompt never completes. Say "locked" when that is why.
+            if (try? Self.defaultCollectionState(timeout: timeout)) == .locked {
+                throw .locked(cause: .init("the default collection is locked and was not unlocked within \(seconds) s"))
+            }
+            throw .timeout(operation: operation, seconds: seconds)
+        }
+        guard stored else { throw .unavailable(cause: .init("the Secret Service did not store the item")) }
+    }
+
+    public func delete(_ key: AccountKey) throws(SecretStoreError) {
+        let _: Bool = try Self.call("clear", timeout: timeout) { cancellable, error in
+            Self.withSchemaAndAttributes(key) { schema, attributes in
+                secret_password_clearv_sync(schema, attributes, cancellable, error) != 0
+            }
+        }
+    }
+
+    public func listAccounts() throws(SecretStoreError) -> [AccountKey] {
+        let keys: [AccountKey] = try Self.call("search", timeout: timeout) { cancellable, error in
+            Self.withSchemaAndAttributes(nil) { schema, attributes in
+                let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
+                guard let list = secret_password_searchv_sync(schema, attributes, flags, cancellable, error) else {
+                    return []
+                }
+                defer { g_list_free_full(list, g_object_unref) }
+                var keys: [AccountKey] = []
+                var node: UnsafeMutablePointer<GList>? = list
+                while let current = node {
+                    if let item = current.pointee.data, let table = secret_retrievable_get_attributes(OpaquePointer(item)) {
+                        let provider = g_hash_table_lookup(table, "provider").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                        let account = g_hash_table_lookup(table, "account").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                        if let provider, let account { keys.append(AccountKey(provider: provider, account: account)) }
+                        g_hash_table_unref(table)
+                    }
+                    node = current.pointee.next
+                }
+                return keys
+            }
+        }
+        return keys.sorted()
+    }
+
+    public func tryLockAccount(_ key: AccountKey) throws(SecretStoreError) -> (any AccountLockHandle)? {
+        try locks.tryLock(key)
+    }
+
+    // MARK: Reachability
+
+    public enum CollectionState: Sendable, Equatable {
+        case unlocked, locked, missing
+    }
+
+    /// True when a Secret Service answers on the session bus and has a default collection
+    /// (the store's selection probe). Never throws; a timeout counts as unreachable.
+    public static func isReachable(timeout: Duration = .seconds(3)) -> Bool {
+        (try? defaultCollectionState(timeout: timeout)).map { $0 != .missing } ?? false
+    }
+
+    /// The state of the default collection (alias `default`).
+    /// - Throws: ``SecretStoreError/unavailable(cause:)`` without a bus or service; `timeout`.
+    public static func defaultCollectionState(timeout: Duration) throws(SecretStoreError) -> CollectionState {
+        try call("open default collection", timeout: timeout) { cancellable, error in
+            guard let service = secret_service_get_sync(SecretServiceFlags(rawValue: 0), cancellable, error) else {
+                return .missing
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+            guard let collection = secret_collection_for_alias_sync(service, "default", SecretCollectionFlags(rawValue: 0), cancellable, error) else {
+                return .missing
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+            return secret_collection_get_locked(collection) != 0 ? .locked : .unlocked
+        }
+    }
+
+    // MARK: Calls with a deadline
+
+    /// A GLib pointer handed to the worker thread (GObject reference counting is thread-safe).
+    private struct Cancellable: @unchecked Sendable { let pointer: OpaquePointer }
+
+    private final class Outcome<T: Sendable>: Sendable {
+        let value = Mutex<Result<T, SecretStoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// Runs `body` (one libsecret call) on a new thread; waits up to `timeout`, then cancels it.
+    static func call<T: Sendable>(
+        _ operation: String, timeout: Duration,
+        _ body: @escaping @Sendable (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+    ) throws(SecretStoreError) -> T {
+        guard let raw = g_cancellable_new() else { throw .unavailable(cause: .init("g_cancellable_new failed")) }
+        let cancellable = Cancellable(pointer: raw)
+        _ = g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
+        let outcome = Outcome<T>()
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let thread = Thread {
+            var error: UnsafeMutablePointer<GError>?
+            let value = body(cancellable.pointer, &error)
+            let result: Result<T, SecretStoreError>
+            if let error {
+                result = .failure(mapError(error.pointee, operation: operation, seconds: seconds))
+                g_error_free(error)
+            } else {
+                result = .success(value)
+            }
+            outcome.value.withLock { $0 = result }
+            outcome.done.signal()
+            g_object_unref(UnsafeMutableRawPointer(cancellable.pointer))
+        }
+        thread.name = "authdeck-secret-service"
+        thread.start()
+        defer { g_object_unref(UnsafeMutableRawPointer(raw)) }
+        if outcome.done.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .timedOut {
+            g_cancellable_cancel(raw)
+            throw .timeout(operation: "Secret Service \(operation)", seconds: seconds)
+        }
+        switch outcome.value.withLock({ $0 }) {
+        case .success(let value)?: return value
+        case .failure(let error)?: throw error
+        case nil: throw .unavailable(cause: .init("no result"))
+        }
+    }
+
+    /// GLib error → typed error. Domains and codes: `secret-error` 2 = SECRET_ERROR_IS_LOCKED;
+    /// `g-io-error-quark` 19 = G_IO_ERROR_CANCELLED (our deadline), 24 = G_IO_ERROR_TIMED_OUT;
+    /// `g-dbus-error-quark` 4 = NO_REPLY, 12 = TIMEOUT, 9 = ACCESS_DENIED. Anything else means
+    /// no usable Secret Service.
+    static func mapError(_ error: GError, operation: String, seconds: Double) -> SecretStoreError {
+        let domain = g_quark_to_string(error.domain).map { String(cString: $0) } ?? "unknown"
+        let code = Int(error.code)
+        let cause = SecretStoreError.Cause(
+            error.message.map { String(cString: $0) } ?? "libsecret error", domain: domain, code: code)
+        switch (domain, code) {
+        case ("secret-error", 2): return .locked(cause: cause)
+        case ("g-io-error-quark", 19), ("g-io-error-quark", 24), ("g-dbus-error-quark", 4), ("g-dbus-error-quark", 12):
+            return .timeout(operation: "Secret Service \(operation)", seconds: seconds)
+        case ("g-dbus-error-quark", 9): return .permissionDenied(file: "Secret Service", cause: cause)
+        default: return .unavailable(cause: cause)
+        }
+    }
+
+    /// Builds the schema and the attribute table for `key` (nil: only `application`), runs `body`, frees both.
+    static func withSchemaAndAttributes<T>(_ key: AccountKey?, _ body: (OpaquePointer, OpaquePointer) -> T) -> T {
+        let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)!
+        for name in ["application", "provider", "account"] {
+            _ = g_hash_table_insert(types, g_strdup(name), authdeck_int_to_pointer(gint(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue)))
+        }
+        let schema = secret_schema_newv(schemaName, SecretSchemaFlags(rawValue: 0), types)!
+        g_hash_table_unref(types)
+        defer { secret_schema_unref(schema) }
+        let attributes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
+        defer { g_hash_table_unref(attributes) }
+        _ = g_hash_table_insert(attributes, g_strdup("application"), g_strdup(applicationAttribute))
+        if let key {
+            _ = g_hash_table_insert(attributes, g_strdup("provider"), g_strdup(key.provider))
+            _ = g_hash_table_insert(attributes, g_strdup("account"), g_strdup(key.account))
+        }
+        return body(schema, attributes)
+    }
+}

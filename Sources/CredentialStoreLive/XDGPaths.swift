@@ -1,0 +1,50 @@
+import Foundation
+
+/// The XDG base directories authdeck uses, resolved from an environment dictionary (so tests
+/// can pass their own). Each `*Home` falls back to the XDG default under `HOME`.
+///
+/// - `configDirectory`: `$XDG_CONFIG_HOME/authdeck` (config, account metadata, store choice)
+/// - `stateDirectory`: `$XDG_STATE_HOME/authdeck` (last errors, logs)
+/// - `dataDirectory`: `$XDG_DATA_HOME/authdeck` (the vault or plaintext secrets file)
+/// - `runtimeDirectory`: `$XDG_RUNTIME_DIR/authdeck`, nil when `XDG_RUNTIME_DIR` is unset
+///   (no fallback: the spec gives none with the right guarantees)
+public struct XDGPaths: Sendable, Equatable {
+    public var configDirectory: String
+    public var stateDirectory: String
+    public var dataDirectory: String
+    public var runtimeDirectory: String?
+
+    public static let applicationName = "authdeck"
+
+    public init(configDirectory: String, stateDirectory: String, dataDirectory: String, runtimeDirectory: String?) {
+        self.configDirectory = configDirectory
+        self.stateDirectory = stateDirectory
+        self.dataDirectory = dataDirectory
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// Resolves the directories; relative `XDG_*` values are ignored, as the spec says.
+    public init(environment: [String: String]) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func base(_ name: String, _ fallback: String) -> String {
+            if let value = environment[name], value.hasPrefix("/") { return value }
+            return "\(home)/\(fallback)"
+        }
+        let app = Self.applicationName
+        configDirectory = "\(base("XDG_CONFIG_HOME", ".config"))/\(app)"
+        stateDirectory = "\(base("XDG_STATE_HOME", ".local/state"))/\(app)"
+        dataDirectory = "\(base("XDG_DATA_HOME", ".local/share"))/\(app)"
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            runtimeDirectory = "\(runtime)/\(app)"
+        } else {
+            runtimeDirectory = nil
+        }
+    }
+
+    /// The default encrypted vault file.
+    public var vaultFile: String { "\(dataDirectory)/secrets.vault" }
+    /// The default plaintext secrets file (only when chosen explicitly).
+    public var plaintextFile: String { "\(dataDirectory)/secrets.insecure.json" }
+    /// Where per-account lock files live for the Secret Service backend (runtime dir when set).
+    public var lockDirectory: String { "\(runtimeDirectory ?? stateDirectory)/locks" }
+}

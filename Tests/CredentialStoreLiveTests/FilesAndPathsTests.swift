@@ -1,0 +1,102 @@
+@testable import CredentialStoreLive
+import CredentialStore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("XDG paths, metadata JSON, atomic writes, locks")
+struct FilesAndPathsTests {
+    @Test("XDG directories come from the environment, with the spec's defaults under HOME")
+    func xdgPaths() {
+        let set = XDGPaths(environment: [
+            "HOME": "/home/u", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d",
+            "XDG_RUNTIME_DIR": "/run/user/1000",
+        ])
+        #expect(set == XDGPaths(configDirectory: "/c/authdeck", stateDirectory: "/s/authdeck", dataDirectory: "/d/authdeck",
+                                runtimeDirectory: "/run/user/1000/authdeck"))
+        #expect(set.vaultFile == "/d/authdeck/secrets.vault")
+        #expect(set.lockDirectory == "/run/user/1000/authdeck/locks")
+        let defaults = XDGPaths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative/ignored"])
+        #expect(defaults == XDGPaths(configDirectory: "/home/u/.config/authdeck", stateDirectory: "/home/u/.local/state/authdeck",
+                                     dataDirectory: "/home/u/.local/share/authdeck", runtimeDirectory: nil))
+        #expect(defaults.lockDirectory == "/home/u/.local/state/authdeck/locks")
+    }
+
+    struct Metadata: Codable, Sendable, Equatable {
+        var activeAccount: String
+        var updatedAt: Date
+    }
+
+    @Test("Metadata JSON is written atomically, 0600, in a 0700 directory created on demand, and read back")
+    func metadataFile() throws {
+        let dir = TemporaryDirectory()
+        let paths = XDGPaths(environment: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.file("config")])
+        let file = MetadataFile.config("accounts.json", paths: paths, as: Metadata.self)
+        #expect(try file.read() == nil)
+        let value = Metadata(activeAccount: "corp/alice", updatedAt: Date(timeIntervalSince1970: 1_900_000_000))
+        try file.write(value)
+        #expect(try file.read() == value)
+        #expect(mode(of: file.path) == 0o600)
+        #expect(mode(of: paths.configDirectory) == 0o700)
+        try file.update { $0?.activeAccount = "corp/bob" }
+        #expect(try file.read()?.activeAccount == "corp/bob")
+        writeBytes(Array("{".utf8), file.path)
+        #expect(storeError { _ = try file.read() }?.caseName == "corrupt")
+    }
+
+    @Test("An atomic write replaces the file and leaves no temp file; it never follows into a half-written state")
+    func atomicWrite() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("f")
+        try PrivateFiles.writeAtomically(Data("old".utf8), to: path)
+        try PrivateFiles.writeAtomically(Data("new".utf8), to: path)
+        #expect(String(decoding: readBytes(path), as: UTF8.self) == "new")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["f"])
+    }
+
+    @Test("An atomic write into a missing directory fails with .io naming the file and leaves nothing")
+    func atomicWriteFailure() {
+        let dir = TemporaryDirectory()
+        let error = storeError { try PrivateFiles.writeAtomically(Data("x".utf8), to: dir.file("missing/f")) }
+        #expect(error?.caseName == "io")
+        #expect(error?.file == dir.file("missing/f"))
+    }
+
+    @Test("A per-account flock excludes another descriptor (another thread or process) until released")
+    func fileLock() throws {
+        let dir = TemporaryDirectory()
+        let locks = AccountLockDirectory(directory: dir.file("locks"))
+        let held = try #require(try locks.tryLock(alice))
+        #expect(try locks.tryLock(alice) == nil)
+        #expect(try locks.tryLock(bob) != nil)
+        held.release()
+        // Waits briefly: a child forked by a concurrent test shares the descriptor until its exec.
+        #expect(storeError { _ = try FileLock.lock(locks.path(for: alice), timeout: .seconds(2)) } == nil)
+        #expect(locks.path(for: alice) != locks.path(for: bob))
+        #expect(locks.path(for: AccountKey(provider: "a/../b", account: "x\u{0}y")).hasPrefix(dir.file("locks/account-")))
+    }
+
+    @Test("CLibSecret shim prototypes match <libsecret/secret.h>")
+    func shimMatchesHeaders() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let shimDirectory = root.appendingPathComponent("Sources/CLibSecret").path
+        let script = """
+            set -e
+            CC=$(command -v clang || command -v cc)
+            printf '#include <libsecret/secret.h>\\n#include "shim.h"\\n' | \
+              "$CC" -fsyntax-only -Werror $(pkg-config --cflags libsecret-1) -I "$1" -x c -
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script, "sh", shimDirectory]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
+    }
+}

@@ -1,0 +1,303 @@
+@testable import CredentialStoreLive
+import CredentialStore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Encrypted file vault")
+struct VaultTests {
+    func makeVault(_ dir: TemporaryDirectory, passphrase: PassphraseSource = .value(testPassphrase),
+                   cache: any VaultKeyCache = NoVaultKeyCache(), name: String = "secrets.vault") -> VaultSecretStore {
+        VaultSecretStore(path: dir.file(name), passphrase: passphrase, newVaultLimits: .minimum, keyCache: cache)
+    }
+
+    @Test("Round trip: saved secret sets load back, in this and in a fresh instance; file and dir are private")
+    func roundTrip() throws {
+        let dir = TemporaryDirectory()
+        let vault = makeVault(dir)
+        #expect(vault.kind == .vault && !vault.isInsecure)
+        try vault.save(secrets("r-alice"), for: alice)
+        try vault.save(secrets("r-bob"), for: bob)
+        #expect(try vault.load(alice) == secrets("r-alice"))
+        #expect(try makeVault(dir).load(bob) == secrets("r-bob"))
+        #expect(try vault.listAccounts() == [alice, bob])
+        try vault.delete(alice)
+        #expect(throws: SecretStoreError.notFound(alice)) { try vault.load(alice) }
+        #expect(mode(of: vault.path) == 0o600)
+        #expect(!String(decoding: readBytes(vault.path), as: UTF8.self).contains("r-bob"))
+    }
+
+    @Test("One Argon2id derivation per unlock: later writes reuse the key with a fresh nonce")
+    func deriveOncePerUnlock() throws {
+        let dir = TemporaryDirectory()
+        let vault = makeVault(dir)
+        try vault.save(secrets("r0"), for: alice)
+        var nonces: Set<[UInt8]> = []
+        for i in 1...5 {
+            try vault.save(secrets("r\(i)"), for: alice)
+            nonces.insert(Array(readBytes(vault.path)[76..<100]))
+        }
+        #expect(vault.derivations == 1)
+        #expect(nonces.count == 5)
+        let header = try VaultHeader.decode(readBytes(vault.path), path: vault.path)
+        #expect(header.opsLimit == VaultSecretStore.KDFLimits.minimum.opsLimit)
+    }
+
+    @Test("Production vaults use Argon2id MODERATE")
+    func moderateByDefault() {
+        let vault = VaultSecretStore(path: "/nonexistent/v", passphrase: .value(testPassphrase))
+        #expect(vault.newVaultLimits == .moderate)
+        #expect(VaultSecretStore.KDFLimits.moderate.memLimit == 256 << 20)
+    }
+
+    @Test("Wrong passphrase is .wrongPassphrase naming the file, not .corrupt")
+    func wrongPassphrase() throws {
+        let dir = TemporaryDirectory()
+        try makeVault(dir).save(secrets("r"), for: alice)
+        let other = makeVault(dir, passphrase: .value(VaultPassphrase("not it")))
+        #expect(throws: SecretStoreError.wrongPassphrase(file: dir.file("secrets.vault"))) { try other.load(alice) }
+    }
+
+    @Test("A flipped bit at every byte position of the file is .corrupt naming the file — never a crash, never wrong passphrase")
+    func everyByteCorrupt() throws {
+        let dir = TemporaryDirectory()
+        let cache = MemoryKeyCache()
+        let vault = makeVault(dir, cache: cache)
+        try vault.save(AccountSecrets(refreshToken: StoredRefreshToken("r")), for: alice)
+        let original = readBytes(vault.path)
+        #expect(original.count > VaultHeader.length)
+        let damagedPath = dir.file("damaged.vault")
+        var seen: [String: Int] = [:]
+        for position in original.indices {
+            for mask: UInt8 in [0x01, 0x80] {
+                var bytes = original
+                bytes[position] ^= mask
+                writeBytes(bytes, damagedPath)
+                // Each copy shares the cached key: no derivation in this loop.
+                let copy = VaultSecretStore(path: damagedPath, passphrase: .file(path: "/nonexistent"), newVaultLimits: .minimum, keyCache: cache)
+                let error = storeError { _ = try copy.load(alice) }
+                guard case .corrupt(let file, let reason)? = error else {
+                    Issue.record("byte \(position) mask \(mask): \(String(describing: error))")
+                    continue
+                }
+                #expect(file == damagedPath)
+                seen["\(reason)", default: 0] += 1
+                #expect(copy.derivations == 0)
+            }
+        }
+        // The header checksum and the AEAD tag share the work.
+        #expect(seen["header checksum mismatch"] != nil || seen["not an authdeck file (bad magic)"] != nil)
+        #expect(seen["authentication failed (modified ciphertext or header)"] != nil)
+    }
+
+    @Test("A truncated file is .truncated with the expected and actual sizes", arguments: [0, 1, 8, 107, 139, 140, -1, -16])
+    func truncated(keep: Int) throws {
+        let dir = TemporaryDirectory()
+        let cache = MemoryKeyCache()
+        let vault = makeVault(dir, cache: cache)
+        try vault.save(secrets("r"), for: alice)
+        let full = readBytes(vault.path)
+        let length = keep >= 0 ? keep : full.count + keep
+        writeBytes(Array(full.prefix(length)), vault.path)
+        let error = storeError { _ = try makeVault(dir, cache: cache).load(alice) }
+        let expected = length < VaultHeader.length ? VaultHeader.length : full.count
+        #expect(error == .truncated(file: vault.path, expectedBytes: expected, actualBytes: length))
+    }
+
+    @Test("Bytes after the end of the ciphertext are .corrupt(.trailingData)")
+    func trailingData() throws {
+        let dir = TemporaryDirectory()
+        let cache = MemoryKeyCache()
+        let vault = makeVault(dir, cache: cache)
+        try vault.save(secrets("r"), for: alice)
+        writeBytes(readBytes(vault.path) + [0], vault.path)
+        #expect(throws: SecretStoreError.corrupt(file: vault.path, reason: .trailingData)) {
+            try makeVault(dir, cache: cache).load(alice)
+        }
+    }
+
+    @Test("A file that is not a vault is .corrupt(.badMagic)")
+    func notAVault() {
+        let dir = TemporaryDirectory()
+        writeBytes(Array(repeating: UInt8(ascii: "x"), count: 400), dir.file("secrets.vault"))
+        #expect(throws: SecretStoreError.corrupt(file: dir.file("secrets.vault"), reason: .badMagic)) {
+            try makeVault(dir).load(alice)
+        }
+    }
+
+    @Test("Runtime-file key cache: a second process-like instance unlocks without the passphrase until the TTL passes")
+    func runtimeFileCacheExpires() throws {
+        let dir = TemporaryDirectory()
+        let clock = TestClock()
+        let cache = RuntimeFileVaultKeyCache(directory: dir.file("runtime"), now: clock.read)
+        let first = VaultSecretStore(path: dir.file("v"), passphrase: .value(testPassphrase), newVaultLimits: .minimum,
+                                     keyCache: cache, keyCacheTTL: .seconds(60))
+        try first.save(secrets("r"), for: alice)
+        let cacheFiles = try FileManager.default.contentsOfDirectory(atPath: dir.file("runtime"))
+        #expect(cacheFiles.count == 1)
+        #expect(mode(of: dir.file("runtime/\(cacheFiles[0])")) == 0o600)
+
+        let noPassphrase = PassphraseSource.file(path: dir.file("absent"))
+        let second = VaultSecretStore(path: dir.file("v"), passphrase: noPassphrase, keyCache: cache)
+        #expect(try second.load(alice) == secrets("r"))
+        #expect(second.derivations == 0)
+
+        clock.advance(by: 61)
+        let third = VaultSecretStore(path: dir.file("v"), passphrase: noPassphrase, keyCache: cache)
+        #expect(storeError { _ = try third.load(alice) }?.caseName == "passphraseUnavailable")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("runtime")).isEmpty)
+    }
+
+    @Test("Kernel keyring key cache (@u, keyctl timeout): found by another instance, gone after the timeout")
+    func kernelKeyringCacheExpires() async throws {
+        try #require(KernelKeyringVaultKeyCache.isAvailable(), "add_key is refused on this machine")
+        let dir = TemporaryDirectory()
+        let cache = KernelKeyringVaultKeyCache()
+        let first = VaultSecretStore(path: dir.file("v"), passphrase: .value(testPassphrase), newVaultLimits: .minimum,
+                                     keyCache: cache, keyCacheTTL: .seconds(1))
+        try first.save(secrets("r"), for: alice)
+        let noPassphrase = PassphraseSource.file(path: dir.file("absent"))
+        let second = VaultSecretStore(path: dir.file("v"), passphrase: noPassphrase, keyCache: cache)
+        #expect(try second.load(alice) == secrets("r"))
+        try await Task.sleep(for: .milliseconds(2100))
+        let third = VaultSecretStore(path: dir.file("v"), passphrase: noPassphrase, keyCache: cache)
+        #expect(storeError { _ = try third.load(alice) }?.caseName == "passphraseUnavailable")
+        first.forgetKey()
+    }
+
+    @Test("forgetKey removes the cached key: the next instance needs the passphrase")
+    func forgetKey() throws {
+        let dir = TemporaryDirectory()
+        let cache = MemoryKeyCache()
+        let vault = makeVault(dir, cache: cache)
+        try vault.save(secrets("r"), for: alice)
+        #expect(cache.count == 1)
+        vault.forgetKey()
+        #expect(cache.count == 0)
+        #expect(storeError { _ = try makeVault(dir, passphrase: .file(path: dir.file("absent")), cache: cache).load(alice) }?.caseName == "passphraseUnavailable")
+    }
+
+    @Test("Changing the passphrase re-encrypts every account under a new salt; the old one stops working")
+    func changePassphrase() throws {
+        let dir = TemporaryDirectory()
+        let cache = MemoryKeyCache()
+        let vault = makeVault(dir, cache: cache)
+        try vault.save(secrets("ra"), for: alice)
+        try vault.save(secrets("rb"), for: bob)
+        let oldSalt = try VaultHeader.decode(readBytes(vault.path), path: vault.path).salt
+        let newPassphrase = VaultPassphrase("a new passphrase")
+        try vault.changePassphrase(to: .value(newPassphrase))
+        let header = try VaultHeader.decode(readBytes(vault.path), path: vault.path)
+        #expect(header.salt != oldSalt)
+        #expect(cache.count == 1)
+        #expect(try vault.load(alice) == secrets("ra"))
+        #expect(throws: SecretStoreError.wrongPassphrase(file: vault.path)) { try makeVault(dir).load(alice) }
+        #expect(try makeVault(dir, passphrase: .value(newPassphrase)).listAccounts() == [alice, bob])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
+    @Test("A vault file readable by others (0644) is refused with .permissionDenied naming it")
+    func refuseGroupReadableFile() throws {
+        let dir = TemporaryDirectory()
+        let vault = makeVault(dir)
+        try vault.save(secrets("r"), for: alice)
+        chmod(vault.path, 0o644)
+        #expect(storeError { _ = try makeVault(dir).load(alice) }?.file == vault.path)
+        #expect(storeError { _ = try makeVault(dir).load(alice) }?.caseName == "permissionDenied")
+        #expect(storeError { try vault.save(secrets("x"), for: bob) }?.caseName == "permissionDenied")
+    }
+
+    @Test("A vault directory others can enter or write (0755, 0777) is refused", arguments: [mode_t(0o755), 0o777, 0o750])
+    func refuseOpenDirectory(dirMode: mode_t) throws {
+        let dir = TemporaryDirectory()
+        let vault = makeVault(dir)
+        try vault.save(secrets("r"), for: alice)
+        chmod(dir.path, dirMode)
+        defer { chmod(dir.path, 0o700) }
+        #expect(storeError { _ = try makeVault(dir).load(alice) } == .permissionDenied(
+            file: dir.path, cause: .init("mode \(String(dirMode, radix: 8)) lets group or others read or write it (need 600/700)")))
+    }
+
+    @Test("A symlinked vault file is refused")
+    func refuseSymlink() throws {
+        let dir = TemporaryDirectory()
+        try makeVault(dir, name: "real.vault").save(secrets("r"), for: alice)
+        symlink(dir.file("real.vault"), dir.file("link.vault"))
+        #expect(storeError { _ = try makeVault(dir, name: "link.vault").load(alice) }?.caseName == "permissionDenied")
+    }
+
+    @Test("The passphrase file is used only when it is 0600 (AUTHDECK_PASSPHRASE_FILE)")
+    func passphraseFile() throws {
+        let dir = TemporaryDirectory()
+        let passFile = dir.file("pass")
+        writeBytes(Array("\(testPassphrase.exposedValue)\n".utf8), passFile, mode: 0o600)
+        let source = PassphraseSource.fromEnvironment(["AUTHDECK_PASSPHRASE_FILE": passFile])
+        #expect(try source.read() == testPassphrase)
+        try makeVault(dir).save(secrets("r"), for: alice)
+        #expect(try makeVault(dir, passphrase: source).load(alice) == secrets("r"))
+        chmod(passFile, 0o644)
+        #expect(storeError { _ = try source.read() } == .permissionDenied(
+            file: passFile, cause: .init("mode 644 lets group or others read or write it (need 600/700)")))
+    }
+
+    @Test("The passphrase from a file descriptor (AUTHDECK_PASSPHRASE_FD)")
+    func passphraseFD() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        _ = "from-fd\n".withCString { write(fds[1], $0, 8) }
+        close(fds[1])
+        defer { close(fds[0]) }
+        let source = PassphraseSource.fromEnvironment(["AUTHDECK_PASSPHRASE_FD": "\(fds[0])"])
+        #expect(try source.read() == VaultPassphrase("from-fd"))
+    }
+
+    @Test("Without a terminal, a file or an fd the passphrase is .passphraseUnavailable, not a hang")
+    func noTerminal() throws {
+        // setsid() would detach us; instead check the terminal source against a process without a tty.
+        let source = PassphraseSource.fromEnvironment([:])
+        guard case .terminal = source else {
+            Issue.record("expected the terminal source")
+            return
+        }
+        if open("/dev/tty", O_RDWR) < 0 {
+            #expect(storeError { _ = try source.read() }?.caseName == "passphraseUnavailable")
+        }
+    }
+
+    @Test("Saving one account leaves the others as they were; stale temp files of killed writers are removed")
+    func otherAccountsUntouched() throws {
+        let dir = TemporaryDirectory()
+        let vault = makeVault(dir)
+        try vault.save(secrets("ra"), for: alice)
+        try vault.save(secrets("rb"), for: bob)
+        writeBytes([1, 2, 3], dir.file(".secrets.vault.tmp-abc123"))
+        try vault.save(secrets("rb2"), for: bob)
+        #expect(try vault.load(alice) == secrets("ra"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file(".secrets.vault.tmp-abc123")))
+    }
+}
+
+@Suite("Plaintext file store")
+struct PlaintextTests {
+    @Test("The plaintext backend round-trips, writes 0600, and always reports itself insecure")
+    func roundTrip() throws {
+        let dir = TemporaryDirectory()
+        let store = PlaintextFileSecretStore(path: dir.file("secrets.insecure.json"))
+        #expect(store.isInsecure && store.kind == .plaintext)
+        try store.save(secrets("r"), for: alice)
+        #expect(try PlaintextFileSecretStore(path: store.path).load(alice) == secrets("r"))
+        #expect(mode(of: store.path) == 0o600)
+        try store.delete(alice)
+        #expect(try store.listAccounts().isEmpty)
+    }
+
+    @Test("A damaged plaintext file is .corrupt naming it")
+    func corrupt() {
+        let dir = TemporaryDirectory()
+        writeBytes(Array("{not json".utf8), dir.file("p.json"))
+        #expect(storeError { _ = try PlaintextFileSecretStore(path: dir.file("p.json")).load(alice) }?.file == dir.file("p.json"))
+    }
+}
