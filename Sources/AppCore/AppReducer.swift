@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 /// Everything that can happen: user intents, clock ticks and effect results.

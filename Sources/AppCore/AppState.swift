@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 /// A value that is fetched on request (userinfo, introspection).

@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 /// What a sign-in asks for beyond the provider's configuration.

@@ -1,4 +1,5 @@
 import AppCore
+import AuthEngine
 import Foundation
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 /// What is known about one access token (one per resource or audience), without the token.
