@@ -33,6 +33,12 @@ let package = Package(
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
         .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore"]),
+        // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
+        // credential store wired into AppCore's SessionClient (shared by the TUI and the CLI).
+        .target(
+            name: "AppCoreLive",
+            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive"]
+        ),
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
@@ -42,7 +48,7 @@ let package = Package(
             name: "authdeck",
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
-                "AppCore", "TerminalUI", "TerminalUINCurses",
+                "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
             ]
         ),
 
@@ -66,7 +72,7 @@ let package = Package(
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "TestSupport"]
+            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,62 @@
+import AppCore
+import AuthEngine
+import AuthEngineLive
+import CredentialStore
+import Foundation
+
+/// The one mapping from the engine's and the store's typed errors to what the app shows
+/// (``AppError``). Messages come from ``PresentableError`` and never hold a token.
+enum ErrorMapping {
+    static func appError(_ error: AuthError) -> AppError {
+        let presentable = PresentableError(from: error)
+        let disposition: AppError.Disposition
+        if case .transport(.cancelled) = error {
+            disposition = .cancelled
+        } else if error.invalidatesGrant {
+            disposition = .needsSignIn
+        } else if error.isTransient {
+            disposition = .transient(retryAfter: error.retryAfter)
+        } else if error.isSecurityRelevant {
+            disposition = .securityRelevant
+        } else {
+            disposition = .other
+        }
+        return AppError(title: presentable.title, detail: presentable.detail, specReference: presentable.specReference, disposition: disposition)
+    }
+
+    static func appError(_ error: SecretStoreError) -> AppError {
+        switch error {
+        case .locked, .wrongPassphrase, .passphraseUnavailable:
+            return AppError(title: "The credential store is locked", detail: "\(error)", disposition: .storeLocked)
+        case .timeout:
+            return AppError(title: "The credential store did not answer in time", detail: "\(error)", disposition: .transient(retryAfter: nil))
+        case .notFound(let key):
+            return AppError(title: "No stored secrets for \(key)", detail: "Sign in again to store new tokens.", disposition: .needsSignIn)
+        default:
+            return AppError(title: "Credential store error", detail: "\(error)", disposition: .other)
+        }
+    }
+
+    static func appError(_ error: LoopbackListenerError) -> AppError {
+        switch error {
+        case .cancelled:
+            return .cancelled
+        case .timedOut:
+            return AppError(title: "The browser sign-in timed out", detail: "No redirect reached the loopback listener in time; start the sign-in again.",
+                            specReference: "RFC 8252 §8.3", disposition: .other)
+        default:
+            return AppError(title: "The loopback redirect listener failed", detail: "\(error)", specReference: "RFC 8252 §7.3", disposition: .other)
+        }
+    }
+
+    static func appError(_ error: any Error) -> AppError {
+        switch error {
+        case let error as AuthError: appError(error)
+        case let error as SecretStoreError: appError(error)
+        case let error as LoopbackListenerError: appError(error)
+        case let error as AppError: error
+        case is CancellationError: .cancelled
+        default: AppError(title: "Unexpected error", detail: String(describing: type(of: error)), disposition: .other)
+        }
+    }
+}
