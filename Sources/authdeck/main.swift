@@ -9,8 +9,7 @@ func runMain(_ arguments: [String]) async -> Int32 {
             print("authdeck \(authdeckVersion)")
             return ExitCode.ok
         }
-        FileHandle.standardError.write(Data("authdeck: the accounts screen is not built yet; see 'authdeck --help'\n".utf8))
-        return ExitCode.failure
+        return await runTUI(parsed)
     }
     switch ArgumentParser.parse(arguments, root: root) {
     case .failure(.help(let text)):
