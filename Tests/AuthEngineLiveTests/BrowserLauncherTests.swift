@@ -134,6 +134,28 @@ struct BrowserLauncherTests {
         #expect(childEnvironment.contains("LANG=C.UTF-8"))
     }
 
+    @Test("The browser inherits no descriptors of ours beyond stdin/stdout/stderr")
+    func noInheritedDescriptors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let marker = directory.path("held-open-marker")
+        try Data().write(to: URL(fileURLWithPath: marker))
+        let held = open(marker, O_RDONLY) // deliberately without O_CLOEXEC, like a lock file
+        #expect(held > 2)
+        defer { close(held) }
+        let script = directory.path("fd-lister")
+        try writeExecutable(script, "#!/bin/sh\nfor f in /proc/$$/fd/*; do readlink \"$f\"; done > '\(directory.path("fds.tmp"))'\nmv '\(directory.path("fds.tmp"))' '\(directory.path("fds"))'\n")
+        #expect(await BrowserLauncher(environment: Self.environment(browser: script)).open(Self.url))
+        let listing = directory.path("fds")
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: listing), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let targets = try String(contentsOfFile: listing, encoding: .utf8)
+        #expect(targets.contains("/dev/null"))
+        #expect(!targets.contains("held-open-marker"))
+    }
+
     @Test("Output goes to the log path given by the caller")
     func logPath() async throws {
         let directory = try TemporaryDirectory()
