@@ -124,6 +124,7 @@ struct BrowserLauncherTests {
         environment["AUTHDECK_VAULT_PASSPHRASE"] = "p4ss-value"
         environment["AUTHDECK_REFRESH_TOKEN"] = "r3fr3sh-value"
         environment["AUTHDECK_CONFIG_DIR"] = "/tmp/config"
+        environment["AUTHDECK_TEST_COOKIE_JAR"] = "/tmp/jar"
         #expect(await BrowserLauncher(environment: environment).open(Self.url))
         _ = try await browser.recordedArguments()
         let childEnvironment = try browser.file("env")
@@ -131,6 +132,7 @@ struct BrowserLauncherTests {
         #expect(!childEnvironment.contains("p4ss-value"))
         #expect(!childEnvironment.contains("r3fr3sh-value"))
         #expect(childEnvironment.contains("AUTHDECK_CONFIG_DIR=/tmp/config"))
+        #expect(childEnvironment.contains("AUTHDECK_TEST_COOKIE_JAR=/tmp/jar"))
         #expect(childEnvironment.contains("LANG=C.UTF-8"))
     }
 

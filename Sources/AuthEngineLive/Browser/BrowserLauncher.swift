@@ -78,9 +78,11 @@ public struct BrowserLauncher: Sendable {
     }
 
     /// `environment` without authdeck secrets: every `AUTHDECK_*` variable whose name mentions
-    /// a secret, token, password, passphrase, key, credential or cookie.
+    /// a secret, token, password, passphrase, key or credential (e.g. `AUTHDECK_CLIENT_SECRET`,
+    /// `AUTHDECK_PASSPHRASE_FILE`). Other variables, including other `AUTHDECK_*` ones such as
+    /// the test browser's `AUTHDECK_TEST_USER` or `AUTHDECK_TEST_COOKIE_JAR`, are kept.
     public static func childEnvironment(from environment: [String: String]) -> [String: String] {
-        let secretWords = ["SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "KEY", "CREDENTIAL", "COOKIE"]
+        let secretWords = ["SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "KEY", "CREDENTIAL"]
         return environment.filter { name, _ in
             let upper = name.uppercased()
             return !(upper.hasPrefix("AUTHDECK_") && secretWords.contains { upper.contains($0) })
