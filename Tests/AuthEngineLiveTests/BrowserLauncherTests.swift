@@ -112,7 +112,7 @@ struct BrowserLauncherTests {
         #expect(ids.count == 2)
         #expect(ids.first == ids.last) // process group id == its own pid
         #expect(ids.first != "\(getpgrp())")
-        if let pid = Int32(ids[0]) { kill(pid, SIGKILL) }
+        if let pid = Int32(ids[0]) { kill(-pid, SIGKILL) } // its process group: the shell and its sleep
     }
 
     @Test("The browser's environment has no AUTHDECK secret variables")

@@ -49,8 +49,8 @@ public enum AuthEngineLiveVersion {
 
 /// The live ``HTTPClient`` on libcurl.
 ///
-/// - TLS is always verified (`CURLOPT_SSL_VERIFYPEER`/`VERIFYHOST` on); an extra CA bundle may be
-///   configured per provider.
+/// - TLS (1.2 or later) is always verified (`CURLOPT_SSL_VERIFYPEER`/`VERIFYHOST` on); an extra
+///   CA bundle may be configured per provider.
 /// - Only `https` URLs are sent, and plain `http` only to a literal loopback address
 ///   (127.0.0.0/8, `[::1]`); anything else throws `TransportError.insecureURL` before any network
 ///   traffic. The URL is parsed by libcurl's own URL parser, the one that also sends it.
@@ -280,6 +280,7 @@ private struct CurlExchange {
                 set(authdeck_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
                 set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
                 set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
                 if let bundle = configuration.caBundlePath ?? environmentCABundle() {
                     set(authdeck_curl_setopt_string(easy, CURLOPT_CAINFO, bundle))
                 }
