@@ -158,18 +158,26 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         process.exitStatus == nil && FixtureProcess.processGroupExists(pid)
     }
 
+    /// The fixture user `alice` (Alice Example, alice@example.test, `sub` "1").
+    public var alice: User { users["alice"]! }
+    /// The fixture user `bob` (Bob Example, bob@example.test, `sub` "2").
+    public var bob: User { users["bob"]! }
+
+    /// The virtual environment's Python, for other Python fixtures (e.g. a local HTTPS server
+    /// run as a ``FixtureProcess``).
+    public static var pythonPath: String {
+        directory.appendingPathComponent(".venv/bin/python").path
+    }
+
     /// The shared provider (default lifetimes), started on first use and stopped at exit.
     public static let shared = SharedLocalIdentityProvider()
 
     // MARK: Python tools
 
-    /// What a Python tool did: its exit status and its stderr (no secrets: the tools print URL
-    /// paths and parameter names only).
-    public struct ToolResult: Sendable, Equatable {
-        /// Exit code, or 128 + signal; -1 if it had to be killed after the timeout.
-        public let exitCode: Int32
-        public let stderr: String
-    }
+    /// What a Python tool did: its exit code (or 128 + signal; -1 if it had to be killed after
+    /// the timeout) and its stderr (no secrets: the tools print URL paths and parameter names
+    /// only).
+    public typealias ToolResult = (exitCode: Int32, stderr: String)
 
     /// The consent answer given by the browser stand-in (also used for the logout
     /// confirmation and the device page).
@@ -232,7 +240,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             await process.terminate()  // reaps, closes, and kills anything it left in its group
         }
         let stderr = process.stderrText()
-        return ToolResult(exitCode: status ?? -1, stderr: stderr)
+        return (exitCode: status ?? -1, stderr: stderr)
     }
 }
 
@@ -247,6 +255,11 @@ public actor SharedLocalIdentityProvider {
         let task = Task { try await LocalIdentityProvider.start() }
         starting = task
         return try await task.value
+    }
+
+    /// Same as ``provider()``: `try await LocalIdentityProvider.shared()`.
+    public func callAsFunction() async throws -> LocalIdentityProvider {
+        try await provider()
     }
 }
 

@@ -68,7 +68,14 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(DATA_DIR / "db.sqlite3"),
-        "OPTIONS": {"timeout": 20},
+        # Concurrent requests (threaded server): transactions take the write lock up front
+        # (BEGIN IMMEDIATE) and wait for it, instead of failing with "database is locked"
+        # when a read transaction has to be upgraded; WAL lets readers run meanwhile.
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
