@@ -181,6 +181,46 @@ struct LocalIdentityProviderTests {
         #expect(expired["error"] as? String == "expired_token")
     }
 
+    @Test("RFC 8628 §3.5: with deviceSlowDown a poll sooner than the interval answers slow_down")
+    func deviceSlowDown() async throws {
+        let provider = try await LocalIdentityProvider.start(deviceInterval: 1, deviceSlowDown: true)
+        defer { Task { await provider.stop() } }
+        #expect(provider.deviceSlowDown)
+        let (device, _) = try await postForm(provider.endpoints.deviceAuthorization, [
+            "client_id": provider.nativeClient.clientID, "scope": "openid",
+        ])
+        let poll = ["grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "client_id": provider.nativeClient.clientID,
+                    "device_code": try #require(device["device_code"] as? String)]
+        let (first, _) = try await postForm(provider.endpoints.token, poll)
+        #expect(first["error"] as? String == "authorization_pending")
+        let (second, _) = try await postForm(provider.endpoints.token, poll)
+        #expect(second["error"] as? String == "slow_down")
+    }
+
+    @Test("RFC 6749 §4.1.2.1: consent denied by the browser stand-in reaches the listener as access_denied with state")
+    func consentDenied() async throws {
+        let provider = try await LocalIdentityProvider.shared()
+        let listener = try await OneShotListener.start()
+        defer { Task { await listener.stop() } }
+        var authorize = URLComponents(url: provider.endpoints.authorization, resolvingAgainstBaseURL: false)!
+        authorize.queryItems = [
+            .init(name: "client_id", value: provider.nativeClient.clientID),
+            .init(name: "response_type", value: "code"),
+            .init(name: "redirect_uri", value: "http://127.0.0.1:\(listener.port)/callback"),
+            .init(name: "scope", value: "openid"),
+            .init(name: "state", value: "deny-state"),
+            .init(name: "code_challenge", value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+            .init(name: "code_challenge_method", value: "S256"),
+        ]
+        let browser = try await provider.runBrowser(url: authorize.url!, user: "alice", consent: .deny)
+        #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
+        let callback = try #require(try listener.receivedQuery())
+        #expect(callback["error"] == "access_denied")
+        #expect(callback["state"] == "deny-state")
+        #expect(callback["code"] == nil)
+    }
+
     @Test("Fixture lifecycle: stop() ends the provider's whole process group")
     func stopEndsProcessGroup() async throws {
         let provider = try await LocalIdentityProvider.start(accessTokenLifetime: 120)
