@@ -254,17 +254,32 @@ struct VaultTests {
         #expect(try source.read() == VaultPassphrase("from-fd"))
     }
 
-    @Test("Without a terminal, a file or an fd the passphrase is .passphraseUnavailable, not a hang")
+    @Test("Without a controlling terminal, file or fd, the passphrase is .passphraseUnavailable, not a hang")
     func noTerminal() throws {
-        // setsid() would detach us; instead check the terminal source against a process without a tty.
-        let source = PassphraseSource.fromEnvironment([:])
-        guard case .terminal = source else {
-            Issue.record("expected the terminal source")
-            return
-        }
-        if open("/dev/tty", O_RDWR) < 0 {
-            #expect(storeError { _ = try source.read() }?.caseName == "passphraseUnavailable")
-        }
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        let child = try ChildProcess("/usr/bin/setsid", ["--wait", ChildProcess.probePath, "vault-list-tty", vault.path],
+                                     environment: ChildProcess.environment(["HOME": vault.directory.path]),
+                                     outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(30)) == 0)
+        #expect(child.jsonLines.first?["error"] as? String == "passphraseUnavailable")
+    }
+
+    @Test("The passphrase typed on the terminal unlocks the vault and is not echoed")
+    func terminalPrompt() throws {
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        // script(1) gives the probe a pseudo-terminal; the passphrase is typed after the prompt is up.
+        let typed = "(sleep 2; cat \"$PASSPHRASE_FILE\"; printf '\\n') | script -qec \"$PROBE vault-list-tty $VAULT\" /dev/null"
+        let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
+            "HOME": vault.directory.path, "PROBE": ChildProcess.probePath, "VAULT": vault.path,
+            "PASSPHRASE_FILE": vault.directory.file("passphrase"),
+        ]), outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(30)) == 0)
+        let transcript = child.stdout
+        #expect(transcript.contains("Vault passphrase:"))
+        #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#))
+        #expect(!transcript.contains(testPassphrase.exposedValue))
     }
 
     @Test("Saving one account leaves the others as they were; stale temp files of killed writers are removed")

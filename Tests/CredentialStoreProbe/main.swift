@@ -11,6 +11,7 @@
 //   vault-write-loop <vault> <account>           saves rt-1, rt-2, … forever; prints {"committed":n} after each save
 //   locked-rmw <vault> <provider> <account> <n>  n × (withAccountLock { re-read; counter+1; save }): the hook the
 //                                                engine's "8 processes refresh the same account" test will use
+//   vault-list-tty <vault>                       unlocks with a passphrase typed on /dev/tty
 //   bench <dir>                                  unlock cost and load-one-of-1000 figures
 // Vault commands read the passphrase from AUTHDECK_PASSPHRASE_FILE and use Argon2id MIN (tests only).
 import CredentialStore
@@ -135,6 +136,10 @@ func run() -> Int32 {
             emit(["error": caseName(error)])
             return 1
         }
+    case "vault-list-tty" where arguments.count == 2:
+        // Unlocks with a passphrase typed on the controlling terminal (echo off).
+        let store = VaultSecretStore(path: arguments[1], passphrase: .terminal(prompt: "Vault passphrase: "), newVaultLimits: .minimum)
+        do { emit(["accounts": try store.listAccounts().map(\.description)]) } catch { emit(["error": caseName(error)]) }
     case "bench" where arguments.count == 2:
         return benchmark(directory: arguments[1])
     default:
