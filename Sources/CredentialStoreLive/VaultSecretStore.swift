@@ -95,6 +95,26 @@ public final class VaultSecretStore: SecretStore {
         }
     }
 
+    /// Saves several secret sets in one read-modify-write (one atomic replacement): importing
+    /// from another backend, or filling a benchmark vault.
+    public func saveAll(_ entries: [AccountKey: AccountSecrets]) throws(SecretStoreError) {
+        try file.update { (bytes) throws(SecretStoreError) in
+            var keys: VaultKeys
+            var limits = newVaultLimits
+            var document = AccountsDocument()
+            if let bytes {
+                let opened = try open(bytes)
+                (keys, document) = (opened.keys, opened.document)
+                limits = KDFLimits(opsLimit: opened.header.opsLimit, memLimit: opened.header.memLimit)
+            } else {
+                keys = try newKeys(limits: newVaultLimits, source: passphrase)
+                remember(keys)
+            }
+            for (key, secrets) in entries.sorted(by: { $0.key < $1.key }) { document[key] = secrets }
+            return seal(document, keys: keys, limits: limits)
+        }
+    }
+
     public func delete(_ key: AccountKey) throws(SecretStoreError) {
         try file.update { (bytes) throws(SecretStoreError) in
             guard let bytes else { return nil }
@@ -120,9 +140,11 @@ public final class VaultSecretStore: SecretStore {
     /// True when the vault file exists.
     public var exists: Bool { (try? file.read()) != nil }
 
-    /// Unlocks now (asks for the passphrase unless a key is cached) and caches the key.
-    /// - Throws: ``SecretStoreError/notFound(_:)``-free: a missing vault is created on first save;
-    ///   here it is `io`-free and simply returns. Wrong passphrase, corrupt, truncated as for load.
+    /// Unlocks now (asks for the passphrase unless this object or the key cache holds the key)
+    /// and caches the key. Does nothing when the vault does not exist yet (it is created, with a
+    /// new passphrase, by the first save).
+    /// - Throws: ``SecretStoreError/wrongPassphrase(file:)``, ``SecretStoreError/corrupt(file:reason:)``,
+    ///   ``SecretStoreError/truncated(file:expectedBytes:actualBytes:)``, `permissionDenied`, `passphraseUnavailable`.
     public func unlock() throws(SecretStoreError) {
         guard let bytes = try file.read() else { return }
         _ = try open(bytes)
@@ -141,9 +163,10 @@ public final class VaultSecretStore: SecretStore {
     }
 
     /// Re-encrypts the vault under `newPassphrase` (a new salt, ``newVaultLimits``), atomically:
-    /// until the rename the old file is intact. The old key is removed from the cache.
-    /// - Throws: ``SecretStoreError/notFound(_:)``-like `io` when there is no vault; wrong passphrase
-    ///   (the current one), corrupt, truncated.
+    /// until the rename the old file is intact. The old key is removed from the cache and the new
+    /// one cached. A terminal source asks for the new passphrase twice.
+    /// - Throws: `io` when there is no vault yet; for the current passphrase
+    ///   ``SecretStoreError/wrongPassphrase(file:)``; `corrupt`, `truncated`, `passphraseUnavailable`.
     public func changePassphrase(to newPassphrase: PassphraseSource) throws(SecretStoreError) {
         var replaced: (old: VaultKeys, new: VaultKeys)?
         try file.update { (bytes) throws(SecretStoreError) in

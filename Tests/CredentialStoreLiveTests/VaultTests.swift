@@ -316,3 +316,19 @@ struct PlaintextTests {
         #expect(storeError { _ = try PlaintextFileSecretStore(path: dir.file("p.json")).load(alice) }?.file == dir.file("p.json"))
     }
 }
+
+@Suite("Vault batch save")
+struct VaultBatchTests {
+    @Test("saveAll writes several accounts in one replacement and keeps existing ones")
+    func saveAll() throws {
+        let dir = TemporaryDirectory()
+        let vault = VaultSecretStore(path: dir.file("v"), passphrase: .value(testPassphrase), newVaultLimits: .minimum)
+        try vault.save(secrets("keep"), for: AccountKey(provider: "p", account: "keep"))
+        let batch = Dictionary(uniqueKeysWithValues: (0..<20).map { (AccountKey(provider: "p", account: "a\($0)"), secrets("r\($0)")) })
+        try vault.saveAll(batch)
+        #expect(try vault.listAccounts().count == 21)
+        #expect(try vault.load(AccountKey(provider: "p", account: "a7")) == secrets("r7"))
+        #expect(try vault.load(AccountKey(provider: "p", account: "keep")) == secrets("keep"))
+        #expect(vault.derivations == 1)
+    }
+}

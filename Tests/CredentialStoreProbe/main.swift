@@ -201,9 +201,9 @@ func benchmark(directory: String) -> Int32 {
         var t = clock.now
         try writer.save(fixture("0"), for: AccountKey(provider: "bench", account: "account-0000"))
         emit(["measure": "create vault (MODERATE derivation + first write)", "ms": milliseconds(clock.now - t)])
-        for i in 1..<1000 {
-            try writer.save(fixture("\(i)"), for: AccountKey(provider: "bench", account: String(format: "account-%04d", i)))
-        }
+        var more: [AccountKey: AccountSecrets] = [:]
+        for i in 1..<1000 { more[AccountKey(provider: "bench", account: String(format: "account-%04d", i))] = fixture("\(i)") }
+        try writer.saveAll(more)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         emit(["measure": "vault file with 1000 accounts", "bytes": size, "derivations": writer.derivations])
 
@@ -226,6 +226,37 @@ func benchmark(directory: String) -> Int32 {
             cachedLoads.append(milliseconds(clock.now - t))
         }
         emit(["measure": "load 1 of 1000, new instance, key from the runtime-file cache", "ms": cachedLoads])
+
+        if KernelKeyringVaultKeyCache.isAvailable() {
+            let kernel = KernelKeyringVaultKeyCache()
+            try VaultSecretStore(path: path, passphrase: passphrase, keyCache: kernel).unlock()
+            var kernelLoads: [Double] = []
+            for i in 0..<5 {
+                let fresh = VaultSecretStore(path: path, passphrase: .file(path: "/nonexistent"), keyCache: kernel)
+                t = clock.now
+                _ = try fresh.load(AccountKey(provider: "bench", account: String(format: "account-%04d", i * 137)))
+                kernelLoads.append(milliseconds(clock.now - t))
+            }
+            emit(["measure": "load 1 of 1000, new instance, key from the kernel keyring", "ms": kernelLoads])
+            VaultSecretStore(path: path, passphrase: .file(path: "/nonexistent"), keyCache: kernel).forgetKey()
+        }
+
+        // Small vaults, the common case: load 1 of 10.
+        let smallPath = "\(directory)/small.vault"
+        let small = VaultSecretStore(path: smallPath, passphrase: passphrase, newVaultLimits: .minimum)
+        for i in 0..<10 { try small.save(fixture("\(i)"), for: AccountKey(provider: "bench", account: "a\(i)")) }
+        var smallLoads: [Double] = []
+        var smallSaves: [Double] = []
+        for i in 0..<5 {
+            t = clock.now
+            _ = try small.load(AccountKey(provider: "bench", account: "a\(i)"))
+            smallLoads.append(milliseconds(clock.now - t))
+            t = clock.now
+            try small.save(fixture("r\(i)"), for: AccountKey(provider: "bench", account: "a\(i)"))
+            smallSaves.append(milliseconds(clock.now - t))
+        }
+        emit(["measure": "load 1 of 10, key in memory", "ms": smallLoads])
+        emit(["measure": "save (rotate) 1 of 10, key in memory, incl. fsyncs", "ms": smallSaves])
 
         // The same instance (key in memory): load and save (rotation) costs.
         var warmLoads: [Double] = []
