@@ -217,6 +217,18 @@ func benchmark(directory: String) -> Int32 {
         }
         emit(["measure": "unlock from passphrase (Argon2id MODERATE + decrypt 1000 accounts)", "ms": unlocks])
 
+        // Unlock cost alone: a one-account MODERATE vault.
+        let onePath = "\(directory)/one.vault"
+        try VaultSecretStore(path: onePath, passphrase: passphrase, newVaultLimits: .moderate).save(fixture("x"), for: AccountKey(provider: "bench", account: "one"))
+        var oneUnlocks: [Double] = []
+        for _ in 0..<3 {
+            let cold = VaultSecretStore(path: onePath, passphrase: passphrase)
+            t = clock.now
+            try cold.unlock()
+            oneUnlocks.append(milliseconds(clock.now - t))
+        }
+        emit(["measure": "unlock from passphrase, 1-account vault (Argon2id MODERATE alone)", "ms": oneUnlocks])
+
         // A new process with the key in the cache: load one account.
         var cachedLoads: [Double] = []
         for i in 0..<5 {
