@@ -75,7 +75,7 @@ public final class VaultSecretStore: SecretStore {
 
     public func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
         guard let bytes = try file.read() else { throw .notFound(key) }
-        guard let secrets = try open(bytes).document[key] else { throw .notFound(key) }
+        guard let secrets = try open(bytes).document.secrets(for: key, path: path) else { throw .notFound(key) }
         return secrets
     }
 
@@ -83,12 +83,12 @@ public final class VaultSecretStore: SecretStore {
         try file.update { (bytes) throws(SecretStoreError) in
             if let bytes {
                 var (header, keys, document) = try open(bytes)
-                document[key] = secrets
+                document.set(secrets, for: key)
                 return seal(document, keys: keys, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
             }
             let keys = try newKeys(limits: newVaultLimits, source: passphrase)
-            var document = AccountsDocument()
-            document[key] = secrets
+            var document = VaultRecords()
+            document.set(secrets, for: key)
             let sealed = seal(document, keys: keys, limits: newVaultLimits)
             remember(keys)
             return sealed
@@ -101,7 +101,7 @@ public final class VaultSecretStore: SecretStore {
         try file.update { (bytes) throws(SecretStoreError) in
             var keys: VaultKeys
             var limits = newVaultLimits
-            var document = AccountsDocument()
+            var document = VaultRecords()
             if let bytes {
                 let opened = try open(bytes)
                 (keys, document) = (opened.keys, opened.document)
@@ -110,7 +110,7 @@ public final class VaultSecretStore: SecretStore {
                 keys = try newKeys(limits: newVaultLimits, source: passphrase)
                 remember(keys)
             }
-            for (key, secrets) in entries.sorted(by: { $0.key < $1.key }) { document[key] = secrets }
+            for (key, secrets) in entries.sorted(by: { $0.key < $1.key }) { document.set(secrets, for: key) }
             return seal(document, keys: keys, limits: limits)
         }
     }
@@ -119,8 +119,8 @@ public final class VaultSecretStore: SecretStore {
         try file.update { (bytes) throws(SecretStoreError) in
             guard let bytes else { return nil }
             var (header, keys, document) = try open(bytes)
-            guard document[key] != nil else { return nil }
-            document[key] = nil
+            guard document.contains(key) else { return nil }
+            document.set(nil, for: key)
             return seal(document, keys: keys, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
         }
     }
@@ -187,14 +187,14 @@ public final class VaultSecretStore: SecretStore {
     // MARK: Internals
 
     /// Checks, unlocks (memory → cache → passphrase) and decrypts a vault file.
-    func open(_ bytes: [UInt8]) throws(SecretStoreError) -> (header: VaultHeader, keys: VaultKeys, document: AccountsDocument) {
+    func open(_ bytes: [UInt8]) throws(SecretStoreError) -> (header: VaultHeader, keys: VaultKeys, document: VaultRecords) {
         let header = try VaultHeader.decode(bytes, path: path)
         let keys = try keys(for: header)
         let additionalData = Array(bytes[0..<VaultHeader.length])
         guard let plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
             throw .corrupt(file: path, reason: .authenticationFailed)
         }
-        return (header, keys, try AccountsDocument.decode(plaintext, path: path))
+        return (header, keys, try VaultRecords.decode(plaintext, path: path))
     }
 
     private func keys(for header: VaultHeader) throws(SecretStoreError) -> VaultKeys {
@@ -233,7 +233,7 @@ public final class VaultSecretStore: SecretStore {
         keyCache.put(keys.cacheID, key: keys.master, ttl: keyCacheTTL)
     }
 
-    private func seal(_ document: AccountsDocument, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {
+    private func seal(_ document: VaultRecords, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {
         let plaintext = document.encoded()
         let header = VaultHeader(
             opsLimit: limits.opsLimit, memLimit: limits.memLimit, salt: keys.salt, keyCheck: keys.keyCheck,

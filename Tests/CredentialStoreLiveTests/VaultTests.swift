@@ -332,3 +332,27 @@ struct VaultBatchTests {
         #expect(vault.derivations == 1)
     }
 }
+
+@Suite("Vault payload framing")
+struct VaultRecordsTests {
+    @Test("Records round-trip; only the requested account is decoded")
+    func roundTrip() throws {
+        var records = VaultRecords()
+        records.set(secrets("a"), for: alice)
+        records.set(secrets("b"), for: AccountKey(provider: "ü/\u{0}", account: ""))
+        let decoded = try VaultRecords.decode(records.encoded(), path: "v")
+        #expect(try decoded.secrets(for: alice, path: "v") == secrets("a"))
+        #expect(try decoded.secrets(for: AccountKey(provider: "ü/\u{0}", account: ""), path: "v") == secrets("b"))
+        #expect(try decoded.secrets(for: bob, path: "v") == nil)
+        #expect(try VaultRecords.decode([], path: "v").records.isEmpty)
+    }
+
+    @Test("A frame whose length runs past the end is .corrupt(.malformedRecord), never a trap",
+          arguments: [[0, 0, 0, 5, 97], [0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255], [0, 0, 0, 1, 0xff, 0, 0, 0, 0, 0, 0, 0, 0]] as [[UInt8]])
+    func badFrames(bytes: [UInt8]) {
+        guard case .corrupt(file: "v", reason: .malformedRecord)? = storeError({ _ = try VaultRecords.decode(bytes, path: "v") }) else {
+            Issue.record("not malformedRecord")
+            return
+        }
+    }
+}
