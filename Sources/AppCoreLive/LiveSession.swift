@@ -243,7 +243,7 @@ public final class LiveSession: Sendable {
             metadata: metadata, client: client,
             request: AuthorizationRequest(scopes: scopes, redirectURI: listener.redirectURI, audience: audience, resources: resources),
             crypto: crypto)
-        let opened = noBrowser ? false : browser.open(pending.authorizationURL)
+        let opened = noBrowser ? false : await browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
         let callback = try await listener.waitForCallback(timeout: browserTimeout) { callback in
             decideRedirectCallback(callback, pending: pending, metadata: metadata).verdict
@@ -547,7 +547,7 @@ public final class LiveSession: Sendable {
             let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idToken,
                                                     postLogoutRedirectURI: listener.redirectURI, crypto: crypto)
             // The URL carries id_token_hint: it is opened, never printed.
-            guard browser.open(pending.url) else {
+            guard await browser.open(pending.url) else {
                 step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
                 return
             }
