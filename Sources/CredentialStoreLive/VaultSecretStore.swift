@@ -191,9 +191,10 @@ public final class VaultSecretStore: SecretStore {
         let header = try VaultHeader.decode(bytes, path: path)
         let keys = try keys(for: header)
         let additionalData = Array(bytes[0..<VaultHeader.length])
-        guard let plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
+        guard var plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
             throw .corrupt(file: path, reason: .authenticationFailed)
         }
+        defer { Sodium.wipe(&plaintext) }  // best effort: copies made by Swift are not reachable
         return (header, keys, try VaultRecords.decode(plaintext, path: path))
     }
 
@@ -234,7 +235,8 @@ public final class VaultSecretStore: SecretStore {
     }
 
     private func seal(_ document: VaultRecords, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {
-        let plaintext = document.encoded()
+        var plaintext = document.encoded()
+        defer { Sodium.wipe(&plaintext) }
         let header = VaultHeader(
             opsLimit: limits.opsLimit, memLimit: limits.memLimit, salt: keys.salt, keyCheck: keys.keyCheck,
             nonce: Sodium.randomBytes(Sodium.nonceLength),

@@ -269,11 +269,15 @@ struct VaultTests {
     func terminalPrompt() throws {
         let vault = ProbeVault()
         try vault.reader().save(secrets("r"), for: alice)
-        // script(1) gives the probe a pseudo-terminal; the passphrase is typed after the prompt is up.
-        let typed = "(sleep 2; cat \"$PASSPHRASE_FILE\"; printf '\\n') | script -qec \"$PROBE vault-list-tty $VAULT\" /dev/null"
+        // script(1) gives the probe a pseudo-terminal and flushes its typescript (-f); the passphrase
+        // is typed once the prompt shows in the typescript.
+        let typed = """
+            (while ! grep -q 'Vault passphrase:' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+             cat "$PASSPHRASE_FILE"; printf '\\n') | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
+            """
         let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
             "HOME": vault.directory.path, "PROBE": ChildProcess.probePath, "VAULT": vault.path,
-            "PASSPHRASE_FILE": vault.directory.file("passphrase"),
+            "PASSPHRASE_FILE": vault.directory.file("passphrase"), "TYPESCRIPT": vault.directory.file("typescript"),
         ]), outputDirectory: vault.directory.path)
         #expect(child.wait(timeout: .seconds(30)) == 0)
         let transcript = child.stdout
