@@ -91,7 +91,7 @@ public final class LiveSession: Sendable {
                 }
             },
             signIn: { [self] request, progress in await signIn(request, progress: progress) },
-            refresh: { [self] id in await refresh(id, resource: nil, minimumValidity: nil) },
+            refresh: { [self] id, manual in await refresh(id, resource: nil, minimumValidity: nil, force: manual) },
             signOut: { [self] id, options, step in await signOut(id, options: options, step: step) },
             userinfo: { [self] id in await userinfo(id) },
             introspect: { [self] id in await introspect(id) }
