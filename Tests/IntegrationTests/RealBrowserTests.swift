@@ -24,7 +24,7 @@ struct RealBrowserResult: Decodable {
 }
 
 /// Progress events, collected from the `@Sendable` progress callback.
-final class ProgressLog: Sendable {
+final class RealBrowserProgressLog: Sendable {
     private let events = Mutex<[SignInProgress]>([])
     func append(_ event: SignInProgress) { events.withLock { $0.append(event) } }
     var all: [SignInProgress] { events.withLock { $0 } }
@@ -34,6 +34,19 @@ final class ProgressLog: Sendable {
 struct RealBrowserTests {
     /// The repository root, from this file's path (Tests/IntegrationTests/RealBrowserTests.swift).
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Whether the provider's venv can import selenium (an old venv from before the pin cannot).
+    static func venvHasSelenium() throws -> Bool {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: LocalIdentityProvider.pythonPath)
+        python.arguments = ["-c", "import selenium"]
+        python.standardInput = FileHandle.nullDevice
+        python.standardOutput = FileHandle.nullDevice
+        python.standardError = FileHandle.nullDevice
+        try python.run()
+        python.waitUntilExit()
+        return python.terminationStatus == 0
+    }
 
     @Test("RFC 8252 §7.3 / §8.12: the system browser (not an embedded one) signs in through the provider's pages and lands on the loopback listener's success page")
     func systemBrowserSignIn() async throws {
@@ -46,6 +59,7 @@ struct RealBrowserTests {
         }
         let script = LocalIdentityProvider.directory.appendingPathComponent("chromium-browser")
         try #require(FileManager.default.isExecutableFile(atPath: script.path), "\(script.path) is missing or not executable")
+        try #require(try Self.venvHasSelenium(), "selenium is not in \(LocalIdentityProvider.pythonPath)'s venv: run scripts/bootstrap")
 
         let output = Self.repositoryRoot.appendingPathComponent("test-output")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
@@ -67,7 +81,7 @@ struct RealBrowserTests {
         let session = LiveSession(environment: home.environment, vaultLimits: .minimum, browserTimeout: 90)
         try session.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
-        let progress = ProgressLog()
+        let progress = RealBrowserProgressLog()
         let outcome = await session.signIn(SignInRequest(providerID: "local"), progress: { progress.append($0) })
         let log = (try? String(contentsOf: browserLog, encoding: .utf8)) ?? "(no browser log)"
 
