@@ -561,3 +561,24 @@ public final class LiveSession: Sendable {
         }
     }
 }
+
+extension LiveSession {
+    /// The stored tokens of an account, for the Raw tab (shown masked until revealed). Reads the
+    /// store only: no refresh, no network.
+    public func storedTokens(_ id: AccountID) -> Result<[(label: String, value: String)], AppError> {
+        do {
+            let record = try record(id)
+            let secrets = try secretStore().load(Self.key(record))
+            var entries: [(label: String, value: String)] = []
+            if let access = secrets.defaultAccessToken { entries.append(("access token", access.token.exposedValue)) }
+            for resource in secrets.resourceAccessTokens.keys.sorted() {
+                entries.append(("access token (\(resource))", secrets.resourceAccessTokens[resource]!.token.exposedValue))
+            }
+            if let refresh = secrets.refreshToken { entries.append(("refresh token", refresh.exposedValue)) }
+            if let idToken = secrets.idToken { entries.append(("ID token", idToken.exposedValue)) }
+            return .success(entries)
+        } catch {
+            return .failure(ErrorMapping.appError(error))
+        }
+    }
+}
