@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "AppCore"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "AppCore"], exclude: ["Snapshots"]),
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",
