@@ -53,6 +53,8 @@ let package = Package(
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "AppCore"], exclude: ["Snapshots"]),
+        // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
+        .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",

@@ -88,7 +88,7 @@ public enum Renderer {
     }
 
     static func clock(_ date: Date, _ tz: TimeZone) -> String {
-        String(TimeText.absolute(date, timeZone: tz).split(separator: " ")[1])
+        String(TimeText.absolute(date, timeZone: tz).split(separator: " ")[1].prefix(5))
     }
 
     static func drawFlash(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {

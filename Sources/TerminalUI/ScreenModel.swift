@@ -67,6 +67,39 @@ public struct ScreenModel: Equatable, Sendable {
         if flash?.expiresAt != nil { return true }
         return visibleAccounts.contains { $0.accessExpiresAt != nil || $0.status.isTimed }
     }
+
+    /// The instants whose countdowns are on screen (or drive a state change).
+    var timedInstants: [Date] {
+        var out: [Date] = []
+        for a in visibleAccounts {
+            if let e = a.accessExpiresAt { out.append(e) }
+            if case .refreshFailed(let at?) = a.status { out.append(at) }
+        }
+        if let o = detail?.overview {
+            out += [o.accessExpiresAt, o.refreshExpiresAt, o.idTokenExpiresAt].compactMap { $0 }
+        }
+        if case .device(let d) = dialog { out.append(d.expiresAt) }
+        if let e = flash?.expiresAt { out.append(e) }
+        return out
+    }
+
+    /// The next instant after `now` at which the screen for a later `now` can look different:
+    /// the next whole-second step of any visible countdown ("in 4m 10s" → "in 4m 9s"), else the
+    /// next minute of the header clock (HH:mm). The run loop sleeps until then, so it wakes
+    /// exactly when a countdown changes and never polls.
+    public func nextRedraw(after now: Date) -> Date {
+        let t = now.timeIntervalSince1970
+        var next = (t / 60).rounded(.down) * 60 + 60
+        for d in timedInstants {
+            let delta = d.timeIntervalSince1970 - t
+            // Countdowns show whole seconds of |delta|, so the text changes when the fractional
+            // part of delta crosses a whole second.
+            var step = delta - delta.rounded(.down)
+            if step <= 0.000_5 { step += 1 }
+            next = min(next, t + step)
+        }
+        return Date(timeIntervalSince1970: next)
+    }
 }
 
 public enum GlyphSet: Equatable, Sendable { case unicode, ascii }

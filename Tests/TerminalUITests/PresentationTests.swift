@@ -109,3 +109,24 @@ struct PresentationTests {
         #expect(StatusText.text(status, now: pinnedNow) == expected)
     }
 }
+
+@Suite("Redraw scheduling")
+struct RedrawScheduleTests {
+    @Test("The loop wakes when the nearest countdown text changes, else at the next minute")
+    func nextRedraw() {
+        var m = Fixtures.screen()
+        m.flash = nil
+        let now = pinnedNow.addingTimeInterval(0.25)
+        // alice expires at +250 s: 249.75 s left, "in 4m 9s" until 0.75 s from now.
+        m.accounts = [AccountRow(id: "a", displayName: "a", provider: "p", status: .valid, accessExpiresAt: at(250))]
+        m.detail = nil
+        #expect(abs(m.nextRedraw(after: now).timeIntervalSince(now) - 0.75) < 0.001)
+        // Expired 2.5 s ago at now: the text changes when 3 s have passed.
+        m.accounts[0].accessExpiresAt = now.addingTimeInterval(-2.5)
+        #expect(abs(m.nextRedraw(after: now).timeIntervalSince(now) - 0.5) < 0.001)
+        // Nothing counting down: the next minute of the header clock.
+        m.accounts[0].accessExpiresAt = nil
+        #expect(m.nextRedraw(after: now) == pinnedNow.addingTimeInterval(60))
+        #expect(!m.needsTick)
+    }
+}
