@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "AppCore"], exclude: ["Snapshots"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore"], exclude: ["Snapshots"]),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).

@@ -43,9 +43,10 @@ public final class TerminalSession {
     /// mouse clicks, default colours. Throws instead of exiting when TERM is missing or unknown.
     /// `environment` is read for `TERM` and `NO_COLOR`.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(TerminalError) {
-        setlocale(LC_ALL, "")
         guard let term = environment["TERM"], !term.isEmpty else { throw .noTerminalType }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
+        // Wide characters need the UTF-8 locale from the environment (facts §1: LANG=C.UTF-8).
+        setlocale(LC_ALL, "")
         noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         authdeck_save_termios()
         authdeck_unblock_ui_signals()
@@ -224,7 +225,7 @@ public final class TerminalSession {
     }
 
     /// Decodes a character from `get_wch` (OK): Enter, Tab, Esc, Backspace, Ctrl-letters, text.
-    public static func decodeCharacter(_ c: UInt32) -> KeyEvent? {
+    public nonisolated static func decodeCharacter(_ c: UInt32) -> KeyEvent? {
         switch c {
         case 10, 13: return .enter
         case 9: return .tab

@@ -59,6 +59,7 @@ final class TmuxSession {
     init(width: Int, height: Int, command: String) throws {
         var e = ProcessInfo.processInfo.environment
         e.removeValue(forKey: "TMUX")
+        e.removeValue(forKey: "NO_COLOR")  // the test runner may set it; tests choose explicitly
         e["LANG"] = "C.UTF-8"
         env = e
         // A shell runs the program, reaps it and prints its exit status, then idles: the pane's
@@ -76,6 +77,9 @@ final class TmuxSession {
     }
 
     func capture() throws -> String { try tmux(["capture-pane", "-p", "-t", "ui"]) }
+
+    /// The screen with SGR escape sequences (colours and attributes).
+    func captureStyled() throws -> String { try tmux(["capture-pane", "-p", "-e", "-t", "ui"]) }
 
     /// The screen plus up to 50 lines of history.
     func captureWithHistory() throws -> String { try tmux(["capture-pane", "-p", "-t", "ui", "-S", "-50"]) }
@@ -143,12 +147,12 @@ func normalizeTicking(_ screen: String) -> String {
 
 @Suite("ncurses backend under tmux (tui-preview)", .serialized)
 struct TmuxBackendTests {
-    func start(width: Int = 100, height: Int = 30) throws -> TmuxSession {
+    func start(width: Int = 100, height: Int = 30, env: String = "") throws -> TmuxSession {
         let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
         try #require(tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         let bin = try #require(previewBinary(), "tui-preview not built; run swift build --build-tests")
         return try TmuxSession(width: width, height: height,
-                               command: "env LANG=C.UTF-8 TERM=tmux-256color \(bin)")
+                               command: "env LANG=C.UTF-8 TERM=tmux-256color \(env) \(bin)")
     }
 
     @Test("Screen appears, countdown ticks alone, j moves the selection, resize re-lays out, q restores the terminal")
@@ -222,5 +226,48 @@ struct TmuxBackendTests {
         try t.waitFor("dialog closed") { !$0.contains("W D J B") }
         try t.sendKeys("q")
         try t.waitFor("exit message", history: true) { $0.contains("tui-preview exited: quit") }
+    }
+
+    @Test("Ctrl-C (SIGINT through the tty) ends the loop and restores the terminal")
+    func controlC() throws {
+        let t = try start()
+        defer { t.kill() }
+        try t.waitFor("accounts screen") { $0.contains("Accounts (3)") }
+        try t.sendKeys("C-c")
+        let after = try t.waitFor("exit message", history: true) { $0.contains("TUI-EXIT-STATUS=") }
+        #expect(after.contains("tui-preview exited: signal(2)"))
+        #expect(try t.display("#{alternate_on}") == "0")
+    }
+
+    /// SGR parameters that set a colour (30–37, 40–47, 90–97, 100–107, 38/48 extended); 39/49 are
+    /// "default colour" and do not count.
+    static func colourParameters(_ styled: String) -> [String] {
+        let re = try! NSRegularExpression(pattern: "\u{1B}\\[([0-9;]*)m")
+        let ns = styled as NSString
+        return re.matches(in: styled, range: NSRange(location: 0, length: ns.length)).flatMap { m in
+            ns.substring(with: m.range(at: 1)).split(separator: ";").map(String.init).filter { p in
+                guard let n = Int(p) else { return false }
+                return (30...38).contains(n) || (40...48).contains(n) || (90...97).contains(n) || (100...107).contains(n)
+            }
+        }
+    }
+
+    @Test("The default theme reaches the terminal as colour pairs; NO_COLOR gives attributes only", arguments: [false, true])
+    func colours(noColor: Bool) throws {
+        let t = try start(env: noColor ? "NO_COLOR=1" : "")
+        defer { t.kill() }
+        try t.waitFor("accounts screen") { $0.contains("Accounts (3)") }
+        let styled = try t.captureStyled()
+        let colours = Self.colourParameters(styled)
+        if noColor {
+            #expect(colours.isEmpty, "colour SGR with NO_COLOR: \(colours.prefix(5))")
+            #expect(styled.contains("7m"), "the selection should be reverse video")
+        } else {
+            // The selected row: black on cyan (default theme `selection`).
+            #expect(colours.contains("46"), "\(styled.prefix(400).debugDescription)")
+            #expect(colours.contains("30"))
+        }
+        try t.sendKeys("q")
+        try t.waitFor("exit message", history: true) { $0.contains("TUI-EXIT-STATUS=") }
     }
 }
