@@ -1,6 +1,7 @@
 // tui-preview: a test-only executable that runs the real ncurses backend on a sample ScreenModel
 // with ticking countdowns. Driven under tmux by TerminalUITests/TmuxBackendTests.
 //   tui-preview            run the UI (q quits, j/k select, l shows the device dialog with a QR code)
+//   tui-preview --accounts N  the same with N generated accounts (idle-cost measurements)
 //   tui-preview --bench N  print the time to render a frame with N accounts (no terminal needed)
 import Foundation
 import TerminalUI
@@ -73,7 +74,8 @@ if let i = args.firstIndex(of: "--bench") {
 
 let start = Date()
 var ui = LocalUIState()
-var accounts = sampleAccounts(start: start)
+var accounts = sampleAccounts(start: start, count: args.firstIndex(of: "--accounts").flatMap { i in
+    i + 1 < args.count ? Int(args[i + 1]) : nil } ?? 3)
 var dialog: Dialog?
 var flash: Flash? = Flash(level: .info, text: "tui-preview: sample accounts")
 var themeIndex = 0
