@@ -2,6 +2,7 @@
 // with ticking countdowns. Driven under tmux by TerminalUITests/TmuxBackendTests.
 //   tui-preview            run the UI (q quits, j/k select, l shows the device dialog with a QR code)
 //   tui-preview --accounts N  the same with N generated accounts (idle-cost measurements)
+//   tui-preview --crash-key  pressing ! crashes (fatalError) to test the crash-path terminal restore
 //   tui-preview --bench N  print the time to render a frame with N accounts (no terminal needed)
 import Foundation
 import TerminalUI
@@ -124,6 +125,8 @@ let exitReason = app.run(
             break
         case .key(_, .disabled(let reason)):
             flash = Flash(level: .warn, text: reason)
+        case .key(.char("!"), .unhandled) where args.contains("--crash-key"):
+            fatalError("tui-preview: deliberate crash to test the terminal restore")
         case .key(_, .unhandled):
             break
         case .key(_, .command(let cmd)):

@@ -56,7 +56,7 @@ final class TmuxSession {
     let socket = "authdeck-tui-\(getpid())-\(UUID().uuidString.prefix(8))"
     let env: [String: String]
 
-    init(width: Int, height: Int, command: String) throws {
+    init(width: Int, height: Int, command: String, after: String = "") throws {
         var e = ProcessInfo.processInfo.environment
         e.removeValue(forKey: "TMUX")
         e.removeValue(forKey: "NO_COLOR")  // the test runner may set it; tests choose explicitly
@@ -64,7 +64,7 @@ final class TmuxSession {
         env = e
         // A shell runs the program, reaps it and prints its exit status, then idles: the pane's
         // screen stays readable after the program exits.
-        let wrapped = "\(command); echo TUI-EXIT-STATUS=$?; exec sleep 600"
+        let wrapped = "\(command); echo TUI-EXIT-STATUS=$?; \(after) exec sleep 600"
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "\(width)", "-y", "\(height)", wrapped])
     }
 
@@ -147,12 +147,12 @@ func normalizeTicking(_ screen: String) -> String {
 
 @Suite("ncurses backend under tmux (tui-preview)", .serialized)
 struct TmuxBackendTests {
-    func start(width: Int = 100, height: Int = 30, env: String = "") throws -> TmuxSession {
+    func start(width: Int = 100, height: Int = 30, env: String = "", args: String = "", after: String = "") throws -> TmuxSession {
         let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
         try #require(tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         let bin = try #require(previewBinary(), "tui-preview not built; run swift build --build-tests")
         return try TmuxSession(width: width, height: height,
-                               command: "env LANG=C.UTF-8 TERM=tmux-256color \(env) \(bin)")
+                               command: "env LANG=C.UTF-8 TERM=tmux-256color \(env) \(bin) \(args)", after: after)
     }
 
     @Test("Screen appears, countdown ticks alone, j moves the selection, resize re-lays out, q restores the terminal")
@@ -269,5 +269,19 @@ struct TmuxBackendTests {
         }
         try t.sendKeys("q")
         try t.waitFor("exit message", history: true) { $0.contains("TUI-EXIT-STATUS=") }
+    }
+
+    @Test("A crash (fatalError → SIGILL) still leaves the alternate screen and restores the tty modes")
+    func crashPath() throws {
+        // After the program dies, the shell prints the tty's canonical/echo flags.
+        let t = try start(args: "--crash-key", after: "stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo;")
+        defer { t.kill() }
+        try t.waitFor("accounts screen") { $0.contains("Accounts (3)") }
+        try t.sendKeys("!")
+        let after = try t.waitFor("exit status", history: true) { $0.contains("TUI-EXIT-STATUS=") && $0.contains("icanon") }
+        #expect(!after.contains("TUI-EXIT-STATUS=0"), "the program should have died from the signal")
+        #expect(after.contains("icanon echo"), "tty modes not restored:\n\(after)")
+        #expect(!after.contains("┌ Accounts"))
+        #expect(try t.display("#{alternate_on}") == "0")
     }
 }
