@@ -33,6 +33,10 @@ static inline attr_t authdeck_a_reverse(void) { return A_REVERSE; }
 static inline attr_t authdeck_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t authdeck_a_italic(void) { return A_ITALIC; }
 
+/* wcwidth is declared only under _XOPEN_SOURCE, which SwiftPM drops. */
+extern int wcwidth(wchar_t c);
+static inline int authdeck_wcwidth(wchar_t c) { return wcwidth(c); }
+
 /* C globals are not concurrency-safe in Swift 6; read them through functions. */
 static inline WINDOW *authdeck_stdscr(void) { return stdscr; }
 static inline int authdeck_colors(void) { return COLORS; }

@@ -234,18 +234,19 @@ enum DialogContent {
             [],
             [.text("Then open:", .text)],
         ]
-        for chunk in DetailContent.wrap(Sanitizer.visible(d.verificationURI), width: max(20, width)) { out.append([.text(chunk, .link)]) }
+        for chunk in DetailContent.wrap(Sanitizer.visible(d.verificationURI), width: max(10, width)) { out.append([.text(chunk, .link)]) }
         if d.qr != nil { out.append([.text("or scan the QR code", .textDim)]) }
         out.append([])
         let expRole: StyleRole = d.expiresAt <= now ? .statusExpired : (d.expiresAt.timeIntervalSince(now) < 60 ? .statusExpiringSoon : .text)
-        out.append([.text("Code expires " + TimeText.countdown(to: d.expiresAt, now: now).replacingOccurrences(of: "expired ", with: ""), expRole)])
+        let countdown = TimeText.countdown(to: d.expiresAt, now: now)
+        out.append([.text(countdown.hasPrefix("expired") ? "Code " + countdown : "Code expires " + countdown, expRole)])
         let (text, role): (String, StyleRole) = switch d.polling {
         case .waiting: ("Waiting for approval…", .statusRefreshing)
-        case .authorizationPending: ("Waiting for approval… (authorization_pending)", .statusRefreshing)
-        case .slowDown(let i): ("Polling slowed to every \(i)s (slow_down)", .statusExpiringSoon)
+        case .authorizationPending: ("Waiting (authorization_pending)", .statusRefreshing)
+        case .slowDown(let i): ("slow_down: polling every \(i)s", .statusExpiringSoon)
         case .approved: ("✓ Approved", .statusValid)
         case .denied: ("✗ Denied (access_denied)", .statusError)
-        case .expired: ("✗ The code expired (expired_token)", .statusError)
+        case .expired: ("✗ Code expired (expired_token)", .statusError)
         case .failed(let e): ("✗ " + Sanitizer.visible(e.message), .statusError)
         }
         out.append([.text(text, role)])

@@ -271,8 +271,10 @@ public enum Renderer {
 
     static func drawDevice(_ f: inout Frame, _ m: ScreenModel, _ d: DeviceDialog, size: Size) {
         let maxW = size.width - 2, maxH = size.height - 2
-        let text = DialogContent.device(d, now: m.now, width: min(40, maxW - 4))
-        let textW = max(36, text.map { $0.reduce(0) { $0 + $1.width } }.max() ?? 0)
+        // A 32-column text column keeps a version-4 QR code (33 modules, quiet zone 2) beside it
+        // on an 80×24 terminal.
+        let textW = min(32, max(20, maxW - 4))
+        let text = DialogContent.device(d, now: m.now, width: textW)
         // QR: quiet zone 4 modules (ISO/IEC 18004) when it fits, else 2; side by side or below the text.
         var qrLines: [String] = []
         var placement = 0  // 0 none, 1 right, 2 below
@@ -290,7 +292,7 @@ public enum Renderer {
         }
         let qw = qrLines.first.map(DisplayWidth.of) ?? 0
         var lines = text
-        if d.qr != nil, placement == 0 { lines.append([.text("(enlarge the window to show the QR code)", .textDim)]) }
+        if d.qr != nil, placement == 0 { lines.append([.text("(enlarge window for QR code)", .textDim)]) }
         let w: Int, h: Int
         switch placement {
         case 1: (w, h) = (textW + qw + 7, max(lines.count, qrLines.count) + 2)

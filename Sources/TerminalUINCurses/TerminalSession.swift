@@ -178,6 +178,12 @@ public final class TerminalSession {
                 wbuf[n] = 0
                 let st = styles[cell.role] ?? (authdeck_a_normal(), 0)
                 _ = authdeck_put_cell(win, Int32(y), Int32(x), &wbuf, st.attrs, st.pair)
+                // The frame reserved two columns; if the C library thinks the character is narrow
+                // (e.g. U+2764 U+FE0F), blank the second column so nothing stale shows through.
+                if x + 1 < frame.size.width, frame[x + 1, y].isContinuation, authdeck_wcwidth(wbuf[0]) < 2 {
+                    var space: [wchar_t] = [32, 0]
+                    _ = authdeck_put_cell(win, Int32(y), Int32(x + 1), &space, st.attrs, st.pair)
+                }
             }
         }
         wnoutrefresh(win)

@@ -60,9 +60,13 @@ enum Fixtures {
             flash: Flash(level: .info, text: "Signed in as alice@example.test"))
     }
 
+    /// A 33×33 QR-like matrix (the size of a version-4 code: a typical device verification URL).
+    static let qrMatrix33: [[Bool]] = qrLike(size: 33)
+
     /// A 25×25 QR-like matrix (finder patterns in three corners, a fixed pseudo-random body).
-    static let qrMatrix: [[Bool]] = {
-        let n = 25
+    static let qrMatrix: [[Bool]] = qrLike(size: 25)
+
+    static func qrLike(size n: Int) -> [[Bool]] {
         var m = Array(repeating: Array(repeating: false, count: n), count: n)
         func finder(_ ox: Int, _ oy: Int) {
             for y in 0..<7 { for x in 0..<7 {
@@ -80,5 +84,5 @@ enum Fixtures {
             m[y][x] = (seed >> 16) & 1 == 1
         } }
         return m
-    }()
+    }
 }

@@ -36,6 +36,17 @@ struct FrameGoldenTests {
         try assertSnapshot(f, named: "deviceDialog")
     }
 
+    @Test("Device dialog at 80×24: a version-4 QR code (33 modules) still fits beside the text")
+    func deviceDialog80x24() throws {
+        let d = DeviceDialog(providerName: "Local IdP", userCode: "WDJB-MJHT",
+                             verificationURI: "http://127.0.0.1:8999/device",
+                             verificationURIComplete: "http://127.0.0.1:8999/device?user_code=WDJB-MJHT",
+                             qr: Fixtures.qrMatrix33, expiresAt: at(-5), polling: .expired)
+        let f = Renderer.render(Fixtures.screen(dialog: .device(d)), size: Size(width: 80, height: 24), theme: mono)
+        #expect(f.plainText.contains("▀▀▀▀▀▀▀"), "QR code missing")
+        try assertSnapshot(f, named: "deviceDialog80x24")
+    }
+
     @Test("Sign-out results: revoked, session end skipped, local secrets deleted")
     func signOutResults() throws {
         let p = SignOutProgressDialog(accountName: "alice@example.test", steps: [
