@@ -156,7 +156,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
                 ui.signInForm = form
             }
         case .dialogToggleFlow:
-            ui.signInForm?.flow = ui.signInForm?.flow == .browser ? .device : .browser
+            if var form = ui.signInForm {
+                form.flow = form.flow == .browser ? .device : .browser
+                ui.signInForm = form
+            }
         case .dialogSetText(let text):
             if var form = ui.signInForm {
                 switch form.focusedField {

@@ -113,7 +113,7 @@ enum ScreenMapping {
         let introspection: ClaimValue? = if case .loaded(let value) = account.introspection { claims(value) } else { nil }
         let accessTokens = record.accessTokens.map { info -> AccessTokenEntry in
             let kind: AccessTokenEntry.Kind
-            if let decoded = info.informationalClaims, let header = decoded["header"], let body = decoded["claims"] {
+            if case .object(let decoded)? = info.informationalClaims, let header = decoded["header"], let body = decoded["claims"] {
                 kind = .decoded(header: claims(header), claims: claims(body))
             } else {
                 kind = .opaque
@@ -129,7 +129,7 @@ enum ScreenMapping {
         }
         var raw: [RawTokenEntry] = []
         if let loaded = ui.raw, loaded.account == record.id {
-            raw = loaded.entries.map { RawTokenEntry(label: $0.label, value: ui.local.revealed ? .revealed($0.value) : .masked(Presentation.mask($0.value))) }
+            raw = loaded.entries.map { RawTokenEntry(label: $0.label, value: ui.local.revealed ? .revealed($0.value) : .masked(TokenMask.mask($0.value))) }
         }
         return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw)
     }
@@ -154,7 +154,7 @@ enum ScreenMapping {
         if let flow = state.signIn {
             let providerName = state.providers.first { $0.id == flow.request.providerID }?.displayName ?? flow.request.providerID.rawValue
             if let device = flow.device {
-                let polling: DevicePollingState
+                let polling: TerminalUI.DevicePollingState
                 switch flow.phase {
                 case .failed(let error): polling = .failed(errorLine(error))
                 case .progress(.deviceSlowDown(let interval)): polling = .slowDown(interval: Int(interval))
