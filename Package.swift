@@ -75,6 +75,12 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TestSupport"]
         ),
+        // The command line, run as the built binary (.build/debug/authdeck) against the real local provider.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"],
+            exclude: ["Snapshots"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

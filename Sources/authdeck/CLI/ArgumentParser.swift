@@ -169,11 +169,14 @@ enum ArgumentParser {
     static func usageLine(_ command: CommandSpec, path: [String]) -> String {
         var parts = ["USAGE:", path.joined(separator: " ")]
         if !command.subcommands.isEmpty && command.run == nil { parts.append("<subcommand>") }
-        for option in command.options {
+        // Like argument-parser: a long option list is summarised (the OPTIONS section lists it).
+        if command.options.count > 6 { parts.append("[<options>]") }
+        for option in command.options where command.options.count <= 6 {
             let value = option.kind == .flag ? "" : " <\(option.valueName)>"
             parts.append("[--\(option.flagName)\(value)]" + (option.kind == .repeated ? " ..." : ""))
         }
         for positional in command.positionals { parts.append(positional.optional ? "[<\(positional.name)>]" : "<\(positional.name)>") }
+        if !command.subcommands.isEmpty && command.run != nil { parts.append("[<subcommand>]") }
         return parts.joined(separator: " ")
     }
 
