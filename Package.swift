@@ -49,6 +49,7 @@ let package = Package(
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
                 "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
+                "CQREncode",  // the device-flow QR code of `authdeck login --device`
             ]
         ),
 
@@ -75,6 +76,12 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TestSupport"]
+        ),
+        // The command line, run as the built binary (.build/debug/authdeck) against the real local provider.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,6 +21,12 @@ func runMain(_ arguments: [String]) async -> Int32 {
     case .success(let (command, parsed)):
         do {
             return try await command.run!(parsed)
+        } catch let failure as CLIFailure {
+            var text = "error: \(failure.message)\n"
+            if let hint = failure.hint { text += "\(hint)\n" }
+            if failure.exitCode == ExitCode.usage { text += ArgumentParser.usageLine(command, path: parsed.path) + "\n" }
+            FileHandle.standardError.write(Data(text.utf8))
+            return failure.exitCode
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             return ExitCode.failure

@@ -50,6 +50,9 @@ struct CommandSpec: Sendable {
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Checks the parsed values before `run` (argument-parser's `validate()`); a returned
+    /// message is a usage error (exit 2).
+    var validate: (@Sendable (ParsedCommand) -> String?)? = nil
     var run: (@Sendable (ParsedCommand) async throws -> Int32)?
 }
 
@@ -88,7 +91,7 @@ enum ArgumentParser {
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
-        if command.run == nil {
+        if command.run == nil || (!command.subcommands.isEmpty && command.positionals.isEmpty && rest.first.map { !$0.hasPrefix("-") } == true) {
             if let first = rest.first {
                 return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
             }
@@ -139,7 +142,22 @@ enum ArgumentParser {
         if positionals.count > command.positionals.count {
             return .failure(.usage(UsageError(message: "unexpected argument '\(positionals[command.positionals.count])'", usage: usageLine(command, path: path))))
         }
-        for (spec, value) in zip(command.positionals, positionals) { parsed.positionals[spec.name] = value }
+        // Optional positionals before a required one (`api [ACCOUNT] URL`) are filled only when
+        // there are enough values for the required ones.
+        var optionalsLeft = positionals.count - required
+        var values = positionals[...]
+        for spec in command.positionals {
+            if spec.optional {
+                guard optionalsLeft > 0 else { continue }
+                optionalsLeft -= 1
+            }
+            guard let value = values.first else { break }
+            parsed.positionals[spec.name] = value
+            values = values.dropFirst()
+        }
+        if let validate = command.validate, let message = validate(parsed) {
+            return .failure(.usage(UsageError(message: message, usage: usageLine(command, path: path))))
+        }
         return .success((command, parsed))
     }
 
@@ -151,11 +169,14 @@ enum ArgumentParser {
     static func usageLine(_ command: CommandSpec, path: [String]) -> String {
         var parts = ["USAGE:", path.joined(separator: " ")]
         if !command.subcommands.isEmpty && command.run == nil { parts.append("<subcommand>") }
-        for option in command.options {
+        // Like argument-parser: a long option list is summarised (the OPTIONS section lists it).
+        if command.options.count > 6 { parts.append("[<options>]") }
+        for option in command.options where command.options.count <= 6 {
             let value = option.kind == .flag ? "" : " <\(option.valueName)>"
             parts.append("[--\(option.flagName)\(value)]" + (option.kind == .repeated ? " ..." : ""))
         }
         for positional in command.positionals { parts.append(positional.optional ? "[<\(positional.name)>]" : "<\(positional.name)>") }
+        if !command.subcommands.isEmpty && command.run != nil { parts.append("[<subcommand>]") }
         return parts.joined(separator: " ")
     }
 

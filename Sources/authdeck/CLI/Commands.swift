@@ -7,6 +7,8 @@ enum ExitCode {
     static let usage: Int32 = 2
     static let needsSignIn: Int32 = 3
     static let storeLocked: Int32 = 4
+    /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
+    static let interrupted: Int32 = 130
 }
 
 /// The command table: one place drives parsing, `--help`, and shell completion.
@@ -23,10 +25,188 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [completion],
+            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, completion],
             run: run
         )
     }
+
+    static let account = PositionalSpec(name: "account", optional: true,
+                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else the active account).")
+
+    static let login = CommandSpec(
+        name: "login",
+        abstract: "Sign in to a provider through the browser or the device flow.",
+        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). Ctrl-C cancels and stores nothing.",
+        positionals: [PositionalSpec(name: "provider", optional: true, help: "A configured provider (default: the only one).")],
+        options: [
+            .flag("device", help: "Use the device authorization grant (RFC 8628) instead of the browser."),
+            .repeated("scope", valueName: "scope", help: "A scope to request besides the provider's."),
+            .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
+            .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
+            .value("name", valueName: "alias", help: "An alias for the account."),
+            .flag("noBrowser", help: "Print the URL instead of opening a browser."),
+        ],
+        validate: LoginOptions.validate,
+        run: { try await loginRun(LoginOptions($0), .current) }
+    )
+
+    static let logout = CommandSpec(
+        name: "logout",
+        abstract: "Revoke an account's tokens, end its provider session and delete its local secrets.",
+        positionals: [account],
+        options: [
+            .flag("localOnly", help: "Only delete the local secrets (no revocation, no end session)."),
+            .flag("noEndSession", help: "Do not open the provider's logout page."),
+        ],
+        run: { try await logoutRun(LogoutOptions($0), .current) }
+    )
+
+    static let status = CommandSpec(
+        name: "status",
+        abstract: "Show every account with its status, expiry times, scopes and storage.",
+        discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 1 when one needs attention otherwise.",
+        options: [json],
+        run: { try await statusRun(StatusOptions($0), .current) }
+    )
+
+    static let switchAccount = CommandSpec(
+        name: "switch",
+        abstract: "Make an account the active one.",
+        discussion: "AUTHDECK_ACCOUNT overrides the active account for one shell.",
+        positionals: [PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id.")],
+        run: { try await switchRun($0.positional("account") ?? "", .current) }
+    )
+
+    static let token = CommandSpec(
+        name: "token",
+        abstract: "Print an access token, refreshed when it would expire soon.",
+        discussion: "Only the token goes to stdout. The refresh runs under the account's cross-process lock. --exec-credential prints a Kubernetes client.authentication.k8s.io/v1 ExecCredential (kubectl exec plugin).",
+        positionals: [account],
+        options: [
+            .value("minValid", valueName: "seconds", help: "Refresh when the token expires within this many seconds (default 60)."),
+            .value("resource", valueName: "uri", help: "The access token for this RFC 8707 resource or audience."),
+            .flag("idToken", help: "Print the stored ID token instead."),
+            json,
+            .flag("execCredential", help: "Print a Kubernetes ExecCredential (JSON)."),
+        ],
+        validate: TokenOptions.validate,
+        run: { try await tokenRun(TokenOptions($0), .current) }
+    )
+
+    static let refresh = CommandSpec(
+        name: "refresh",
+        abstract: "Refresh an account's access token now.",
+        positionals: [account],
+        run: { try await refreshRun($0.positional("account"), .current) }
+    )
+
+    static let userinfo = CommandSpec(
+        name: "userinfo",
+        abstract: "Fetch the account's claims from the provider's userinfo endpoint.",
+        positionals: [account],
+        options: [json],
+        run: { try await userinfoRun($0.positional("account"), json: $0.flag("json"), .current) }
+    )
+
+    static let introspect = CommandSpec(
+        name: "introspect",
+        abstract: "Ask the provider about the account's access token (RFC 7662), as JSON.",
+        positionals: [account],
+        run: { try await introspectRun($0.positional("account"), .current) }
+    )
+
+    static let decode = CommandSpec(
+        name: "decode",
+        abstract: "Decode a JWT and optionally validate it as a backend would.",
+        discussion: "Shows the header and the claims with readable times; recognises encrypted (JWE) and opaque tokens. With --verify: the signature against the issuer's JWKS, iss, aud, exp, iat, sub and, when given, the nonce (OIDC Core 3.1.3.7); exit 1 names the rule that failed.",
+        positionals: [PositionalSpec(name: "token", optional: true, help: "The token, or - (default) to read it from stdin.")],
+        options: [
+            json,
+            .flag("verify", help: "Validate the signature and the claims."),
+            .value("issuer", valueName: "url", help: "The expected issuer (its discovery document gives the JWKS)."),
+            .value("audience", valueName: "client-id", help: "The client id the token must be issued to."),
+            .value("nonce", valueName: "nonce", help: "The expected nonce claim."),
+            .value("nonceSha256", valueName: "raw-nonce", help: "A raw nonce whose SHA-256 hex is the expected claim (Sign in with Apple)."),
+        ],
+        validate: DecodeOptions.validate,
+        run: { try await decodeRun(DecodeOptions($0), .current) }
+    )
+
+    static let api = CommandSpec(
+        name: "api",
+        abstract: "Call a protected API with the account's bearer token.",
+        discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays with the URL given.",
+        positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
+        options: [
+            .value("method", short: "X", valueName: "method", help: "The HTTP method (default GET, or POST with --data)."),
+            .repeated("header", short: "H", valueName: "name: value", help: "A request header."),
+            .value("data", short: "d", valueName: "data", help: "The request body; @file reads a file, @- reads stdin."),
+            .flag("include", short: "i", help: "Print the response status and headers on stderr."),
+        ],
+        validate: APIOptions.validate,
+        run: { try await apiRun(APIOptions($0), .current) }
+    )
+
+    static let provider = CommandSpec(
+        name: "provider",
+        abstract: "Manage the configured identity providers.",
+        subcommands: [providerAdd, providerList, providerShow, providerRemove]
+    )
+
+    static let providerAdd = CommandSpec(
+        name: "add",
+        abstract: "Add a provider by issuer (discovery), by manual endpoints, or from a preset.",
+        discussion: "Presets: \(ProviderPreset.all.map(\.name).joined(separator: ", ")). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line.",
+        positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name in authdeck (e.g. work).")],
+        options: [
+            .value("preset", valueName: "preset", help: "Start from a preset's endpoints and quirks."),
+            .value("domain", valueName: "host", help: "The preset's domain (Auth0 tenant, Okta, Keycloak, Logto, GitLab host)."),
+            .value("tenant", valueName: "tenant", help: "The preset's tenant (Entra tenant, Keycloak realm, Okta server)."),
+            .value("displayName", valueName: "text", help: "The name shown in the TUI."),
+            .value("issuer", valueName: "url", help: "The issuer for discovery."),
+            .value("clientId", valueName: "id", help: "The registered client id."),
+            .flag("clientSecretStdin", help: "Read the client secret from stdin into the credential store."),
+            .value("clientAuthentication", valueName: "method", help: "none, client_secret_basic (default with a secret) or client_secret_post."),
+            .repeated("scope", valueName: "scope", help: "A scope to request (replaces the default openid profile email offline_access)."),
+            .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
+            .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
+            .repeated("header", valueName: "name: value", help: "An extra request header."),
+            .repeated("authorizationParameter", valueName: "name=value", help: "An extra authorization request parameter."),
+            .value("authorizationEndpoint", valueName: "url", help: "The authorization endpoint (without discovery)."),
+            .value("tokenEndpoint", valueName: "url", help: "The token endpoint (without discovery)."),
+            .value("deviceAuthorizationEndpoint", valueName: "url", help: "The device authorization endpoint."),
+            .value("revocationEndpoint", valueName: "url", help: "The revocation endpoint (RFC 7009)."),
+            .value("introspectionEndpoint", valueName: "url", help: "The introspection endpoint (RFC 7662)."),
+            .value("userinfoEndpoint", valueName: "url", help: "The userinfo endpoint."),
+            .value("endSessionEndpoint", valueName: "url", help: "The end-session endpoint (RP-Initiated Logout)."),
+            .value("jwksUri", valueName: "url", help: "The JWKS URI."),
+            .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
+        ],
+        validate: ProviderAddOptions.validate,
+        run: { try await providerAddRun(ProviderAddOptions($0), .current) }
+    )
+
+    static let providerList = CommandSpec(
+        name: "list",
+        abstract: "List the configured providers.",
+        options: [json],
+        run: { try await providerListRun(json: $0.flag("json"), .current) }
+    )
+
+    static let providerShow = CommandSpec(
+        name: "show",
+        abstract: "Show a provider's configuration.",
+        positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
+        options: [json],
+        run: { try await providerShowRun($0.positional("name") ?? "", json: $0.flag("json"), .current) }
+    )
+
+    static let providerRemove = CommandSpec(
+        name: "remove",
+        abstract: "Remove a provider that has no signed-in accounts.",
+        positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
+        run: { try await providerRemoveRun($0.positional("name") ?? "", .current) }
+    )
 
     static let completion = CommandSpec(
         name: "completion",

@@ -1,0 +1,281 @@
+import AuthEngine
+import AuthEngineLive
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - decode
+
+struct DecodeOptions {
+    var token: String?
+    var json: Bool
+    var verify: Bool
+    var issuer: String?
+    var audience: String?
+    var nonce: String?
+    var nonceSHA256: String?
+
+    init(_ parsed: ParsedCommand) {
+        token = parsed.positional("token")
+        json = parsed.flag("json")
+        verify = parsed.flag("verify")
+        issuer = parsed.value("issuer")
+        audience = parsed.value("audience")
+        nonce = parsed.value("nonce")
+        nonceSHA256 = parsed.value("nonceSha256")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        let checks = ["issuer", "audience", "nonce", "nonceSha256"].filter { parsed.value($0) != nil }
+        if !parsed.flag("verify"), let first = checks.first {
+            return "--\(ArgumentParserNames.kebab(first)) only applies with --verify"
+        }
+        if parsed.flag("verify") {
+            if parsed.value("issuer") == nil { return "--verify needs --issuer URL (the expected iss; its JWKS checks the signature)" }
+            if parsed.value("audience") == nil { return "--verify needs --audience ID (the client id the token must be issued to)" }
+        }
+        if parsed.value("nonce") != nil && parsed.value("nonceSha256") != nil {
+            return "give either --nonce (the claim itself) or --nonce-sha256 (the raw nonce whose SHA-256 hex is the claim), not both"
+        }
+        if parsed.positional("token") == nil && isatty(0) == 1 {
+            return "give the TOKEN, or pipe it in (authdeck token --id-token | authdeck decode)"
+        }
+        return nil
+    }
+}
+
+/// What kind of token was given.
+enum DecodedToken {
+    case jws(CompactJWS, claims: [String: JSONValue]?)
+    /// A JWE (RFC 7516): only its protected header is readable.
+    case jwe(header: [String: JSONValue])
+    case opaque(length: Int)
+
+    init(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 5, let data = Base64URL.decode(String(parts[0])),
+           let header = try? JSONDecoder().decode([String: JSONValue].self, from: data) {
+            self = .jwe(header: header)
+            return
+        }
+        if let jws = try? CompactJWS(parsing: text) {
+            self = .jws(jws, claims: try? JSONDecoder().decode([String: JSONValue].self, from: jws.payload))
+            return
+        }
+        self = .opaque(length: text.count)
+    }
+}
+
+func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> Int32 {
+    let raw: String
+    if let token = options.token, token != "-" {
+        raw = token
+    } else {
+        raw = String(decoding: readStandardInput(), as: UTF8.self)
+    }
+    let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !text.isEmpty else { throw CLIFailure.usage("no token given (stdin was empty)") }
+    let decoded = DecodedToken(text)
+    let now = Date()
+    var result: [String: Any] = [:]
+    var lines: [String] = []
+    switch decoded {
+    case .jwe(let header):
+        result = ["kind": "jwe", "header": jsonObject(.object(header))]
+        lines = ["An encrypted JWT (JWE, RFC 7516): only the issuer's intended recipient can read the claims.", "Header:"]
+        lines += ClaimsText.lines(header, now: now).map { "  " + $0 }
+    case .opaque(let length):
+        result = ["kind": "opaque", "length": length]
+        lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
+    case .jws(let jws, let claims):
+        var times: [String: String] = [:]
+        for (name, value) in claims ?? [:] where ClaimsText.timeClaims.contains(name) {
+            if case .number(let seconds) = value { times[name] = Times.rfc3339(Date(timeIntervalSince1970: seconds)) }
+        }
+        result = ["kind": "jws", "header": jsonObject(.object(jws.header.members)),
+                  "claims": claims.map { jsonObject(.object($0)) } ?? NSNull(), "times": times]
+        lines = ["Header:"] + ClaimsText.lines(jws.header.members, now: now).map { "  " + $0 }
+        if let claims {
+            lines += ["Claims:"] + ClaimsText.lines(claims, now: now).map { "  " + $0 }
+        } else {
+            lines += ["Payload: not JSON (\(jws.payload.count) bytes)"]
+        }
+    }
+    var failure: CLIFailure?
+    if options.verify {
+        switch await verify(text, options: options, now: now) {
+        case .success(let verified):
+            result["verification"] = ["valid": true, "algorithm": verified.header.algorithm, "keyId": verified.verifiedWith.keyID ?? NSNull()] as [String: Any]
+            lines.append("Verified: signature (\(verified.header.algorithm)\(verified.verifiedWith.keyID.map { ", kid \($0)" } ?? "")) against the issuer's JWKS; iss, aud, exp, iat, sub\(options.nonce != nil || options.nonceSHA256 != nil ? ", nonce" : "") checked (OIDC Core §3.1.3.7).")
+        case .failure(let error):
+            let presentable = PresentableError(from: error)
+            let rule = ruleName(error)
+            result["verification"] = ["valid": false, "rule": rule, "title": presentable.title, "detail": presentable.detail,
+                                      "specReference": presentable.specReference ?? NSNull()] as [String: Any]
+            lines.append("NOT VALID: \(presentable.title) [\(rule)]")
+            failure = CLIFailure("The token is not valid: \(presentable.title) (\(rule)): \(presentable.detail)\(presentable.specReference.map { " (\($0))" } ?? "")",
+                                 hint: hintFor(rule))
+        }
+    } else if case .jws = decoded {
+        lines.append("Signature: not verified (add --verify --issuer URL --audience CLIENT_ID)")
+    }
+    if options.json {
+        try Output.json(result)
+    } else {
+        Output.out(lines.joined(separator: "\n") + "\n")
+    }
+    if let failure { throw failure }
+    return ExitCode.ok
+}
+
+/// The case name of the rule that failed (`audienceMismatch`, `expired`, `signatureInvalid`, …).
+func ruleName(_ error: AuthError) -> String {
+    let inner: String
+    switch error {
+    case .protocolViolation(let violation): inner = String(describing: violation)
+    case .unsupported(let reason): inner = String(describing: reason)
+    default: inner = String(describing: error)
+    }
+    return String(inner.prefix { $0 != "(" })
+}
+
+func hintFor(_ rule: String) -> String? {
+    switch rule {
+    case "audienceMismatch", "azpMismatch": return "Check --audience: it must be the client id the token was issued to."
+    case "idTokenIssuerMismatch": return "Check --issuer: it must equal the token's iss exactly."
+    case "expired": return "Get a fresh token (authdeck refresh; authdeck token --id-token)."
+    case "nonceMismatch": return "Check --nonce / --nonce-sha256: it must be the nonce sent with the authorization request."
+    case "algorithmNotAllowed": return "Tokens signed with 'none' or a shared secret are never accepted by a public client."
+    case "signatureInvalid", "noMatchingKey": return "The token was altered or not signed by this issuer's keys."
+    default: return nil
+    }
+}
+
+func verify(_ text: String, options: DecodeOptions, now: Date) async -> Result<VerifiedIDToken, AuthError> {
+    do {
+        let issuerURL = try checkSecureURL(options.issuer ?? "", option: "issuer")
+        let http = CurlHTTPClient.live()
+        let metadata = try await fetchMetadata(issuer: options.issuer ?? issuerURL.absoluteString, http: http)
+        let nonce: ExpectedNonce
+        if let value = options.nonce {
+            nonce = .value(value)
+        } else if let rawNonce = options.nonceSHA256 {
+            // Sign in with Apple: the claim is the SHA-256 (lowercase hex) of the raw nonce.
+            let digest = OpenSSLCrypto.live.digest(.sha256, Data(rawNonce.utf8))
+            nonce = .value(digest.map { String(format: "%02x", $0) }.joined())
+        } else {
+            nonce = .skipCheck
+        }
+        let validation = IDTokenValidationOptions(issuer: metadata.issuer, clientID: options.audience ?? "", clientIsPublic: true, nonce: nonce,
+                                                  accessTokenHash: .skipCheck, serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        let verified = try await validateIDToken(RawIDToken(text), options: validation, crypto: OpenSSLCrypto.live, now: now,
+                                                 jwksCache: JWKSCache(metadata: metadata, http: http))
+        return .success(verified)
+    } catch let error as AuthError {
+        return .failure(error)
+    } catch let failure as CLIFailure {
+        return .failure(.unsupported(.insecureURL(failure.message)))
+    } catch {
+        return .failure(.protocolViolation(.malformedJWT(reason: "\(type(of: error))")))
+    }
+}
+
+/// JSONValue as Foundation objects for JSONSerialization.
+func jsonObject(_ value: JSONValue) -> Any {
+    switch value {
+    case .null: return NSNull()
+    case .bool(let flag): return flag
+    case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? Int64(number) as Any : number as Any
+    case .string(let text): return text
+    case .array(let items): return items.map(jsonObject)
+    case .object(let members): return members.mapValues(jsonObject)
+    }
+}
+
+// MARK: - api
+
+struct APIOptions {
+    var account: String?
+    var url: String
+    var method: String?
+    var headers: [String]
+    var data: String?
+    var include: Bool
+
+    init(_ parsed: ParsedCommand) {
+        account = parsed.positional("account")
+        url = parsed.positional("url") ?? ""
+        method = parsed.value("method")
+        headers = parsed.values("header")
+        data = parsed.value("data")
+        include = parsed.flag("include")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        if let method = parsed.value("method"), HTTPRequest.Method(rawValue: method.uppercased()) == nil {
+            return "-X '\(method)' is not one of GET, POST, PUT, PATCH, DELETE, HEAD"
+        }
+        for header in parsed.values("header") {
+            guard let colon = header.firstIndex(of: ":") else { return "-H '\(header)' must look like 'Name: value'" }
+            if header[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "authorization" {
+                return "-H Authorization: authdeck sends the bearer token itself"
+            }
+        }
+        return nil
+    }
+}
+
+func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 {
+    let url = try checkSecureURL(options.url, option: "url")
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(options.account, in: snapshot)
+    let provider = snapshot.providers.first { $0.id == record.providerID }
+    let token: AccessToken
+    switch await session.accessToken(record.id, minimumValidity: 30, resource: nil) {
+    case .success(let result): token = result.token
+    case .failure(let error): throw CLIFailure(error)
+    }
+    var body: Data?
+    if let data = options.data {
+        if data == "@-" {
+            body = readStandardInput()
+        } else if data.hasPrefix("@") {
+            guard let contents = FileManager.default.contents(atPath: String(data.dropFirst())) else {
+                throw CLIFailure("Cannot read '\(data.dropFirst())' for -d", hint: "Give a readable file after @, @- for stdin, or the data itself.")
+            }
+            body = contents
+        } else {
+            body = Data(data.utf8)
+        }
+    }
+    let method = HTTPRequest.Method(rawValue: (options.method ?? (body == nil ? "GET" : "POST")).uppercased()) ?? .get
+    var headers = [HTTPHeader("Authorization", "Bearer \(token.exposedValue)")]
+    for header in options.headers {
+        let colon = header.firstIndex(of: ":")!
+        headers.append(HTTPHeader(header[..<colon].trimmingCharacters(in: .whitespaces), header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+    }
+    if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+        headers.append(HTTPHeader("Content-Type", "application/json"))
+    }
+    // Redirects are not followed: the bearer token must not travel to another origin.
+    let request = HTTPRequest(method: method, url: url, headers: headers, body: body, followRedirects: false)
+    let http = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: provider?.caBundlePath))
+    let response: HTTPResponse
+    do { response = try await http.send(request) } catch {
+        throw CLIFailure("The request to \(url.absoluteString) failed: \(PresentableError(from: .transport(error)).detail)", hint: "Check the URL and the network (HTTPS_PROXY, SSL_CERT_FILE).")
+    }
+    if options.include {
+        Output.err("HTTP \(response.status)")
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { Output.err("\(name): \(value)") }
+        Output.err("")
+    }
+    FileHandle.standardOutput.write(response.body)
+    if response.status >= 400 {
+        let hint = response.status == 401 ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs." : nil
+        throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status)", hint: hint)
+    }
+    return ExitCode.ok
+}

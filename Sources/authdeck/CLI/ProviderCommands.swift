@@ -1,0 +1,258 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
+import Foundation
+
+// MARK: - provider add
+
+struct ProviderAddOptions {
+    var name: String
+    var preset: String?
+    var domain: String?
+    var tenant: String?
+    var displayName: String?
+    var issuer: String?
+    var clientID: String?
+    var clientSecretStdin: Bool
+    var clientAuthentication: String?
+    var scopes: [String]
+    var audience: String?
+    var resources: [String]
+    var headers: [String]
+    var parameters: [String]
+    var caBundle: String?
+    var endpoints: [String: String]
+
+    static let endpointOptions = [
+        "authorizationEndpoint", "tokenEndpoint", "deviceAuthorizationEndpoint", "revocationEndpoint",
+        "introspectionEndpoint", "userinfoEndpoint", "endSessionEndpoint", "jwksUri",
+    ]
+
+    init(_ parsed: ParsedCommand) {
+        name = parsed.positional("name") ?? ""
+        preset = parsed.value("preset")
+        domain = parsed.value("domain")
+        tenant = parsed.value("tenant")
+        displayName = parsed.value("displayName")
+        issuer = parsed.value("issuer")
+        clientID = parsed.value("clientId")
+        clientSecretStdin = parsed.flag("clientSecretStdin")
+        clientAuthentication = parsed.value("clientAuthentication")
+        scopes = parsed.values("scope").flatMap { $0.split(separator: " ").map(String.init) }
+        audience = parsed.value("audience")
+        resources = parsed.values("resource")
+        headers = parsed.values("header")
+        parameters = parsed.values("authorizationParameter")
+        caBundle = parsed.value("caBundle")
+        endpoints = [:]
+        for option in Self.endpointOptions { if let value = parsed.value(option) { endpoints[option] = value } }
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        let name = parsed.positional("name") ?? ""
+        if name.isEmpty || name.contains("/") || name.contains(where: \.isWhitespace) {
+            return "provider NAME must be a non-empty word without '/' or spaces, got '\(name)'"
+        }
+        if let preset = parsed.value("preset"), ProviderPreset.named(preset) == nil {
+            return "unknown preset '\(preset)'; known presets: \(ProviderPreset.all.map(\.name).joined(separator: ", "))"
+        }
+        if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
+        if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
+            return "give --issuer URL (discovery), or --authorization-endpoint and --token-endpoint, or --preset NAME"
+        }
+        if let method = parsed.value("clientAuthentication"), ClientAuthenticationMethod(rawValue: method) == nil {
+            return "--client-authentication must be none, client_secret_basic or client_secret_post, got '\(method)'"
+        }
+        for header in parsed.values("header") where !header.contains(":") {
+            return "--header '\(header)' must look like 'Name: value'"
+        }
+        for parameter in parsed.values("authorizationParameter") where !parameter.contains("=") {
+            return "--authorization-parameter '\(parameter)' must look like 'name=value'"
+        }
+        if let ca = parsed.value("caBundle"), !FileManager.default.isReadableFile(atPath: ca) {
+            return "--ca-bundle '\(ca)' is not a readable file (a PEM bundle of CA certificates)"
+        }
+        return nil
+    }
+
+    /// The provider configuration, from the preset (if any) with the options on top.
+    func configuration() throws -> ProviderConfig {
+        var config: ProviderConfig
+        if let presetName = preset, let preset = ProviderPreset.named(presetName) {
+            config = try preset.make(ProviderID(name), clientID: clientID ?? "", domain: domain, tenant: tenant)
+        } else {
+            config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
+        }
+        if let issuer { config.issuer = try checkSecureURL(issuer, option: "issuer") }
+        if let clientID { config.clientID = clientID }
+        if let displayName { config.displayName = displayName }
+        if !scopes.isEmpty { config.scopes = scopes }
+        if let audience { config.audience = audience }
+        if !resources.isEmpty { config.resources = resources }
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            config.extraHeaders[parts[0].trimmingCharacters(in: .whitespaces)] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        }
+        for parameter in parameters {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            config.extraAuthorizationParameters[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
+        func endpoint(_ option: String) throws -> URL? {
+            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option)) }
+        }
+        var e = config.endpoints
+        e.authorization = try endpoint("authorizationEndpoint") ?? e.authorization
+        e.token = try endpoint("tokenEndpoint") ?? e.token
+        e.deviceAuthorization = try endpoint("deviceAuthorizationEndpoint") ?? e.deviceAuthorization
+        e.revocation = try endpoint("revocationEndpoint") ?? e.revocation
+        e.introspection = try endpoint("introspectionEndpoint") ?? e.introspection
+        e.userinfo = try endpoint("userinfoEndpoint") ?? e.userinfo
+        e.endSession = try endpoint("endSessionEndpoint") ?? e.endSession
+        e.jwks = try endpoint("jwksUri") ?? e.jwks
+        config.endpoints = e
+        if config.issuer == nil && config.endpoints.token == nil {
+            throw CLIFailure.usage("without --issuer, --token-endpoint is required (and --authorization-endpoint for the browser flow)")
+        }
+        if let method = clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)) {
+            config.clientAuthentication = method
+        } else if clientSecretStdin && config.clientAuthentication == .none {
+            config.clientAuthentication = .clientSecretBasic
+        }
+        if config.clientAuthentication != .none && !clientSecretStdin {
+            throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
+        }
+        return config
+    }
+}
+
+enum ArgumentParserNames {
+    static func kebab(_ name: String) -> String { OptionSpec.flag(name, help: "").flagName }
+}
+
+func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
+    let config = try options.configuration()
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    if snapshot.providers.contains(where: { $0.id == config.id }) {
+        throw CLIFailure("A provider named '\(config.id)' exists already", hint: "Remove it first with 'authdeck provider remove \(config.id)', or choose another name.")
+    }
+    if options.clientSecretStdin {
+        let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !secret.isEmpty else {
+            throw CLIFailure("--client-secret-stdin read nothing from stdin", hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
+        }
+        try context.unlock(session)
+        if let error = session.saveClientSecret(secret, for: config.id) { throw CLIFailure(error) }
+    }
+    do { try session.files.saveProvider(config) } catch { throw CLIFailure("Could not save the provider: \(error)", hint: "Check that $XDG_CONFIG_HOME/authdeck is writable.") }
+    var notes = ["Added provider '\(config.id)'"]
+    if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
+        notes.append("plain HTTP on loopback (accepted for local providers only)")
+    }
+    if let preset = config.preset, let note = ProviderPreset.named(preset)?.note { notes.append(note) }
+    Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
+    return ExitCode.ok
+}
+
+// MARK: - provider list / show / remove
+
+func providerJSON(_ provider: ProviderConfig, accounts: Int) -> [String: Any] {
+    let e = provider.endpoints
+    func url(_ value: URL?) -> Any { value?.absoluteString ?? NSNull() }
+    let plain = provider.isLoopbackHTTP || [e.token, e.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP)
+    return [
+        "name": provider.id.rawValue,
+        "displayName": provider.displayName,
+        "issuer": url(provider.issuer),
+        "clientId": provider.clientID,
+        "clientAuthentication": provider.clientAuthentication.rawValue,
+        "scopes": provider.scopes,
+        "audience": provider.audience ?? NSNull(),
+        "resources": provider.resources,
+        "headers": provider.extraHeaders,
+        "authorizationParameters": provider.extraAuthorizationParameters,
+        "endpoints": [
+            "authorization": url(e.authorization), "token": url(e.token), "deviceAuthorization": url(e.deviceAuthorization),
+            "revocation": url(e.revocation), "introspection": url(e.introspection), "userinfo": url(e.userinfo),
+            "endSession": url(e.endSession), "jwks": url(e.jwks),
+        ] as [String: Any],
+        "caBundle": provider.caBundlePath ?? NSNull(),
+        "preset": provider.preset ?? NSNull(),
+        "plainHTTPLoopback": plain,
+        "accounts": accounts,
+    ]
+}
+
+func providerListRun(json: Bool, _ context: CLIContext) async throws -> Int32 {
+    let snapshot = try context.snapshot(context.session())
+    let counts = Dictionary(grouping: snapshot.accounts, by: \.providerID).mapValues(\.count)
+    if json {
+        try Output.json(snapshot.providers.map { providerJSON($0, accounts: counts[$0.id] ?? 0) })
+        return ExitCode.ok
+    }
+    if snapshot.providers.isEmpty {
+        Output.err("No provider is configured; add one with 'authdeck provider add NAME --issuer URL --client-id ID'.")
+        return ExitCode.ok
+    }
+    for provider in snapshot.providers {
+        let location = provider.issuer?.absoluteString ?? provider.endpoints.token?.absoluteString ?? "-"
+        var line = "\(provider.id.rawValue)\t\(location)\t\(provider.clientID)\t\(counts[provider.id] ?? 0) account(s)"
+        if provider.isLoopbackHTTP { line += "\tplain HTTP on loopback" }
+        Output.line(line)
+    }
+    return ExitCode.ok
+}
+
+func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async throws -> Int32 {
+    let snapshot = try context.snapshot(context.session())
+    guard let provider = snapshot.providers.first(where: { $0.id.rawValue == name }) else {
+        throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.")
+    }
+    let accounts = snapshot.accounts.filter { $0.providerID == provider.id }.count
+    if json {
+        try Output.json(providerJSON(provider, accounts: accounts))
+        return ExitCode.ok
+    }
+    let e = provider.endpoints
+    var lines = ["name: \(provider.id.rawValue)", "display name: \(provider.displayName)"]
+    if let issuer = provider.issuer {
+        lines.append("issuer: \(issuer.absoluteString)\(provider.isLoopbackHTTP ? " (plain HTTP on loopback)" : "")")
+    } else {
+        lines.append("issuer: none (manual endpoints, no discovery)")
+    }
+    lines.append("client id: \(provider.clientID)")
+    lines.append("client authentication: \(provider.clientAuthentication.rawValue)\(provider.clientAuthentication == .none ? "" : " (secret in the credential store)")")
+    lines.append("scopes: \(provider.scopes.joined(separator: " "))")
+    if let audience = provider.audience { lines.append("audience: \(audience)") }
+    if !provider.resources.isEmpty { lines.append("resources: \(provider.resources.joined(separator: " "))") }
+    for (name, value) in provider.extraHeaders.sorted(by: { $0.key < $1.key }) { lines.append("header: \(name): \(value)") }
+    for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("authorization parameter: \(name)=\(value)") }
+    let endpoints: [(String, URL?)] = [
+        ("authorization endpoint", e.authorization), ("token endpoint", e.token), ("device authorization endpoint", e.deviceAuthorization),
+        ("revocation endpoint", e.revocation), ("introspection endpoint", e.introspection), ("userinfo endpoint", e.userinfo),
+        ("end session endpoint", e.endSession), ("jwks uri", e.jwks),
+    ]
+    for (label, url) in endpoints { if let url { lines.append("\(label): \(url.absoluteString)") } }
+    if let ca = provider.caBundlePath { lines.append("ca bundle: \(ca)") }
+    if let preset = provider.preset { lines.append("preset: \(preset)") }
+    lines.append("accounts: \(accounts)")
+    Output.out(lines.joined(separator: "\n") + "\n")
+    return ExitCode.ok
+}
+
+func providerRemoveRun(_ name: String, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    guard let provider = snapshot.providers.first(where: { $0.id.rawValue == name }) else {
+        throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.")
+    }
+    let accounts = snapshot.accounts.filter { $0.providerID == provider.id }
+    if !accounts.isEmpty {
+        throw CLIFailure("Provider '\(name)' still has \(accounts.count) signed-in account(s): \(accounts.map(AccountResolution.describe).joined(separator: ", "))",
+                         hint: "Log them out first with 'authdeck logout ACCOUNT'.")
+    }
+    do { try session.files.removeProvider(provider.id) } catch { throw CLIFailure("Could not remove the provider: \(error)") }
+    Output.err("Removed provider '\(name)'.")
+    return ExitCode.ok
+}

@@ -1,0 +1,455 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
+import Foundation
+
+// gh's shape: per command an options struct made from the parsed arguments (validated before
+// anything runs) and a run function over the live session.
+
+// MARK: - login
+
+struct LoginOptions {
+    var provider: String?
+    var device: Bool
+    var scopes: [String]
+    var audience: String?
+    var resources: [String]
+    var name: String?
+    var noBrowser: Bool
+
+    init(_ parsed: ParsedCommand) {
+        provider = parsed.positional("provider")
+        device = parsed.flag("device")
+        scopes = parsed.values("scope")
+        audience = parsed.value("audience")
+        resources = parsed.values("resource")
+        name = parsed.value("name")
+        noBrowser = parsed.flag("noBrowser")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        if parsed.flag("device") && parsed.flag("noBrowser") { return "--device never opens a browser; drop --no-browser" }
+        if let name = parsed.value("name"), name.isEmpty || name.contains("/") { return "--name must be a non-empty alias without '/'" }
+        return nil
+    }
+}
+
+func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let providerID: ProviderID
+    if let name = options.provider {
+        guard snapshot.providers.contains(where: { $0.id.rawValue == name }) else {
+            let known = snapshot.providers.map(\.id.rawValue).joined(separator: ", ")
+            throw CLIFailure("Unknown provider '\(name)'",
+                             hint: known.isEmpty ? "Add one with 'authdeck provider add NAME --issuer URL --client-id ID'." : "Configured providers: \(known).")
+        }
+        providerID = ProviderID(name)
+    } else if snapshot.providers.count == 1 {
+        providerID = snapshot.providers[0].id
+    } else if snapshot.providers.isEmpty {
+        throw CLIFailure("No provider is configured", hint: "Add one with 'authdeck provider add NAME --issuer URL --client-id ID'.")
+    } else {
+        throw CLIFailure.usage("several providers are configured (\(snapshot.providers.map(\.id.rawValue).joined(separator: ", "))); name one: authdeck login PROVIDER")
+    }
+    if let alias = options.name, let other = snapshot.accounts.first(where: { $0.alias == alias }) {
+        Output.err("note: alias '\(alias)' is used by \(AccountResolution.handle(other)); it will name both until one is logged out")
+    }
+    try context.unlock(session)
+    let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
+                                audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser)
+    let (result, interrupted) = await Interrupt.cancellable {
+        await session.signIn(request) { progress in reportSignInProgress(progress) }
+    }
+    if interrupted {
+        Output.err("Sign-in cancelled; nothing was stored.")
+        return ExitCode.interrupted
+    }
+    switch result {
+    case .success(let record):
+        let updated = try context.snapshot(session)
+        let becameActive: Bool
+        if updated.activeAccountID == nil || snapshot.accounts.isEmpty {
+            do { try session.files.saveActiveAccount(record.id) } catch { throw CLIFailure("Could not save the active account: \(error)") }
+            becameActive = true
+        } else {
+            becameActive = updated.activeAccountID == record.id
+        }
+        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
+        return ExitCode.ok
+    case .failure(let error):
+        if error.disposition == .cancelled {
+            Output.err("Sign-in cancelled; nothing was stored.")
+            return ExitCode.interrupted
+        }
+        throw CLIFailure(error, hint: error.disposition == .needsSignIn ? "Start the sign-in again." : nil)
+    }
+}
+
+@Sendable func reportSignInProgress(_ progress: SignInProgress) {
+    switch progress {
+    case .discovering:
+        break
+    case .waitingForBrowser(let url, let opened):
+        if opened {
+            Output.err("Opened the browser to sign in; waiting for it to finish (Ctrl-C cancels).")
+            Output.err("If nothing opened, visit:\n  \(url.absoluteString)")
+        } else {
+            Output.err("Open this URL in a browser to sign in (Ctrl-C cancels):\n  \(url.absoluteString)")
+        }
+    case .exchangingCode:
+        Output.err("Exchanging the authorization code…")
+    case .deviceCode(let display):
+        Output.err("To sign in, visit \(display.verificationURI.absoluteString)")
+        Output.err("and enter the code: \(display.userCode)")
+        if let complete = display.verificationURIComplete {
+            Output.err("(or open \(complete.absoluteString))")
+        }
+        if Output.stderrIsTerminal, let qr = QRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
+            Output.err(qr)
+        }
+        Output.err("The code expires at \(Times.rfc3339(display.expiresAt)); waiting for approval (Ctrl-C cancels)…")
+    case .devicePending:
+        break
+    case .deviceSlowDown(let interval):
+        Output.err("The provider asked to poll more slowly (every \(Int(interval))s).")
+    case .verifying:
+        break
+    }
+}
+
+// MARK: - logout
+
+struct LogoutOptions {
+    var account: String?
+    var localOnly: Bool
+    var noEndSession: Bool
+    init(_ parsed: ParsedCommand) {
+        account = parsed.positional("account")
+        localOnly = parsed.flag("localOnly")
+        noEndSession = parsed.flag("noEndSession")
+    }
+}
+
+func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(options.account, in: snapshot)
+    try context.unlock(session)
+    let failures = FailureCounter()
+    let removed = await session.signOut(record.id, options: SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly)) { step in
+        switch step.outcome {
+        case .done(let text): Output.err("✓ \(step.step.rawValue): \(text)")
+        case .skipped(let text): Output.err("- \(step.step.rawValue): skipped (\(text))")
+        case .failed(let error):
+            failures.add()
+            Output.err("✗ \(step.step.rawValue): \(error.description)")
+        }
+    }
+    guard removed else {
+        throw CLIFailure("\(AccountResolution.describe(record)) was not removed", hint: "Fix the error above and run 'authdeck logout' again, or use --local-only to only delete the local secrets.")
+    }
+    if failures.count > 0 {
+        Output.err("Logged out \(AccountResolution.describe(record)) locally, but a step failed: the tokens may stay valid at the provider until they expire.")
+        return ExitCode.failure
+    }
+    Output.err("Logged out \(AccountResolution.describe(record)).")
+    return ExitCode.ok
+}
+
+final class FailureCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
+}
+
+// MARK: - status
+
+struct StatusOptions {
+    var json: Bool
+    init(_ parsed: ParsedCommand) { json = parsed.flag("json") }
+}
+
+/// One account's row in `status`, computed once for both the text and the JSON output.
+struct StatusRow {
+    var record: AccountRecord
+    var provider: ProviderConfig?
+    var active: Bool
+    var status: AccountStatus
+
+    /// The `--json` object (schema in README "Commands").
+    func json(now: Date) -> [String: Any] {
+        func time(_ date: Date?) -> Any { date.map(Times.rfc3339) ?? NSNull() }
+        func left(_ date: Date?) -> Any { date.map { Times.secondsLeft($0, now: now) } ?? NSNull() }
+        let tokens: [[String: Any]] = record.accessTokens.map { token in
+            ["resource": token.resource ?? NSNull(), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
+             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes]
+        }
+        var idToken: Any = NSNull()
+        if let info = record.idToken {
+            var signature: [String: Any] = [:]
+            switch info.signature {
+            case .verified(let algorithm, let keyID): signature = ["verified": true, "algorithm": algorithm, "keyId": keyID ?? NSNull()]
+            case .notVerified(let reason): signature = ["verified": false, "reason": reason]
+            }
+            idToken = ["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature]
+        }
+        return [
+            "id": record.id.rawValue,
+            "handle": AccountResolution.handle(record),
+            "alias": record.alias ?? NSNull(),
+            "provider": record.providerID.rawValue,
+            "issuer": record.issuer ?? NSNull(),
+            "plainHTTPLoopback": provider?.isLoopbackHTTP ?? false,
+            "subject": record.subject,
+            "displayName": record.displayName,
+            "username": record.username ?? NSNull(),
+            "email": record.email ?? NSNull(),
+            "active": active,
+            "status": status.label(now: now),
+            "needsAttention": status.needsAttention,
+            "accessToken": [
+                "expiresAt": time(record.accessTokenExpiresAt), "secondsLeft": left(record.accessTokenExpiresAt),
+                "scopes": record.grantedScopes,
+            ] as [String: Any],
+            "accessTokens": tokens,
+            "refreshToken": ["present": record.hasRefreshToken, "expiresAt": time(record.refreshTokenExpiresAt),
+                             "secondsLeft": left(record.refreshTokenExpiresAt)] as [String: Any],
+            "idToken": idToken,
+            "scopes": record.grantedScopes,
+            "storage": record.storage,
+            "signedInAt": Times.rfc3339(record.signedInAt),
+            "lastRefreshAt": time(record.lastRefreshAt),
+        ]
+    }
+
+    func text(now: Date) -> [String] {
+        let marker = active ? "*" : " "
+        var name = "\(marker) \(AccountResolution.handle(record))"
+        if let alias = record.alias { name += " (\(alias))" }
+        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")"]
+        var state = "    status: \(status.label(now: now))"
+        if active { state += ", active" }
+        lines.append(state)
+        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(record.issuer.map { ", issuer \($0)" } ?? "")")
+        lines.append("    subject: \(record.subject)")
+        for token in record.accessTokens {
+            let label = token.resource.map { "access token for \($0)" } ?? "access token"
+            if let expiresAt = token.expiresAt {
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(Times.relative(expiresAt, now: now)))")
+            } else {
+                lines.append("    \(label): no expiry given")
+            }
+        }
+        if record.hasRefreshToken {
+            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(Times.relative($0, now: now)))" } ?? "")")
+        } else {
+            lines.append("    refresh token: none")
+        }
+        lines.append("    scopes: \(record.grantedScopes.joined(separator: " "))")
+        lines.append("    storage: \(record.storage)")
+        return lines
+    }
+}
+
+func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let now = Date()
+    let active = context.environment["AUTHDECK_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+        .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
+    let rows = snapshot.accounts.map { record in
+        StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
+                  status: AccountState(record: record).status(now: now, policy: session.policy, storeLocked: snapshot.store.isLocked))
+    }
+    if snapshot.store.isInsecure {
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.store.backend)); choose the vault or Secret Service to protect them")
+    }
+    if options.json {
+        try Output.json([
+            "store": ["backend": snapshot.store.backend, "insecure": snapshot.store.isInsecure, "locked": snapshot.store.isLocked] as [String: Any],
+            "activeAccount": active?.rawValue ?? NSNull(),
+            "generatedAt": Times.rfc3339(now),
+            "accounts": rows.map { $0.json(now: now) },
+        ] as [String: Any])
+    } else if rows.isEmpty {
+        Output.err("No account is signed in. Add a provider with 'authdeck provider add' and sign in with 'authdeck login'.")
+    } else {
+        var lines: [String] = []
+        for row in rows { lines += row.text(now: now) }
+        lines.append("storage backend: \(snapshot.store.backend)\(snapshot.store.isInsecure ? " (INSECURE)" : "")\(snapshot.store.isLocked ? " (locked)" : "")")
+        Output.out(lines.joined(separator: "\n") + "\n")
+    }
+    if snapshot.store.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
+    if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
+    if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
+    return ExitCode.ok
+}
+
+// MARK: - switch
+
+func switchRun(_ query: String, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: nil)
+    do { try session.files.saveActiveAccount(record.id) } catch { throw CLIFailure("Could not save the active account: \(error)", hint: "Check that $XDG_STATE_HOME/authdeck is writable.") }
+    Output.err("Switched to \(AccountResolution.describe(record)).")
+    if let pinned = context.environment["AUTHDECK_ACCOUNT"], !pinned.isEmpty {
+        Output.err("note: AUTHDECK_ACCOUNT=\(pinned) still selects an account in this shell")
+    }
+    return ExitCode.ok
+}
+
+// MARK: - token
+
+struct TokenOptions {
+    var account: String?
+    var minValid: Double
+    var resource: String?
+    var idToken: Bool
+    var json: Bool
+    var execCredential: Bool
+
+    init(_ parsed: ParsedCommand) {
+        account = parsed.positional("account")
+        minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        resource = parsed.value("resource")
+        idToken = parsed.flag("idToken")
+        json = parsed.flag("json")
+        execCredential = parsed.flag("execCredential")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0.isFinite }) != true {
+            return "--min-valid must be a number of seconds ≥ 0, got '\(text)'"
+        }
+        if parsed.flag("json") && parsed.flag("execCredential") { return "--json and --exec-credential are two output formats; choose one" }
+        if parsed.flag("idToken") && parsed.value("resource") != nil { return "--resource selects an access token; it cannot be used with --id-token" }
+        return nil
+    }
+}
+
+func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(options.account, in: snapshot)
+    let token: String
+    let expiresAt: Date?
+    if options.idToken {
+        switch session.idToken(record.id) {
+        case .success(let raw):
+            token = raw.exposedValue
+            expiresAt = record.idToken?.expiresAt
+        case .failure(let error): throw CLIFailure(error)
+        }
+    } else {
+        switch await session.accessToken(record.id, minimumValidity: options.minValid, resource: options.resource) {
+        case .success(let result):
+            token = result.token.exposedValue
+            expiresAt = result.expiresAt
+        case .failure(let error): throw CLIFailure(error)
+        }
+    }
+    if options.execCredential {
+        var status: [String: Any] = ["token": token]
+        if let expiresAt { status["expirationTimestamp"] = Times.rfc3339(expiresAt) }
+        try Output.json(["apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": status] as [String: Any])
+    } else if options.json {
+        try Output.json([
+            "account": record.id.rawValue,
+            "type": options.idToken ? "id_token" : "access_token",
+            "resource": options.resource ?? NSNull(),
+            "token": token,
+            "expiresAt": expiresAt.map(Times.rfc3339) ?? NSNull(),
+            "secondsLeft": expiresAt.map { Times.secondsLeft($0, now: Date()) } ?? NSNull(),
+        ] as [String: Any])
+    } else {
+        Output.line(token)
+    }
+    return ExitCode.ok
+}
+
+// MARK: - refresh, userinfo, introspect
+
+func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(query, in: snapshot)
+    switch await session.refresh(record.id, resource: nil, minimumValidity: nil, force: true) {
+    case .success(let updated):
+        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(Times.relative($0, now: Date())))" } ?? ""
+        Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
+        if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {
+            Output.err("Scopes changed: added [\(change.added.joined(separator: " "))], removed [\(change.removed.joined(separator: " "))]")
+        }
+        return ExitCode.ok
+    case .failure(let error):
+        throw CLIFailure(error)
+    }
+}
+
+func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(query, in: snapshot)
+    switch await session.userinfo(record.id) {
+    case .success(let claims):
+        if json {
+            try Output.json(claims)
+        } else if case .object(let members) = claims {
+            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+        }
+        return ExitCode.ok
+    case .failure(let error):
+        throw CLIFailure(error)
+    }
+}
+
+func introspectRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
+    let session = context.session()
+    let snapshot = try context.snapshot(session)
+    let record = try context.account(query, in: snapshot)
+    switch await session.introspect(record.id) {
+    case .success(let response):
+        try Output.json(response)
+        return ExitCode.ok
+    case .failure(let error):
+        throw CLIFailure(error, hint: error.title.contains("Not supported") ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)
+    }
+}
+
+/// Claims as `name: value` lines; registered times get their RFC 3339 form and distance.
+enum ClaimsText {
+    static let timeClaims: Set<String> = ["exp", "iat", "nbf", "auth_time", "updated_at"]
+    static let order = ["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "auth_time", "nonce", "acr", "amr", "azp", "at_hash"]
+
+    static func lines(_ claims: [String: JSONValue], now: Date) -> [String] {
+        let keys = claims.keys.sorted { lhs, rhs in
+            let l = order.firstIndex(of: lhs) ?? order.count, r = order.firstIndex(of: rhs) ?? order.count
+            return l != r ? l < r : lhs < rhs
+        }
+        return keys.map { key in "\(key): \(render(key, claims[key]!, now: now))" }
+    }
+
+    static func render(_ key: String, _ value: JSONValue, now: Date) -> String {
+        if timeClaims.contains(key), case .number(let seconds) = value {
+            let date = Date(timeIntervalSince1970: seconds)
+            return "\(format(value)) (\(Times.rfc3339(date)), \(Times.relative(date, now: now)))"
+        }
+        return format(value)
+    }
+
+    static func format(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): return text
+        case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .bool(let flag): return String(flag)
+        case .null: return "null"
+        case .array, .object:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? ""
+        }
+    }
+}

@@ -1,0 +1,154 @@
+// Golden `--help` for every command, usage errors (exit 2) and the other exit codes that need
+// no provider: a table in gh's style.
+import Foundation
+import Testing
+
+@Suite("CLI help and usage")
+struct HelpAndUsageTests {
+    static let commands: [[String]] = [
+        [], ["login"], ["logout"], ["status"], ["switch"], ["token"], ["refresh"], ["userinfo"], ["introspect"],
+        ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "list"], ["provider", "show"],
+        ["provider", "remove"], ["completion"],
+    ]
+
+    @Test("--help of every command matches its golden (argument-parser style)", arguments: commands)
+    func help(_ path: [String]) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(path + ["--help"])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stderr.isEmpty)
+        try assertSnapshot(result.stdout, named: (["authdeck"] + path).joined(separator: "-"))
+    }
+
+    @Test("-h is --help")
+    func shortHelp() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let long = try await home.run(["token", "--help"])
+        let short = try await home.run(["token", "-h"])
+        #expect(long.stdout == short.stdout && short.exitCode == 0)
+    }
+
+    struct UsageCase: Sendable, CustomStringConvertible {
+        var name: String
+        var arguments: [String]
+        var description: String { name }
+    }
+
+    static let usageCases: [UsageCase] = [
+        UsageCase(name: "unknown command", arguments: ["frobnicate"]),
+        UsageCase(name: "unknown option", arguments: ["status", "--colour"]),
+        UsageCase(name: "flag given a value", arguments: ["status", "--json=yes"]),
+        UsageCase(name: "option without value", arguments: ["token", "--min-valid"]),
+        UsageCase(name: "option given twice", arguments: ["token", "--min-valid", "1", "--min-valid", "2"]),
+        UsageCase(name: "--min-valid not a number", arguments: ["token", "--min-valid", "soon"]),
+        UsageCase(name: "--min-valid negative", arguments: ["token", "--min-valid=-5"]),
+        UsageCase(name: "two output formats", arguments: ["token", "--json", "--exec-credential"]),
+        UsageCase(name: "--resource with --id-token", arguments: ["token", "--id-token", "--resource", "https://api.test"]),
+        UsageCase(name: "too many arguments", arguments: ["token", "a", "b"]),
+        UsageCase(name: "switch without ACCOUNT", arguments: ["switch"]),
+        UsageCase(name: "--device with --no-browser", arguments: ["login", "--device", "--no-browser"]),
+        UsageCase(name: "--verify without --issuer", arguments: ["decode", "x.y.z", "--verify", "--audience", "a"]),
+        UsageCase(name: "--verify without --audience", arguments: ["decode", "x.y.z", "--verify", "--issuer", "https://op.test"]),
+        UsageCase(name: "--issuer without --verify", arguments: ["decode", "x.y.z", "--issuer", "https://op.test"]),
+        UsageCase(name: "--nonce and --nonce-sha256", arguments: ["decode", "x.y.z", "--verify", "--issuer", "https://op.test", "--audience", "a", "--nonce", "n", "--nonce-sha256", "n"]),
+        UsageCase(name: "api without URL", arguments: ["api"]),
+        UsageCase(name: "api with an unknown method", arguments: ["api", "-X", "BREW", "https://api.test/"]),
+        UsageCase(name: "api with an Authorization header", arguments: ["api", "-H", "Authorization: Bearer x", "https://api.test/"]),
+        UsageCase(name: "provider without subcommand argument", arguments: ["provider", "rename"]),
+        UsageCase(name: "provider add without --client-id", arguments: ["provider", "add", "work", "--issuer", "https://op.test"]),
+        UsageCase(name: "provider add without issuer or endpoints", arguments: ["provider", "add", "work", "--client-id", "c"]),
+        UsageCase(name: "provider add with an unknown preset", arguments: ["provider", "add", "work", "--preset", "myspace", "--client-id", "c"]),
+        UsageCase(name: "provider add: non-loopback http issuer refused", arguments: ["provider", "add", "work", "--issuer", "http://op.example.com", "--client-id", "c"]),
+        UsageCase(name: "provider add: http endpoint refused", arguments: ["provider", "add", "work", "--token-endpoint", "http://op.example.com/token", "--client-id", "c"]),
+        UsageCase(name: "provider add: preset without its --domain", arguments: ["provider", "add", "work", "--preset", "auth0", "--client-id", "c"]),
+        UsageCase(name: "provider add: secret method without the secret", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--client-authentication", "client_secret_post"]),
+        UsageCase(name: "completion for an unknown shell", arguments: ["completion", "tcsh"]),
+    ]
+
+    @Test("Usage errors exit 2 with the message and the usage line on stderr, nothing on stdout", arguments: usageCases)
+    func usageErrors(_ usage: UsageCase) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(usage.arguments, stdin: Data())
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("error: "), "\(result)")
+        // Nothing was written: a usage error comes before any work.
+        #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent("config/authdeck/providers.json").path))
+    }
+
+    @Test("Without any account: token exits 3 (needs sign-in) and says how to sign in; status exits 0")
+    func noAccount() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let token = try await home.run(["token"])
+        #expect(token.exitCode == 3, "\(token)")
+        #expect(token.stdout.isEmpty)
+        #expect(token.stderr.contains("authdeck login"))
+        let status = try await home.statusJSON()
+        #expect(status.0.exitCode == 0)
+        #expect((status.1["accounts"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("A vault whose passphrase is unavailable (no file, no terminal) exits 4 (store locked)")
+    func storeLocked() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let missing = home.root.appendingPathComponent("no-such-passphrase-file").path
+        let add = try await home.run(["provider", "add", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+                                     stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": missing])
+        #expect(add.exitCode == 4, "\(add)")
+        #expect(add.stderr.contains("AUTHDECK_PASSPHRASE_FILE"), "says what to do next")
+        #expect(!add.stderr.contains("s3cret"))
+    }
+
+    @Test("completion scripts list every command", arguments: ["bash", "zsh", "fish"])
+    func completion(_ shell: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["completion", shell])
+        #expect(result.exitCode == 0)
+        for command in ["login", "logout", "status", "switch", "token", "refresh", "userinfo", "introspect", "decode", "api", "provider"] {
+            #expect(result.stdout.contains(command), "\(shell) completion lacks \(command)")
+        }
+    }
+
+    @Test("Presets: provider add --preset fills the documented issuer and quirks", arguments: [
+        (["--preset", "auth0", "--domain", "example.eu.auth0.com"], "https://example.eu.auth0.com/"),
+        (["--preset", "entra", "--tenant", "contoso.onmicrosoft.com"], "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0"),
+        (["--preset", "okta", "--domain", "example.okta.com"], "https://example.okta.com/oauth2/default"),
+        (["--preset", "keycloak", "--domain", "sso.example.com", "--tenant", "dev"], "https://sso.example.com/realms/dev"),
+        (["--preset", "gitlab"], "https://gitlab.com"),
+        (["--preset", "logto", "--domain", "example.logto.app"], "https://example.logto.app/oidc"),
+        (["--preset", "google"], "https://accounts.google.com"),
+        (["--preset", "apple"], "https://appleid.apple.com"),
+    ])
+    func presets(_ arguments: [String], _ issuer: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "p", "--client-id", "c"] + arguments)
+        #expect(add.exitCode == 0, "\(add)")
+        let show = try await home.run(["provider", "show", "p", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+        #expect(object["issuer"] as? String == issuer)
+        #expect(object["preset"] as? String == arguments[1])
+        #expect(object["plainHTTPLoopback"] as? Bool == false)
+    }
+
+    @Test("GitHub preset: manual endpoints, no issuer, Accept: application/json")
+    func githubPreset() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "gh", "--client-id", "c", "--preset", "github"])
+        #expect(add.exitCode == 0, "\(add)")
+        let show = try await home.run(["provider", "show", "gh", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+        #expect(object["issuer"] is NSNull)
+        let endpoints = try #require(object["endpoints"] as? [String: Any])
+        #expect(endpoints["token"] as? String == "https://github.com/login/oauth/access_token")
+        #expect(endpoints["deviceAuthorization"] as? String == "https://github.com/login/device/code")
+        #expect((object["headers"] as? [String: String])?["Accept"] == "application/json")
+    }
+}
