@@ -307,13 +307,20 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Countdown: valid, then expiring soon, then expired (no refresh token)")
+    @Test("Countdown: valid, then expiring soon (5 min, or a quarter of a short lifetime), then expired")
     func countdown() async {
         var clock = TestClock(t0)
-        let alice = record("alice", expiresIn: 600, refresh: false)
-        let store = makeStore(loadedState([alice]), session: .unimplemented)
+        let alice = record("alice", expiresIn: 3600, refresh: false)
+        let demo = record("bob", expiresIn: 120, refresh: false)
+        let store = makeStore(loadedState([alice, demo]), session: .unimplemented)
         #expect(store.state.status(of: store.state.accounts[0]) == .valid)
-        let soon = clock.advance(by: 301)
+        let early = clock.advance(by: 89)
+        store.send(.tick(early)) { $0.now = early }
+        #expect(store.state.status(of: store.state.accounts[1]) == .valid, "31 s left of 120: not yet a quarter")
+        let late = clock.advance(by: 2)
+        store.send(.tick(late)) { $0.now = late }
+        #expect(store.state.status(of: store.state.accounts[1]) == .expiringSoon)
+        let soon = clock.advance(by: 3300 - 91 + 1)
         store.send(.tick(soon)) { $0.now = soon }
         #expect(store.state.status(of: store.state.accounts[0]) == .expiringSoon)
         let gone = clock.advance(by: 300)

@@ -47,7 +47,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
     var lastTick = Int(Date().timeIntervalSince1970)
-    var selectedOnce = false
+    var lastStoreSelection: AccountID?
 
     func currentModel(_ now: Date) -> ScreenModel {
         let second = Int(now.timeIntervalSince1970)
@@ -56,9 +56,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             store.send(.tick(now))
         }
         let state = store.state
-        if !selectedOnce, state.load == .loaded {
-            selectedOnce = true
-            ui.local.selection = state.selectedAccountID?.rawValue
+        // Follow the store's selection when it moves (after a load, or to a new sign-in).
+        if state.load == .loaded, state.selectedAccountID != lastStoreSelection {
+            lastStoreSelection = state.selectedAccountID
+            if let id = state.selectedAccountID { ui.local.selection = id.rawValue }
         }
         if let device = state.signIn?.device {
             let text = device.verificationURIComplete?.absoluteString ?? device.verificationURI.absoluteString
