@@ -198,7 +198,7 @@ struct LocalIdentityProviderTests {
         #expect(second["error"] as? String == "slow_down")
     }
 
-    @Test("RFC 6749 §4.1.2.1: consent denied by the browser stand-in reaches the listener as access_denied with state")
+    @Test("RFC 6749 §4.1.2.1 + RFC 9207 §2: consent denied by the browser stand-in reaches the listener as access_denied with state and iss")
     func consentDenied() async throws {
         let provider = try await LocalIdentityProvider.shared()
         let listener = try await OneShotListener.start()
@@ -218,6 +218,7 @@ struct LocalIdentityProviderTests {
         let callback = try #require(try listener.receivedQuery())
         #expect(callback["error"] == "access_denied")
         #expect(callback["state"] == "deny-state")
+        #expect(callback["iss"] == provider.issuer.absoluteString)
         #expect(callback["code"] == nil)
     }
 

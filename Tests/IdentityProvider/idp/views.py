@@ -1,5 +1,6 @@
 """Views the fixture adds to django-oauth-toolkit (DOT):
 
+- an authorization endpoint that adds the RFC 9207 `iss` to error responses as well;
 - OpenID discovery that also lists revocation_endpoint, introspection_endpoint and
   device_authorization_endpoint (DOT's own document leaves them out);
 - RFC 8414 metadata for the path issuer, served at /.well-known/oauth-authorization-server/o
@@ -18,6 +19,7 @@ import hashlib
 import json
 import threading
 import time
+from urllib.parse import parse_qsl, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import logout
@@ -26,6 +28,7 @@ from django.utils import timezone
 from django.views import View
 from oauth2_provider import views as dot_views
 from oauth2_provider.compat import login_not_required
+from oauth2_provider.oauth2_backends import _add_iss_to_redirect
 from oauth2_provider.models import (
     get_access_token_model,
     get_device_grant_model,
@@ -76,6 +79,17 @@ class AuthorizationServerMetadataView(dot_views.OAuthServerMetadataView):
 
     def get(self, request, *args, **kwargs):
         return _patched(super().get(request, *args, **kwargs))
+
+
+class AuthorizationView(dot_views.AuthorizationView):
+    """RFC 6749 §4.1; RFC 9207 §2: `iss` in error responses too (DOT adds it to successful
+    ones only), e.g. `error=access_denied&state=…&iss=…` when the consent is denied."""
+
+    def redirect(self, redirect_to, application):
+        query = dict(parse_qsl(urlsplit(redirect_to).query, keep_blank_values=True))
+        if "error" in query and "iss" not in query:
+            redirect_to = _add_iss_to_redirect(redirect_to, settings.ISSUER)
+        return super().redirect(redirect_to, application)
 
 
 class DeviceAuthorizationView(dot_views.DeviceAuthorizationView):
