@@ -31,6 +31,26 @@ enum DetailContent {
     }
 
     /// Splits text into chunks of `width` columns (for long URLs and revealed tokens).
+    /// Greedy word wrap at spaces; a word wider than `width` is broken with ``wrap(_:width:)``.
+    static func wrapWords(_ s: String, width: Int) -> [String] {
+        guard width > 0 else { return [s] }
+        var out: [String] = []
+        var cur = ""
+        for word in s.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            let candidate = cur.isEmpty ? word : cur + " " + word
+            if DisplayWidth.of(candidate) <= width {
+                cur = candidate
+                continue
+            }
+            if !cur.isEmpty { out.append(cur) }
+            let pieces = wrap(word, width: width)
+            out += pieces.dropLast()
+            cur = pieces.last ?? ""
+        }
+        if !cur.isEmpty || out.isEmpty { out.append(cur) }
+        return out
+    }
+
     static func wrap(_ s: String, width: Int) -> [String] {
         guard width > 0 else { return [s] }
         var out: [String] = []
@@ -83,7 +103,7 @@ enum DetailContent {
             }
             if a.isLoopbackHTTP {
                 out.append([])
-                out.append([.text("Redirect: plain-HTTP loopback (RFC 8252 §7.3)", .textDim)])
+                out.append([.text("Issuer is plain HTTP on loopback (local only)", .textDim)])
             }
             return out
         case .scopes:
@@ -213,11 +233,16 @@ enum DialogContent {
     static func browserWaiting(_ b: BrowserWaitingDialog, width: Int) -> [Line] {
         var out: [Line] = [
             [.text("Waiting for the sign-in to ", .text), .text(Sanitizer.visible(b.providerName), .title), .text(" in the browser…", .text)],
-            [],
-            [.text("If no browser opened, open this URL:", .textDim)],
         ]
-        for chunk in DetailContent.wrap(Sanitizer.visible(b.url), width: max(20, width)) { out.append([.text(chunk, .link)]) }
-        if let note = b.browserNote { out += [[], [.text(Sanitizer.visible(note), .textDim)]] }
+        // No URL yet (contacting the provider) or any more (exchanging the code, failed): no hint.
+        if !b.url.isEmpty {
+            out += [[], [.text("If no browser opened, open this URL:", .textDim)]]
+            for chunk in DetailContent.wrap(Sanitizer.visible(b.url), width: max(20, width)) { out.append([.text(chunk, .link)]) }
+        }
+        if let note = b.browserNote {
+            out.append([])
+            for chunk in DetailContent.wrapWords(Sanitizer.visible(note), width: max(20, width)) { out.append([.text(chunk, .textDim)]) }
+        }
         out += [[], [.text("Esc cancels", .textDim)]]
         return out
     }

@@ -143,7 +143,8 @@ public struct AccountRow: Equatable, Sendable, Identifiable {
     public var accessExpiresAt: Date?
     /// Total lifetime of the access token in seconds (for the bar's 100 %), nil when unknown.
     public var accessLifetime: TimeInterval?
-    /// The provider's redirect is plain-HTTP loopback (shown as a note in the detail pane).
+    /// The provider (its issuer) is plain HTTP on a loopback address, accepted for local
+    /// providers only (shown as a note in the detail pane).
     public var isLoopbackHTTP: Bool
 
     public init(
