@@ -72,6 +72,11 @@ private final class Captures {
         try? Data(screen.utf8).write(to: file)
         return screen
     }
+
+    /// Saves a helper's log (never secrets) as `name.log`.
+    func saveLog(_ name: String, _ text: String) {
+        try? Data(text.utf8).write(to: directory.appendingPathComponent("\(name).log"))
+    }
 }
 
 @Suite("The TUI journey under tmux: the real binary against the real local provider", .serialized)
@@ -99,6 +104,8 @@ struct TUIJourneyTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let browserLog = scratch.appendingPathComponent("browser.log")
         let exitFile = scratch.appendingPathComponent("exit-status")
+        // The browser stand-in's log (URL paths without query, steps; no secrets) for CI.
+        defer { captures.saveLog("browser", (try? String(contentsOf: browserLog, encoding: .utf8)) ?? "") }
         let home = try TemporaryHome(provider: idp, user: "alice", extra: [
             "AUTHDECK_TEST_BROWSER_LOG": browserLog.path, "LANG": "C.UTF-8", "TERM": "tmux-256color",
         ])
@@ -187,7 +194,17 @@ struct TUIJourneyTests {
         // The QR code's finder patterns: "█▀▀▀▀▀█" twice on its top row.
         #expect(lines(device).contains { $0.components(separatedBy: "█▀▀▀▀▀█").count - 1 == 2 }, "no QR finder patterns")
         let code = try #require(Self.userCode(in: device), "no user code in:\n\(device)")
-        let approval = try await idp.approveDevice(userCode: code, user: "bob")
+        // The same code on a second capture: not read from a half-drawn screen.
+        #expect(Self.userCode(in: try tmux.capture()) == code)
+        // The helper's log (URL paths and steps, no secrets) is kept next to the captures. One
+        // retry: a failure of the helper itself is recorded but does not end the journey.
+        var approval = try await idp.approveDevice(userCode: code, user: "bob")
+        captures.saveLog("approve-device", approval.stderr)
+        if approval.exitCode != 0 {
+            Issue.record("approve-device failed (exit \(approval.exitCode)) for code \(code):\n\(approval.stderr)")
+            approval = try await idp.approveDevice(userCode: code, user: "bob")
+            captures.saveLog("approve-device-retry", approval.stderr)
+        }
         #expect(approval.exitCode == 0, "approve-device: \(approval.stderr)")
         try await step("bob-signed-in", timeout: 60) { screen in
             screen.contains("Accounts (2)") && lines(screen).contains { $0.contains("│") && $0.contains("Bob Example") }
@@ -203,10 +220,12 @@ struct TUIJourneyTests {
 
         // 7. A refresh by itself: with 30 s access tokens the app refreshes 15 s before expiry.
         try tmux.sendKeys("1")
-        try await step("refreshed-by-itself", timeout: 45) { screen in
+        let refreshed = try await step("refreshed-by-itself", timeout: 45) { screen in
             guard let last = lines(screen).first(where: { $0.contains("Last refresh") }) else { return false }
             return isSelected("Bob Example", in: screen) && !last.contains("never")
         }
+        #expect(refreshed.contains("Subject         2"))
+        #expect(refreshed.contains("Issuer is plain HTTP on loopback"))
 
         // 8. Resize mid-way: at 80×24 the accounts still show; then back.
         try tmux.resize(width: 80, height: 24)
@@ -222,15 +241,22 @@ struct TUIJourneyTests {
         try await moveSelection(to: "Alice Example", tmux)
         try tmux.sendKeys("o")
         try await step("sign-out-confirm") { $0.contains("Sign out Alice Example?") }
-        let aliceID = AccountID("local/1")
-        let stored = try LiveSession(environment: home.environment).storedTokens(aliceID).get()
-        let refresh = try #require(stored.first { $0.label == "refresh token" }?.value, "alice has no refresh token")
         let http = CurlHTTPClient.live()
         let metadata = try await fetchMetadata(issuer: idp.issuer.absoluteString, http: http)
         let client = ClientConfiguration(clientID: idp.nativeClient.clientID)
-        let before = try await introspectToken(
-            metadata: metadata, client: client, token: .refreshToken(RefreshToken(refresh)), http: http, now: Date())
-        #expect(before.active == true, "the refresh token read from the store should be active before sign-out")
+        // The app rotates her refresh token every ~15 s: read it (and check it is active) just
+        // before confirming; a rotation landing in between gets one more read.
+        let aliceID = AccountID(provider: ProviderID("local"), subject: "1")  // alice's `sub` is "1"
+        var refresh = ""
+        var activeBefore = false
+        for _ in 0..<3 {
+            let stored = try LiveSession(environment: home.environment).storedTokens(aliceID).get()
+            refresh = try #require(stored.first { $0.label == "refresh token" }?.value, "alice has no refresh token")
+            activeBefore = try await introspectToken(
+                metadata: metadata, client: client, token: .refreshToken(RefreshToken(refresh)), http: http, now: Date()).active
+            if activeBefore { break }
+        }
+        #expect(activeBefore, "the refresh token read from the store should be active before sign-out")
         try tmux.sendKeys("y")
         let results = try await step("sign-out-results", timeout: 60) { $0.contains("Done. Enter closes.") }
         #expect(results.contains("✓ revoke refresh token: revoked"), "no revocation result")
@@ -242,6 +268,11 @@ struct TUIJourneyTests {
             screen.contains("Accounts (1)") && !screen.contains("Signing out")
                 && !lines(screen).contains { $0.contains("│") && $0.contains("Alice Example") }
         }
+
+        // RP-Initiated Logout went through the browser stand-in back to authdeck's listener.
+        let browserText = (try? String(contentsOf: browserLog, encoding: .utf8)) ?? ""
+        #expect(browserText.contains("<h1>Signed in</h1>") && browserText.contains("<h1>Signed out</h1>"),
+                "the browser stand-in did not see the success pages")
 
         // 10. RFC 7662: the provider no longer considers her refresh token active.
         let introspection = try await introspectToken(
