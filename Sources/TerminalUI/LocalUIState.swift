@@ -59,6 +59,11 @@ public struct LocalUIState: Equatable, Sendable {
         return true
     }
 
+    /// Keeps the detail scroll within the content (see `Renderer.detailScrollLimit`).
+    public mutating func clampScroll(limit: Int) {
+        scroll = min(max(0, scroll), max(0, limit))
+    }
+
     /// Copies this state into a model built by the app.
     public func applied(to model: ScreenModel) -> ScreenModel {
         var m = model

@@ -32,6 +32,11 @@ public final class Inbox<Message: Sendable>: Sendable {
         _ = write(writeFD, &byte, 1)  // a full pipe already means "wake up"; EAGAIN is fine
     }
 
+    /// `post` as a function value, for effect runners on other threads.
+    public var sender: @Sendable (Message) -> Void {
+        { [self] in self.post($0) }
+    }
+
     /// The descriptor the loop polls.
     var wakeFD: Int32 { readFD }
 

@@ -28,6 +28,9 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
 public final class TerminalSession {
     private var screen: OpaquePointer?
     private var ended = false
+    /// True when the locale's character set is UTF-8 (else draw the QR code with `GlyphSet.ascii`;
+    /// box drawing needs UTF-8 too, so tell the user to set LANG=C.UTF-8).
+    public private(set) var isUTF8 = false
     /// Number of colours the terminal supports (0 without colour support or with `NO_COLOR`).
     public private(set) var colors: Int = 0
     private var theme: Theme?
@@ -47,6 +50,7 @@ public final class TerminalSession {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
         // Wide characters need the UTF-8 locale from the environment (facts §1: LANG=C.UTF-8).
         setlocale(LC_ALL, "")
+        isUTF8 = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         authdeck_save_termios()
         authdeck_unblock_ui_signals()

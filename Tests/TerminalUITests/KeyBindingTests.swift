@@ -137,3 +137,21 @@ struct KeyBindingTests {
         #expect(s.selection == "zed")
     }
 }
+
+@Suite("Detail scrolling")
+struct DetailScrollTests {
+    @Test("The scroll limit is the content height minus the visible body; LocalUIState clamps to it")
+    func scrollLimit() {
+        var m = Fixtures.screen(tab: .idToken)
+        let size = Size(width: 100, height: 30)
+        let limit = Renderer.detailScrollLimit(m, size: size)
+        // ID token tab: 25 content lines (signature, header, 17 claim rows, titles, blanks);
+        // 23 rows of body at 100×30.
+        #expect(limit == 2)
+        var ui = LocalUIState(selection: "alice", tab: .idToken, scroll: 50)
+        ui.clampScroll(limit: limit)
+        #expect(ui.scroll == 2)
+        m.detail!.tab = .overview
+        #expect(Renderer.detailScrollLimit(m, size: size) == 0)
+    }
+}
