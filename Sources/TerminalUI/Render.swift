@@ -228,7 +228,7 @@ public enum Renderer {
     static func tabBar(_ active: DetailTab, width: Int) -> Line {
         func labels(_ title: (DetailTab) -> String?) -> [String] {
             DetailTab.allCases.map { tab in
-                let t = tab == active ? tab.shortTitle : title(tab)
+                let t = title(tab) ?? (tab == active ? tab.shortTitle : nil)
                 return " \(tab.rawValue)" + (t.map { " " + $0 } ?? "") + " "
             }
         }
