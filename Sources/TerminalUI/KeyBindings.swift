@@ -222,7 +222,10 @@ public enum KeyBindings {
         KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .dialogNextField },
         KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .dialogPreviousField },
         KeyBinding(keys: [.left, .right, .char(" ")], description: "Switch between browser and device flow (on the flow field)",
-                   shortDescription: "flow", showInFooter: false) { _, _ in .dialogToggleFlow },
+                   shortDescription: "flow", showInFooter: false) { m, _ in
+            if case .signIn(let d) = m.dialog, d.focusedField == .flow { return .dialogToggleFlow }
+            return nil
+        },
         KeyBinding(keys: [.enter], description: "Start signing in", shortDescription: "sign in",
                    disabledReason: { m in
                        if case .signIn(let d) = m.dialog, d.providers.isEmpty { return "no provider configured (authdeck provider add)" }

@@ -155,3 +155,53 @@ struct DetailScrollTests {
         #expect(Renderer.detailScrollLimit(m, size: size) == 0)
     }
 }
+
+@Suite("Sign-in dialog editing")
+struct SignInDialogTests {
+    @Test("Provider choice, field focus, flow toggle and text fields build the request")
+    func editing() {
+        var d = SignInDialog(providers: [ProviderOption(id: "local", name: "Local IdP"),
+                                         ProviderOption(id: "apple", name: "Apple", supportsDevice: false)])
+        var handled: Bool
+        handled = d.apply(.dialogMove(by: 5))
+        #expect(handled)
+        #expect(d.selectedProvider == 1)
+        handled = d.apply(.dialogMove(by: -1))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        #expect(d.focusedField == .flow)
+        handled = d.apply(.dialogToggleFlow)
+        #expect(handled)
+        #expect(d.flow == .device)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText("offline_access, read:api"))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText(" https://api.example "))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText("https://a https://b"))
+        #expect(handled)
+        handled = d.apply(.quit)
+        #expect(!handled)
+        #expect(d.request == SignInRequest(providerID: "local", flow: .device, extraScopes: ["offline_access", "read:api"],
+                                           audience: "https://api.example", resources: ["https://a", "https://b"]))
+        // A provider without device flow falls back to the browser.
+        handled = d.apply(.dialogMove(by: 1))
+        #expect(handled)
+        #expect(d.flow == .browser)
+    }
+
+    @Test("Flow keys act only on the flow field")
+    func flowKeysOnlyOnFlowField() {
+        var d = SignInDialog(providers: [ProviderOption(id: "a", name: "A")])
+        d.focusedField = .provider
+        #expect(KeyBindings.dispatch(.right, model: Fixtures.screen(dialog: .signIn(d))) == .unhandled)
+        d.focusedField = .flow
+        #expect(KeyBindings.dispatch(.right, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogToggleFlow))
+    }
+}
