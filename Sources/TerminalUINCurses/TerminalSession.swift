@@ -201,13 +201,16 @@ public final class TerminalSession {
         clearok(authdeck_stdscr(), true)
     }
 
-    /// Reads one key without blocking; nil when none is pending.
+    /// Reads one key without blocking; nil when none is pending. Input that decodes to nothing
+    /// (unbound function keys, mouse motion) is skipped, so pending keys behind it are not delayed.
     public func readKey() -> KeyEvent? {
-        var ch: wint_t = 0
-        let r = wget_wch(authdeck_stdscr(), &ch)
-        if r == ERR { return nil }
-        if r == KEY_CODE_YES { return Self.decodeFunctionKey(Int32(bitPattern: ch)) }
-        return Self.decodeCharacter(UInt32(ch))
+        while true {
+            var ch: wint_t = 0
+            let r = wget_wch(authdeck_stdscr(), &ch)
+            if r == ERR { return nil }
+            let key = r == KEY_CODE_YES ? Self.decodeFunctionKey(Int32(bitPattern: ch)) : Self.decodeCharacter(UInt32(ch))
+            if let key { return key }
+        }
     }
 
     static func decodeFunctionKey(_ k: Int32) -> KeyEvent? {
