@@ -299,8 +299,9 @@ public enum KeyBindings {
     /// Dispatches a key against the model's active tables.
     /// `size` (the screen size) is needed only to hit-test mouse clicks.
     public static func dispatch(_ key: KeyEvent, model m: ScreenModel, size: Size? = nil) -> KeyResult {
-        if case .mouse(let x, let y) = key, let hit = AccountsHitTest.account(atX: x, y: y, model: m, size: size) {
-            return .command(.select(hit))
+        if case .mouse(let x, let y) = key, let size {
+            if let hit = AccountsHitTest.account(atX: x, y: y, model: m, size: size) { return .command(.select(hit)) }
+            if let tab = DetailTabHitTest.tab(atX: x, y: y, model: m, size: size) { return .command(.selectTab(tab)) }
         }
         let contexts = contexts(for: m)
         // Text entry: the filter and the sign-in text fields take printable characters.

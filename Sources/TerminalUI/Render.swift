@@ -405,3 +405,20 @@ public enum AccountsHitTest {
         return index < visible.count && index < g.first + g.capacity ? visible[index].id : nil
     }
 }
+
+/// Which detail tab a mouse click hits (the tab bar is the first row inside the detail pane).
+public enum DetailTabHitTest {
+    public static func tab(atX x: Int, y: Int, model m: ScreenModel, size: Size) -> DetailTab? {
+        guard m.dialog == nil, !m.helpVisible, let d = m.detail, m.selectedAccount != nil else { return nil }
+        guard let rect = Layout.compute(size: size, focus: m.focus).detail else { return nil }
+        let inner = rect.inset(1)
+        guard y == inner.y, x >= inner.x, x < inner.maxX else { return nil }
+        var cx = inner.x
+        for (tab, span) in zip(DetailTab.allCases, Renderer.tabBar(d.tab, width: inner.width)) {
+            let w = span.width
+            if x >= cx && x < cx + w { return tab }
+            cx += w
+        }
+        return nil
+    }
+}

@@ -85,12 +85,16 @@ struct KeyBindingTests {
         #expect(KeyBindings.dispatch(.char("x"), model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogSetText("https://apix")))
     }
 
-    @Test("Mouse click on a row selects that account")
+    @Test("Mouse: a click on a row selects that account; on a tab selects the tab")
     func mouse() {
         let size = Size(width: 100, height: 30)
         // Rows start inside the box at y = 2; two rows per account: bob is at y 4–5.
         #expect(KeyBindings.dispatch(.mouse(x: 5, y: 4), model: Fixtures.screen(), size: size) == .command(.select("bob")))
         #expect(KeyBindings.dispatch(.mouse(x: 5, y: 7), model: Fixtures.screen(), size: size) == .command(.select("carol")))
+        // Tab bar at 100×30: " 1 Overview  2 Scopes  3 ID …" starts at x = 41 on row 2.
+        #expect(KeyBindings.dispatch(.mouse(x: 56, y: 2), model: Fixtures.screen(), size: size) == .command(.selectTab(.scopes)))
+        #expect(KeyBindings.dispatch(.mouse(x: 43, y: 2), model: Fixtures.screen(), size: size) == .command(.selectTab(.overview)))
+        #expect(KeyBindings.dispatch(.mouse(x: 56, y: 5), model: Fixtures.screen(), size: size) == .unhandled)
     }
 
     @Test("Footer hints and help come from the same tables")
