@@ -103,7 +103,7 @@ public final class TerminalSession {
 
     /// The SIGINT / SIGTERM / SIGHUP received since the last call, if any (the handlers only set
     /// a flag; `poll` returns EINTR so the loop sees it at once).
-    public func takeQuitSignal() -> Int32? {
+    func takeQuitSignal() -> Int32? {
         let s = authdeck_take_quit_signal()
         return s == 0 ? nil : s
     }
