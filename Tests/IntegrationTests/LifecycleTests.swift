@@ -12,7 +12,7 @@ import TestSupport
 // MARK: Helpers
 
 /// A completed code-flow sign-in: the token set and its verified ID token.
-struct LifecycleSignIn {
+private struct LifecycleSignIn {
     let tokens: TokenSet
     let idToken: VerifiedIDToken
     /// The browser stand-in's result (exit code and log; the log holds no secrets).
@@ -23,7 +23,7 @@ extension EngineSignIn {
     /// Signs `user` in through the provider's real pages (code flow + PKCE over the loopback
     /// listener), exchanges the code and verifies the ID token. `cookieJar` keeps the provider
     /// session so that a later end-session request finds it.
-    func signIn(user: String, cookieJar: URL? = nil,
+    fileprivate func signIn(user: String, cookieJar: URL? = nil,
                 scopes: [String] = ["openid", "profile", "email", "offline_access"]) async throws -> LifecycleSignIn {
         let listener = try LoopbackRedirectListener()
         let pending = try makeAuthorizationRequest(
@@ -43,7 +43,7 @@ extension EngineSignIn {
 }
 
 /// Runs an engine call and keeps its typed outcome, so that tests can assert on the error case.
-func authOutcome<T>(_ body: () async throws(AuthError) -> T) async -> Result<T, AuthError> {
+private func authOutcome<T>(_ body: () async throws(AuthError) -> T) async -> Result<T, AuthError> {
     do throws(AuthError) {
         return .success(try await body())
     } catch {
@@ -53,7 +53,7 @@ func authOutcome<T>(_ body: () async throws(AuthError) -> T) async -> Result<T, 
 
 /// Records the waits the device poller asks for (seconds) and really waits, so the provider
 /// sees real timing. `tooEarlyAt` (0-based call index) makes that one wait 50 ms instead.
-actor SleepRecorder {
+private actor SleepRecorder {
     private(set) var requested: [TimeInterval] = []
 
     private func record(_ seconds: TimeInterval) -> Int {
@@ -78,14 +78,14 @@ actor SleepRecorder {
     }
 }
 
-enum LifecycleTestError: Error {
+private enum LifecycleTestError: Error {
     case timedOut(String)
 }
 
 /// A provider for this file's device and end-session tests: 1 s device interval and RFC 8628
 /// §3.5 `slow_down` enforced (a poll sooner than the interval in force gets `slow_down`).
 /// Started on first use; FixtureProcess stops it (by process group) when the test process exits.
-actor LifecycleProvider {
+private actor LifecycleProvider {
     private var starting: Task<LocalIdentityProvider, any Error>?
 
     func provider() async throws -> LocalIdentityProvider {
@@ -99,7 +99,7 @@ actor LifecycleProvider {
 }
 
 /// Expects the typed "sign in again" outcome of a refresh: `invalid_grant` (RFC 6749 §5.2).
-func expectInvalidGrant(_ outcome: Result<RefreshResult, AuthError>, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectInvalidGrant(_ outcome: Result<RefreshResult, AuthError>, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
     guard case .failure(let error) = outcome else {
         Issue.record("\(what): the refresh was accepted", sourceLocation: sourceLocation)
         return
