@@ -312,6 +312,10 @@ public final class LiveSession: Sendable {
             // Persist the secrets first, then the metadata that points at them.
             try store.save(TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil), for: key)
             try files.saveAccount(record)
+            // The first account (or one replacing a vanished active account) becomes active.
+            let active = try files.activeAccount()
+            let accounts = try files.accounts()
+            if active == nil || !accounts.contains(where: { $0.id == active }) { try files.saveActiveAccount(id) }
         }
         return record
     }

@@ -156,7 +156,8 @@ enum DetailContent {
                 out.append(expiry("Expires", e.expiresAt, lifetime: nil, m: m, width: width))
                 switch e.kind {
                 case .decoded(let header, let claimsValue):
-                    out.append([.text("JWT, decoded for information only: unverified; access tokens are opaque to clients", .textDim)])
+                    out.append([.text("JWT decoded for information only:", .textDim)])
+                    out.append([.text("not verified (access tokens are opaque to clients)", .textDim)])
                     out.append([.text("Header", .title)])
                     out += claims(header, m: m)
                     out.append([.text("Claims", .title)])

@@ -153,7 +153,7 @@ public enum KeyBindings {
     }
     private static let tabKeys: [KeyBinding] = [
         KeyBinding(keys: DetailTab.allCases.map { .char(Character(String($0.rawValue))) }, keyLabel: "1-6",
-                   description: "Show a detail tab: " + DetailTab.allCases.map { "\($0.rawValue) \($0.title)" }.joined(separator: ", "),
+                   description: "Show a detail tab (" + DetailTab.allCases.map(\.title).joined(separator: ", ") + ")",
                    shortDescription: "tabs", showInFooter: false) { _, key in
             if case .char(let c) = key, let n = c.wholeNumberValue, let tab = DetailTab(rawValue: n) { return .selectTab(tab) }
             return nil
@@ -183,10 +183,14 @@ public enum KeyBindings {
     ] + tabKeys
 
     static let accountsOwn: [KeyBinding] = [
-        KeyBinding(keys: [.down, .char("j")], description: "Select the next account", shortDescription: "down",
-                   showInFooter: false) { _, _ in .moveSelection(by: 1) },
-        KeyBinding(keys: [.up, .char("k")], description: "Select the previous account", shortDescription: "up",
-                   showInFooter: false) { _, _ in .moveSelection(by: -1) },
+        KeyBinding(keys: [.char("j"), .char("k"), .down, .up], keyLabel: "j/k ↓/↑", description: "Select the next / previous account",
+                   shortDescription: "move", showInFooter: false) { _, key in
+            .moveSelection(by: key == .char("j") || key == .down ? 1 : -1)
+        },
+        KeyBinding(keys: [.pageDown, .pageUp], keyLabel: "PgDn/PgUp", description: "Move the selection by a page",
+                   shortDescription: "page", showInFooter: false) { _, key in .moveSelection(by: key == .pageDown ? 10 : -10) },
+        KeyBinding(keys: [.home, .end], description: "Select the first / last account", shortDescription: "first/last",
+                   showInFooter: false) { _, key in .moveSelection(by: key == .home ? -1_000_000 : 1_000_000) },
         KeyBinding(keys: [.right], description: "Focus the detail pane", shortDescription: "details",
                    showInFooter: false) { _, _ in .focus(.detail) },
         KeyBinding(keys: [.enter], description: "Make the selected account active", shortDescription: "activate",
@@ -198,10 +202,12 @@ public enum KeyBindings {
     static let accounts = accountsOwn + tokenActions
 
     static let detailOwn: [KeyBinding] = [
-        KeyBinding(keys: [.down, .char("j")], description: "Scroll down", shortDescription: "down",
-                   showInFooter: false) { _, _ in .scrollDetail(by: 1) },
-        KeyBinding(keys: [.up, .char("k")], description: "Scroll up", shortDescription: "up",
-                   showInFooter: false) { _, _ in .scrollDetail(by: -1) },
+        KeyBinding(keys: [.char("j"), .char("k"), .down, .up], keyLabel: "j/k ↓/↑", description: "Scroll down / up",
+                   shortDescription: "scroll", showInFooter: false) { _, key in
+            .scrollDetail(by: key == .char("j") || key == .down ? 1 : -1)
+        },
+        KeyBinding(keys: [.pageDown, .pageUp], keyLabel: "PgDn/PgUp", description: "Scroll by a page",
+                   shortDescription: "page", showInFooter: false) { _, key in .scrollDetail(by: key == .pageDown ? 10 : -10) },
         KeyBinding(keys: [.left, .escape], description: "Back to the accounts list", shortDescription: "accounts") { _, _ in .focus(.accounts) },
     ]
     static let detail = detailOwn + tokenActions
@@ -216,7 +222,10 @@ public enum KeyBindings {
         KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .dialogNextField },
         KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .dialogPreviousField },
         KeyBinding(keys: [.left, .right, .char(" ")], description: "Switch between browser and device flow (on the flow field)",
-                   shortDescription: "flow", showInFooter: false) { _, _ in .dialogToggleFlow },
+                   shortDescription: "flow", showInFooter: false) { m, _ in
+            if case .signIn(let d) = m.dialog, d.focusedField == .flow { return .dialogToggleFlow }
+            return nil
+        },
         KeyBinding(keys: [.enter], description: "Start signing in", shortDescription: "sign in",
                    disabledReason: { m in
                        if case .signIn(let d) = m.dialog, d.providers.isEmpty { return "no provider configured (authdeck provider add)" }
@@ -290,8 +299,9 @@ public enum KeyBindings {
     /// Dispatches a key against the model's active tables.
     /// `size` (the screen size) is needed only to hit-test mouse clicks.
     public static func dispatch(_ key: KeyEvent, model m: ScreenModel, size: Size? = nil) -> KeyResult {
-        if case .mouse(let x, let y) = key, let hit = AccountsHitTest.account(atX: x, y: y, model: m, size: size) {
-            return .command(.select(hit))
+        if case .mouse(let x, let y) = key, let size {
+            if let hit = AccountsHitTest.account(atX: x, y: y, model: m, size: size) { return .command(.select(hit)) }
+            if let tab = DetailTabHitTest.tab(atX: x, y: y, model: m, size: size) { return .command(.selectTab(tab)) }
         }
         let contexts = contexts(for: m)
         // Text entry: the filter and the sign-in text fields take printable characters.

@@ -1,3 +1,4 @@
+import Foundation
 // The parts of the screen state that only the UI cares about (selection, focus, tab, filter,
 // help, reveal). The app may keep these in its own State instead; this is the ready-made reducer.
 
@@ -59,6 +60,11 @@ public struct LocalUIState: Equatable, Sendable {
         return true
     }
 
+    /// Keeps the detail scroll within the content (see `Renderer.detailScrollLimit`).
+    public mutating func clampScroll(limit: Int) {
+        scroll = min(max(0, scroll), max(0, limit))
+    }
+
     /// Copies this state into a model built by the app.
     public func applied(to model: ScreenModel) -> ScreenModel {
         var m = model
@@ -71,5 +77,57 @@ public struct LocalUIState: Equatable, Sendable {
             m.detail!.scroll = scroll
         }
         return m
+    }
+}
+
+/// What the sign-in dialog asks the app to start.
+public struct SignInRequest: Equatable, Sendable {
+    public var providerID: String
+    public var flow: SignInFlow
+    /// Extra scopes beyond the provider's defaults.
+    public var extraScopes: [String]
+    /// Auth0-style `audience`, nil when empty.
+    public var audience: String?
+    /// RFC 8707 resource indicators.
+    public var resources: [String]
+}
+
+extension SignInDialog {
+    /// Applies a dialog-editing intent (`dialogMove`, `dialogNextField`, `dialogPreviousField`,
+    /// `dialogToggleFlow`, `dialogSetText`). Returns false for other intents.
+    public mutating func apply(_ cmd: UICommand) -> Bool {
+        let fields = SignInField.allCases
+        switch cmd {
+        case .dialogMove(let by):
+            guard !providers.isEmpty else { return true }
+            selectedProvider = min(providers.count - 1, max(0, selectedProvider + by))
+            if flow == .device && !providers[selectedProvider].supportsDevice { flow = .browser }
+        case .dialogNextField:
+            focusedField = fields[(fields.firstIndex(of: focusedField)! + 1) % fields.count]
+        case .dialogPreviousField:
+            focusedField = fields[(fields.firstIndex(of: focusedField)! + fields.count - 1) % fields.count]
+        case .dialogToggleFlow:
+            let device = providers.indices.contains(selectedProvider) ? providers[selectedProvider].supportsDevice : false
+            flow = (flow == .browser && device) ? .device : .browser
+        case .dialogSetText(let text):
+            switch focusedField {
+            case .scopes: extraScopes = text
+            case .audience: audience = text
+            case .resource: resource = text
+            case .provider, .flow: return true
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The request to start on submit; nil without a provider.
+    public var request: SignInRequest? {
+        guard providers.indices.contains(selectedProvider) else { return nil }
+        func words(_ s: String) -> [String] { s.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }
+        let aud = audience.trimmingCharacters(in: .whitespaces)
+        return SignInRequest(providerID: providers[selectedProvider].id, flow: flow, extraScopes: words(extraScopes),
+                             audience: aud.isEmpty ? nil : aud, resources: words(resource))
     }
 }

@@ -213,10 +213,22 @@ public enum Renderer {
         }
     }
 
+    /// The largest useful `DetailModel.scroll` for this model and screen size (0 when the
+    /// content fits), so the app can clamp scrolling.
+    public static func detailScrollLimit(_ m: ScreenModel, size: Size) -> Int {
+        let layout = Layout.compute(size: size, focus: m.focus)
+        guard let rect = layout.detail, let d = m.detail, let a = m.selectedAccount else { return 0 }
+        let inner = rect.inset(1)
+        let bodyHeight = inner.height - 2
+        let bodyWidth = inner.width - 2
+        guard bodyHeight > 0, bodyWidth > 0 else { return 0 }
+        return max(0, DetailContent.lines(d, account: a, model: m, width: bodyWidth).count - bodyHeight)
+    }
+
     static func tabBar(_ active: DetailTab, width: Int) -> Line {
         func labels(_ title: (DetailTab) -> String?) -> [String] {
             DetailTab.allCases.map { tab in
-                let t = tab == active ? tab.shortTitle : title(tab)
+                let t = title(tab) ?? (tab == active ? tab.shortTitle : nil)
                 return " \(tab.rawValue)" + (t.map { " " + $0 } ?? "") + " "
             }
         }
@@ -318,12 +330,13 @@ public enum Renderer {
         let sections = KeyBindings.helpSections(for: m)
         let lineCount = sections.reduce(0) { $0 + 1 + $1.bindings.count }
         let spaced = lineCount + sections.count - 1 <= inner.height
+        let keyWidth = min(12, sections.flatMap(\.bindings).map { DisplayWidth.of($0.keyLabel) }.max() ?? 8)
         var entries: [Line] = []
         for (i, section) in sections.enumerated() {
             if i > 0 && spaced { entries.append([]) }
             entries.append([.text(section.title, .title)])
             for b in section.bindings {
-                var l: Line = [.text(" " + DisplayWidth.pad(b.keyLabel, to: 8), .keyHint), .text(" " + b.description, .text)]
+                var l: Line = [.text(" " + DisplayWidth.pad(b.keyLabel, to: keyWidth), .keyHint), .text(" " + b.description, .text)]
                 if b.isDestructive { l.append(.text(" (asks first)", .textDim)) }
                 if let reason = b.disabledReason(m) { l.append(.text(" — now: " + reason, .keyDisabled)) }
                 entries.append(l)
@@ -390,5 +403,22 @@ public enum AccountsHitTest {
         let index = g.first + (y - g.top) / Renderer.rowsPerAccount
         let visible = m.visibleAccounts
         return index < visible.count && index < g.first + g.capacity ? visible[index].id : nil
+    }
+}
+
+/// Which detail tab a mouse click hits (the tab bar is the first row inside the detail pane).
+public enum DetailTabHitTest {
+    public static func tab(atX x: Int, y: Int, model m: ScreenModel, size: Size) -> DetailTab? {
+        guard m.dialog == nil, !m.helpVisible, let d = m.detail, m.selectedAccount != nil else { return nil }
+        guard let rect = Layout.compute(size: size, focus: m.focus).detail else { return nil }
+        let inner = rect.inset(1)
+        guard y == inner.y, x >= inner.x, x < inner.maxX else { return nil }
+        var cx = inner.x
+        for (tab, span) in zip(DetailTab.allCases, Renderer.tabBar(d.tab, width: inner.width)) {
+            let w = span.width
+            if x >= cx && x < cx + w { return tab }
+            cx += w
+        }
+        return nil
     }
 }

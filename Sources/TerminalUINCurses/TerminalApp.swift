@@ -32,6 +32,11 @@ public final class Inbox<Message: Sendable>: Sendable {
         _ = write(writeFD, &byte, 1)  // a full pipe already means "wake up"; EAGAIN is fine
     }
 
+    /// `post` as a function value, for effect runners on other threads.
+    public var sender: @Sendable (Message) -> Void {
+        { [self] in self.post($0) }
+    }
+
     /// The descriptor the loop polls.
     var wakeFD: Int32 { readFD }
 
@@ -111,14 +116,23 @@ public final class TerminalApp<Message: Sendable> {
     ) -> LoopExit {
         defer { session.end() }
         var current = model(clock())
+        var lastModel: ScreenModel?
+        var lastSize: Size?
+        var lastTheme: Theme?
         var force = true
         var idleErrors = 0
         while true {
             if let sig = session.takeQuitSignal() { return .signal(sig) }
-            session.apply(theme: theme())
+            let th = theme()
+            session.apply(theme: th)
             let size = session.size
-            let frame = Renderer.render(current, size: size, theme: theme())
-            session.draw(frame, force: force)
+            // Render only when the model, the size or the theme changed (or after a resize).
+            if force || current != lastModel || size != lastSize || th != lastTheme {
+                session.draw(Renderer.render(current, size: size, theme: th), force: force)
+                lastModel = current
+                lastSize = size
+                lastTheme = th
+            }
             force = false
             flushRawWrites()
 

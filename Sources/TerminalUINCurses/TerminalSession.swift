@@ -28,6 +28,9 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
 public final class TerminalSession {
     private var screen: OpaquePointer?
     private var ended = false
+    /// True when the locale's character set is UTF-8 (else draw the QR code with `GlyphSet.ascii`;
+    /// box drawing needs UTF-8 too, so tell the user to set LANG=C.UTF-8).
+    public private(set) var isUTF8 = false
     /// Number of colours the terminal supports (0 without colour support or with `NO_COLOR`).
     public private(set) var colors: Int = 0
     private var theme: Theme?
@@ -47,6 +50,7 @@ public final class TerminalSession {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
         // Wide characters need the UTF-8 locale from the environment (facts §1: LANG=C.UTF-8).
         setlocale(LC_ALL, "")
+        isUTF8 = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         authdeck_save_termios()
         authdeck_unblock_ui_signals()
@@ -99,7 +103,7 @@ public final class TerminalSession {
 
     /// The SIGINT / SIGTERM / SIGHUP received since the last call, if any (the handlers only set
     /// a flag; `poll` returns EINTR so the loop sees it at once).
-    public func takeQuitSignal() -> Int32? {
+    func takeQuitSignal() -> Int32? {
         let s = authdeck_take_quit_signal()
         return s == 0 ? nil : s
     }
@@ -197,13 +201,16 @@ public final class TerminalSession {
         clearok(authdeck_stdscr(), true)
     }
 
-    /// Reads one key without blocking; nil when none is pending.
+    /// Reads one key without blocking; nil when none is pending. Input that decodes to nothing
+    /// (unbound function keys, mouse motion) is skipped, so pending keys behind it are not delayed.
     public func readKey() -> KeyEvent? {
-        var ch: wint_t = 0
-        let r = wget_wch(authdeck_stdscr(), &ch)
-        if r == ERR { return nil }
-        if r == KEY_CODE_YES { return Self.decodeFunctionKey(Int32(bitPattern: ch)) }
-        return Self.decodeCharacter(UInt32(ch))
+        while true {
+            var ch: wint_t = 0
+            let r = wget_wch(authdeck_stdscr(), &ch)
+            if r == ERR { return nil }
+            let key = r == KEY_CODE_YES ? Self.decodeFunctionKey(Int32(bitPattern: ch)) : Self.decodeCharacter(UInt32(ch))
+            if let key { return key }
+        }
     }
 
     static func decodeFunctionKey(_ k: Int32) -> KeyEvent? {

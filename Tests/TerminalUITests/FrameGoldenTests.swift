@@ -79,4 +79,35 @@ struct FrameGoldenTests {
         let f = Renderer.render(Fixtures.screen(), size: Size(width: 60, height: 20), theme: mono)
         try assertSnapshot(f, named: "narrow60x20")
     }
+
+    static func richDetail(tab: DetailTab) -> ScreenModel {
+        var m = Fixtures.screen(tab: tab)
+        m.focus = .detail
+        m.detail!.scopes = ScopesModel(requested: ["openid", "profile", "offline_access", "read:api"],
+                                       granted: ["openid", "profile", "read:api", "write:api"],
+                                       lastRefreshDiff: ScopeDiff(added: ["write:api"], removed: ["offline_access"]))
+        m.detail!.accessTokens = [
+            AccessTokenEntry(resource: "https://api.example.test", kind: .decoded(
+                header: obj([("alg", .string("RS256")), ("typ", .string("at+jwt"))]),
+                claims: obj([("iss", .string("http://127.0.0.1:8999")), ("aud", .string("https://api.example.test")),
+                             ("exp", .number(1_796_033_050)), ("scope", .string("read:api write:api"))])),
+                expiresAt: at(250)),
+            AccessTokenEntry(resource: nil, kind: .opaque, expiresAt: at(250),
+                             introspection: obj([("active", .bool(true)), ("client_id", .string("authdeck-cli")),
+                                                 ("exp", .number(1_796_033_050))])),
+        ]
+        m.detail!.raw = [
+            RawTokenEntry(label: "access token (https://api.example.test)", value: .masked(TokenMask.mask("eyJhbGciOiJSUzI1NiJ9.payload.sig"))),
+            RawTokenEntry(label: "refresh token", value: .revealed("rt_" + String(repeating: "0123456789abcdef", count: 6))),
+        ]
+        m.detail!.userinfo = .failed(ErrorLine(message: "invalid_token: the access token expired", clause: "RFC 6750 §3.1"))
+        return m
+    }
+
+    @Test("Detail tabs: scopes diff, access tokens (decoded JWT informational, opaque + introspection), userinfo error, raw",
+          arguments: [DetailTab.scopes, .accessToken, .userinfo, .raw])
+    func detailTabs(tab: DetailTab) throws {
+        let f = Renderer.render(Self.richDetail(tab: tab), size: Size(width: 120, height: 40), theme: mono)
+        try assertSnapshot(f, named: "detailTab-\(tab.title.replacingOccurrences(of: " ", with: ""))")
+    }
 }

@@ -85,12 +85,16 @@ struct KeyBindingTests {
         #expect(KeyBindings.dispatch(.char("x"), model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogSetText("https://apix")))
     }
 
-    @Test("Mouse click on a row selects that account")
+    @Test("Mouse: a click on a row selects that account; on a tab selects the tab")
     func mouse() {
         let size = Size(width: 100, height: 30)
         // Rows start inside the box at y = 2; two rows per account: bob is at y 4–5.
         #expect(KeyBindings.dispatch(.mouse(x: 5, y: 4), model: Fixtures.screen(), size: size) == .command(.select("bob")))
         #expect(KeyBindings.dispatch(.mouse(x: 5, y: 7), model: Fixtures.screen(), size: size) == .command(.select("carol")))
+        // Tab bar at 100×30: " 1 Overview  2 Scopes  3 ID …" starts at x = 41 on row 2.
+        #expect(KeyBindings.dispatch(.mouse(x: 56, y: 2), model: Fixtures.screen(), size: size) == .command(.selectTab(.scopes)))
+        #expect(KeyBindings.dispatch(.mouse(x: 43, y: 2), model: Fixtures.screen(), size: size) == .command(.selectTab(.overview)))
+        #expect(KeyBindings.dispatch(.mouse(x: 56, y: 5), model: Fixtures.screen(), size: size) == .unhandled)
     }
 
     @Test("Footer hints and help come from the same tables")
@@ -135,5 +139,73 @@ struct KeyBindingTests {
         #expect(s.selection == "carol")
         s.reconcile(visibleIDs: ["zed"])
         #expect(s.selection == "zed")
+    }
+}
+
+@Suite("Detail scrolling")
+struct DetailScrollTests {
+    @Test("The scroll limit is the content height minus the visible body; LocalUIState clamps to it")
+    func scrollLimit() {
+        var m = Fixtures.screen(tab: .idToken)
+        let size = Size(width: 100, height: 30)
+        let limit = Renderer.detailScrollLimit(m, size: size)
+        // ID token tab: 25 content lines (signature, header, 17 claim rows, titles, blanks);
+        // 23 rows of body at 100×30.
+        #expect(limit == 2)
+        var ui = LocalUIState(selection: "alice", tab: .idToken, scroll: 50)
+        ui.clampScroll(limit: limit)
+        #expect(ui.scroll == 2)
+        m.detail!.tab = .overview
+        #expect(Renderer.detailScrollLimit(m, size: size) == 0)
+    }
+}
+
+@Suite("Sign-in dialog editing")
+struct SignInDialogTests {
+    @Test("Provider choice, field focus, flow toggle and text fields build the request")
+    func editing() {
+        var d = SignInDialog(providers: [ProviderOption(id: "local", name: "Local IdP"),
+                                         ProviderOption(id: "apple", name: "Apple", supportsDevice: false)])
+        var handled: Bool
+        handled = d.apply(.dialogMove(by: 5))
+        #expect(handled)
+        #expect(d.selectedProvider == 1)
+        handled = d.apply(.dialogMove(by: -1))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        #expect(d.focusedField == .flow)
+        handled = d.apply(.dialogToggleFlow)
+        #expect(handled)
+        #expect(d.flow == .device)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText("offline_access, read:api"))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText(" https://api.example "))
+        #expect(handled)
+        handled = d.apply(.dialogNextField)
+        #expect(handled)
+        handled = d.apply(.dialogSetText("https://a https://b"))
+        #expect(handled)
+        handled = d.apply(.quit)
+        #expect(!handled)
+        #expect(d.request == SignInRequest(providerID: "local", flow: .device, extraScopes: ["offline_access", "read:api"],
+                                           audience: "https://api.example", resources: ["https://a", "https://b"]))
+        // A provider without device flow falls back to the browser.
+        handled = d.apply(.dialogMove(by: 1))
+        #expect(handled)
+        #expect(d.flow == .browser)
+    }
+
+    @Test("Flow keys act only on the flow field")
+    func flowKeysOnlyOnFlowField() {
+        var d = SignInDialog(providers: [ProviderOption(id: "a", name: "A")])
+        d.focusedField = .provider
+        #expect(KeyBindings.dispatch(.right, model: Fixtures.screen(dialog: .signIn(d))) == .unhandled)
+        d.focusedField = .flow
+        #expect(KeyBindings.dispatch(.right, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogToggleFlow))
     }
 }

@@ -42,3 +42,31 @@ struct LayoutTests {
         #expect(f.plainText.contains("Terminal too small"))
     }
 }
+
+@Suite("Rendering at every size")
+struct RenderAnySizeTests {
+    static let screens: [ScreenModel] = {
+        let device = DeviceDialog(providerName: "P", userCode: "ABCD-EFGH", verificationURI: "http://127.0.0.1/device",
+                                  qr: Fixtures.qrMatrix33, expiresAt: at(60))
+        let signIn = SignInDialog(providers: [ProviderOption(id: "a", name: "A")])
+        let confirm = SignOutConfirmDialog(accountID: "alice", accountName: "alice", willRevoke: true, willEndSession: true)
+        var filtered = Fixtures.screen(tab: .idToken)
+        filtered.filter = FilterState(text: "zzz", isEditing: true)
+        return [Fixtures.screen(), Fixtures.screen(tab: .idToken), Fixtures.screen(help: true), filtered,
+                Fixtures.screen(dialog: .device(device)), Fixtures.screen(dialog: .signIn(signIn)),
+                Fixtures.screen(dialog: .signOutConfirm(confirm)),
+                Fixtures.screen(dialog: .browserWaiting(BrowserWaitingDialog(providerName: "P", url: String(repeating: "u", count: 300))))]
+    }()
+
+    @Test("No size from 0×0 to 130×45 traps (edges of every layout mode), and frames have the requested size")
+    func anySize() {
+        for m in Self.screens {
+            for w in [0, 1, 2, 3, 5, 8, 13, 21, 34, 39, 40, 41, 55, 79, 80, 81, 99, 130] {
+                for h in [0, 1, 2, 3, 5, 9, 10, 11, 13, 14, 17, 20, 24, 45] {
+                    let f = Renderer.render(m, size: Size(width: w, height: h), theme: BuiltInThemes.monochrome)
+                    #expect(f.cells.count == w * h)
+                }
+            }
+        }
+    }
+}

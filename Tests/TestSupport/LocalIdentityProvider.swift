@@ -128,6 +128,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         deviceCodeLifetime: Int? = nil,
         deviceInterval: Int? = nil,
         deviceSlowDown: Bool = false,
+        logRequests: Bool = false,
         timeout: Duration = .seconds(90)
     ) async throws -> LocalIdentityProvider {
         var environment: [String: String?] = [
@@ -137,6 +138,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             "IDP_DEVICE_CODE_SECONDS": deviceCodeLifetime.map(String.init),
             "IDP_DEVICE_INTERVAL": deviceInterval.map(String.init),
             "IDP_DEVICE_SLOW_DOWN": deviceSlowDown ? "1" : nil,
+            // Method and path of each request on the provider's stderr (`process.stderrText()`).
+            "IDP_LOG_REQUESTS": logRequests ? "1" : nil,
             "IDP_PARENT_PID": nil,
             "PYTHONDONTWRITEBYTECODE": "1",
         ]

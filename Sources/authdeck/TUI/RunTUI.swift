@@ -139,46 +139,17 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             } else {
                 ui.signInForm = nil
             }
-        case .dialogMove(let by):
+        case .dialogMove, .dialogNextField, .dialogPreviousField, .dialogToggleFlow, .dialogSetText:
             if var form = ui.signInForm {
-                switch form.focusedField {
-                case .provider: form.selectedProvider = min(max(0, form.selectedProvider + by), max(0, form.providers.count - 1))
-                case .flow: form.flow = form.flow == .browser ? .device : .browser
-                default: break
-                }
-                ui.signInForm = form
-            }
-        case .dialogNextField, .dialogPreviousField:
-            if var form = ui.signInForm {
-                let fields = SignInField.allCases
-                let index = fields.firstIndex(of: form.focusedField) ?? 0
-                let step = command == .dialogNextField ? 1 : fields.count - 1
-                form.focusedField = fields[(index + step) % fields.count]
-                ui.signInForm = form
-            }
-        case .dialogToggleFlow:
-            if var form = ui.signInForm {
-                form.flow = form.flow == .browser ? .device : .browser
-                ui.signInForm = form
-            }
-        case .dialogSetText(let text):
-            if var form = ui.signInForm {
-                switch form.focusedField {
-                case .scopes: form.extraScopes = text
-                case .audience: form.audience = text
-                case .resource: form.resource = text
-                default: break
-                }
+                _ = form.apply(command)
                 ui.signInForm = form
             }
         case .dialogSubmit:
-            if let form = ui.signInForm, form.providers.indices.contains(form.selectedProvider) {
+            if let form = ui.signInForm, let request = form.request {
                 ui.signInForm = nil
-                let words = { (text: String) in text.split(whereSeparator: \.isWhitespace).map(String.init) }
-                store.send(.signIn(SignInRequest(
-                    providerID: ProviderID(form.providers[form.selectedProvider].id), flow: form.flow == .device ? .device : .browser,
-                    extraScopes: words(form.extraScopes), audience: form.audience.isEmpty ? nil : form.audience,
-                    resources: words(form.resource))))
+                store.send(.signIn(AppCore.SignInRequest(
+                    providerID: ProviderID(request.providerID), flow: request.flow == .device ? .device : .browser,
+                    extraScopes: request.extraScopes, audience: request.audience, resources: request.resources)))
             }
         default:
             break
