@@ -20,24 +20,24 @@ import Glibc
 #endif
 
 /// The checkout's root (from this file's path).
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
+private let journeyRepositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // IntegrationTests
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()
 
 /// `$AUTHDECK_BINARY`, or `.build/debug/authdeck` (built by `swift build --build-tests`).
-private func authdeckBinary() -> String {
+private func journeyBinaryPath() -> String {
     if let path = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"], !path.isEmpty { return path }
-    return repositoryRoot.appendingPathComponent(".build/debug/authdeck").path
+    return journeyRepositoryRoot.appendingPathComponent(".build/debug/authdeck").path
 }
 
 /// Single-quotes `s` for /bin/sh.
-private func shellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+private func journeyShellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
 
 /// What is left of a screen once what ticks by itself is taken out: every run of digits becomes
 /// `#` (countdowns, timestamps, the clock), every countdown bar (block elements) becomes `▒`, and
 /// runs of spaces become one (a countdown going from "10s" to "9s" shifts its padding).
-func withoutTicking(_ screen: String) -> String {
+private func screenWithoutTicking(_ screen: String) -> String {
     screen.split(separator: "\n", omittingEmptySubsequences: false)
         .map { line in
             line.replacingOccurrences(of: "[0-9]+", with: "#", options: .regularExpression)
@@ -48,16 +48,16 @@ func withoutTicking(_ screen: String) -> String {
 }
 
 /// The screen's lines.
-private func lines(_ screen: String) -> [Substring] { screen.split(separator: "\n", omittingEmptySubsequences: false) }
+private func screenLines(_ screen: String) -> [Substring] { screen.split(separator: "\n", omittingEmptySubsequences: false) }
 
 /// Whether the accounts pane's selected row (marked ▸) shows `name`.
-private func isSelected(_ name: String, in screen: String) -> Bool {
-    lines(screen).contains { $0.contains("▸") && $0.contains(name) }
+private func isSelectedRow(_ name: String, in screen: String) -> Bool {
+    screenLines(screen).contains { $0.contains("▸") && $0.contains(name) }
 }
 
 /// Saves numbered screen captures under test-output/tui-journey/.
-private final class Captures {
-    let directory = repositoryRoot.appendingPathComponent("test-output/tui-journey")
+private final class JourneyCaptures {
+    let directory = journeyRepositoryRoot.appendingPathComponent("test-output/tui-journey")
     private var number = 0
 
     init() throws {
@@ -84,7 +84,7 @@ struct TUIJourneyTests {
     @Test("Sign in (browser, device), tick, verified ID token, switch, refresh by itself, resize, sign out with revocation, quit")
     func journey() async throws {
         try #require(TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
-        let binary = authdeckBinary()
+        let binary = journeyBinaryPath()
         try #require(FileManager.default.isExecutableFile(atPath: binary), "\(binary) not built: run swift build --build-tests")
 
         let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 30, deviceInterval: 1)
@@ -98,7 +98,7 @@ struct TUIJourneyTests {
     }
 
     func run(binary: String, idp: LocalIdentityProvider) async throws {
-        let captures = try Captures()
+        let captures = try JourneyCaptures()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-journey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -118,7 +118,7 @@ struct TUIJourneyTests {
         try #require(add.status == 0, "provider add failed: \(add.output)")
 
         // The shell reaps the TUI, writes its exit status, then idles so the pane stays readable.
-        let command = "TERM=tmux-256color \(shellQuoted(binary)); echo $? > \(shellQuoted(exitFile.path)); "
+        let command = "TERM=tmux-256color \(journeyShellQuoted(binary)); echo $? > \(journeyShellQuoted(exitFile.path)); "
             + "echo TUI-EXITED; exec sleep 600"
         let tmux = try TmuxSession(width: 100, height: 30, command: command, environment: home.environment)
         defer { tmux.kill() }
@@ -143,10 +143,10 @@ struct TUIJourneyTests {
         try await step("sign-in-dialog") { $0.contains("┌ Sign in") && $0.contains("Local demo") && $0.contains("(•) browser") }
         try tmux.sendKeys("Enter")
         let alice = try await step("alice-signed-in", timeout: 60) { screen in
-            isSelected("Alice Example", in: screen) && screen.contains("active: Alice Example") && !screen.contains("Waiting for the sign-in")
+            isSelectedRow("Alice Example", in: screen) && screen.contains("active: Alice Example") && !screen.contains("Waiting for the sign-in")
         }
         // The row: selection ▸, active ★, name, provider; under it the status and the countdown.
-        let aliceLines = lines(alice)
+        let aliceLines = screenLines(alice)
         let rowIndex = try #require(aliceLines.firstIndex { $0.contains("Alice Example") && $0.contains("Local demo") })
         #expect(aliceLines[rowIndex].contains("▸★ Alice Example"), "no active marker: \(aliceLines[rowIndex])")
         let statusLine = String(aliceLines[rowIndex + 1])
@@ -164,7 +164,7 @@ struct TUIJourneyTests {
             try await Task.sleep(for: .milliseconds(1200))
             let b = try tmux.capture()
             pair = (a, b)
-            if a != b && withoutTicking(a) == withoutTicking(b) {
+            if a != b && screenWithoutTicking(a) == screenWithoutTicking(b) {
                 ticked = true
                 break
             }
@@ -177,9 +177,9 @@ struct TUIJourneyTests {
         try tmux.sendKeys("3")
         let idToken = try await step("id-token-verified") { $0.contains("preferred_username") }
         #expect(idToken.contains("✓ signature verified (RS256, kid "))
-        #expect(lines(idToken).contains { $0.range(of: #"preferred_username +alice "#, options: .regularExpression) != nil })
-        #expect(lines(idToken).contains { $0.range(of: #"email +alice@example\.test "#, options: .regularExpression) != nil })
-        #expect(lines(idToken).contains { $0.range(of: #"sub +1 "#, options: .regularExpression) != nil })
+        #expect(screenLines(idToken).contains { $0.range(of: #"preferred_username +alice "#, options: .regularExpression) != nil })
+        #expect(screenLines(idToken).contains { $0.range(of: #"email +alice@example\.test "#, options: .regularExpression) != nil })
+        #expect(screenLines(idToken).contains { $0.range(of: #"sub +1 "#, options: .regularExpression) != nil })
 
         // 5. Bob by the device flow: `l`, Tab to the Flow field, Space toggles to device, Enter.
         try tmux.sendKeys("l")
@@ -192,7 +192,7 @@ struct TUIJourneyTests {
             screen.contains("Copy your one-time code") && screen.contains("▀") && screen.contains("▄")
         }
         // The QR code's finder patterns: "█▀▀▀▀▀█" twice on its top row.
-        #expect(lines(device).contains { $0.components(separatedBy: "█▀▀▀▀▀█").count - 1 == 2 }, "no QR finder patterns")
+        #expect(screenLines(device).contains { $0.components(separatedBy: "█▀▀▀▀▀█").count - 1 == 2 }, "no QR finder patterns")
         let code = try #require(Self.userCode(in: device), "no user code in:\n\(device)")
         // The same code on a second capture: not read from a half-drawn screen.
         #expect(Self.userCode(in: try tmux.capture()) == code)
@@ -207,7 +207,7 @@ struct TUIJourneyTests {
         }
         #expect(approval.exitCode == 0, "approve-device: \(approval.stderr)")
         try await step("bob-signed-in", timeout: 60) { screen in
-            screen.contains("Accounts (2)") && lines(screen).contains { $0.contains("│") && $0.contains("Bob Example") }
+            screen.contains("Accounts (2)") && screenLines(screen).contains { $0.contains("│") && $0.contains("Bob Example") }
                 && !screen.contains("one-time code")
         }
 
@@ -215,14 +215,14 @@ struct TUIJourneyTests {
         try await moveSelection(to: "Bob Example", tmux)
         try tmux.sendKeys("Enter")
         let active = try await step("bob-active") { $0.contains("active: Bob Example") }
-        #expect(lines(active).contains { $0.contains("▸★ Bob Example") })
-        #expect(lines(active).contains { $0.contains("   Alice Example") }, "alice should no longer be marked active")
+        #expect(screenLines(active).contains { $0.contains("▸★ Bob Example") })
+        #expect(screenLines(active).contains { $0.contains("   Alice Example") }, "alice should no longer be marked active")
 
         // 7. A refresh by itself: with 30 s access tokens the app refreshes 15 s before expiry.
         try tmux.sendKeys("1")
         let refreshed = try await step("refreshed-by-itself", timeout: 45) { screen in
-            guard let last = lines(screen).first(where: { $0.contains("Last refresh") }) else { return false }
-            return isSelected("Bob Example", in: screen) && !last.contains("never")
+            guard let last = screenLines(screen).first(where: { $0.contains("Last refresh") }) else { return false }
+            return isSelectedRow("Bob Example", in: screen) && !last.contains("never")
         }
         #expect(refreshed.contains("Subject         2"))
         #expect(refreshed.contains("Issuer is plain HTTP on loopback"))
@@ -230,12 +230,12 @@ struct TUIJourneyTests {
         // 8. Resize mid-way: at 80×24 the accounts still show; then back.
         try tmux.resize(width: 80, height: 24)
         let narrow = try await step("resized-80x24") { screen in
-            let l = lines(screen)
+            let l = screenLines(screen)
             return l.count <= 25 && screen.contains("Alice Example") && screen.contains("Bob Example")
         }
-        for line in lines(narrow) { #expect(line.count <= 80) }
+        for line in screenLines(narrow) { #expect(line.count <= 80) }
         try tmux.resize(width: 100, height: 30)
-        try await step("resized-back") { lines($0).contains { $0.count > 80 } && $0.contains("Alice Example") }
+        try await step("resized-back") { screenLines($0).contains { $0.count > 80 } && $0.contains("Alice Example") }
 
         // 9. Sign out alice. Her refresh token is read from the store first (in-process).
         try await moveSelection(to: "Alice Example", tmux)
@@ -266,7 +266,7 @@ struct TUIJourneyTests {
         try await step("alice-gone") { screen in
             // The flash line may still say "Signed out of Alice Example"; the panes must not.
             screen.contains("Accounts (1)") && !screen.contains("Signing out")
-                && !lines(screen).contains { $0.contains("│") && $0.contains("Alice Example") }
+                && !screenLines(screen).contains { $0.contains("│") && $0.contains("Alice Example") }
         }
 
         // RP-Initiated Logout went through the browser stand-in back to authdeck's listener.
@@ -292,17 +292,17 @@ struct TUIJourneyTests {
     func moveSelection(to name: String, _ tmux: TmuxSession) async throws {
         for key in ["Up", "Down"] {
             for _ in 0..<4 {
-                if isSelected(name, in: try tmux.capture()) { return }
+                if isSelectedRow(name, in: try tmux.capture()) { return }
                 try tmux.sendKeys(key)
                 try await Task.sleep(for: .milliseconds(300))
             }
         }
-        try await tmux.waitFor("\(name) selected", timeout: 5) { isSelected(name, in: $0) }
+        try await tmux.waitFor("\(name) selected", timeout: 5) { isSelectedRow(name, in: $0) }
     }
 
     /// The user code from the device dialog's box ("║ W D J B - M J H T ║"), without spaces.
     static func userCode(in screen: String) -> String? {
-        for line in lines(screen) {
+        for line in screenLines(screen) {
             guard let start = line.firstIndex(of: "║") else { continue }
             let rest = line[line.index(after: start)...]
             guard let end = rest.firstIndex(of: "║") else { continue }
