@@ -123,14 +123,14 @@ struct TUIJourneyTests {
         let tmux = try TmuxSession(width: 100, height: 30, command: command, environment: home.environment)
         defer { tmux.kill() }
 
-        /// Polls until `predicate` holds; saves the matching (or, on failure, the last) screen.
+        /// Polls until `predicate` holds; saves the matching screen, or on failure the last one
+        /// (the thrown ``TmuxSessionError/timeout(_:lastScreen:)`` also shows it).
         @discardableResult
-        func step(_ name: String, timeout: Double = 30, history: Int = 0, _ predicate: (String) -> Bool) async throws -> String {
+        func step(_ name: String, timeout: Double = 30, _ predicate: (String) -> Bool) async throws -> String {
             do {
-                return captures.save(name, try await tmux.waitFor(name, timeout: timeout, history: history, predicate))
+                return captures.save(name, try await tmux.waitFor(name, timeout: timeout, predicate))
             } catch TmuxSessionError.timeout(let what, let last) {
                 captures.save(name + "-FAILED", last)
-                Issue.record("step '\(what)' did not happen; last screen:\n\(last)")
                 throw TmuxSessionError.timeout(what, lastScreen: last)
             }
         }
