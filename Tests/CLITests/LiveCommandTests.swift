@@ -280,3 +280,49 @@ func canConnect(port: Int) -> Bool {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
 }
+
+extension LiveCommandTests {
+    /// Times, distances and ports masked so the golden stays stable.
+    static func normalized(_ text: String, port: Int) -> String {
+        var out = text.replacingOccurrences(of: ":\(port)/", with: ":PORT/")
+        for (pattern, replacement) in [
+            (#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, "<time>"),
+            (#"\((in |)[0-9dhms ]+( ago|)\)"#, "(<relative>)"),
+        ] {
+            out = out.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        return out
+    }
+
+    @Test("status (text): one signed-in account on the plain-HTTP loopback provider, as a golden")
+    func statusTextGolden() async throws {
+        let idp = try await LocalIdentityProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let status = try await home.run(["status"])
+        #expect(status.exitCode == 0)
+        try assertSnapshot(Self.normalized(status.stdout, port: idp.port), named: "status-one-account")
+        let show = try await home.run(["provider", "show", "local"])
+        try assertSnapshot(Self.normalized(show.stdout, port: idp.port), named: "provider-show-local")
+    }
+
+    @Test("status exits 1 while an access token has expired (needs attention); token refreshes it and status is healthy again")
+    func statusExpiredNeedsAttention() async throws {
+        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 8)
+        defer { Task { await idp.stop() } }
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        try await Task.sleep(for: .seconds(9))
+        let (expired, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first)
+        #expect(account["status"] as? String == "expired")
+        #expect(account["needsAttention"] as? Bool == true)
+        #expect(((account["accessToken"] as? [String: Any])?["secondsLeft"] as? Int ?? 0) < 0)
+        #expect(expired.exitCode == 1, "\(expired)")
+        let token = try await home.run(["token"])
+        #expect(token.exitCode == 0, "\(token)")
+        let (healthy, after) = try await home.statusJSON()
+        #expect(healthy.exitCode == 0, "\(healthy)")
+        #expect((after["accounts"] as? [[String: Any]])?.first?["status"] as? String == "expiring soon")
+    }
+}
