@@ -104,6 +104,19 @@ struct HelpAndUsageTests {
         #expect(!add.stderr.contains("s3cret"))
     }
 
+    @Test("status with the plaintext store: insecure in --json and a warning line on stderr")
+    func plaintextWarning() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["status", "--json"], extra: ["AUTHDECK_STORE": "plaintext"])
+        #expect(result.exitCode == 0, "\(result)")
+        let store = try #require(try jsonObject(result.stdout)["store"] as? [String: Any])
+        #expect(store["backend"] as? String == "plaintext" && store["insecure"] as? Bool == true)
+        #expect(result.stderr.hasPrefix("warning: "), "\(result)")
+        let vault = try await home.run(["status", "--json"])
+        #expect(vault.stderr.isEmpty, "no warning for the vault")
+    }
+
     @Test("completion scripts list every command", arguments: ["bash", "zsh", "fish"])
     func completion(_ shell: String) async throws {
         let home = try CLIHome()

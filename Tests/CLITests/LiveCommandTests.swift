@@ -145,6 +145,18 @@ struct LiveCommandTests {
         let refused = try await home.run(["api", idp.endpoints.userinfo.absoluteString], extra: ["AUTHDECK_ACCOUNT": "nobody"])
         #expect(refused.exitCode == 1)
 
+        // POST with a body from stdin (OIDC Core 5.3.1: userinfo accepts POST).
+        let post = try await home.run(["api", "-X", "POST", "-d", "@-", "-H", "Content-Type: application/x-www-form-urlencoded",
+                                       idp.endpoints.userinfo.absoluteString], stdin: Data())
+        #expect(post.exitCode == 0, "\(post)")
+        #expect(try jsonObject(post.stdout)["sub"] is String)
+        // An HTTP error status exits 1 (the body still goes to stdout).
+        let missing = try await home.run(["api", idp.issuer.appendingPathComponent("no-such-api/").absoluteString])
+        #expect(missing.exitCode == 1, "\(missing)")
+        // Plain http off loopback is refused before any token is sent.
+        let insecure = try await home.run(["api", "http://api.example.com/"])
+        #expect(insecure.exitCode == 2, "\(insecure)")
+
         let userinfo = try await home.run(["userinfo", "--json"])
         #expect(try jsonObject(userinfo.stdout)["email"] as? String == "alice@example.test")
         let introspection = try jsonObject(try await home.run(["introspect"]).stdout)
