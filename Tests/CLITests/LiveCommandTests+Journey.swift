@@ -66,10 +66,12 @@ extension LiveCommandTests {
         #expect(afterSwitch["activeAccount"] as? String == bob["id"] as? String)
 
         // logout alice: revocation (RFC 7009), then the provider reports her token inactive.
-        let logout = try await home.run(["logout", "alice", "--no-end-session"])
+        // logout alice: revocation (RFC 7009) and RP-initiated logout through the browser stand-in.
+        let logout = try await home.run(["logout", "alice"])
         #expect(logout.exitCode == 0, "\(logout)")
-        #expect(logout.stderr.contains("✓ revoke refresh token"))
-        #expect(logout.stderr.contains("✓ delete local secrets"))
+        for step in ["revoke refresh token", "revoke access token", "end provider session", "delete local secrets"] {
+            #expect(logout.stderr.contains("✓ \(step)"), "\(step): \(logout.stderr)")
+        }
         let http = CurlHTTPClient.live()
         let metadata = try await fetchMetadata(issuer: idp.issuer.absoluteString, http: http)
         let introspection = try await introspectToken(

@@ -279,6 +279,26 @@ struct LiveCommandTests {
     }
 }
 
+extension LiveCommandTests {
+    @Test("Ctrl-C while the device flow waits for approval: exit 130, nothing stored (RFC 8628 3.4 polling stops)")
+    func interruptDeviceLogin() async throws {
+        let idp = try await LocalIdentityProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        try await home.addLocalProvider(idp)
+        let login = try home.start(["login", "--device"])
+        let code = await login.waitForStderr(#"enter the code: (\S+)"#)
+        #expect(code != nil, "\(login.stderrText)")
+        login.signal(SIGINT)
+        let result = await login.wait(timeout: 10)
+        #expect(result.exitCode == 130, "\(result)")
+        // Approving now finds nobody polling; still nothing is stored.
+        _ = try await idp.approveDevice(userCode: code ?? "", user: "bob")
+        let (_, status) = try await home.statusJSON()
+        #expect((status["accounts"] as? [Any])?.isEmpty == true)
+    }
+}
+
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.
 func canConnect(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
