@@ -128,7 +128,7 @@ public struct AppReducer: Sendable {
                 return .none
             }
             state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await session.refresh(id))) }
+            return .run { send in send(.refreshFinished(id, await session.refresh(id, manual))) }
                 .cancellable(EffectIDs.refresh(id))
 
         case .refreshFinished(let id, .success(let record)):

@@ -84,7 +84,10 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         guard let expiresAt = record.accessTokenExpiresAt else { return .valid }
         let left = expiresAt.timeIntervalSince(now)
         if left <= 0 { return record.hasRefreshToken ? .expired : .needsSignIn }
-        return left < policy.expiringSoonThreshold ? .expiringSoon : .valid
+        // Short-lived tokens (2 minutes) are not "expiring soon" for most of their life: the
+        // threshold is at most a quarter of the token's lifetime.
+        let lifetime = record.defaultAccessToken.map { expiresAt.timeIntervalSince($0.issuedAt) } ?? .infinity
+        return left < min(policy.expiringSoonThreshold, lifetime / 4) ? .expiringSoon : .valid
     }
 }
 

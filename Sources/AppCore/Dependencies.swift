@@ -132,8 +132,10 @@ public struct SessionClient: Sendable {
     public var saveActiveAccount: @Sendable (AccountID?) async -> Result<AccountID?, AppError>
     /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
     public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>
-    /// Refreshes the account's tokens (single-flight across processes), persisted before it returns.
-    public var refresh: @Sendable (AccountID) async -> Result<AccountRecord, AppError>
+    /// Refreshes the account's tokens (single-flight across processes), persisted before it
+    /// returns. `manual`: always send a refresh request; otherwise none is sent when another
+    /// process already refreshed (the token is valid beyond the refresh leeway).
+    public var refresh: @Sendable (AccountID, _ manual: Bool) async -> Result<AccountRecord, AppError>
     /// Signs out step by step; returns whether the account was removed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
     /// OIDC Core §5.3 userinfo claims.
@@ -145,7 +147,7 @@ public struct SessionClient: Sendable {
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
         saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
         signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>,
-        refresh: @escaping @Sendable (AccountID) async -> Result<AccountRecord, AppError>,
+        refresh: @escaping @Sendable (AccountID, Bool) async -> Result<AccountRecord, AppError>,
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>
@@ -165,7 +167,7 @@ public struct SessionClient: Sendable {
         load: { .failure(unimplementedError("session.load")) },
         saveActiveAccount: { _ in .failure(unimplementedError("session.saveActiveAccount")) },
         signIn: { _, _ in .failure(unimplementedError("session.signIn")) },
-        refresh: { _ in .failure(unimplementedError("session.refresh")) },
+        refresh: { _, _ in .failure(unimplementedError("session.refresh")) },
         signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("session.signOut")))); return false },
         userinfo: { _ in .failure(unimplementedError("session.userinfo")) },
         introspect: { _ in .failure(unimplementedError("session.introspect")) }

@@ -91,7 +91,7 @@ public final class LiveSession: Sendable {
                 }
             },
             signIn: { [self] request, progress in await signIn(request, progress: progress) },
-            refresh: { [self] id in await refresh(id, resource: nil, minimumValidity: nil) },
+            refresh: { [self] id, manual in await refresh(id, resource: nil, minimumValidity: nil, force: manual) },
             signOut: { [self] id, options, step in await signOut(id, options: options, step: step) },
             userinfo: { [self] id in await userinfo(id) },
             introspect: { [self] id in await introspect(id) }
@@ -256,7 +256,7 @@ public final class LiveSession: Sendable {
             metadata: metadata, client: client,
             request: AuthorizationRequest(scopes: scopes, redirectURI: listener.redirectURI, audience: audience, resources: resources),
             crypto: crypto)
-        let opened = noBrowser ? false : browser.open(pending.authorizationURL)
+        let opened = noBrowser ? false : await browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
         let callback = try await listener.waitForCallback(timeout: browserTimeout) { callback in
             decideRedirectCallback(callback, pending: pending, metadata: metadata).verdict
@@ -325,6 +325,10 @@ public final class LiveSession: Sendable {
             // Persist the secrets first, then the metadata that points at them.
             try store.save(TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil), for: key)
             try files.saveAccount(record)
+            // The first account (or one replacing a vanished active account) becomes active.
+            let active = try files.activeAccount()
+            let accounts = try files.accounts()
+            if active == nil || !accounts.contains(where: { $0.id == active }) { try files.saveActiveAccount(id) }
         }
         return record
     }
@@ -560,7 +564,7 @@ public final class LiveSession: Sendable {
             let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idToken,
                                                     postLogoutRedirectURI: listener.redirectURI, crypto: crypto)
             // The URL carries id_token_hint: it is opened, never printed.
-            guard browser.open(pending.url) else {
+            guard await browser.open(pending.url) else {
                 step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
                 return
             }
@@ -571,6 +575,27 @@ public final class LiveSession: Sendable {
             step(SignOutStepResult(.endSession, .done("provider session ended")))
         } catch {
             step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        }
+    }
+}
+
+extension LiveSession {
+    /// The stored tokens of an account, for the Raw tab (shown masked until revealed). Reads the
+    /// store only: no refresh, no network.
+    public func storedTokens(_ id: AccountID) -> Result<[(label: String, value: String)], AppError> {
+        do {
+            let record = try record(id)
+            let secrets = try secretStore().load(Self.key(record))
+            var entries: [(label: String, value: String)] = []
+            if let access = secrets.defaultAccessToken { entries.append(("access token", access.token.exposedValue)) }
+            for resource in secrets.resourceAccessTokens.keys.sorted() {
+                entries.append(("access token (\(resource))", secrets.resourceAccessTokens[resource]!.token.exposedValue))
+            }
+            if let refresh = secrets.refreshToken { entries.append(("refresh token", refresh.exposedValue)) }
+            if let idToken = secrets.idToken { entries.append(("ID token", idToken.exposedValue)) }
+            return .success(entries)
+        } catch {
+            return .failure(ErrorMapping.appError(error))
         }
     }
 }

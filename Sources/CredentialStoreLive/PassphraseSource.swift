@@ -75,10 +75,11 @@ public enum PassphraseSource: Sendable {
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         quiet.c_lflag |= tcflag_t(ICANON)
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        // Echo goes off before the prompt appears, so nothing typed after the prompt is echoed.
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
             throw .passphraseUnavailable(cause: PrivateFiles.errnoCause("tcsetattr"))
         }
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
             _ = write(fd, "\n", 1)

@@ -55,6 +55,14 @@ public final class SecretServiceStore: SecretStore {
     public func save(_ secrets: AccountSecrets, for key: AccountKey) throws(SecretStoreError) {
         let secret = String(decoding: AccountSecretsEncoding.encode(secrets), as: UTF8.self)
         let label = "authdeck: \(key)"
+        // Storing into a locked collection makes the daemon ask a prompter to unlock it. Without a
+        // display no prompt can appear, so say "locked" at once instead of waiting for the deadline.
+        let environment = ProcessInfo.processInfo.environment
+        if environment["DISPLAY"] == nil, environment["WAYLAND_DISPLAY"] == nil,
+            (try? Self.defaultCollectionState(timeout: timeout)) == .locked
+        {
+            throw .locked(cause: .init("the default collection is locked and no display is available to unlock it"))
+        }
         let stored: Bool
         do {
             stored = try Self.call("store", timeout: timeout) { cancellable, error in
@@ -63,8 +71,7 @@ public final class SecretServiceStore: SecretStore {
                 }
             }
         } catch .timeout(let operation, let seconds) {
-            // Storing into a locked collection makes the daemon show an unlock prompt; headless, the
-            // prompt never completes. Say "locked" when that is why.
+            // The unlock prompt did not complete in time: say "locked" when that is why.
             if (try? Self.defaultCollectionState(timeout: timeout)) == .locked {
                 throw .locked(cause: .init("the default collection is locked and was not unlocked within \(seconds) s"))
             }

@@ -41,6 +41,13 @@ enum Sodium {
     /// `sodium_init()`, once per process.
     static let ready: Bool = sodium_init() >= 0
 
+    /// `sodium_memzero` over the array's buffer.
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { sodium_memzero(base, raw.count) }
+        }
+    }
+
     static func randomBytes(_ count: Int) -> [UInt8] {
         _ = ready
         var bytes = [UInt8](repeating: 0, count: count)

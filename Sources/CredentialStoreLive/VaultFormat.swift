@@ -17,7 +17,7 @@ import Foundation
 /// | 76 | 24 | XChaCha20-Poly1305 nonce (fresh for every write) |
 /// | 100 | 8 | ciphertext length (bytes, including the 16-byte tag) |
 /// | 108 | 32 | header checksum: BLAKE2b-256 of bytes 0..<108 |
-/// | 140 | n | ciphertext of the JSON payload; associated data = bytes 0..<140 |
+/// | 140 | n | ciphertext of the ``VaultRecords`` payload; associated data = bytes 0..<140 |
 ///
 /// Decoding order makes the three failures distinct: a short file is ``SecretStoreError/truncated(file:expectedBytes:actualBytes:)``;
 /// a header whose checksum fails is ``SecretStoreError/corrupt(file:reason:)``; an intact header whose
@@ -123,7 +123,7 @@ final class VaultKeys: Sendable {
     static func cacheID(salt: [UInt8]) -> String { Sodium.genericHash(salt, length: 16).hexString }
 }
 
-/// The plaintext inside the vault (and the whole plaintext file): every account's secret set.
+/// The plaintext file's JSON document: every account's secret set.
 struct AccountsDocument: Codable {
     static let currentVersion = 1
 
@@ -166,5 +166,82 @@ struct AccountsDocument: Codable {
             throw .corrupt(file: path, reason: .unsupportedVersion(document.version))
         }
         return document
+    }
+}
+
+/// The vault's plaintext: one record per account, each holding that account's serialized secret
+/// set (``AccountSecretsEncoding``, JSON) as opaque bytes, so `load` decodes only the account it
+/// wants and `save` re-serializes only the account it changes. Framing (big-endian lengths):
+///
+///     repeated until the end: u32 n, provider (n bytes UTF-8); u32 n, account; u32 n, secrets JSON
+///
+/// The bytes are authenticated by the AEAD tag before they are parsed; the parser still checks
+/// every length and reports a bad frame as ``SecretStoreError/CorruptionReason/malformedRecord(_:)``.
+struct VaultRecords {
+    struct Record {
+        var key: AccountKey
+        var secrets: [UInt8]
+    }
+
+    var records: [Record] = []
+
+    var keys: [AccountKey] { records.map(\.key).sorted() }
+
+    /// The decoded secret set of `key`, nil when absent.
+    func secrets(for key: AccountKey, path: String) throws(SecretStoreError) -> AccountSecrets? {
+        guard let record = records.first(where: { $0.key == key }) else { return nil }
+        return try AccountSecretsEncoding.decode(Data(record.secrets), file: path)
+    }
+
+    /// True when `key` has a record.
+    func contains(_ key: AccountKey) -> Bool { records.contains { $0.key == key } }
+
+    /// Sets (nil: removes) the secret set of `key`.
+    mutating func set(_ secrets: AccountSecrets?, for key: AccountKey) {
+        let index = records.firstIndex { $0.key == key }
+        switch (index, secrets) {
+        case (let i?, let value?): records[i].secrets = Array(AccountSecretsEncoding.encode(value))
+        case (let i?, nil): records.remove(at: i)
+        case (nil, let value?): records.append(Record(key: key, secrets: Array(AccountSecretsEncoding.encode(value))))
+        case (nil, nil): break
+        }
+    }
+
+    func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(records.reduce(0) { $0 + 12 + $1.key.provider.utf8.count + $1.key.account.utf8.count + $1.secrets.count })
+        func field(_ bytes: some Collection<UInt8>) {
+            out += VaultHeader.bigEndian(UInt64(bytes.count), width: 4)
+            out += bytes
+        }
+        for record in records {
+            field(record.key.provider.utf8)
+            field(record.key.account.utf8)
+            field(record.secrets)
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(SecretStoreError) -> VaultRecords {
+        var offset = 0
+        func field() throws(SecretStoreError) -> ArraySlice<UInt8> {
+            guard bytes.count - offset >= 4 else { throw .corrupt(file: path, reason: .malformedRecord("frame length")) }
+            let length = Int(VaultHeader.integer(bytes, offset, 4))
+            offset += 4
+            guard bytes.count - offset >= length else { throw .corrupt(file: path, reason: .malformedRecord("frame")) }
+            defer { offset += length }
+            return bytes[offset..<(offset + length)]
+        }
+        var result = VaultRecords()
+        while offset < bytes.count {
+            let provider = try field()
+            let account = try field()
+            let secrets = try field()
+            guard let p = String(validating: provider, as: UTF8.self), let a = String(validating: account, as: UTF8.self) else {
+                throw .corrupt(file: path, reason: .malformedRecord("account key is not UTF-8"))
+            }
+            result.records.append(Record(key: AccountKey(provider: p, account: a), secrets: Array(secrets)))
+        }
+        return result
     }
 }

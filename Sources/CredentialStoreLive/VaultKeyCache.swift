@@ -10,6 +10,21 @@ import Glibc
 /// Where the vault's derived key is kept between processes for a limited time, so that
 /// `authdeck token` in a script does not prompt on every call. Entries are named by an id derived
 /// from the vault's salt (not secret), so a passphrase change makes old entries useless.
+///
+/// Threat model. The cached key decrypts the vault, so while it is cached any process running as
+/// the same user (or root) can read every secret — the same exposure as an unlocked Secret
+/// Service collection, and the reason the lifetime is bounded (15 min by default,
+/// `AUTHDECK_VAULT_CACHE_SECONDS`). Other users cannot read it. Neither cache ever reaches
+/// persistent storage:
+/// - kernel keyring (preferred): a `user` key in `@u`, kernel memory only, not swappable, expiry
+///   enforced by the kernel (`keyctl_set_timeout`), gone at reboot; blocked in some containers
+///   (seccomp), hence the fallback;
+/// - `$XDG_RUNTIME_DIR/authdeck/vault-key-<id>`, 0600 in a 0700 directory on the per-user tmpfs
+///   (removed at logout); expiry is checked when read (an expired file is deleted then), so a key
+///   file can outlive its TTL until the next read or logout;
+/// - neither (no keyring, no `XDG_RUNTIME_DIR`): no cache; every process asks.
+/// `VaultSecretStore.forgetKey()` (`authdeck lock`) removes the entry at once. A process that has
+/// unlocked keeps the key in `sodium_malloc` memory for its lifetime.
 public protocol VaultKeyCache: Sendable {
     /// A short name for `status` ("kernel-keyring", "runtime-file", "none").
     var name: String { get }

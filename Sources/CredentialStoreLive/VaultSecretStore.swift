@@ -75,7 +75,7 @@ public final class VaultSecretStore: SecretStore {
 
     public func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
         guard let bytes = try file.read() else { throw .notFound(key) }
-        guard let secrets = try open(bytes).document[key] else { throw .notFound(key) }
+        guard let secrets = try open(bytes).document.secrets(for: key, path: path) else { throw .notFound(key) }
         return secrets
     }
 
@@ -83,15 +83,35 @@ public final class VaultSecretStore: SecretStore {
         try file.update { (bytes) throws(SecretStoreError) in
             if let bytes {
                 var (header, keys, document) = try open(bytes)
-                document[key] = secrets
+                document.set(secrets, for: key)
                 return seal(document, keys: keys, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
             }
             let keys = try newKeys(limits: newVaultLimits, source: passphrase)
-            var document = AccountsDocument()
-            document[key] = secrets
+            var document = VaultRecords()
+            document.set(secrets, for: key)
             let sealed = seal(document, keys: keys, limits: newVaultLimits)
             remember(keys)
             return sealed
+        }
+    }
+
+    /// Saves several secret sets in one read-modify-write (one atomic replacement): importing
+    /// from another backend, or filling a benchmark vault.
+    public func saveAll(_ entries: [AccountKey: AccountSecrets]) throws(SecretStoreError) {
+        try file.update { (bytes) throws(SecretStoreError) in
+            var keys: VaultKeys
+            var limits = newVaultLimits
+            var document = VaultRecords()
+            if let bytes {
+                let opened = try open(bytes)
+                (keys, document) = (opened.keys, opened.document)
+                limits = KDFLimits(opsLimit: opened.header.opsLimit, memLimit: opened.header.memLimit)
+            } else {
+                keys = try newKeys(limits: newVaultLimits, source: passphrase)
+                remember(keys)
+            }
+            for (key, secrets) in entries.sorted(by: { $0.key < $1.key }) { document.set(secrets, for: key) }
+            return seal(document, keys: keys, limits: limits)
         }
     }
 
@@ -99,8 +119,8 @@ public final class VaultSecretStore: SecretStore {
         try file.update { (bytes) throws(SecretStoreError) in
             guard let bytes else { return nil }
             var (header, keys, document) = try open(bytes)
-            guard document[key] != nil else { return nil }
-            document[key] = nil
+            guard document.contains(key) else { return nil }
+            document.set(nil, for: key)
             return seal(document, keys: keys, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
         }
     }
@@ -120,9 +140,11 @@ public final class VaultSecretStore: SecretStore {
     /// True when the vault file exists.
     public var exists: Bool { (try? file.read()) != nil }
 
-    /// Unlocks now (asks for the passphrase unless a key is cached) and caches the key.
-    /// - Throws: ``SecretStoreError/notFound(_:)``-free: a missing vault is created on first save;
-    ///   here it is `io`-free and simply returns. Wrong passphrase, corrupt, truncated as for load.
+    /// Unlocks now (asks for the passphrase unless this object or the key cache holds the key)
+    /// and caches the key. Does nothing when the vault does not exist yet (it is created, with a
+    /// new passphrase, by the first save).
+    /// - Throws: ``SecretStoreError/wrongPassphrase(file:)``, ``SecretStoreError/corrupt(file:reason:)``,
+    ///   ``SecretStoreError/truncated(file:expectedBytes:actualBytes:)``, `permissionDenied`, `passphraseUnavailable`.
     public func unlock() throws(SecretStoreError) {
         guard let bytes = try file.read() else { return }
         _ = try open(bytes)
@@ -141,9 +163,10 @@ public final class VaultSecretStore: SecretStore {
     }
 
     /// Re-encrypts the vault under `newPassphrase` (a new salt, ``newVaultLimits``), atomically:
-    /// until the rename the old file is intact. The old key is removed from the cache.
-    /// - Throws: ``SecretStoreError/notFound(_:)``-like `io` when there is no vault; wrong passphrase
-    ///   (the current one), corrupt, truncated.
+    /// until the rename the old file is intact. The old key is removed from the cache and the new
+    /// one cached. A terminal source asks for the new passphrase twice.
+    /// - Throws: `io` when there is no vault yet; for the current passphrase
+    ///   ``SecretStoreError/wrongPassphrase(file:)``; `corrupt`, `truncated`, `passphraseUnavailable`.
     public func changePassphrase(to newPassphrase: PassphraseSource) throws(SecretStoreError) {
         var replaced: (old: VaultKeys, new: VaultKeys)?
         try file.update { (bytes) throws(SecretStoreError) in
@@ -164,14 +187,15 @@ public final class VaultSecretStore: SecretStore {
     // MARK: Internals
 
     /// Checks, unlocks (memory → cache → passphrase) and decrypts a vault file.
-    func open(_ bytes: [UInt8]) throws(SecretStoreError) -> (header: VaultHeader, keys: VaultKeys, document: AccountsDocument) {
+    func open(_ bytes: [UInt8]) throws(SecretStoreError) -> (header: VaultHeader, keys: VaultKeys, document: VaultRecords) {
         let header = try VaultHeader.decode(bytes, path: path)
         let keys = try keys(for: header)
         let additionalData = Array(bytes[0..<VaultHeader.length])
-        guard let plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
+        guard var plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
             throw .corrupt(file: path, reason: .authenticationFailed)
         }
-        return (header, keys, try AccountsDocument.decode(plaintext, path: path))
+        defer { Sodium.wipe(&plaintext) }  // best effort: copies made by Swift are not reachable
+        return (header, keys, try VaultRecords.decode(plaintext, path: path))
     }
 
     private func keys(for header: VaultHeader) throws(SecretStoreError) -> VaultKeys {
@@ -210,8 +234,9 @@ public final class VaultSecretStore: SecretStore {
         keyCache.put(keys.cacheID, key: keys.master, ttl: keyCacheTTL)
     }
 
-    private func seal(_ document: AccountsDocument, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {
-        let plaintext = document.encoded()
+    private func seal(_ document: VaultRecords, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {
+        var plaintext = document.encoded()
+        defer { Sodium.wipe(&plaintext) }
         let header = VaultHeader(
             opsLimit: limits.opsLimit, memLimit: limits.memLimit, salt: keys.salt, keyCheck: keys.keyCheck,
             nonce: Sodium.randomBytes(Sodium.nonceLength),

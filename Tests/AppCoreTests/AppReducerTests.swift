@@ -192,7 +192,7 @@ struct AppReducerTests {
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
         let calls = Counter(), gate = Gate()
         var session = SessionClient.unimplemented
-        session.refresh = { _ in
+        session.refresh = { _, _ in
             calls.increment()
             await gate.wait()
             return .success(refreshed)
@@ -215,7 +215,7 @@ struct AppReducerTests {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)
         var session = SessionClient.unimplemented
-        session.refresh = { _ in .success(alice) }
+        session.refresh = { _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: session)
         let early = clock.advance(by: 539)
         store.send(.tick(early)) { $0.now = early }
@@ -238,7 +238,7 @@ struct AppReducerTests {
         let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let calls = Counter()
         var session = SessionClient.unimplemented
-        session.refresh = { _ in calls.increment(); return .failure(invalidGrant) }
+        session.refresh = { _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
@@ -264,7 +264,7 @@ struct AppReducerTests {
         let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
         let attempts = Counter()
         var session = SessionClient.unimplemented
-        session.refresh = { _ in
+        session.refresh = { _, _ in
             attempts.increment()
             return attempts.count == 1 ? .failure(down) : .success(alice)
         }
@@ -307,13 +307,20 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Countdown: valid, then expiring soon, then expired (no refresh token)")
+    @Test("Countdown: valid, then expiring soon (5 min, or a quarter of a short lifetime), then expired")
     func countdown() async {
         var clock = TestClock(t0)
-        let alice = record("alice", expiresIn: 600, refresh: false)
-        let store = makeStore(loadedState([alice]), session: .unimplemented)
+        let alice = record("alice", expiresIn: 3600, refresh: false)
+        let demo = record("bob", expiresIn: 120, refresh: false)
+        let store = makeStore(loadedState([alice, demo]), session: .unimplemented)
         #expect(store.state.status(of: store.state.accounts[0]) == .valid)
-        let soon = clock.advance(by: 301)
+        let early = clock.advance(by: 89)
+        store.send(.tick(early)) { $0.now = early }
+        #expect(store.state.status(of: store.state.accounts[1]) == .valid, "31 s left of 120: not yet a quarter")
+        let late = clock.advance(by: 2)
+        store.send(.tick(late)) { $0.now = late }
+        #expect(store.state.status(of: store.state.accounts[1]) == .expiringSoon)
+        let soon = clock.advance(by: 3300 - 91 + 1)
         store.send(.tick(soon)) { $0.now = soon }
         #expect(store.state.status(of: store.state.accounts[0]) == .expiringSoon)
         let gone = clock.advance(by: 300)

@@ -26,7 +26,7 @@ final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>
     }
 
     /// Waits (up to `timeout` seconds) for the next action an effect sent and asserts it.
-    func receive(_ expected: Action, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) async {
+    func receive(_ expected: Action, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) async {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let next = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
@@ -40,7 +40,7 @@ final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>
     }
 
     /// Asserts that every effect finished (waiting up to `timeout` s) and every action was received.
-    func finish(timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation) async {
+    func finish(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, !tasks.withLock({ $0.isEmpty }) {
             try? await Task.sleep(for: .milliseconds(5))

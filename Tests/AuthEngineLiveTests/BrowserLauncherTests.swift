@@ -28,17 +28,16 @@ struct BrowserLauncherTests {
             exit \(exitStatus)
 
             """
-            try Data(text.utf8).write(to: URL(fileURLWithPath: script))
-            chmod(script, 0o755)
+            try writeExecutable(script, text)
         }
 
         /// The recorded argv (waits up to 5 s for it).
-        func recordedArguments() throws -> [String] {
+        func recordedArguments() async throws -> [String] {
             let path = directory.path("argv")
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: path) {
                 guard Date() < deadline else { throw FixtureError("the fake browser did not run") }
-                usleep(20_000)
+                try await Task.sleep(for: .milliseconds(20))
             }
             return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
                 .split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -56,68 +55,68 @@ struct BrowserLauncherTests {
     }
 
     @Test("$BROWSER with %s: the URL replaces %s, as one argument, no shell")
-    func percentS() throws {
+    func percentS() async throws {
         let browser = try FakeBrowser()
         defer { browser.directory.remove() }
         let launcher = BrowserLauncher(environment: Self.environment(browser: "\(browser.script) --new-window %s --x"))
-        #expect(launcher.open(Self.url))
-        #expect(try browser.recordedArguments() == ["--new-window", Self.url.absoluteString, "--x"])
+        #expect(await launcher.open(Self.url))
+        #expect(try await browser.recordedArguments() == ["--new-window", Self.url.absoluteString, "--x"])
     }
 
     @Test("$BROWSER without %s: the URL is appended as one argument")
-    func appended() throws {
+    func appended() async throws {
         let browser = try FakeBrowser()
         defer { browser.directory.remove() }
         let launcher = BrowserLauncher(environment: Self.environment(browser: "\(browser.script)   --private"))
-        #expect(launcher.open(Self.url))
-        #expect(try browser.recordedArguments() == ["--private", Self.url.absoluteString])
+        #expect(await launcher.open(Self.url))
+        #expect(try await browser.recordedArguments() == ["--private", Self.url.absoluteString])
     }
 
     @Test("$BROWSER list: a missing first command falls through to the next")
-    func colonListMissingFirst() throws {
+    func colonListMissingFirst() async throws {
         let browser = try FakeBrowser()
         defer { browser.directory.remove() }
         let launcher = BrowserLauncher(environment: Self.environment(browser: "/nonexistent/browser %s:no-such-browser-command:\(browser.script)"))
-        #expect(launcher.open(Self.url))
-        #expect(try browser.recordedArguments() == [Self.url.absoluteString])
+        #expect(await launcher.open(Self.url))
+        #expect(try await browser.recordedArguments() == [Self.url.absoluteString])
     }
 
     @Test("$BROWSER list: a command that fails at once falls through to the next")
-    func colonListFailingFirst() throws {
+    func colonListFailingFirst() async throws {
         let failing = try FakeBrowser(name: "failing", exitStatus: 3)
         defer { failing.directory.remove() }
         let browser = try FakeBrowser()
         defer { browser.directory.remove() }
         let launcher = BrowserLauncher(environment: Self.environment(browser: "\(failing.script):\(browser.script)"))
-        #expect(launcher.open(Self.url))
-        #expect(try browser.recordedArguments() == [Self.url.absoluteString])
+        #expect(await launcher.open(Self.url))
+        #expect(try await browser.recordedArguments() == [Self.url.absoluteString])
         #expect(failing.ran)
     }
 
     @Test("No launcher found ($BROWSER missing, no xdg-open on PATH): returns false")
-    func nothingFound() {
+    func nothingFound() async {
         let launcher = BrowserLauncher(environment: ["BROWSER": "/nonexistent/browser", "PATH": "/nonexistent-dir"])
-        #expect(launcher.open(Self.url) == false)
+        #expect(await launcher.open(Self.url) == false)
     }
 
     @Test("Detached: returns without waiting for the browser, which runs in its own process group")
-    func detached() throws {
+    func detached() async throws {
         let browser = try FakeBrowser(sleep: 10)
         defer { browser.directory.remove() }
         let started = Date()
         let launcher = BrowserLauncher(environment: Self.environment(browser: browser.script))
-        #expect(launcher.open(Self.url))
-        #expect(Date().timeIntervalSince(started) < 3)
-        _ = try browser.recordedArguments()
+        #expect(await launcher.open(Self.url))
+        #expect(Date().timeIntervalSince(started) < 8) // the fake browser runs 10 s
+        _ = try await browser.recordedArguments()
         let ids = try browser.file("pid").split(whereSeparator: \.isWhitespace).map(String.init)
         #expect(ids.count == 2)
         #expect(ids.first == ids.last) // process group id == its own pid
         #expect(ids.first != "\(getpgrp())")
-        if let pid = Int32(ids[0]) { kill(pid, SIGKILL) }
+        if let pid = Int32(ids[0]) { kill(-pid, SIGKILL) } // its process group: the shell and its sleep
     }
 
     @Test("The browser's environment has no AUTHDECK secret variables")
-    func environmentFiltered() throws {
+    func environmentFiltered() async throws {
         let browser = try FakeBrowser()
         defer { browser.directory.remove() }
         var environment = Self.environment(browser: browser.script)
@@ -125,30 +124,53 @@ struct BrowserLauncherTests {
         environment["AUTHDECK_VAULT_PASSPHRASE"] = "p4ss-value"
         environment["AUTHDECK_REFRESH_TOKEN"] = "r3fr3sh-value"
         environment["AUTHDECK_CONFIG_DIR"] = "/tmp/config"
-        #expect(BrowserLauncher(environment: environment).open(Self.url))
-        _ = try browser.recordedArguments()
+        environment["AUTHDECK_TEST_COOKIE_JAR"] = "/tmp/jar"
+        #expect(await BrowserLauncher(environment: environment).open(Self.url))
+        _ = try await browser.recordedArguments()
         let childEnvironment = try browser.file("env")
         #expect(!childEnvironment.contains("s3cr3t-value"))
         #expect(!childEnvironment.contains("p4ss-value"))
         #expect(!childEnvironment.contains("r3fr3sh-value"))
         #expect(childEnvironment.contains("AUTHDECK_CONFIG_DIR=/tmp/config"))
+        #expect(childEnvironment.contains("AUTHDECK_TEST_COOKIE_JAR=/tmp/jar"))
         #expect(childEnvironment.contains("LANG=C.UTF-8"))
     }
 
+    @Test("The browser inherits no descriptors of ours beyond stdin/stdout/stderr")
+    func noInheritedDescriptors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let marker = directory.path("held-open-marker")
+        try Data().write(to: URL(fileURLWithPath: marker))
+        let held = open(marker, O_RDONLY) // deliberately without O_CLOEXEC, like a lock file
+        #expect(held > 2)
+        defer { close(held) }
+        let script = directory.path("fd-lister")
+        try writeExecutable(script, "#!/bin/sh\nfor f in /proc/$$/fd/*; do readlink \"$f\"; done > '\(directory.path("fds.tmp"))'\nmv '\(directory.path("fds.tmp"))' '\(directory.path("fds"))'\n")
+        #expect(await BrowserLauncher(environment: Self.environment(browser: script)).open(Self.url))
+        let listing = directory.path("fds")
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: listing), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let targets = try String(contentsOfFile: listing, encoding: .utf8)
+        #expect(targets.contains("/dev/null"))
+        #expect(!targets.contains("held-open-marker"))
+    }
+
     @Test("Output goes to the log path given by the caller")
-    func logPath() throws {
+    func logPath() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let script = directory.path("noisy")
-        try Data("#!/bin/sh\necho \"opening $1\"\necho oops >&2\n".utf8).write(to: URL(fileURLWithPath: script))
-        chmod(script, 0o755)
+        try writeExecutable(script, "#!/bin/sh\necho \"opening $1\"\necho oops >&2\n")
         let log = directory.path("browser.log")
-        #expect(BrowserLauncher(environment: Self.environment(browser: script), logPath: log).open(Self.url))
+        #expect(await BrowserLauncher(environment: Self.environment(browser: script), logPath: log).open(Self.url))
         let deadline = Date().addingTimeInterval(5)
         var text = ""
         while !text.contains("oops"), Date() < deadline {
             text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(text == "opening \(Self.url.absoluteString)\noops\n")
     }
@@ -158,4 +180,15 @@ struct BrowserLauncherTests {
         #expect(BrowserLauncher.commands(browser: "firefox:chromium --app=%s::", url: "U") == [["firefox", "U"], ["chromium", "--app=U"], ["xdg-open", "U"]])
         #expect(BrowserLauncher.commands(browser: nil, url: "U") == [["xdg-open", "U"]])
     }
+}
+
+/// Writes an executable script through a close-on-exec descriptor: a plain write could be
+/// inherited by a child another test is spawning, and `exec` of a file open for writing fails
+/// with ETXTBSY.
+func writeExecutable(_ path: String, _ text: String) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard descriptor >= 0 else { throw FixtureError("cannot create \(path)") }
+    defer { close(descriptor) }
+    let bytes = Array(text.utf8)
+    guard write(descriptor, bytes, bytes.count) == bytes.count else { throw FixtureError("cannot write \(path)") }
 }

@@ -16,8 +16,8 @@ struct CurlHTTPClientTests {
         var body: String
     }
 
-    static func startServer(_ arguments: [String] = []) throws -> FixtureServer {
-        try FixtureServer(source: HTTPFixtureScript.source, arguments: arguments)
+    static func startServer(_ arguments: [String] = []) async throws -> FixtureServer {
+        try await FixtureServer.start(source: HTTPFixtureScript.source, arguments: arguments)
     }
 
     static func url(_ server: FixtureServer, _ pathAndQuery: String, scheme: String = "http") -> URL {
@@ -37,7 +37,7 @@ struct CurlHTTPClientTests {
 
     @Test("GET sends exactly the given headers (plus Host, User-Agent, Accept) and returns status, lower-cased headers and body")
     func getExact() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let client = CurlHTTPClient.live()
         let request = HTTPRequest(method: .get, url: Self.url(server, "/echo?a=1&b=%2B"), headers: [
@@ -64,7 +64,7 @@ struct CurlHTTPClientTests {
 
     @Test("POST sends the body byte for byte with exactly the given headers and no Expect: 100-continue")
     func postExact() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let client = CurlHTTPClient.live()
         // Over 1 KiB so that libcurl would otherwise add `Expect: 100-continue`.
@@ -90,7 +90,7 @@ struct CurlHTTPClientTests {
 
     @Test("POST without Content-Type does not get libcurl's default form Content-Type")
     func postWithoutContentType() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let response = try await CurlHTTPClient.live().send(HTTPRequest(method: .post, url: Self.url(server, "/echo"), body: Data("{}".utf8)))
         let echo = try JSONDecoder().decode(Echo.self, from: response.body)
@@ -98,9 +98,29 @@ struct CurlHTTPClientTests {
         #expect(echo.body == "{}")
     }
 
+    @Test("Other methods are sent as given, with their body", arguments: [HTTPRequest.Method.put, .patch, .delete, .get])
+    func otherMethods(method: HTTPRequest.Method) async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let request = HTTPRequest(method: method, url: Self.url(server, "/echo"), headers: [HTTPHeader("Content-Type", "application/json")], body: Data("{\"a\":1}".utf8))
+        let echo = try JSONDecoder().decode(Echo.self, from: try await CurlHTTPClient.live().send(request).body)
+        #expect(echo.method == method.rawValue)
+        #expect(echo.body == "{\"a\":1}")
+    }
+
+    @Test("HEAD returns status and headers without a body")
+    func head() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let response = try await CurlHTTPClient.live().send(HTTPRequest(method: .head, url: Self.url(server, "/bytes?n=10")))
+        #expect(response.status == 200)
+        #expect(response.headers["content-length"] == "10")
+        #expect(response.body.isEmpty)
+    }
+
     @Test("RFC 6749 §3.2 (token requests): a 302 is returned, not followed, by default")
     func redirectNotFollowed() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let response = try await CurlHTTPClient.live().send(HTTPRequest(method: .post, url: Self.url(server, "/redirect?to=/echo"), body: Data("a=b".utf8)))
         #expect(response.status == 302)
@@ -109,7 +129,7 @@ struct CurlHTTPClientTests {
 
     @Test("followRedirects: a 302 is followed (POST becomes GET) and Authorization is kept on the same origin")
     func redirectFollowed() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let request = HTTPRequest(method: .post, url: Self.url(server, "/redirect?to=/echo%3Fhop%3D1"),
                                   headers: [HTTPHeader("Authorization", "Bearer abc"), HTTPHeader("Content-Type", "text/plain")],
@@ -126,9 +146,9 @@ struct CurlHTTPClientTests {
 
     @Test("followRedirects: a 307 keeps the method and body; Authorization is dropped when the origin changes")
     func redirect307CrossOrigin() async throws {
-        let first = try Self.startServer()
+        let first = try await Self.startServer()
         defer { first.stop() }
-        let second = try Self.startServer()
+        let second = try await Self.startServer()
         defer { second.stop() }
         let target = "http://127.0.0.1:\(second.port)/echo"
         let request = HTTPRequest(method: .post, url: Self.url(first, "/redirect?status=307&to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
@@ -144,7 +164,7 @@ struct CurlHTTPClientTests {
 
     @Test("followRedirects: a redirect to plain HTTP off loopback is insecureURL")
     func redirectToInsecure() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let request = HTTPRequest(method: .get, url: Self.url(server, "/redirect?to=http%3A%2F%2Fexample.invalid%2Fx"), followRedirects: true)
         let error = await Self.transportError(CurlHTTPClient.live(), request)
@@ -153,7 +173,7 @@ struct CurlHTTPClientTests {
 
     @Test("Size limit: a body over the limit is responseTooLarge, with or without Content-Length", arguments: ["1", "0"])
     func responseTooLarge(withLength: String) async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(maximumResponseBytes: 1000))
         let ok = try await client.send(HTTPRequest(method: .get, url: Self.url(server, "/bytes?n=1000&length=\(withLength)")))
@@ -164,13 +184,13 @@ struct CurlHTTPClientTests {
 
     @Test("Total timeout: a server slower than the limit is timeout(seconds: limit)")
     func timeout() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(totalTimeout: 1))
         let started = Date()
         let error = await Self.transportError(client, HTTPRequest(method: .get, url: Self.url(server, "/slow?seconds=10")))
         #expect(error == .timeout(url: "http://127.0.0.1:\(server.port)/slow", seconds: 1))
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 8) // the server would answer after 10 s
     }
 
     @Test("A refused connection is connection(...)")
@@ -192,10 +212,8 @@ struct CurlHTTPClientTests {
         "file:///etc/passwd",
     ])
     func insecureURL(string: String) async {
-        let started = Date()
         let error = await Self.transportError(CurlHTTPClient.live(), HTTPRequest(method: .get, url: URL(string: string)!))
         guard case .insecureURL = error else { Issue.record("expected insecureURL, got \(String(describing: error))"); return }
-        #expect(Date().timeIntervalSince(started) < 1)
     }
 
     @Test("insecureURL does not echo the query (it may hold secrets)")
@@ -213,7 +231,7 @@ struct CurlHTTPClientTests {
 
     @Test("Header injection: a header value with CR/LF is refused before sending")
     func headerInjection() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let request = HTTPRequest(method: .get, url: Self.url(server, "/echo"), headers: [HTTPHeader("X-A", "1\r\nX-B: 2")])
         let error = await Self.transportError(CurlHTTPClient.live(), request)
@@ -222,7 +240,7 @@ struct CurlHTTPClientTests {
 
     @Test("Task cancellation aborts a transfer in flight with cancelled")
     func cancellation() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
         let client = CurlHTTPClient.live()
         let url = Self.url(server, "/slow?seconds=20")
@@ -238,16 +256,16 @@ struct CurlHTTPClientTests {
         } catch {
             #expect(error as? TransportError == .cancelled)
         }
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 10) // the server would answer after 20 s
     }
 
     // MARK: TLS
 
     @Test("TLS: a server whose certificate is issued by an unknown CA is refused (tls); accepted with that CA bundle configured")
     func customCA() async throws {
-        let pki = try TestPKI()
+        let pki = try await TestPKI()
         defer { pki.directory.remove() }
-        let server = try Self.startServer([pki.serverCertificate, pki.serverKey])
+        let server = try await Self.startServer([pki.serverCertificate, pki.serverKey])
         defer { server.stop() }
         let url = Self.url(server, "/echo", scheme: "https")
 
@@ -261,9 +279,9 @@ struct CurlHTTPClientTests {
 
     @Test("TLS: SSL_CERT_FILE is used as the CA bundle when no per-provider bundle is set")
     func sslCertFile() async throws {
-        let pki = try TestPKI()
+        let pki = try await TestPKI()
         defer { pki.directory.remove() }
-        let server = try Self.startServer([pki.serverCertificate, pki.serverKey])
+        let server = try await Self.startServer([pki.serverCertificate, pki.serverKey])
         defer { server.stop() }
         let previous = ProcessInfo.processInfo.environment["SSL_CERT_FILE"]
         setenv("SSL_CERT_FILE", pki.caCertificate, 1)
@@ -276,9 +294,9 @@ struct CurlHTTPClientTests {
 
     @Test("TLS: a certificate for another name is refused (tls) even from a trusted CA")
     func hostnameMismatch() async throws {
-        let pki = try TestPKI(subjectAltName: "DNS:other.invalid")
+        let pki = try await TestPKI(subjectAltName: "DNS:other.invalid")
         defer { pki.directory.remove() }
-        let server = try Self.startServer([pki.serverCertificate, pki.serverKey])
+        let server = try await Self.startServer([pki.serverCertificate, pki.serverKey])
         defer { server.stop() }
         let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: pki.caCertificate))
         let error = await Self.transportError(client, HTTPRequest(method: .get, url: Self.url(server, "/echo", scheme: "https")))
@@ -290,11 +308,11 @@ struct CurlHTTPClientTests {
     @Test("Proxies: HTTPS_PROXY from the environment is used (CONNECT through it, TLS verified end to end)")
     func httpsProxyHonoured() async throws {
         let host = "authdeck-proxy-test.invalid" // never resolved here: the proxy is asked for it
-        let pki = try TestPKI(subjectAltName: "DNS:\(host)")
+        let pki = try await TestPKI(subjectAltName: "DNS:\(host)")
         defer { pki.directory.remove() }
-        let server = try Self.startServer([pki.serverCertificate, pki.serverKey])
+        let server = try await Self.startServer([pki.serverCertificate, pki.serverKey])
         defer { server.stop() }
-        let proxy = try Self.startServer(["proxy", "\(server.port)"])
+        let proxy = try await Self.startServer(["proxy", "\(server.port)"])
         defer { proxy.stop() }
         try await Self.withEnvironment(["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)", "https_proxy": nil, "NO_PROXY": nil, "no_proxy": nil, "all_proxy": nil, "ALL_PROXY": nil]) {
             let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: pki.caCertificate))
@@ -307,9 +325,9 @@ struct CurlHTTPClientTests {
 
     @Test("Proxies: loopback targets are always reached directly, even with http_proxy set")
     func loopbackBypassesProxy() async throws {
-        let server = try Self.startServer()
+        let server = try await Self.startServer()
         defer { server.stop() }
-        let proxy = try Self.startServer(["proxy", "\(server.port)"])
+        let proxy = try await Self.startServer(["proxy", "\(server.port)"])
         defer { proxy.stop() }
         try await Self.withEnvironment(["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": nil, "NO_PROXY": nil]) {
             let response = try await CurlHTTPClient.live().send(HTTPRequest(method: .get, url: Self.url(server, "/echo")))
@@ -359,18 +377,18 @@ struct TestPKI {
     var serverCertificate: String { directory.path("server.pem") }
     var serverKey: String { directory.path("server.key") }
 
-    init(subjectAltName: String = "IP:127.0.0.1") throws {
+    init(subjectAltName: String = "IP:127.0.0.1") async throws {
         directory = try TemporaryDirectory()
         let d = directory
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-        try runTool(["openssl", "req", "-x509"] + ec + [
+        try await runTool(["openssl", "req", "-x509"] + ec + [
             "-keyout", d.path("ca.key"), "-out", d.path("ca.pem"), "-days", "2", "-subj", "/CN=authdeck test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
         ])
-        try runTool(["openssl", "req"] + ec + ["-keyout", d.path("server.key"), "-out", d.path("server.csr"), "-subj", "/CN=authdeck test server"])
+        try await runTool(["openssl", "req"] + ec + ["-keyout", d.path("server.key"), "-out", d.path("server.csr"), "-subj", "/CN=authdeck test server"])
         try Data("subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8)
             .write(to: URL(fileURLWithPath: d.path("server.ext")))
-        try runTool([
+        try await runTool([
             "openssl", "x509", "-req", "-in", d.path("server.csr"), "-CA", d.path("ca.pem"), "-CAkey", d.path("ca.key"),
             "-CAcreateserial", "-out", d.path("server.pem"), "-days", "2", "-extfile", d.path("server.ext"),
         ])

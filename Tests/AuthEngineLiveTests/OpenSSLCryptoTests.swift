@@ -188,10 +188,10 @@ struct OpenSSLCryptoTests {
     }
 
     @Test("RFC 7518 §3.3: an RSA key under 2048 bits is unusableKey even with a valid signature")
-    func rsa1024Refused() throws {
+    func rsa1024Refused() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let vector = try OpenSSLVector.make(.rs256, in: directory, rsaBits: 1024)
+        let vector = try await OpenSSLVector.make(.rs256, in: directory, rsaBits: 1024)
         #expect(vector.key.modulus!.count == 128)
         expectUnusableKey { try crypto.verifySignature(.rs256, vector.key, vector.signingInput, vector.signature) }
     }
@@ -200,10 +200,10 @@ struct OpenSSLCryptoTests {
 
     @Test("RFC 7518 §3.3/§3.4/§3.5, RFC 8037: signatures made by the openssl CLI verify; tampered ones do not",
           arguments: [JWSAlgorithm.rs384, .rs512, .ps256, .ps384, .ps512, .es256, .es384, .es512, .edDSA])
-    func opensslSignatures(algorithm: JWSAlgorithm) throws {
+    func opensslSignatures(algorithm: JWSAlgorithm) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let vector = try OpenSSLVector.make(algorithm, in: directory)
+        let vector = try await OpenSSLVector.make(algorithm, in: directory)
         try crypto.verifySignature(algorithm, vector.key, vector.signingInput, vector.signature)
         var tampered = vector.signature
         tampered[tampered.startIndex + 5] ^= 0x80
@@ -213,10 +213,10 @@ struct OpenSSLCryptoTests {
     }
 
     @Test("RFC 7518 §3.5: a PSS signature does not verify as PKCS#1 v1.5, nor the reverse")
-    func paddingConfusion() throws {
+    func paddingConfusion() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let pss = try OpenSSLVector.make(.ps256, in: directory)
+        let pss = try await OpenSSLVector.make(.ps256, in: directory)
         #expect(throws: SignatureVerificationError.invalidSignature) {
             try crypto.verifySignature(.rs256, pss.key, pss.signingInput, pss.signature)
         }
@@ -246,7 +246,7 @@ struct OpenSSLVector {
     var signingInput: Data
     var signature: Data
 
-    static func make(_ algorithm: JWSAlgorithm, in directory: TemporaryDirectory, rsaBits: Int = 2048) throws -> OpenSSLVector {
+    static func make(_ algorithm: JWSAlgorithm, in directory: TemporaryDirectory, rsaBits: Int = 2048) async throws -> OpenSSLVector {
         let keyPath = directory.path("key.pem")
         let inputPath = directory.path("input.txt")
         let signaturePath = directory.path("signature.bin")
@@ -256,13 +256,13 @@ struct OpenSSLVector {
 
         switch algorithm {
         case .rs256, .rs384, .rs512, .ps256, .ps384, .ps512:
-            try runTool(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(rsaBits)", "-out", keyPath])
+            try await runTool(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(rsaBits)", "-out", keyPath])
             var sign = ["openssl", "dgst", digestFlag, "-sign", keyPath, "-out", signaturePath]
             if algorithm.rawValue.hasPrefix("PS") {
                 sign += ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]
             }
-            try runTool(sign + [inputPath])
-            let modulusLine = String(decoding: try runTool(["openssl", "rsa", "-in", keyPath, "-noout", "-modulus"]), as: UTF8.self)
+            try await runTool(sign + [inputPath])
+            let modulusLine = String(decoding: try await runTool(["openssl", "rsa", "-in", keyPath, "-noout", "-modulus"]), as: UTF8.self)
             let modulusHex = modulusLine.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "Modulus=", with: "")
             return OpenSSLVector(
                 key: JWK(keyType: "RSA", modulus: try bytes(hex: modulusHex), exponent: Data([1, 0, 1])),
@@ -271,14 +271,14 @@ struct OpenSSLVector {
             )
         case .es256, .es384, .es512:
             let (curve, size) = algorithm == .es256 ? ("P-256", 32) : algorithm == .es384 ? ("P-384", 48) : ("P-521", 66)
-            try runTool(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", keyPath])
+            try await runTool(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", keyPath])
             // The SubjectPublicKeyInfo DER ends with the uncompressed point 04 || x || y.
-            let spki = try runTool(["openssl", "pkey", "-in", keyPath, "-pubout", "-outform", "DER"])
+            let spki = try await runTool(["openssl", "pkey", "-in", keyPath, "-pubout", "-outform", "DER"])
             let point = spki.suffix(1 + 2 * size)
             guard point.first == 0x04 else { throw FixtureError("unexpected EC SPKI") }
-            try runTool(["openssl", "dgst", digestFlag, "-sign", keyPath, "-out", signaturePath, inputPath])
+            try await runTool(["openssl", "dgst", digestFlag, "-sign", keyPath, "-out", signaturePath, inputPath])
             // DER ECDSA-Sig-Value → raw r || s through `openssl asn1parse`.
-            let parsed = String(decoding: try runTool(["openssl", "asn1parse", "-inform", "DER", "-in", signaturePath]), as: UTF8.self)
+            let parsed = String(decoding: try await runTool(["openssl", "asn1parse", "-inform", "DER", "-in", signaturePath]), as: UTF8.self)
             let integers = try parsed.split(separator: "\n").filter { $0.contains("INTEGER") }.map { line in
                 try bytes(hex: String(line.split(separator: ":").last!))
             }
@@ -294,9 +294,9 @@ struct OpenSSLVector {
                 signature: raw[0] + raw[1]
             )
         case .edDSA:
-            try runTool(["openssl", "genpkey", "-algorithm", "ED25519", "-out", keyPath])
-            let spki = try runTool(["openssl", "pkey", "-in", keyPath, "-pubout", "-outform", "DER"])
-            try runTool(["openssl", "pkeyutl", "-sign", "-inkey", keyPath, "-rawin", "-in", inputPath, "-out", signaturePath])
+            try await runTool(["openssl", "genpkey", "-algorithm", "ED25519", "-out", keyPath])
+            let spki = try await runTool(["openssl", "pkey", "-in", keyPath, "-pubout", "-outform", "DER"])
+            try await runTool(["openssl", "pkeyutl", "-sign", "-inkey", keyPath, "-rawin", "-in", inputPath, "-out", signaturePath])
             return OpenSSLVector(
                 key: JWK(keyType: "OKP", curve: "Ed25519", x: Data(spki.suffix(32))),
                 signingInput: signingInput,

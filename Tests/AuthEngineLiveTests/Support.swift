@@ -32,10 +32,25 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// Runs a short-lived tool (openssl, python3) to completion and returns its stdout.
-/// Throws if it exits non-zero. Never use it for anything that daemonises.
+/// Runs blocking fixture work on a thread of its own, so that tests never block the Swift
+/// cooperative pool (on 2 cores that would stall other tests' tasks, e.g. a listener's wait).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result { try body() })
+        }
+        thread.start()
+    }
+}
+
+/// Runs a short-lived tool (openssl, python3) to completion, off the cooperative pool, and
+/// returns its stdout. Throws if it exits non-zero. Never use it for anything that daemonises.
 @discardableResult
-func runTool(_ arguments: [String], stdin: Data? = nil) throws -> Data {
+func runTool(_ arguments: [String], stdin: Data? = nil) async throws -> Data {
+    try await offPool { try runToolBlocking(arguments, stdin: stdin) }
+}
+
+private func runToolBlocking(_ arguments: [String], stdin: Data?) throws -> Data {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
@@ -65,6 +80,11 @@ final class FixtureServer: @unchecked Sendable {
     private let output = Pipe()
 
     private let scriptDirectory: TemporaryDirectory
+
+    /// Starts a server (see ``init(source:arguments:)``) off the cooperative pool.
+    static func start(source: String, arguments: [String] = []) async throws -> FixtureServer {
+        try await offPool { try FixtureServer(source: source, arguments: arguments) }
+    }
 
     /// Writes `source` to a temporary file, starts `python3 -u <file> <arguments>` and waits
     /// (at most 10 s) for the port line.

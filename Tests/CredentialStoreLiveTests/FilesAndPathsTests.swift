@@ -100,3 +100,36 @@ struct FilesAndPathsTests {
         #expect(process.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
     }
 }
+
+@Suite("Live store wiring")
+struct LiveStoreWiringTests {
+    @Test("make builds each backend at its XDG location; only plaintext is insecure", arguments: SecretStoreKind.allCases)
+    func make(kind: SecretStoreKind) {
+        let paths = XDGPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1"])
+        let store = LiveSecretStores.make(kind, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": "60"])
+        #expect(store.kind == kind)
+        #expect(store.isInsecure == (kind == .plaintext))
+        switch store {
+        case let vault as VaultSecretStore:
+            #expect(vault.path == "/home/u/.local/share/authdeck/secrets.vault")
+            #expect(vault.keyCacheTTL == .seconds(60))
+            #expect(vault.newVaultLimits == .moderate)
+        case let plaintext as PlaintextFileSecretStore:
+            #expect(plaintext.path == "/home/u/.local/share/authdeck/secrets.insecure.json")
+        case let secretService as SecretServiceStore:
+            #expect(secretService.locks.directory == "/run/user/1/authdeck/locks")
+            #expect(secretService.timeout == .seconds(3))
+        default:
+            #expect(kind == .memory)
+        }
+    }
+
+    @Test("The selection is recorded as JSON for config and status")
+    func selectionRecorded() throws {
+        let dir = TemporaryDirectory()
+        let file = MetadataFile.config("store.json", paths: XDGPaths(environment: ["HOME": dir.path]), as: StoreSelection.self)
+        let selection = try LiveSecretStores.select(environment: ["AUTHDECK_STORE": "vault"])
+        try file.write(selection)
+        #expect(try file.read() == StoreSelection(kind: .vault, reason: .environment))
+    }
+}

@@ -254,17 +254,36 @@ struct VaultTests {
         #expect(try source.read() == VaultPassphrase("from-fd"))
     }
 
-    @Test("Without a terminal, a file or an fd the passphrase is .passphraseUnavailable, not a hang")
+    @Test("Without a controlling terminal, file or fd, the passphrase is .passphraseUnavailable, not a hang")
     func noTerminal() throws {
-        // setsid() would detach us; instead check the terminal source against a process without a tty.
-        let source = PassphraseSource.fromEnvironment([:])
-        guard case .terminal = source else {
-            Issue.record("expected the terminal source")
-            return
-        }
-        if open("/dev/tty", O_RDWR) < 0 {
-            #expect(storeError { _ = try source.read() }?.caseName == "passphraseUnavailable")
-        }
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        let child = try ChildProcess("/usr/bin/setsid", ["--wait", ChildProcess.probePath, "vault-list-tty", vault.path],
+                                     environment: ChildProcess.environment(["HOME": vault.directory.path]),
+                                     outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(30)) == 0)
+        #expect(child.jsonLines.first?["error"] as? String == "passphraseUnavailable")
+    }
+
+    @Test("The passphrase typed on the terminal unlocks the vault and is not echoed")
+    func terminalPrompt() throws {
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        // script(1) gives the probe a pseudo-terminal and flushes its typescript (-f); the passphrase
+        // is typed once the prompt shows in the typescript.
+        let typed = """
+            (while ! grep -q 'Vault passphrase:' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+             cat "$PASSPHRASE_FILE"; printf '\\n') | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
+            """
+        let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
+            "HOME": vault.directory.path, "PROBE": ChildProcess.probePath, "VAULT": vault.path,
+            "PASSPHRASE_FILE": vault.directory.file("passphrase"), "TYPESCRIPT": vault.directory.file("typescript"),
+        ]), outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(30)) == 0)
+        let transcript = child.stdout
+        #expect(transcript.contains("Vault passphrase:"))
+        #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#))
+        #expect(!transcript.contains(testPassphrase.exposedValue))
     }
 
     @Test("Saving one account leaves the others as they were; stale temp files of killed writers are removed")
@@ -299,5 +318,45 @@ struct PlaintextTests {
         let dir = TemporaryDirectory()
         writeBytes(Array("{not json".utf8), dir.file("p.json"))
         #expect(storeError { _ = try PlaintextFileSecretStore(path: dir.file("p.json")).load(alice) }?.file == dir.file("p.json"))
+    }
+}
+
+@Suite("Vault batch save")
+struct VaultBatchTests {
+    @Test("saveAll writes several accounts in one replacement and keeps existing ones")
+    func saveAll() throws {
+        let dir = TemporaryDirectory()
+        let vault = VaultSecretStore(path: dir.file("v"), passphrase: .value(testPassphrase), newVaultLimits: .minimum)
+        try vault.save(secrets("keep"), for: AccountKey(provider: "p", account: "keep"))
+        let batch = Dictionary(uniqueKeysWithValues: (0..<20).map { (AccountKey(provider: "p", account: "a\($0)"), secrets("r\($0)")) })
+        try vault.saveAll(batch)
+        #expect(try vault.listAccounts().count == 21)
+        #expect(try vault.load(AccountKey(provider: "p", account: "a7")) == secrets("r7"))
+        #expect(try vault.load(AccountKey(provider: "p", account: "keep")) == secrets("keep"))
+        #expect(vault.derivations == 1)
+    }
+}
+
+@Suite("Vault payload framing")
+struct VaultRecordsTests {
+    @Test("Records round-trip; only the requested account is decoded")
+    func roundTrip() throws {
+        var records = VaultRecords()
+        records.set(secrets("a"), for: alice)
+        records.set(secrets("b"), for: AccountKey(provider: "ü/\u{0}", account: ""))
+        let decoded = try VaultRecords.decode(records.encoded(), path: "v")
+        #expect(try decoded.secrets(for: alice, path: "v") == secrets("a"))
+        #expect(try decoded.secrets(for: AccountKey(provider: "ü/\u{0}", account: ""), path: "v") == secrets("b"))
+        #expect(try decoded.secrets(for: bob, path: "v") == nil)
+        #expect(try VaultRecords.decode([], path: "v").records.isEmpty)
+    }
+
+    @Test("A frame whose length runs past the end is .corrupt(.malformedRecord), never a trap",
+          arguments: [[0, 0, 0, 5, 97], [0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255], [0, 0, 0, 1, 0xff, 0, 0, 0, 0, 0, 0, 0, 0]] as [[UInt8]])
+    func badFrames(bytes: [UInt8]) {
+        guard case .corrupt(file: "v", reason: .malformedRecord)? = storeError({ _ = try VaultRecords.decode(bytes, path: "v") }) else {
+            Issue.record("not malformedRecord")
+            return
+        }
     }
 }

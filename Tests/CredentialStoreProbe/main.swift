@@ -11,6 +11,7 @@
 //   vault-write-loop <vault> <account>           saves rt-1, rt-2, … forever; prints {"committed":n} after each save
 //   locked-rmw <vault> <provider> <account> <n>  n × (withAccountLock { re-read; counter+1; save }): the hook the
 //                                                engine's "8 processes refresh the same account" test will use
+//   vault-list-tty <vault>                       unlocks with a passphrase typed on /dev/tty
 //   bench <dir>                                  unlock cost and load-one-of-1000 figures
 // Vault commands read the passphrase from AUTHDECK_PASSPHRASE_FILE and use Argon2id MIN (tests only).
 import CredentialStore
@@ -135,6 +136,10 @@ func run() -> Int32 {
             emit(["error": caseName(error)])
             return 1
         }
+    case "vault-list-tty" where arguments.count == 2:
+        // Unlocks with a passphrase typed on the controlling terminal (echo off).
+        let store = VaultSecretStore(path: arguments[1], passphrase: .terminal(prompt: "Vault passphrase: "), newVaultLimits: .minimum)
+        do { emit(["accounts": try store.listAccounts().map(\.description)]) } catch { emit(["error": caseName(error)]) }
     case "bench" where arguments.count == 2:
         return benchmark(directory: arguments[1])
     default:
@@ -196,9 +201,9 @@ func benchmark(directory: String) -> Int32 {
         var t = clock.now
         try writer.save(fixture("0"), for: AccountKey(provider: "bench", account: "account-0000"))
         emit(["measure": "create vault (MODERATE derivation + first write)", "ms": milliseconds(clock.now - t)])
-        for i in 1..<1000 {
-            try writer.save(fixture("\(i)"), for: AccountKey(provider: "bench", account: String(format: "account-%04d", i)))
-        }
+        var more: [AccountKey: AccountSecrets] = [:]
+        for i in 1..<1000 { more[AccountKey(provider: "bench", account: String(format: "account-%04d", i))] = fixture("\(i)") }
+        try writer.saveAll(more)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         emit(["measure": "vault file with 1000 accounts", "bytes": size, "derivations": writer.derivations])
 
@@ -212,6 +217,18 @@ func benchmark(directory: String) -> Int32 {
         }
         emit(["measure": "unlock from passphrase (Argon2id MODERATE + decrypt 1000 accounts)", "ms": unlocks])
 
+        // Unlock cost alone: a one-account MODERATE vault.
+        let onePath = "\(directory)/one.vault"
+        try VaultSecretStore(path: onePath, passphrase: passphrase, newVaultLimits: .moderate).save(fixture("x"), for: AccountKey(provider: "bench", account: "one"))
+        var oneUnlocks: [Double] = []
+        for _ in 0..<3 {
+            let cold = VaultSecretStore(path: onePath, passphrase: passphrase)
+            t = clock.now
+            try cold.unlock()
+            oneUnlocks.append(milliseconds(clock.now - t))
+        }
+        emit(["measure": "unlock from passphrase, 1-account vault (Argon2id MODERATE alone)", "ms": oneUnlocks])
+
         // A new process with the key in the cache: load one account.
         var cachedLoads: [Double] = []
         for i in 0..<5 {
@@ -221,6 +238,37 @@ func benchmark(directory: String) -> Int32 {
             cachedLoads.append(milliseconds(clock.now - t))
         }
         emit(["measure": "load 1 of 1000, new instance, key from the runtime-file cache", "ms": cachedLoads])
+
+        if KernelKeyringVaultKeyCache.isAvailable() {
+            let kernel = KernelKeyringVaultKeyCache()
+            try VaultSecretStore(path: path, passphrase: passphrase, keyCache: kernel).unlock()
+            var kernelLoads: [Double] = []
+            for i in 0..<5 {
+                let fresh = VaultSecretStore(path: path, passphrase: .file(path: "/nonexistent"), keyCache: kernel)
+                t = clock.now
+                _ = try fresh.load(AccountKey(provider: "bench", account: String(format: "account-%04d", i * 137)))
+                kernelLoads.append(milliseconds(clock.now - t))
+            }
+            emit(["measure": "load 1 of 1000, new instance, key from the kernel keyring", "ms": kernelLoads])
+            VaultSecretStore(path: path, passphrase: .file(path: "/nonexistent"), keyCache: kernel).forgetKey()
+        }
+
+        // Small vaults, the common case: load 1 of 10.
+        let smallPath = "\(directory)/small.vault"
+        let small = VaultSecretStore(path: smallPath, passphrase: passphrase, newVaultLimits: .minimum)
+        for i in 0..<10 { try small.save(fixture("\(i)"), for: AccountKey(provider: "bench", account: "a\(i)")) }
+        var smallLoads: [Double] = []
+        var smallSaves: [Double] = []
+        for i in 0..<5 {
+            t = clock.now
+            _ = try small.load(AccountKey(provider: "bench", account: "a\(i)"))
+            smallLoads.append(milliseconds(clock.now - t))
+            t = clock.now
+            try small.save(fixture("r\(i)"), for: AccountKey(provider: "bench", account: "a\(i)"))
+            smallSaves.append(milliseconds(clock.now - t))
+        }
+        emit(["measure": "load 1 of 10, key in memory", "ms": smallLoads])
+        emit(["measure": "save (rotate) 1 of 10, key in memory, incl. fsyncs", "ms": smallSaves])
 
         // The same instance (key in memory): load and save (rotation) costs.
         var warmLoads: [Double] = []

@@ -228,3 +228,18 @@ struct StoreSelectionTests {
         }
     }
 }
+
+@Suite("Spy store")
+struct SpyStoreTests {
+    @Test("The spy records calls in order and fails on demand with the given case")
+    func spy() throws {
+        let key = AccountKey(provider: "p", account: "a")
+        let spy = SpySecretStore(reportingKind: .plaintext)
+        #expect(spy.isInsecure)
+        try spy.save(sampleSecrets(), for: key)
+        _ = try spy.load(key)
+        spy.fail("load", with: .locked(cause: .init("test")))
+        #expect(throws: SecretStoreError.locked(cause: .init("test"))) { try spy.load(key) }
+        #expect(spy.calls == [.save(key), .load(key), .load(key)])
+    }
+}

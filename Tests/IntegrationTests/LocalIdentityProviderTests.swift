@@ -90,6 +90,31 @@ struct LocalIdentityProviderTests {
         #expect(reused["error"] as? String == "invalid_grant")
     }
 
+    @Test("RP-Initiated Logout 1.0 §2-3: end session with id_token_hint returns to the loopback listener with state; tokens deleted")
+    func endSession() async throws {
+        let provider = try await LocalIdentityProvider.shared.provider()
+        let tokens = try await signIn(provider, user: "bob")
+        let idToken = try #require(tokens["id_token"] as? String)
+        let accessToken = try #require(tokens["access_token"] as? String)
+        let listener = try await OneShotListener.start()
+        defer { Task { await listener.stop() } }
+        var endSession = URLComponents(url: provider.endpoints.endSession, resolvingAgainstBaseURL: false)!
+        endSession.queryItems = [
+            .init(name: "id_token_hint", value: idToken),
+            .init(name: "client_id", value: provider.nativeClient.clientID),
+            .init(name: "post_logout_redirect_uri", value: "http://127.0.0.1:\(listener.port)/logout-callback"),
+            .init(name: "state", value: "logout-state-7"),
+        ]
+        let browser = try await provider.runBrowser(url: endSession.url!, user: "bob")
+        #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
+        #expect(!browser.stderr.contains(idToken))
+        #expect(try listener.receivedQuery() == ["state": "logout-state-7"])
+        let (introspection, _) = try await postForm(provider.endpoints.introspection, [
+            "client_id": provider.nativeClient.clientID, "token": accessToken,
+        ])
+        #expect(introspection["active"] as? Bool == false)
+    }
+
     @Test("RFC 8628 §3.4/3.5 + RFC 7009 + RFC 7662: device grant approved by bob; introspection active; revoked refresh token inactive")
     func deviceGrantRevokeIntrospect() async throws {
         let provider = try await LocalIdentityProvider.start(deviceInterval: 1)
@@ -156,6 +181,47 @@ struct LocalIdentityProviderTests {
         #expect(expired["error"] as? String == "expired_token")
     }
 
+    @Test("RFC 8628 §3.5: with deviceSlowDown a poll sooner than the interval answers slow_down")
+    func deviceSlowDown() async throws {
+        let provider = try await LocalIdentityProvider.start(deviceInterval: 1, deviceSlowDown: true)
+        defer { Task { await provider.stop() } }
+        #expect(provider.deviceSlowDown)
+        let (device, _) = try await postForm(provider.endpoints.deviceAuthorization, [
+            "client_id": provider.nativeClient.clientID, "scope": "openid",
+        ])
+        let poll = ["grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "client_id": provider.nativeClient.clientID,
+                    "device_code": try #require(device["device_code"] as? String)]
+        let (first, _) = try await postForm(provider.endpoints.token, poll)
+        #expect(first["error"] as? String == "authorization_pending")
+        let (second, _) = try await postForm(provider.endpoints.token, poll)
+        #expect(second["error"] as? String == "slow_down")
+    }
+
+    @Test("RFC 6749 §4.1.2.1 + RFC 9207 §2: consent denied by the browser stand-in reaches the listener as access_denied with state and iss")
+    func consentDenied() async throws {
+        let provider = try await LocalIdentityProvider.shared()
+        let listener = try await OneShotListener.start()
+        defer { Task { await listener.stop() } }
+        var authorize = URLComponents(url: provider.endpoints.authorization, resolvingAgainstBaseURL: false)!
+        authorize.queryItems = [
+            .init(name: "client_id", value: provider.nativeClient.clientID),
+            .init(name: "response_type", value: "code"),
+            .init(name: "redirect_uri", value: "http://127.0.0.1:\(listener.port)/callback"),
+            .init(name: "scope", value: "openid"),
+            .init(name: "state", value: "deny-state"),
+            .init(name: "code_challenge", value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+            .init(name: "code_challenge_method", value: "S256"),
+        ]
+        let browser = try await provider.runBrowser(url: authorize.url!, user: "alice", consent: .deny)
+        #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
+        let callback = try #require(try listener.receivedQuery())
+        #expect(callback["error"] == "access_denied")
+        #expect(callback["state"] == "deny-state")
+        #expect(callback["iss"] == provider.issuer.absoluteString)
+        #expect(callback["code"] == nil)
+    }
+
     @Test("Fixture lifecycle: stop() ends the provider's whole process group")
     func stopEndsProcessGroup() async throws {
         let provider = try await LocalIdentityProvider.start(accessTokenLifetime: 120)
@@ -173,13 +239,50 @@ struct LocalIdentityProviderTests {
 
 // MARK: - Helpers (plain Foundation HTTP against 127.0.0.1)
 
+/// Signs `user` in with the native client (browser stand-in + code exchange); the token response.
+private func signIn(_ provider: LocalIdentityProvider, user: String) async throws -> [String: Any] {
+    let listener = try await OneShotListener.start()
+    defer { Task { await listener.stop() } }
+    let redirectURI = "http://127.0.0.1:\(listener.port)/callback"
+    var authorize = URLComponents(url: provider.endpoints.authorization, resolvingAgainstBaseURL: false)!
+    authorize.queryItems = [
+        .init(name: "client_id", value: provider.nativeClient.clientID),
+        .init(name: "response_type", value: "code"),
+        .init(name: "redirect_uri", value: redirectURI),
+        .init(name: "scope", value: "openid profile"),
+        .init(name: "state", value: "s"),
+        .init(name: "code_challenge", value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+        .init(name: "code_challenge_method", value: "S256"),
+    ]
+    let browser = try await provider.runBrowser(url: authorize.url!, user: user)
+    #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
+    let code = try #require(try listener.receivedQuery()?["code"])
+    let (tokens, status) = try await postForm(provider.endpoints.token, [
+        "grant_type": "authorization_code", "client_id": provider.nativeClient.clientID, "code": code,
+        "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "redirect_uri": redirectURI,
+    ])
+    #expect(status == 200)
+    return tokens
+}
+
 private func sendJSON(_ request: URLRequest) async throws -> (json: [String: Any], status: Int) {
     var request = request
     request.timeoutInterval = 30
     let (data, response) = try await URLSession.shared.data(for: request)
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-    let json = data.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:])
+    if data.isEmpty { return ([:], status) }
+    guard let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        // Not JSON: an HTML error page (never a token response), shown to explain the failure.
+        throw NotJSON(url: request.url?.path ?? "", status: status,
+                      body: String(decoding: data.prefix(300), as: UTF8.self))
+    }
     return (json, status)
+}
+
+private struct NotJSON: Error {
+    let url: String
+    let status: Int
+    let body: String
 }
 
 private func getJSON(_ url: URL) async throws -> [String: Any] {
@@ -228,8 +331,7 @@ private struct OneShotListener {
         print(server.server_port, flush=True)
         server.handle_request()
         """
-        let python = LocalIdentityProvider.directory.appendingPathComponent(".venv/bin/python").path
-        let process = try FixtureProcess.spawn(executable: python, arguments: ["-c", script, record.path])
+        let process = try FixtureProcess.spawn(executable: LocalIdentityProvider.pythonPath, arguments: ["-c", script, record.path])
         let line = try await process.readFirstLine(timeout: .seconds(30))
         guard let port = Int(line) else {
             await process.terminate()

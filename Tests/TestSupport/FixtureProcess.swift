@@ -123,6 +123,15 @@ public final class FixtureProcess: Sendable {
         return process
     }
 
+    /// Starts `executable` with `arguments`, adding `environment` to the current environment.
+    /// - Throws: ``FixtureProcessError/spawnFailed(errno:executable:)``.
+    public static func spawn(
+        executable: String, arguments: [String] = [], environment: [String: String]
+    ) throws -> FixtureProcess {
+        try spawn(executable: executable, arguments: arguments,
+                  environment: environment.mapValues { Optional($0) })
+    }
+
     /// Whether any process of the group still exists (a zombie member counts until reaped).
     public static func processGroupExists(_ pgid: pid_t) -> Bool {
         kill(-pgid, 0) == 0 || errno == EPERM

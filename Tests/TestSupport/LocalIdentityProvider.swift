@@ -20,7 +20,7 @@ public struct FixtureSecret: Sendable, Equatable, CustomStringConvertible, Custo
 /// A running instance of the bundled local OpenID provider on 127.0.0.1 (see
 /// Tests/IdentityProvider/README.md for what it offers).
 ///
-/// Start one per test that needs special lifetimes with ``start(accessTokenLifetime:idTokenLifetime:refreshTokenLifetime:deviceCodeLifetime:deviceInterval:timeout:)``,
+/// Start one per test that needs special settings with ``start(accessTokenLifetime:idTokenLifetime:refreshTokenLifetime:deviceCodeLifetime:deviceInterval:deviceSlowDown:timeout:)``,
 /// or share one with `try await LocalIdentityProvider.shared.provider()`. Stop it with
 /// ``stop()``; it also stops by itself when the test process exits or dies.
 public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
@@ -84,6 +84,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     public let deviceCodeLifetime: Int
     /// Device polling interval in seconds.
     public let deviceInterval: Int
+    /// Whether the provider answers `slow_down` to polls sooner than the interval.
+    public let deviceSlowDown: Bool
     /// Absolute path of the browser stand-in (usable as `$BROWSER`).
     public let browserPath: String
     /// Absolute path of the device approval helper.
@@ -113,6 +115,9 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     ///   - refreshTokenLifetime: `IDP_REFRESH_TOKEN_SECONDS` (default unlimited).
     ///   - deviceCodeLifetime: `IDP_DEVICE_CODE_SECONDS`, RFC 8628 `expires_in` (default 1800).
     ///   - deviceInterval: `IDP_DEVICE_INTERVAL`, RFC 8628 `interval` (default 5).
+    ///   - deviceSlowDown: `IDP_DEVICE_SLOW_DOWN`: answer RFC 8628 §3.5 `slow_down` to a poll
+    ///     that comes sooner than the interval in force (each one adds 5 s); the first poll of a
+    ///     device code is never too soon.
     ///   - timeout: how long to wait for the ready line.
     /// - Throws: ``FixtureProcessError`` (e.g. `exitedBeforeReady` with the reason, such as a
     ///   missing `.venv`: run `scripts/bootstrap`).
@@ -122,6 +127,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         refreshTokenLifetime: Int? = nil,
         deviceCodeLifetime: Int? = nil,
         deviceInterval: Int? = nil,
+        deviceSlowDown: Bool = false,
+        logRequests: Bool = false,
         timeout: Duration = .seconds(90)
     ) async throws -> LocalIdentityProvider {
         var environment: [String: String?] = [
@@ -130,6 +137,9 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             "IDP_REFRESH_TOKEN_SECONDS": refreshTokenLifetime.map(String.init),
             "IDP_DEVICE_CODE_SECONDS": deviceCodeLifetime.map(String.init),
             "IDP_DEVICE_INTERVAL": deviceInterval.map(String.init),
+            "IDP_DEVICE_SLOW_DOWN": deviceSlowDown ? "1" : nil,
+            // Method and path of each request on the provider's stderr (`process.stderrText()`).
+            "IDP_LOG_REQUESTS": logRequests ? "1" : nil,
             "IDP_PARENT_PID": nil,
             "PYTHONDONTWRITEBYTECODE": "1",
         ]
@@ -158,18 +168,26 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         process.exitStatus == nil && FixtureProcess.processGroupExists(pid)
     }
 
+    /// The fixture user `alice` (Alice Example, alice@example.test, `sub` "1").
+    public var alice: User { users["alice"]! }
+    /// The fixture user `bob` (Bob Example, bob@example.test, `sub` "2").
+    public var bob: User { users["bob"]! }
+
+    /// The virtual environment's Python, for other Python fixtures (e.g. a local HTTPS server
+    /// run as a ``FixtureProcess``).
+    public static var pythonPath: String {
+        directory.appendingPathComponent(".venv/bin/python").path
+    }
+
     /// The shared provider (default lifetimes), started on first use and stopped at exit.
     public static let shared = SharedLocalIdentityProvider()
 
     // MARK: Python tools
 
-    /// What a Python tool did: its exit status and its stderr (no secrets: the tools print URL
-    /// paths and parameter names only).
-    public struct ToolResult: Sendable, Equatable {
-        /// Exit code, or 128 + signal; -1 if it had to be killed after the timeout.
-        public let exitCode: Int32
-        public let stderr: String
-    }
+    /// What a Python tool did: its exit code (or 128 + signal; -1 if it had to be killed after
+    /// the timeout) and its stderr (no secrets: the tools print URL paths and parameter names
+    /// only).
+    public typealias ToolResult = (exitCode: Int32, stderr: String)
 
     /// The consent answer given by the browser stand-in (also used for the logout
     /// confirmation and the device page).
@@ -179,8 +197,10 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
 
     /// Environment variables that make the browser stand-in act as `user` and answer
     /// `consent`; add `BROWSER` = ``browserPath`` to let a client under test open it.
+    /// - Parameter log: a file the stand-in appends its log to instead of stderr (useful when
+    ///   the client under test is a full-screen program whose terminal it would scribble on).
     public func browserEnvironment(
-        user: String = "alice", consent: Consent = .allow, cookieJar: URL? = nil
+        user: String = "alice", consent: Consent = .allow, cookieJar: URL? = nil, log: URL? = nil
     ) -> [String: String] {
         var environment = [
             "BROWSER": browserPath,
@@ -188,6 +208,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             "AUTHDECK_TEST_CONSENT": consent.rawValue,
         ]
         if let cookieJar { environment["AUTHDECK_TEST_COOKIE_JAR"] = cookieJar.path }
+        if let log { environment["AUTHDECK_TEST_BROWSER_LOG"] = log.path }
         return environment
     }
 
@@ -199,7 +220,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         url: URL, user: String = "alice", consent: Consent = .allow, cookieJar: URL? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> ToolResult {
-        var environment: [String: String?] = [:]
+        // Nothing inherited: no log file (stderr is the result), no jar unless asked for.
+        var environment: [String: String?] = ["AUTHDECK_TEST_BROWSER_LOG": nil, "AUTHDECK_TEST_COOKIE_JAR": nil]
         for (name, value) in browserEnvironment(user: user, consent: consent, cookieJar: cookieJar) {
             environment[name] = value
         }
@@ -232,7 +254,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             await process.terminate()  // reaps, closes, and kills anything it left in its group
         }
         let stderr = process.stderrText()
-        return ToolResult(exitCode: status ?? -1, stderr: stderr)
+        return (exitCode: status ?? -1, stderr: stderr)
     }
 }
 
@@ -247,6 +269,11 @@ public actor SharedLocalIdentityProvider {
         let task = Task { try await LocalIdentityProvider.start() }
         starting = task
         return try await task.value
+    }
+
+    /// Same as ``provider()``: `try await LocalIdentityProvider.shared()`.
+    public func callAsFunction() async throws -> LocalIdentityProvider {
+        try await provider()
     }
 }
 
@@ -269,6 +296,7 @@ extension LocalIdentityProvider {
             let accessTokenSeconds: Int
             let deviceCodeSeconds: Int
             let deviceInterval: Int
+            let deviceSlowDown: Bool
         }
         struct ToolsLine: Decodable { let browser, approveDevice: String }
 
@@ -336,6 +364,7 @@ extension LocalIdentityProvider {
         accessTokenLifetime = line.settings.accessTokenSeconds
         deviceCodeLifetime = line.settings.deviceCodeSeconds
         deviceInterval = line.settings.deviceInterval
+        deviceSlowDown = line.settings.deviceSlowDown
         browserPath = line.tools.browser
         approveDevicePath = line.tools.approveDevice
         startupSeconds = line.startupSeconds

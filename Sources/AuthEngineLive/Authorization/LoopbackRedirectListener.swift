@@ -128,7 +128,7 @@ public final class LoopbackRedirectListener: Sendable {
         guard let descriptors else { throw .notListening }
         let result: Result<RedirectCallback, LoopbackListenerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Self.queue.async {
+                DedicatedThread.run(name: "authdeck.loopback-listener") {
                     let server = CallbackServer(
                         listenDescriptor: descriptors.listen, wakeDescriptor: descriptors.wake,
                         connectionReadTimeout: self.connectionReadTimeout, decide: decide
@@ -161,8 +161,6 @@ public final class LoopbackRedirectListener: Sendable {
             }
         }
     }
-
-    private static let queue = DispatchQueue(label: "authdeck.loopback-listener", attributes: .concurrent)
 
     private static func closeAll(_ state: inout State) {
         guard state.phase != .closed else { return }
@@ -244,7 +242,7 @@ public final class LoopbackRedirectListener: Sendable {
     }
 }
 
-/// The poll loop of one `waitForCallback`, on a Dispatch thread. Owns the accepted connections;
+/// The poll loop of one `waitForCallback`, on a thread of its own. Owns the accepted connections;
 /// the listening socket and wake pipe are closed by the listener afterwards.
 private struct CallbackServer {
     let listenDescriptor: Int32
@@ -428,7 +426,7 @@ enum HTTPRequestParser {
         }
 
         switch method {
-        case "GET", "HEAD":
+        case "GET":
             return .complete(RedirectCallback(method: method, path: path, parameters: FormDecoding.decode(query)))
         case "POST":
             if headers["transfer-encoding"] != nil { return .invalid(status: "411 Length Required") }

@@ -11,7 +11,8 @@ import Foundation
 ///
 /// A candidate whose program is not found, cannot be started, or exits non-zero within
 /// ``exitGracePeriod`` is skipped. The child runs detached: its own process group, stdin from
-/// `/dev/null`, stdout and stderr to ``logPath`` (appended, created 0600) or `/dev/null`, and an
+/// `/dev/null`, stdout and stderr to ``logPath`` (appended, created 0600) or `/dev/null`, no
+/// other inherited file descriptors (no sockets, lock files or pipes of ours), and an
 /// environment without authdeck secret variables (``childEnvironment(from:)``). It is never
 /// waited for beyond the grace period (a background thread reaps it when it exits).
 /// `posix_spawn` is used because `Foundation.Process` hangs on children that daemonise.
@@ -34,9 +35,21 @@ public struct BrowserLauncher: Sendable {
     }
 
     /// Launches the first working candidate for `url`. Returns whether one started; when it
-    /// returns false the caller should print the URL for the user to open.
+    /// returns false the caller should print the URL for the user to open. Runs off the Swift
+    /// cooperative pool (it may wait up to ``exitGracePeriod`` per candidate).
     @discardableResult
-    public func open(_ url: URL) -> Bool {
+    public func open(_ url: URL) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DedicatedThread.run(name: "authdeck.browser-launcher") {
+                continuation.resume(returning: self.openSynchronously(url))
+            }
+        }
+    }
+
+    /// ``open(_:)`` for callers outside Swift concurrency; blocks the calling thread up to
+    /// ``exitGracePeriod`` per candidate.
+    @discardableResult
+    public func openSynchronously(_ url: URL) -> Bool {
         let childEnvironment = Self.childEnvironment(from: environment)
         for command in Self.commands(browser: environment["BROWSER"], url: url.absoluteString) {
             guard let executable = resolve(command[0]) else { continue }
@@ -65,9 +78,11 @@ public struct BrowserLauncher: Sendable {
     }
 
     /// `environment` without authdeck secrets: every `AUTHDECK_*` variable whose name mentions
-    /// a secret, token, password, passphrase, key, credential or cookie.
+    /// a secret, token, password, passphrase, key or credential (e.g. `AUTHDECK_CLIENT_SECRET`,
+    /// `AUTHDECK_PASSPHRASE_FILE`). Other variables, including other `AUTHDECK_*` ones such as
+    /// the test browser's `AUTHDECK_TEST_USER` or `AUTHDECK_TEST_COOKIE_JAR`, are kept.
     public static func childEnvironment(from environment: [String: String]) -> [String: String] {
-        let secretWords = ["SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "KEY", "CREDENTIAL", "COOKIE"]
+        let secretWords = ["SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "KEY", "CREDENTIAL"]
         return environment.filter { name, _ in
             let upper = name.uppercased()
             return !(upper.hasPrefix("AUTHDECK_") && secretWords.contains { upper.contains($0) })
@@ -89,6 +104,26 @@ public struct BrowserLauncher: Sendable {
         return nil
     }
 
+    private typealias CloseFromFunction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+
+    /// glibc ≥ 2.34 `posix_spawn_file_actions_addclosefrom_np` (not visible to Swift without
+    /// `_GNU_SOURCE`), looked up once.
+    private static let addCloseFrom: CloseFromFunction? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFromFunction.self)
+    }()
+
+    /// Makes the child close every descriptor above 2 (those without `FD_CLOEXEC` would
+    /// otherwise live as long as the browser: sockets, lock files, pipes).
+    private static func closeOtherDescriptors(_ fileActions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom, addCloseFrom(&fileActions, 3) == 0 { return }
+        // Fallback: close each descriptor open now (glibc ignores ones closed in between).
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&fileActions, descriptor)
+        }
+    }
+
     /// Spawns the command detached. True if it is running, or exited 0, after the grace period.
     private func launch(executable: String, arguments: [String], environment: [String: String]) -> Bool {
         var fileActions = posix_spawn_file_actions_t()
@@ -102,6 +137,7 @@ public struct BrowserLauncher: Sendable {
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&fileActions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        Self.closeOtherDescriptors(&fileActions)
 
         // Own process group (a Ctrl-C in the terminal does not reach the browser), no blocked
         // signals, and default handlers for the signals a TUI may ignore or catch.
@@ -142,7 +178,7 @@ public struct BrowserLauncher: Sendable {
         }
         // Still running: let it be, and reap it in the background whenever it exits.
         let childID = pid
-        DispatchQueue.global(qos: .utility).async {
+        DedicatedThread.run(name: "authdeck.browser-reaper") {
             var status: Int32 = 0
             while waitpid(childID, &status, 0) < 0 && errno == EINTR {}
         }

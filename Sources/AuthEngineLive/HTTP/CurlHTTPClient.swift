@@ -49,8 +49,8 @@ public enum AuthEngineLiveVersion {
 
 /// The live ``HTTPClient`` on libcurl.
 ///
-/// - TLS is always verified (`CURLOPT_SSL_VERIFYPEER`/`VERIFYHOST` on); an extra CA bundle may be
-///   configured per provider.
+/// - TLS (1.2 or later) is always verified (`CURLOPT_SSL_VERIFYPEER`/`VERIFYHOST` on); an extra
+///   CA bundle may be configured per provider.
 /// - Only `https` URLs are sent, and plain `http` only to a literal loopback address
 ///   (127.0.0.0/8, `[::1]`); anything else throws `TransportError.insecureURL` before any network
 ///   traffic. The URL is parsed by libcurl's own URL parser, the one that also sends it.
@@ -60,7 +60,7 @@ public enum AuthEngineLiveVersion {
 /// - Proxies come from the environment as libcurl reads them (`http_proxy`, `https_proxy`/
 ///   `HTTPS_PROXY`, `all_proxy`, `no_proxy`/`NO_PROXY`), except for loopback targets, which are
 ///   always reached directly (traffic that never leaves the machine).
-/// - The blocking transfer runs on a Dispatch queue, never on the Swift cooperative pool; Task
+/// - The blocking transfer runs on a thread of its own, never on the Swift cooperative pool; Task
 ///   cancellation aborts it (`TransportError.cancelled`) within about a second.
 /// - Nothing is logged; errors carry the URL without its query and libcurl's message.
 public enum CurlHTTPClient {
@@ -80,7 +80,7 @@ public enum CurlHTTPClient {
         let cancellation = CancellationFlag()
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                transferQueue.async {
+                DedicatedThread.run(name: "authdeck.http") {
                     continuation.resume(returning: CurlExchange(configuration: configuration, cancellation: cancellation).run(request))
                 }
             }
@@ -89,8 +89,6 @@ public enum CurlHTTPClient {
         }
         return try result.get()
     }
-
-    private static let transferQueue = DispatchQueue(label: "authdeck.http.curl", qos: .userInitiated, attributes: .concurrent)
 
     private static let globalInitialization: Void = {
         let code = authdeck_curl_global_init_default()
@@ -198,7 +196,7 @@ private final class TransferState {
     }
 }
 
-/// One request, possibly over several redirect hops, on the calling (Dispatch) thread.
+/// One request, possibly over several redirect hops, on the calling (dedicated) thread.
 private struct CurlExchange {
     let configuration: CurlHTTPConfiguration
     let cancellation: CancellationFlag
@@ -282,6 +280,7 @@ private struct CurlExchange {
                 set(authdeck_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
                 set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
                 set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
+                set(authdeck_curl_setopt_long(easy, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
                 if let bundle = configuration.caBundlePath ?? environmentCABundle() {
                     set(authdeck_curl_setopt_string(easy, CURLOPT_CAINFO, bundle))
                 }
@@ -297,6 +296,9 @@ private struct CurlExchange {
                 set(authdeck_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
 
                 switch request.method {
+                case .get where request.body != nil:
+                    // Setting a body would otherwise turn the request into a POST.
+                    set(authdeck_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "GET"))
                 case .get:
                     set(authdeck_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
                 case .head:
@@ -306,7 +308,7 @@ private struct CurlExchange {
                 default:
                     set(authdeck_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
                 }
-                if let body = request.body {
+                if let body = request.body, request.method != .head {
                     set(authdeck_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
                     // COPYPOSTFIELDS copies the bytes; NUL bytes are fine because the size is set first.
                     set(body.withUnsafeBytes { bytes in

@@ -105,7 +105,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         if let complete = display.verificationURIComplete {
             Output.err("(or open \(complete.absoluteString))")
         }
-        if Output.stderrIsTerminal, let qr = QRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
+        if Output.stderrIsTerminal, let qr = DeviceQRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
             Output.err(qr)
         }
         Output.err("The code expires at \(Times.rfc3339(display.expiresAt)); waiting for approval (Ctrl-C cancels)…")

@@ -1,7 +1,207 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
 import Foundation
+import TerminalUI
+import TerminalUINCurses
 
-/// `authdeck` with no subcommand: the accounts screen (wired by the TUI work).
+/// Messages from other threads to the UI loop.
+enum TUIMessage: Sendable {
+    /// The store's state changed (an effect finished, a refresh, a poll answer).
+    case stateChanged
+    /// Text to copy with OSC 52, and what to say about it.
+    case copy(AccessToken, note: String)
+    case flash(AppCore.Flash.Level, String)
+}
+
+/// `authdeck` with no subcommand: the accounts screen over the state store and the live session.
+@MainActor
 func runTUI(_ parsed: ParsedCommand) async -> Int32 {
-    FileHandle.standardError.write(Data("authdeck: the accounts screen is not built yet; see 'authdeck --help'\n".utf8))
-    return ExitCode.failure
+    let environment = ProcessInfo.processInfo.environment
+    let session = LiveSession(environment: environment)
+    // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
+    let unlockError = session.unlock()
+    var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
+    if let unlockError, unlockError.disposition == .storeLocked { initial.store.isLocked = true }
+    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: session.sessionClient)).reduce)
+
+    let catalog = ThemeCatalog(directories: themeDirectories(environment))
+    var themeNames = catalog.names()
+    var themeName = parsed.value("theme") ?? environment["AUTHDECK_THEME"] ?? "default"
+    if !themeNames.contains(themeName) { themeNames.append(themeName) }
+    var (theme, themeError) = catalog.load(themeName)
+
+    let app: TerminalApp<TUIMessage>
+    do {
+        app = try TerminalApp(environment: environment)
+    } catch {
+        FileHandle.standardError.write(Data("authdeck: cannot start the accounts screen: \(error)\n".utf8))
+        return ExitCode.failure
+    }
+    let inbox = app.inbox
+    store.setOnChange { inbox.post(.stateChanged) }
+    store.send(.start)
+    if let themeError { store.send(.flash(.warn, "Theme: \(themeError)")) }
+    if let unlockError { store.send(.flash(.error, unlockError.description)) }
+
+    var ui = TUIState()
+    ui.readOnly = parsed.flag("readOnly")
+    var lastTick = Int(Date().timeIntervalSince1970)
+    var lastStoreSelection: AccountID?
+
+    func currentModel(_ now: Date) -> ScreenModel {
+        let second = Int(now.timeIntervalSince1970)
+        if second != lastTick {
+            lastTick = second
+            store.send(.tick(now))
+        }
+        let state = store.state
+        // Follow the store's selection when it moves (after a load, or to a new sign-in).
+        if state.load == .loaded, state.selectedAccountID != lastStoreSelection {
+            lastStoreSelection = state.selectedAccountID
+            if let id = state.selectedAccountID { ui.local.selection = id.rawValue }
+        }
+        if let device = state.signIn?.device {
+            let text = device.verificationURIComplete?.absoluteString ?? device.verificationURI.absoluteString
+            if ui.qr?.text != text { ui.qr = (text, QRCode.matrix(for: text)) }
+        }
+        var model = ScreenMapping.model(state, ui, now: now)
+        ui.local.reconcile(visibleIDs: model.visibleAccounts.map(\.id))
+        model = ScreenMapping.model(state, ui, now: now)
+        return model
+    }
+
+    func handle(_ command: UICommand, model: ScreenModel) -> LoopControl {
+        let state = store.state
+        if ui.local.apply(command, visibleIDs: model.visibleAccounts.map(\.id)) {
+            if case .toggleReveal = command, ui.local.revealed || ui.raw == nil, let id = ui.local.selection.map({ AccountID($0) }) {
+                switch session.storedTokens(id) {
+                case .success(let entries): ui.raw = (id, entries)
+                case .failure(let error): store.send(.flash(.error, error.description))
+                }
+            }
+            return .continue
+        }
+        switch command {
+        case .quit:
+            return .quit
+        case .makeActive(let id):
+            store.send(.activate(AccountID(id)))
+        case .openSignIn:
+            let providers = state.providers.map { provider in
+                ProviderOption(id: provider.id.rawValue, name: provider.displayName,
+                               detail: provider.issuer?.absoluteString ?? "manual endpoints",
+                               supportsDevice: true)
+            }
+            if providers.isEmpty {
+                store.send(.flash(.warn, "No provider configured: add one with 'authdeck provider add NAME --issuer URL --client-id ID'"))
+            } else {
+                ui.signInForm = SignInDialog(providers: providers)
+            }
+        case .requestSignOut(let id):
+            ui.confirmSignOut = AccountID(id)
+        case .confirmSignOut(let id):
+            ui.confirmSignOut = nil
+            store.send(.signOut(AccountID(id), SignOutOptions()))
+        case .refresh(let id):
+            store.send(.refresh(AccountID(id), manual: true))
+        case .fetchUserinfo(let id):
+            ui.local.tab = .userinfo
+            store.send(.fetchUserinfo(AccountID(id)))
+        case .introspect(let id):
+            ui.local.tab = .accessToken
+            store.send(.introspect(AccountID(id)))
+        case .copyAccessToken(let id):
+            Task.detached {
+                switch await session.accessToken(AccountID(id), minimumValidity: 10, resource: nil) {
+                case .success(let token): inbox.post(.copy(token.token, note: "Access token copied to the clipboard (OSC 52)"))
+                case .failure(let error): inbox.post(.flash(.error, "Could not copy the access token: \(error)"))
+                }
+            }
+        case .copyUserCode:
+            if let code = state.signIn?.device?.userCode {
+                app.copyToClipboard(code)
+                store.send(.flash(.info, "User code copied to the clipboard"))
+            }
+        case .nextTheme:
+            themeNames = catalog.names()
+            let next = themeNames[((themeNames.firstIndex(of: themeName) ?? -1) + 1) % themeNames.count]
+            themeName = next
+            (theme, themeError) = catalog.load(next)
+            store.send(.flash(themeError == nil ? .info : .warn, themeError.map { "Theme: \($0)" } ?? "Theme: \(next)"))
+        case .cancel:
+            if state.signOut?.finished == true {
+                store.send(.dismissSignOut)
+            } else if ui.confirmSignOut != nil {
+                ui.confirmSignOut = nil
+            } else if let flow = state.signIn {
+                store.send(flow.isRunning ? .cancelSignIn : .dismissSignIn)
+            } else {
+                ui.signInForm = nil
+            }
+        case .dialogMove, .dialogNextField, .dialogPreviousField, .dialogToggleFlow, .dialogSetText:
+            if var form = ui.signInForm {
+                _ = form.apply(command)
+                ui.signInForm = form
+            }
+        case .dialogSubmit:
+            if let form = ui.signInForm, let request = form.request {
+                ui.signInForm = nil
+                store.send(.signIn(AppCore.SignInRequest(
+                    providerID: ProviderID(request.providerID), flow: request.flow == .device ? .device : .browser,
+                    extraScopes: request.extraScopes, audience: request.audience, resources: request.resources)))
+            }
+        default:
+            break
+        }
+        return .continue
+    }
+
+    let exit = app.run(
+        model: { now in currentModel(now) },
+        theme: { theme },
+        handle: { event in
+            switch event {
+            case .key(_, .command(let command)):
+                return handle(command, model: currentModel(Date()))
+            case .key(_, .disabled(let reason)):
+                store.send(.flash(.warn, reason))
+            case .key(_, .unhandled), .resize:
+                break
+            case .message(.stateChanged):
+                break
+            case .message(.copy(let token, let note)):
+                app.copyToClipboard(token.exposedValue)
+                store.send(.flash(.info, note))
+            case .message(.flash(let level, let text)):
+                store.send(.flash(level, text))
+            }
+            return .continue
+        })
+    store.setOnChange(nil)
+    store.cancelAll()
+    switch exit {
+    case .quit: return ExitCode.ok
+    case .signal(let number): return 128 + number
+    case .terminalGone: return ExitCode.failure
+    }
+}
+
+/// Theme files: `$AUTHDECK_THEMES_DIR`, the `themes/` folder of this checkout (next to
+/// `.build/…/authdeck`), and `$XDG_CONFIG_HOME/authdeck/themes` (later ones win).
+func themeDirectories(_ environment: [String: String]) -> [URL] {
+    var directories: [URL] = []
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            directories.append(folder.appendingPathComponent("themes"))
+            break
+        }
+        folder = folder.deletingLastPathComponent()
+    }
+    if let dir = environment["AUTHDECK_THEMES_DIR"] { directories.append(URL(fileURLWithPath: dir)) }
+    let config = environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config")
+    directories.append(config.appendingPathComponent("authdeck/themes"))
+    return directories
 }

@@ -285,7 +285,17 @@ class StandIn:
         return 0 if 200 <= response.status_code < 300 else 1
 
 
+def _log_to_file_if_asked():
+    """AUTHDECK_TEST_BROWSER_LOG=FILE: append the log there (0600) instead of stderr, for a
+    client under test that owns the terminal (a TUI launching $BROWSER)."""
+    path = os.environ.get("AUTHDECK_TEST_BROWSER_LOG")
+    if path:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        sys.stderr = os.fdopen(fd, "a", buffering=1)
+
+
 def browser_main(argv=None):
+    _log_to_file_if_asked()
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or argv[0] in ("-h", "--help"):
         sys.stderr.write(
@@ -293,6 +303,7 @@ def browser_main(argv=None):
             "  AUTHDECK_TEST_USER=alice|bob (default alice)\n"
             "  AUTHDECK_TEST_CONSENT=allow|deny (default allow; also answers logout and device pages)\n"
             "  AUTHDECK_TEST_COOKIE_JAR=FILE (optional: keep the provider session between runs)\n"
+            "  AUTHDECK_TEST_BROWSER_LOG=FILE (optional: append the log there instead of stderr)\n"
         )
         return 2
     try:

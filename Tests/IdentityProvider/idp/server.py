@@ -252,6 +252,7 @@ def main(argv=None):
                 "refresh_token_seconds": oauth["REFRESH_TOKEN_EXPIRE_SECONDS"],
                 "device_code_seconds": settings.DEVICE_CODE_EXPIRE_SECONDS,
                 "device_interval": oauth["DEVICE_FLOW_INTERVAL"],
+                "device_slow_down": settings.DEVICE_SLOW_DOWN,
             },
             "tools": {
                 "browser": str(HERE / "browser"),

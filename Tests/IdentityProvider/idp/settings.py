@@ -8,6 +8,7 @@ IDP_ID_TOKEN_SECONDS       ID-token lifetime in seconds (default 3600)
 IDP_REFRESH_TOKEN_SECONDS  refresh-token lifetime in seconds (default: unlimited)
 IDP_DEVICE_CODE_SECONDS    device_code/user_code lifetime in seconds (default 1800)
 IDP_DEVICE_INTERVAL        device polling interval in seconds (default 5)
+IDP_DEVICE_SLOW_DOWN       1: answer slow_down to device polls sooner than the interval
 """
 import os
 from pathlib import Path
@@ -68,7 +69,14 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(DATA_DIR / "db.sqlite3"),
-        "OPTIONS": {"timeout": 20},
+        # Concurrent requests (threaded server): transactions take the write lock up front
+        # (BEGIN IMMEDIATE) and wait for it, instead of failing with "database is locked"
+        # when a read transaction has to be upgraded; WAL lets readers run meanwhile.
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -126,6 +134,8 @@ OAUTH2_PROVIDER = {
     "DEVICE_FLOW_INTERVAL": _int_env("IDP_DEVICE_INTERVAL", 5),
 }
 DEVICE_CODE_EXPIRE_SECONDS = _int_env("IDP_DEVICE_CODE_SECONDS", 1800)
+# RFC 8628 §3.5 slow_down for polls sooner than the interval (each adds 5 s); off by default.
+DEVICE_SLOW_DOWN = os.environ.get("IDP_DEVICE_SLOW_DOWN", "") == "1"
 
 # Errors to stderr with their traceback (never request bodies); nothing else.
 LOGGING = {

@@ -23,6 +23,7 @@ urlpatterns = [
     # Fixture overrides first: they take precedence over DOT's routes of the same path.
     re_path(r"^o/\.well-known/openid-configuration/?$", views.DiscoveryView.as_view()),
     path("o/.well-known/oauth-authorization-server", views.AuthorizationServerMetadataView.as_view()),
+    path("o/authorize/", views.AuthorizationView.as_view()),
     path("o/device-authorization/", views.DeviceAuthorizationView.as_view()),
     path("o/token/", views.TokenView.as_view()),
     path("o/introspect/", views.IntrospectionView.as_view()),

@@ -1,5 +1,6 @@
 """Views the fixture adds to django-oauth-toolkit (DOT):
 
+- an authorization endpoint that adds the RFC 9207 `iss` to error responses as well;
 - OpenID discovery that also lists revocation_endpoint, introspection_endpoint and
   device_authorization_endpoint (DOT's own document leaves them out);
 - RFC 8414 metadata for the path issuer, served at /.well-known/oauth-authorization-server/o
@@ -7,13 +8,18 @@
 - a device authorization endpoint whose device_code lifetime comes from
   settings.DEVICE_CODE_EXPIRE_SECONDS (DOT's pre-configured server fixes 1800 s);
 - a token endpoint that marks an expired device code as expired before answering, so that
-  polling gets `expired_token` (DOT only does so when someone types the user code);
+  polling gets `expired_token` (DOT only does so when someone types the user code), refuses a
+  device code used twice (`invalid_grant`) and, with IDP_DEVICE_SLOW_DOWN=1, answers
+  `slow_down` to polls that come sooner than the interval (DOT never does);
 - introspection (RFC 7662) that also answers for refresh tokens and adds `sub`, `iss`
   and `token_type` (DOT answers `active:false` for every refresh token);
 - a small home page (where the login and logout pages land without a `next`).
 """
 import hashlib
 import json
+import threading
+import time
+from urllib.parse import parse_qsl, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import logout
@@ -22,6 +28,7 @@ from django.utils import timezone
 from django.views import View
 from oauth2_provider import views as dot_views
 from oauth2_provider.compat import login_not_required
+from oauth2_provider.oauth2_backends import _add_iss_to_redirect
 from oauth2_provider.models import (
     get_access_token_model,
     get_device_grant_model,
@@ -74,6 +81,17 @@ class AuthorizationServerMetadataView(dot_views.OAuthServerMetadataView):
         return _patched(super().get(request, *args, **kwargs))
 
 
+class AuthorizationView(dot_views.AuthorizationView):
+    """RFC 6749 §4.1; RFC 9207 §2: `iss` in error responses too (DOT adds it to successful
+    ones only), e.g. `error=access_denied&state=…&iss=…` when the consent is denied."""
+
+    def redirect(self, redirect_to, application):
+        query = dict(parse_qsl(urlsplit(redirect_to).query, keep_blank_values=True))
+        if "error" in query and "iss" not in query:
+            redirect_to = _add_iss_to_redirect(redirect_to, settings.ISSUER)
+        return super().redirect(redirect_to, application)
+
+
 class DeviceAuthorizationView(dot_views.DeviceAuthorizationView):
     """RFC 8628 §3.1/3.2 with a configurable expires_in."""
 
@@ -82,6 +100,23 @@ class DeviceAuthorizationView(dot_views.DeviceAuthorizationView):
         server = super().get_server()
         server._expires_in = settings.DEVICE_CODE_EXPIRE_SECONDS
         return server
+
+
+_polls = {}  # device_code -> (monotonic time of the last poll, interval in force)
+_polls_lock = threading.Lock()
+
+
+def _too_fast(device_code):
+    """Whether this poll came sooner than the interval in force since the previous poll
+    (the first poll is never too fast). Every poll restarts the wait; each slow_down adds 5 s."""
+    now = time.monotonic()
+    with _polls_lock:
+        last, interval = _polls.get(device_code, (None, settings.OAUTH2_PROVIDER["DEVICE_FLOW_INTERVAL"]))
+        too_fast = last is not None and now - last < interval - 0.05
+        if too_fast:
+            interval += 5
+        _polls[device_code] = (now, interval)
+        return too_fast
 
 
 class TokenView(dot_views.TokenView):
@@ -94,6 +129,10 @@ class TokenView(dot_views.TokenView):
         device = model.objects.filter(device_code=device_code).first()
         if device is not None and device.status == model.AUTHORIZATION_PENDING:
             device.is_expired()  # sets status EXPIRED once past `expires`
+        if device is not None and device.status == model.AUTHORIZATION_PENDING and settings.DEVICE_SLOW_DOWN:
+            if _too_fast(device_code):
+                # RFC 8628 §3.5: still pending, and the client must add 5 s to its interval.
+                return JsonResponse({"error": "slow_down"}, status=400)
         if device is not None and device.status == self.CONSUMED:
             # RFC 8628 §3.5 / RFC 6749 §5.2: a device code is good for one token response.
             return JsonResponse(

@@ -1,0 +1,286 @@
+// Content of the detail tabs and the dialogs as lines of spans (pure; sanitised here).
+import Foundation
+
+enum DetailContent {
+    static func field(_ key: String, _ value: String, _ role: StyleRole = .claimValue, keyWidth: Int = 15) -> Line {
+        [.text(DisplayWidth.pad(key, to: keyWidth), .claimKey), .text(" " + value, role)]
+    }
+
+    static func expiry(_ key: String, _ date: Date?, lifetime: TimeInterval?, m: ScreenModel, width: Int) -> Line {
+        guard let date else { return field(key, "unknown", .textDim) }
+        let role: StyleRole = date <= m.now ? .statusExpired : (date.timeIntervalSince(m.now) < 60 ? .statusExpiringSoon : .statusValid)
+        var l = field(key, TimeText.countdown(to: date, now: m.now), role)
+        if width >= 50 { l.append(.text("  " + TimeText.absolute(date, timeZone: m.timeZone), .claimTime)) }
+        if let frac = TimeText.remainingFraction(expiresAt: date, lifetime: lifetime, now: m.now), width >= 60 {
+            l += [.flexibleSpace, .bar(width: 10, fraction: frac, role: role)]
+        }
+        return l
+    }
+
+    static func claims(_ value: ClaimValue, m: ScreenModel) -> [Line] {
+        let rows = ClaimTable.rows(value, now: m.now, timeZone: m.timeZone)
+        let keyWidth = min(24, rows.map { DisplayWidth.of($0.guide) + DisplayWidth.of($0.key) }.max() ?? 0)
+        return rows.map { r in
+            var l: Line = []
+            if !r.guide.isEmpty { l.append(.text(r.guide, .treeGuide)) }
+            l.append(.text(DisplayWidth.pad(r.key, to: max(1, keyWidth - DisplayWidth.of(r.guide))), .claimKey))
+            l.append(.text("  " + r.value, r.isTimestamp ? .claimTime : .claimValue))
+            if let rel = r.relative { l.append(.text(" (" + rel + ")", .textDim)) }
+            return l
+        }
+    }
+
+    /// Splits text into chunks of `width` columns (for long URLs and revealed tokens).
+    static func wrap(_ s: String, width: Int) -> [String] {
+        guard width > 0 else { return [s] }
+        var out: [String] = []
+        var cur = ""
+        var w = 0
+        for ch in s {
+            let cw = DisplayWidth.of(ch)
+            if w + cw > width {
+                out.append(cur)
+                cur = ""
+                w = 0
+            }
+            cur.append(ch)
+            w += cw
+        }
+        if !cur.isEmpty || out.isEmpty { out.append(cur) }
+        return out
+    }
+
+    static func lines(_ d: DetailModel, account a: AccountRow, model m: ScreenModel, width: Int) -> [Line] {
+        let v = Sanitizer.visible
+        switch d.tab {
+        case .overview:
+            let o = d.overview
+            var out: [Line] = [
+                field("Provider", v(o.provider)),
+                field("Issuer", o.issuer.map(v) ?? "— (not OpenID Connect)"),
+                field("Subject", o.subject.map(v) ?? "—"),
+                field("Status", StatusText.text(a.status, now: m.now), StatusText.role(a.status)),
+                field("Storage", v(o.storage)) + (o.storageIsInsecure ? [.text(" ⚠ PLAINTEXT", .badgeInsecure)] : []),
+                [],
+                expiry("Access token", o.accessExpiresAt, lifetime: o.accessLifetime, m: m, width: width),
+            ]
+            if o.hasRefreshToken {
+                if o.refreshExpiresAt != nil {
+                    out.append(expiry("Refresh token", o.refreshExpiresAt, lifetime: nil, m: m, width: width))
+                } else {
+                    out.append(field("Refresh token", "present (no expiry given)"))
+                }
+            } else {
+                out.append(field("Refresh token", "none", .textDim))
+            }
+            if o.idTokenExpiresAt != nil { out.append(expiry("ID token", o.idTokenExpiresAt, lifetime: nil, m: m, width: width)) }
+            out.append(field("Last refresh", o.lastRefresh.map {
+                TimeText.absolute($0, timeZone: m.timeZone) + " (" + TimeText.relative($0, now: m.now) + ")"
+            } ?? "never"))
+            if let e = o.lastError {
+                out.append(field("Last error", v(e.message), .statusError))
+                if let c = e.clause { out.append(field("", "see " + v(c), .textDim)) }
+            }
+            if a.isLoopbackHTTP {
+                out.append([])
+                out.append([.text("Redirect: plain-HTTP loopback (RFC 8252 §7.3)", .textDim)])
+            }
+            return out
+        case .scopes:
+            let s = d.scopes
+            var out: [Line] = [[.text("Requested", .title)]]
+            if s.requested.isEmpty { out.append([.text("  (none)", .textDim)]) }
+            for sc in s.requested {
+                let granted = s.granted.contains(sc)
+                out.append([.text(granted ? "  ✓ " : "  ✗ ", granted ? .diffAdded : .diffRemoved),
+                            .text(v(sc), .claimValue)] + (granted ? [] : [.text("  not granted", .diffRemoved)]))
+            }
+            out.append([])
+            out.append([.text("Granted", .title)])
+            if s.granted.isEmpty { out.append([.text("  (none; the token response had no scope)", .textDim)]) }
+            for sc in s.granted {
+                let extra = !s.requested.contains(sc)
+                out.append([.text("  • ", .claimKey), .text(v(sc), .claimValue)] + (extra ? [.text("  not requested", .diffAdded)] : []))
+            }
+            if let diff = s.lastRefreshDiff {
+                out.append([])
+                out.append([.text("Changed at the last refresh", .title)])
+                if diff.added.isEmpty && diff.removed.isEmpty { out.append([.text("  no change", .textDim)]) }
+                for sc in diff.added { out.append([.text("  + " + v(sc), .diffAdded)]) }
+                for sc in diff.removed { out.append([.text("  - " + v(sc), .diffRemoved)]) }
+            }
+            return out
+        case .idToken:
+            guard let t = d.idToken else { return [[.text("No ID token (the provider is plain OAuth 2.0).", .textDim)]] }
+            var out: [Line]
+            switch t.signature {
+            case .verified(let alg, let kid):
+                out = [[.text("✓ signature verified", .statusValid),
+                        .text(" (" + v(alg) + (kid.map { ", kid " + v($0) } ?? "") + ")", .textDim)]]
+            case .notVerified(let reason):
+                out = [[.text("✗ signature not verified: ", .statusError), .text(v(reason), .statusError)]]
+            }
+            out.append([])
+            out.append([.text("Header", .title)])
+            out += claims(t.header, m: m)
+            out.append([])
+            out.append([.text("Claims", .title)])
+            out += claims(t.claims, m: m)
+            return out
+        case .accessToken:
+            if d.accessTokens.isEmpty { return [[.text("No access token.", .textDim)]] }
+            var out: [Line] = []
+            for (i, e) in d.accessTokens.enumerated() {
+                if i > 0 { out.append([]) }
+                out.append([.text("Resource ", .title), .text(e.resource.map(v) ?? "(default)", .claimValue)])
+                out.append(expiry("Expires", e.expiresAt, lifetime: nil, m: m, width: width))
+                switch e.kind {
+                case .decoded(let header, let claimsValue):
+                    out.append([.text("JWT decoded for information only:", .textDim)])
+                    out.append([.text("not verified (access tokens are opaque to clients)", .textDim)])
+                    out.append([.text("Header", .title)])
+                    out += claims(header, m: m)
+                    out.append([.text("Claims", .title)])
+                    out += claims(claimsValue, m: m)
+                case .opaque:
+                    out.append([.text("opaque", .claimValue), .text(e.introspection == nil ? " — press i to introspect (RFC 7662)" : "", .textDim)])
+                }
+                if let intro = e.introspection {
+                    out.append([.text("Introspection (RFC 7662)", .title)])
+                    out += claims(intro, m: m)
+                }
+            }
+            return out
+        case .userinfo:
+            switch d.userinfo {
+            case .notFetched: return [[.text("Press u to fetch userinfo (OIDC Core §5.3).", .textDim)]]
+            case .loading: return [[.text("Fetching userinfo…", .statusRefreshing)]]
+            case .loaded(let c): return claims(c, m: m)
+            case .failed(let e):
+                return [[.text("✗ " + v(e.message), .statusError)]] + (e.clause.map { [[.text("see " + v($0), .textDim)]] } ?? [])
+            }
+        case .raw:
+            if d.raw.isEmpty { return [[.text("No tokens stored.", .textDim)]] }
+            var out: [Line] = []
+            for e in d.raw {
+                out.append([.text(v(e.label), .claimKey)])
+                switch e.value {
+                case .masked(let s): out.append([.text("  " + v(s), .secretMasked)])
+                case .revealed(let s):
+                    for chunk in wrap(v(s), width: max(10, width - 2)) { out.append([.text("  " + chunk, .secretRevealed)]) }
+                }
+            }
+            out.append([])
+            out.append([.text("v reveal/mask · c copy the access token (OSC 52)", .textDim)])
+            return out
+        }
+    }
+}
+
+enum DialogContent {
+    static func input(_ label: String, _ text: String, focused: Bool, width: Int) -> Line {
+        let shown = DisplayWidth.pad(Sanitizer.visible(text) + (focused ? "▏" : ""), to: max(8, width - 16))
+        return [.text(DisplayWidth.pad(label, to: 15), focused ? .title : .text), .text(" " + shown, focused ? .inputFocused : .input)]
+    }
+
+    static func signIn(_ s: SignInDialog, width: Int) -> [Line] {
+        var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text)]]
+        if s.providers.isEmpty {
+            out.append([.text("  No provider configured: authdeck provider add ISSUER", .statusError)])
+        }
+        for (i, p) in s.providers.enumerated() {
+            let sel = i == s.selectedProvider
+            let role: StyleRole = sel ? (s.focusedField == .provider ? .selection : .selectionUnfocused) : .text
+            out.append([.text(sel ? " ▸ " : "   ", role), .text(Sanitizer.visible(p.name), role),
+                        .text("  " + Sanitizer.visible(p.detail), sel ? role : .textDim)])
+        }
+        out.append([])
+        let device = s.providers.indices.contains(s.selectedProvider) ? s.providers[s.selectedProvider].supportsDevice : true
+        let flowFocused = s.focusedField == .flow
+        out.append([
+            .text(DisplayWidth.pad("Flow", to: 15), flowFocused ? .title : .text),
+            .text(s.flow == .browser ? " (•) browser" : " ( ) browser", s.flow == .browser && flowFocused ? .inputFocused : .text),
+            .text(s.flow == .device ? "  (•) device code" : "  ( ) device code",
+                  device ? (s.flow == .device && flowFocused ? .inputFocused : .text) : .textDim),
+        ] + (device ? [] : [.text("  (not supported)", .textDim)]))
+        out.append(input("Extra scopes", s.extraScopes, focused: s.focusedField == .scopes, width: width))
+        out.append(input("Audience", s.audience, focused: s.focusedField == .audience, width: width))
+        out.append(input("Resource", s.resource, focused: s.focusedField == .resource, width: width))
+        out.append([])
+        out.append([.text("Tab next field · Enter sign in · Esc cancel", .textDim)])
+        return out
+    }
+
+    static func browserWaiting(_ b: BrowserWaitingDialog, width: Int) -> [Line] {
+        var out: [Line] = [
+            [.text("Waiting for the sign-in to ", .text), .text(Sanitizer.visible(b.providerName), .title), .text(" in the browser…", .text)],
+            [],
+            [.text("If no browser opened, open this URL:", .textDim)],
+        ]
+        for chunk in DetailContent.wrap(Sanitizer.visible(b.url), width: max(20, width)) { out.append([.text(chunk, .link)]) }
+        if let note = b.browserNote { out += [[], [.text(Sanitizer.visible(note), .textDim)]] }
+        out += [[], [.text("Esc cancels", .textDim)]]
+        return out
+    }
+
+    static func device(_ d: DeviceDialog, now: Date, width: Int) -> [Line] {
+        let code = Sanitizer.visible(d.userCode)
+        let spaced = code.map(String.init).joined(separator: " ")
+        let boxW = DisplayWidth.of(spaced) + 4
+        var out: [Line] = [
+            [.text("Copy your one-time code:", .text)],
+            [.text("╔" + String(repeating: "═", count: boxW - 2) + "╗", .userCode)],
+            [.text("║ " + spaced + " ║", .userCode)],
+            [.text("╚" + String(repeating: "═", count: boxW - 2) + "╝", .userCode)],
+            [],
+            [.text("Then open:", .text)],
+        ]
+        for chunk in DetailContent.wrap(Sanitizer.visible(d.verificationURI), width: max(10, width)) { out.append([.text(chunk, .link)]) }
+        if d.qr != nil { out.append([.text("or scan the QR code", .textDim)]) }
+        out.append([])
+        let expRole: StyleRole = d.expiresAt <= now ? .statusExpired : (d.expiresAt.timeIntervalSince(now) < 60 ? .statusExpiringSoon : .text)
+        let countdown = TimeText.countdown(to: d.expiresAt, now: now)
+        out.append([.text(countdown.hasPrefix("expired") ? "Code " + countdown : "Code expires " + countdown, expRole)])
+        let (text, role): (String, StyleRole) = switch d.polling {
+        case .waiting: ("Waiting for approval…", .statusRefreshing)
+        case .authorizationPending: ("Waiting (authorization_pending)", .statusRefreshing)
+        case .slowDown(let i): ("slow_down: polling every \(i)s", .statusExpiringSoon)
+        case .approved: ("✓ Approved", .statusValid)
+        case .denied: ("✗ Denied (access_denied)", .statusError)
+        case .expired: ("✗ Code expired (expired_token)", .statusError)
+        case .failed(let e): ("✗ " + Sanitizer.visible(e.message), .statusError)
+        }
+        out.append([.text(text, role)])
+        out.append([])
+        out.append([.text("c copy code · Esc cancel", .textDim)])
+        return out
+    }
+
+    static func signOutConfirm(_ c: SignOutConfirmDialog) -> [Line] {
+        var out: [Line] = [[.text("Sign out ", .text), .text(Sanitizer.visible(c.accountName), .title), .text("?", .text)], []]
+        if c.willRevoke { out.append([.text("• Revoke the refresh token (RFC 7009)", .text)]) }
+        if c.willEndSession { out.append([.text("• End the provider session in the browser (RP-Initiated Logout)", .text)]) }
+        out.append([.text("• Delete the local secrets", .text)])
+        out += [[], [.text("y", .keyHint), .text(" sign out   ", .text), .text("n", .keyHint), .text(" cancel", .text)]]
+        return out
+    }
+
+    static func signOutProgress(_ p: SignOutProgressDialog, width: Int) -> [Line] {
+        var out: [Line] = [[.text("Signing out ", .text), .text(Sanitizer.visible(p.accountName), .title)], []]
+        for s in p.steps {
+            let name = Sanitizer.visible(s.name)
+            switch s.result {
+            case .pending: out.append([.text("· " + name, .stepPending)])
+            case .running: out.append([.text("… " + name, .statusRefreshing)])
+            case .done(let t): out.append([.text("✓ " + name, .stepOK), .text(": " + Sanitizer.visible(t), .text)])
+            case .skipped(let t): out.append([.text("– " + name, .stepSkipped), .text(": " + Sanitizer.visible(t), .textDim)])
+            case .failed(let e):
+                out.append([.text("✗ " + name, .stepFailed), .text(": " + Sanitizer.visible(e.message), .statusError)])
+                if let c = e.clause { out.append([.text("  see " + Sanitizer.visible(c), .textDim)]) }
+            }
+        }
+        out.append([])
+        out.append([.text(p.finished ? "Done. Enter closes." : "Working…", p.finished ? .textDim : .statusRefreshing)])
+        return out
+    }
+}

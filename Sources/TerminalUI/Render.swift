@@ -1,0 +1,424 @@
+// render(model, size, theme) -> Frame: the whole screen as a pure function.
+import Foundation
+
+/// A run of text in one role, or a countdown bar.
+public enum Span: Equatable, Sendable {
+    case text(String, StyleRole)
+    case bar(width: Int, fraction: Double, role: StyleRole)
+    /// Fills the rest of the line with spaces, then right-aligns the following spans.
+    case flexibleSpace
+
+    var width: Int {
+        switch self {
+        case .text(let s, _): DisplayWidth.of(s)
+        case .bar(let w, _, _): w
+        case .flexibleSpace: 0
+        }
+    }
+}
+
+/// One line of spans.
+public typealias Line = [Span]
+
+extension Frame {
+    /// Draws a line of spans in `rect` row `y`, clipped to the rect's width. A `.flexibleSpace`
+    /// pushes the spans after it to the right edge (they are dropped first when space runs out).
+    mutating func draw(_ line: Line, x: Int, y: Int, width: Int) {
+        let split = line.firstIndex(of: .flexibleSpace)
+        let left = split.map { Array(line[..<$0]) } ?? line
+        let right = split.map { Array(line[($0 + 1)...]) } ?? []
+        var cx = x
+        let limit = x + width
+        func drawSpan(_ s: Span, at cx: inout Int, limit: Int) {
+            guard cx < limit else { return }
+            switch s {
+            case .text(let t, let role):
+                let room = limit - cx
+                cx += text(DisplayWidth.of(t) > room ? DisplayWidth.truncate(t, to: room) : t, x: cx, y: y, role: role, maxWidth: room)
+            case .bar(let w, let f, let role):
+                let bw = min(w, limit - cx)
+                bar(x: cx, y: y, width: bw, fraction: f, role: role, emptyRole: .barEmpty)
+                cx += bw
+            case .flexibleSpace: break
+            }
+        }
+        for s in left { drawSpan(s, at: &cx, limit: limit) }
+        let rightWidth = right.reduce(0) { $0 + $1.width }
+        if !right.isEmpty, cx + rightWidth + 1 <= limit {
+            var rx = limit - rightWidth
+            for s in right { drawSpan(s, at: &rx, limit: limit) }
+        }
+    }
+}
+
+public enum Renderer {
+    /// Renders the whole screen. `theme` only names the theme in the help overlay; colours are
+    /// applied by the backend from each cell's role.
+    public static func render(_ m: ScreenModel, size: Size, theme: Theme) -> Frame {
+        var f = Frame(size: size)
+        guard size.width > 0, size.height > 0 else { return f }
+        let layout = Layout.compute(size: size, focus: m.focus)
+        drawHeader(&f, m, rect: layout.header)
+        if layout.mode == .tooSmall {
+            let msg = "Terminal too small (\(size.width)×\(size.height)); need \(Layout.minimum.width)×\(Layout.minimum.height)"
+            f.text(DisplayWidth.truncate(msg, to: size.width), x: 0, y: min(size.height - 1, size.height / 2), role: .statusError)
+            return f
+        }
+        if let r = layout.accounts { drawAccounts(&f, m, rect: r, focused: m.focus == .accounts || layout.mode == .single) }
+        if let r = layout.detail { drawDetail(&f, m, rect: r, focused: m.focus == .detail || layout.mode == .single) }
+        drawFlash(&f, m, rect: layout.flash)
+        drawFooter(&f, m, rect: layout.footer)
+        if let d = m.dialog { drawDialog(&f, m, d, size: size) }
+        if m.helpVisible { drawHelp(&f, m, size: size, theme: theme) }
+        return f
+    }
+
+    // MARK: Header, flash, footer
+
+    static func drawHeader(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
+        f.fill(rect, role: .header)
+        var line: Line = [.text(" authdeck ", .header)]
+        line.append(.text("│ active: ", .headerDim))
+        line.append(.text(m.header.activeAccountName.map(Sanitizer.visible) ?? "none", .header))
+        line.append(.text(" │ store: ", .headerDim))
+        line.append(.text(Sanitizer.visible(m.header.storeBackend), .header))
+        if m.header.storeIsInsecure { line += [.text(" ", .header), .text(" ⚠ PLAINTEXT ", .badgeInsecure)] }
+        line += [.flexibleSpace, .text(clock(m.now, m.timeZone) + " ", .header)]
+        f.draw(line, x: rect.x, y: rect.y, width: rect.width)
+    }
+
+    static func clock(_ date: Date, _ tz: TimeZone) -> String {
+        String(TimeText.absolute(date, timeZone: tz).split(separator: " ")[1].prefix(5))
+    }
+
+    static func drawFlash(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
+        guard let flash = m.flash else { return }
+        let (role, mark): (StyleRole, String) = switch flash.level {
+        case .info: (.flashInfo, "ℹ ")
+        case .warn: (.flashWarn, "⚠ ")
+        case .error: (.flashError, "✗ ")
+        }
+        f.draw([.text(" " + mark + Sanitizer.visible(flash.text), role)], x: rect.x, y: rect.y, width: rect.width)
+    }
+
+    static func drawFooter(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
+        var line: Line = [.text(" ", .keyHintLabel)]
+        for h in KeyBindings.footerHints(for: m) {
+            line.append(.text(h.key, h.disabled ? .keyDisabled : .keyHint))
+            line.append(.text(" " + h.label + "  ", h.disabled ? .keyDisabled : .keyHintLabel))
+        }
+        f.draw(line, x: rect.x, y: rect.y, width: rect.width)
+    }
+
+    // MARK: Accounts
+
+    /// Rows per account in the list.
+    static let rowsPerAccount = 2
+
+    /// Geometry of the accounts list inside its pane: where rows start, how many accounts fit,
+    /// and the first visible index (the selection is kept in view).
+    struct ListGeometry {
+        var top: Int
+        var capacity: Int
+        var first: Int
+        var inner: Rect
+    }
+
+    static func listGeometry(_ m: ScreenModel, rect: Rect) -> ListGeometry {
+        let inner = rect.inset(1)
+        let filterRows = (m.filter.isEditing || !m.filter.text.isEmpty) ? 1 : 0
+        let top = inner.y + filterRows
+        let capacity = max(1, (inner.height - filterRows) / rowsPerAccount)
+        let visible = m.visibleAccounts
+        let sel = m.selection.flatMap { id in visible.firstIndex { $0.id == id } } ?? 0
+        let first = sel < capacity ? 0 : sel - capacity + 1
+        return ListGeometry(top: top, capacity: capacity, first: first, inner: inner)
+    }
+
+    static func drawAccounts(_ f: inout Frame, _ m: ScreenModel, rect: Rect, focused: Bool) {
+        let visible = m.visibleAccounts
+        let title = m.filter.text.isEmpty ? "Accounts (\(m.accounts.count))" : "Accounts (\(visible.count)/\(m.accounts.count))"
+        f.box(rect, title: title, role: focused ? .borderFocused : .border, titleRole: .title)
+        let g = listGeometry(m, rect: rect)
+        if m.filter.isEditing || !m.filter.text.isEmpty {
+            var line: Line = [.text("/", .keyHint), .text(Sanitizer.visible(m.filter.text), .input)]
+            if m.filter.isEditing { line.append(.text("▏", .inputFocused)) }
+            f.draw(line, x: g.inner.x, y: g.inner.y, width: g.inner.width)
+        }
+        if visible.isEmpty {
+            let msg = m.accounts.isEmpty ? "No accounts. Press l to sign in." : "No account matches the filter."
+            f.draw([.text(msg, .textDim)], x: g.inner.x + 1, y: g.top, width: g.inner.width - 1)
+            return
+        }
+        let last = min(visible.count, g.first + g.capacity)
+        for (row, i) in (g.first..<last).enumerated() {
+            let a = visible[i]
+            let y = g.top + row * rowsPerAccount
+            let selected = a.id == m.selection
+            let w = g.inner.width
+            let name = Sanitizer.visible(a.displayName)
+            let provider = Sanitizer.visible(a.provider)
+            let line1: Line = [
+                .text(selected ? "▸" : " ", .text),
+                .text(a.isActive ? "★ " : "  ", .activeMarker),
+                .text(DisplayWidth.truncate(name, to: max(4, w - 3 - min(DisplayWidth.of(provider), w / 3) - 1)), .text),
+                .flexibleSpace,
+                .text(DisplayWidth.truncate(provider, to: w / 3), .textDim),
+            ]
+            f.draw(line1, x: g.inner.x, y: y, width: w)
+            let role = StatusText.role(a.status)
+            var line2: Line = [.text("   " + StatusText.glyph(a.status) + " " + StatusText.text(a.status, now: m.now), role)]
+            if let exp = a.accessExpiresAt {
+                line2.append(.flexibleSpace)
+                line2.append(.text(TimeText.countdown(to: exp, now: m.now), role))
+                if w >= 34, let frac = TimeText.remainingFraction(expiresAt: exp, lifetime: a.accessLifetime, now: m.now) {
+                    line2.append(.text(" ", .text))
+                    line2.append(.bar(width: 8, fraction: frac, role: role))
+                }
+            }
+            f.draw(line2, x: g.inner.x, y: y + 1, width: w)
+            if selected {
+                f.restyle(Rect(x: g.inner.x, y: y, width: w, height: rowsPerAccount), role: focused ? .selection : .selectionUnfocused)
+            }
+        }
+        if visible.count > g.capacity {
+            let note = " \(g.first + 1)-\(last) of \(visible.count) "
+            f.text(note, x: rect.maxX - 2 - DisplayWidth.of(note), y: rect.maxY - 1, role: .textDim)
+        }
+    }
+
+    // MARK: Detail
+
+    static func drawDetail(_ f: inout Frame, _ m: ScreenModel, rect: Rect, focused: Bool) {
+        let title = m.selectedAccount.map { Sanitizer.visible($0.displayName) } ?? "Details"
+        f.box(rect, title: title, role: focused ? .borderFocused : .border, titleRole: .title)
+        let inner = rect.inset(1)
+        guard inner.height > 0, inner.width > 0 else { return }
+        guard let d = m.detail, let account = m.selectedAccount else {
+            f.draw([.text("Select an account, or press l to sign in.", .textDim)], x: inner.x + 1, y: inner.y, width: inner.width - 1)
+            return
+        }
+        f.draw(tabBar(d.tab, width: inner.width), x: inner.x, y: inner.y, width: inner.width)
+        guard inner.height > 2 else { return }
+        let body = Rect(x: inner.x + 1, y: inner.y + 2, width: inner.width - 2, height: inner.height - 2)
+        let lines = DetailContent.lines(d, account: account, model: m, width: body.width)
+        let maxScroll = max(0, lines.count - body.height)
+        let scroll = min(max(0, d.scroll), maxScroll)
+        for (i, line) in lines.dropFirst(scroll).prefix(body.height).enumerated() {
+            f.draw(line, x: body.x, y: body.y + i, width: body.width)
+        }
+        if lines.count > body.height {
+            let note = " \(scroll + 1)-\(min(lines.count, scroll + body.height))/\(lines.count) "
+            f.text(note, x: rect.maxX - 2 - DisplayWidth.of(note), y: rect.maxY - 1, role: .textDim)
+        }
+    }
+
+    /// The largest useful `DetailModel.scroll` for this model and screen size (0 when the
+    /// content fits), so the app can clamp scrolling.
+    public static func detailScrollLimit(_ m: ScreenModel, size: Size) -> Int {
+        let layout = Layout.compute(size: size, focus: m.focus)
+        guard let rect = layout.detail, let d = m.detail, let a = m.selectedAccount else { return 0 }
+        let inner = rect.inset(1)
+        let bodyHeight = inner.height - 2
+        let bodyWidth = inner.width - 2
+        guard bodyHeight > 0, bodyWidth > 0 else { return 0 }
+        return max(0, DetailContent.lines(d, account: a, model: m, width: bodyWidth).count - bodyHeight)
+    }
+
+    static func tabBar(_ active: DetailTab, width: Int) -> Line {
+        func labels(_ title: (DetailTab) -> String?) -> [String] {
+            DetailTab.allCases.map { tab in
+                let t = title(tab) ?? (tab == active ? tab.shortTitle : nil)
+                return " \(tab.rawValue)" + (t.map { " " + $0 } ?? "") + " "
+            }
+        }
+        var chosen = labels { $0.title }
+        for candidate in [labels { $0.title }, labels { $0.shortTitle }, labels { _ in nil }] {
+            chosen = candidate
+            if candidate.reduce(0, { $0 + DisplayWidth.of($1) }) <= width { break }
+        }
+        return zip(DetailTab.allCases, chosen).map { .text($1, $0 == active ? .tabActive : .tabInactive) }
+    }
+
+    // MARK: Dialogs
+
+    static func dialogRect(size: Size, width: Int, height: Int) -> Rect {
+        let w = min(width, size.width - 2)
+        let h = min(height, size.height - 2)
+        return Rect(x: (size.width - w) / 2, y: max(1, (size.height - h) / 2), width: w, height: h)
+    }
+
+    static func drawDialogBox(_ f: inout Frame, _ r: Rect, title: String) -> Rect {
+        f.fill(r, role: .dialog)
+        f.box(r, title: title, role: .dialogBorder, titleRole: .dialogTitle)
+        return Rect(x: r.x + 2, y: r.y + 1, width: r.width - 4, height: r.height - 2)
+    }
+
+    static func drawLines(_ f: inout Frame, _ lines: [Line], in r: Rect) {
+        for (i, l) in lines.prefix(r.height).enumerated() { f.draw(l, x: r.x, y: r.y + i, width: r.width) }
+    }
+
+    static func drawDialog(_ f: inout Frame, _ m: ScreenModel, _ d: Dialog, size: Size) {
+        switch d {
+        case .signIn(let s):
+            let lines = DialogContent.signIn(s, width: min(70, size.width - 6))
+            let r = dialogRect(size: size, width: 70, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
+        case .browserWaiting(let b):
+            let lines = DialogContent.browserWaiting(b, width: min(76, size.width - 6))
+            let r = dialogRect(size: size, width: 80, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in with the browser"))
+        case .device(let dev):
+            drawDevice(&f, m, dev, size: size)
+        case .signOutConfirm(let c):
+            let lines = DialogContent.signOutConfirm(c)
+            let r = dialogRect(size: size, width: 64, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
+        case .signOutProgress(let p):
+            let lines = DialogContent.signOutProgress(p, width: min(64, size.width - 6))
+            let r = dialogRect(size: size, width: 68, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
+        }
+    }
+
+    static func drawDevice(_ f: inout Frame, _ m: ScreenModel, _ d: DeviceDialog, size: Size) {
+        let maxW = size.width - 2, maxH = size.height - 2
+        // A 32-column text column keeps a version-4 QR code (33 modules, quiet zone 2) beside it
+        // on an 80×24 terminal.
+        let textW = min(32, max(20, maxW - 4))
+        let text = DialogContent.device(d, now: m.now, width: textW)
+        // QR: quiet zone 4 modules (ISO/IEC 18004) when it fits, else 2; side by side or below the text.
+        var qrLines: [String] = []
+        var placement = 0  // 0 none, 1 right, 2 below
+        if let matrix = d.qr {
+            for quiet in [4, 2] {
+                let q = QRText.lines(matrix, quietZone: quiet, glyphs: m.glyphs)
+                let qw = q.first.map(DisplayWidth.of) ?? 0
+                if textW + qw + 7 <= maxW, max(text.count, q.count) + 2 <= maxH {
+                    qrLines = q; placement = 1; break
+                }
+                if max(textW, qw) + 4 <= maxW, text.count + 1 + q.count + 2 <= maxH {
+                    qrLines = q; placement = 2; break
+                }
+            }
+        }
+        let qw = qrLines.first.map(DisplayWidth.of) ?? 0
+        var lines = text
+        if d.qr != nil, placement == 0 { lines.append([.text("(enlarge window for QR code)", .textDim)]) }
+        let w: Int, h: Int
+        switch placement {
+        case 1: (w, h) = (textW + qw + 7, max(lines.count, qrLines.count) + 2)
+        case 2: (w, h) = (max(textW, qw) + 4, lines.count + 1 + qrLines.count + 2)
+        default: (w, h) = (textW + 4, lines.count + 2)
+        }
+        let r = dialogRect(size: size, width: w, height: h)
+        let inner = drawDialogBox(&f, r, title: "Sign in on another device · " + Sanitizer.visible(d.providerName))
+        drawLines(&f, lines, in: Rect(x: inner.x, y: inner.y, width: textW, height: inner.height))
+        let qx = placement == 1 ? inner.x + textW + 3 : inner.x + (inner.width - qw) / 2
+        let qy = placement == 1 ? inner.y : inner.y + lines.count + 1
+        for (i, l) in qrLines.enumerated() where qy + i < r.maxY - 1 {
+            f.text(l, x: qx, y: qy + i, role: .qr, maxWidth: qw)
+        }
+    }
+
+    // MARK: Help
+
+    static func drawHelp(_ f: inout Frame, _ m: ScreenModel, size: Size, theme: Theme) {
+        let r = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
+        let inner = drawDialogBox(&f, r, title: "Keys · theme \(Sanitizer.visible(theme.name)) · ? or Esc closes")
+        guard inner.height > 0 else { return }
+        let sections = KeyBindings.helpSections(for: m)
+        let lineCount = sections.reduce(0) { $0 + 1 + $1.bindings.count }
+        let spaced = lineCount + sections.count - 1 <= inner.height
+        let keyWidth = min(12, sections.flatMap(\.bindings).map { DisplayWidth.of($0.keyLabel) }.max() ?? 8)
+        var entries: [Line] = []
+        for (i, section) in sections.enumerated() {
+            if i > 0 && spaced { entries.append([]) }
+            entries.append([.text(section.title, .title)])
+            for b in section.bindings {
+                var l: Line = [.text(" " + DisplayWidth.pad(b.keyLabel, to: keyWidth), .keyHint), .text(" " + b.description, .text)]
+                if b.isDestructive { l.append(.text(" (asks first)", .textDim)) }
+                if let reason = b.disabledReason(m) { l.append(.text(" — now: " + reason, .keyDisabled)) }
+                entries.append(l)
+            }
+        }
+        let columns = max(1, min(3, (entries.count + inner.height - 1) / inner.height))
+        let colW = (inner.width - (columns - 1) * 2) / columns
+        for c in 0..<columns {
+            let chunk = entries.dropFirst(c * inner.height).prefix(inner.height)
+            for (i, l) in chunk.enumerated() {
+                f.draw(l, x: inner.x + c * (colW + 2), y: inner.y + i, width: colW)
+            }
+        }
+    }
+}
+
+/// QR code text: two module rows per line with half blocks (▀ ▄ █), or `##` per dark module in ASCII.
+public enum QRText {
+    /// Lines for `matrix` (`true` = dark module) with `quietZone` light modules on every side.
+    /// Polarity: glyph ink = dark module. The backend draws these cells with the `qr` role, which
+    /// themes set to black on bright white (monochrome: reverse video, for dark terminals), so dark
+    /// modules are dark whatever the terminal's own colours.
+    public static func lines(_ matrix: [[Bool]], quietZone: Int, glyphs: GlyphSet) -> [String] {
+        let n = matrix.count
+        guard n > 0 else { return [] }
+        let size = n + 2 * quietZone
+        func dark(_ x: Int, _ y: Int) -> Bool {
+            let mx = x - quietZone, my = y - quietZone
+            guard my >= 0, my < n, mx >= 0, mx < matrix[my].count else { return false }
+            return matrix[my][mx]
+        }
+        var out: [String] = []
+        switch glyphs {
+        case .unicode:
+            var y = 0
+            while y < size {
+                var line = ""
+                for x in 0..<size {
+                    switch (dark(x, y), y + 1 < size && dark(x, y + 1)) {
+                    case (true, true): line += "█"
+                    case (true, false): line += "▀"
+                    case (false, true): line += "▄"
+                    case (false, false): line += " "
+                    }
+                }
+                out.append(line)
+                y += 2
+            }
+        case .ascii:
+            for y in 0..<size { out.append((0..<size).map { dark($0, y) ? "##" : "  " }.joined()) }
+        }
+        return out
+    }
+}
+
+/// Which account a mouse click hits, given the same geometry `render` uses.
+public enum AccountsHitTest {
+    public static func account(atX x: Int, y: Int, model m: ScreenModel, size: Size? = nil) -> AccountRow.ID? {
+        guard let size, m.dialog == nil, !m.helpVisible else { return nil }
+        let layout = Layout.compute(size: size, focus: m.focus)
+        guard let rect = layout.accounts, x >= rect.x, x < rect.maxX else { return nil }
+        let g = Renderer.listGeometry(m, rect: rect)
+        guard y >= g.top, y < g.inner.maxY else { return nil }
+        let index = g.first + (y - g.top) / Renderer.rowsPerAccount
+        let visible = m.visibleAccounts
+        return index < visible.count && index < g.first + g.capacity ? visible[index].id : nil
+    }
+}
+
+/// Which detail tab a mouse click hits (the tab bar is the first row inside the detail pane).
+public enum DetailTabHitTest {
+    public static func tab(atX x: Int, y: Int, model m: ScreenModel, size: Size) -> DetailTab? {
+        guard m.dialog == nil, !m.helpVisible, let d = m.detail, m.selectedAccount != nil else { return nil }
+        guard let rect = Layout.compute(size: size, focus: m.focus).detail else { return nil }
+        let inner = rect.inset(1)
+        guard y == inner.y, x >= inner.x, x < inner.maxX else { return nil }
+        var cx = inner.x
+        for (tab, span) in zip(DetailTab.allCases, Renderer.tabBar(d.tab, width: inner.width)) {
+            let w = span.width
+            if x >= cx && x < cx + w { return tab }
+            cx += w
+        }
+        return nil
+    }
+}

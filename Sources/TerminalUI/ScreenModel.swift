@@ -1,0 +1,577 @@
+// The input of `render`: plain values describing everything a screen shows. The app layer maps
+// its state into this model each turn; TerminalUI never reads a clock or a store.
+// All strings are raw (as received); `render` sanitises them before drawing.
+import Foundation
+
+/// Everything the TUI shows, for one instant `now`.
+public struct ScreenModel: Equatable, Sendable {
+    /// The instant the screen describes (countdowns and relative times are computed from it).
+    public var now: Date
+    /// Time zone for absolute times (claims, last refresh). The app passes `.current`; tests pin UTC.
+    public var timeZone: TimeZone
+    public var header: HeaderModel
+    /// All accounts, in display order (the filter is applied by `render`; see `visibleAccounts`).
+    public var accounts: [AccountRow]
+    /// Selected account id; selection is keyed by id so it survives reloads.
+    public var selection: AccountRow.ID?
+    public var filter: FilterState
+    public var focus: Pane
+    /// Details of the selected account (nil when nothing is selected).
+    public var detail: DetailModel?
+    public var dialog: Dialog?
+    public var helpVisible: Bool
+    public var flash: Flash?
+    /// Read-only mode hides destructive bindings (sign out).
+    public var readOnly: Bool
+    /// Glyphs for the QR code: Unicode half blocks, or ASCII `##` when the terminal lacks UTF-8.
+    public var glyphs: GlyphSet
+
+    public init(
+        now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, header: HeaderModel,
+        accounts: [AccountRow] = [], selection: AccountRow.ID? = nil, filter: FilterState = FilterState(),
+        focus: Pane = .accounts, detail: DetailModel? = nil, dialog: Dialog? = nil, helpVisible: Bool = false,
+        flash: Flash? = nil, readOnly: Bool = false, glyphs: GlyphSet = .unicode
+    ) {
+        self.now = now
+        self.timeZone = timeZone
+        self.header = header
+        self.accounts = accounts
+        self.selection = selection
+        self.filter = filter
+        self.focus = focus
+        self.detail = detail
+        self.dialog = dialog
+        self.helpVisible = helpVisible
+        self.flash = flash
+        self.readOnly = readOnly
+        self.glyphs = glyphs
+    }
+
+    /// Accounts matching the filter (case-insensitive substring of name or provider).
+    public var visibleAccounts: [AccountRow] {
+        let f = filter.text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !f.isEmpty else { return accounts }
+        return accounts.filter { $0.displayName.lowercased().contains(f) || $0.provider.lowercased().contains(f) }
+    }
+
+    /// The selected row, if it is visible.
+    public var selectedAccount: AccountRow? {
+        guard let selection else { return nil }
+        return visibleAccounts.first { $0.id == selection }
+    }
+
+    /// True while something on screen changes with time (a countdown, a retry timer, a device
+    /// code expiry, a flash that expires): the run loop ticks once a second only then.
+    public var needsTick: Bool {
+        if case .device = dialog { return true }
+        if flash?.expiresAt != nil { return true }
+        return visibleAccounts.contains { $0.accessExpiresAt != nil || $0.status.isTimed }
+    }
+
+    /// The instants whose countdowns are on screen (or drive a state change).
+    var timedInstants: [Date] {
+        var out: [Date] = []
+        for a in visibleAccounts {
+            if let e = a.accessExpiresAt { out.append(e) }
+            if case .refreshFailed(let at?) = a.status { out.append(at) }
+        }
+        if let o = detail?.overview {
+            out += [o.accessExpiresAt, o.refreshExpiresAt, o.idTokenExpiresAt].compactMap { $0 }
+        }
+        if case .device(let d) = dialog { out.append(d.expiresAt) }
+        if let e = flash?.expiresAt { out.append(e) }
+        return out
+    }
+
+    /// The next instant after `now` at which the screen for a later `now` can look different:
+    /// the next whole-second step of any visible countdown ("in 4m 10s" → "in 4m 9s"), else the
+    /// next minute of the header clock (HH:mm). The run loop sleeps until then, so it wakes
+    /// exactly when a countdown changes and never polls.
+    public func nextRedraw(after now: Date) -> Date {
+        let t = now.timeIntervalSince1970
+        var next = (t / 60).rounded(.down) * 60 + 60
+        for d in timedInstants {
+            let delta = d.timeIntervalSince1970 - t
+            // Countdowns show whole seconds of |delta|, so the text changes when the fractional
+            // part of delta crosses a whole second.
+            var step = delta - delta.rounded(.down)
+            if step <= 0.000_5 { step += 1 }
+            next = min(next, t + step)
+        }
+        return Date(timeIntervalSince1970: next)
+    }
+}
+
+public enum GlyphSet: Equatable, Sendable { case unicode, ascii }
+
+public enum Pane: Equatable, Sendable, CaseIterable { case accounts, detail }
+
+public struct FilterState: Equatable, Sendable {
+    public var text: String
+    /// True while `/` input is being typed (keys go to the filter, not to bindings).
+    public var isEditing: Bool
+    public init(text: String = "", isEditing: Bool = false) {
+        self.text = text
+        self.isEditing = isEditing
+    }
+}
+
+public struct HeaderModel: Equatable, Sendable {
+    /// Display name of the active account, nil when none.
+    public var activeAccountName: String?
+    /// The credential-store backend, e.g. "Secret Service", "encrypted file", "plaintext file".
+    public var storeBackend: String
+    /// True for plaintext storage: shown as a permanent warning badge.
+    public var storeIsInsecure: Bool
+    public init(activeAccountName: String? = nil, storeBackend: String, storeIsInsecure: Bool = false) {
+        self.activeAccountName = activeAccountName
+        self.storeBackend = storeBackend
+        self.storeIsInsecure = storeIsInsecure
+    }
+}
+
+public struct AccountRow: Equatable, Sendable, Identifiable {
+    public typealias ID = String
+    public var id: ID
+    /// From `name` / `preferred_username` / `email` (the app picks).
+    public var displayName: String
+    /// Provider display name.
+    public var provider: String
+    public var isActive: Bool
+    public var status: AccountStatus
+    /// Absolute expiry of the access token, nil when unknown (no `expires_in`).
+    public var accessExpiresAt: Date?
+    /// Total lifetime of the access token in seconds (for the bar's 100 %), nil when unknown.
+    public var accessLifetime: TimeInterval?
+    /// The provider's redirect is plain-HTTP loopback (shown as a note in the detail pane).
+    public var isLoopbackHTTP: Bool
+
+    public init(
+        id: ID, displayName: String, provider: String, isActive: Bool = false, status: AccountStatus,
+        accessExpiresAt: Date? = nil, accessLifetime: TimeInterval? = nil, isLoopbackHTTP: Bool = false
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.provider = provider
+        self.isActive = isActive
+        self.status = status
+        self.accessExpiresAt = accessExpiresAt
+        self.accessLifetime = accessLifetime
+        self.isLoopbackHTTP = isLoopbackHTTP
+    }
+}
+
+public enum AccountStatus: Equatable, Sendable {
+    case valid
+    case expiringSoon
+    case refreshing
+    case expired
+    case needsSignIn
+    /// The last refresh failed transiently; the next attempt is at `retryAt` (absolute).
+    case refreshFailed(retryAt: Date?)
+    /// The credential store is locked (keyring locked / vault passphrase needed).
+    case storeLocked
+
+    var isTimed: Bool {
+        if case .refreshFailed(let at) = self { return at != nil }
+        return false
+    }
+}
+
+/// Detail pane tabs, in order (keys 1–6).
+public enum DetailTab: Int, Equatable, Sendable, CaseIterable {
+    case overview = 1, scopes, idToken, accessToken, userinfo, raw
+
+    public var title: String {
+        switch self {
+        case .overview: "Overview"
+        case .scopes: "Scopes"
+        case .idToken: "ID token"
+        case .accessToken: "Access token"
+        case .userinfo: "Userinfo"
+        case .raw: "Raw"
+        }
+    }
+
+    /// Shorter title for narrow tab bars.
+    public var shortTitle: String {
+        switch self {
+        case .overview: "Overview"
+        case .scopes: "Scopes"
+        case .idToken: "ID"
+        case .accessToken: "Access"
+        case .userinfo: "Userinfo"
+        case .raw: "Raw"
+        }
+    }
+
+    public var next: DetailTab { DetailTab(rawValue: rawValue % DetailTab.allCases.count + 1)! }
+}
+
+/// The detail pane for the selected account.
+public struct DetailModel: Equatable, Sendable {
+    public var tab: DetailTab
+    public var overview: OverviewModel
+    public var scopes: ScopesModel
+    /// nil when the account has no ID token (plain OAuth, GitHub).
+    public var idToken: IDTokenModel?
+    /// One entry per resource / audience.
+    public var accessTokens: [AccessTokenEntry]
+    public var userinfo: UserinfoState
+    public var raw: [RawTokenEntry]
+    /// Scroll offset (rows) of the tab content.
+    public var scroll: Int
+
+    public init(
+        tab: DetailTab = .overview, overview: OverviewModel, scopes: ScopesModel = ScopesModel(),
+        idToken: IDTokenModel? = nil, accessTokens: [AccessTokenEntry] = [], userinfo: UserinfoState = .notFetched,
+        raw: [RawTokenEntry] = [], scroll: Int = 0
+    ) {
+        self.tab = tab
+        self.overview = overview
+        self.scopes = scopes
+        self.idToken = idToken
+        self.accessTokens = accessTokens
+        self.userinfo = userinfo
+        self.raw = raw
+        self.scroll = scroll
+    }
+}
+
+public struct OverviewModel: Equatable, Sendable {
+    public var provider: String
+    public var issuer: String?
+    public var subject: String?
+    /// Where this account's secrets live, e.g. "Secret Service", "encrypted file ~/.local/state/…".
+    public var storage: String
+    public var storageIsInsecure: Bool
+    public var accessExpiresAt: Date?
+    public var accessLifetime: TimeInterval?
+    public var hasRefreshToken: Bool
+    public var refreshExpiresAt: Date?
+    public var idTokenExpiresAt: Date?
+    public var lastRefresh: Date?
+    public var lastError: ErrorLine?
+
+    public init(
+        provider: String, issuer: String? = nil, subject: String? = nil, storage: String, storageIsInsecure: Bool = false,
+        accessExpiresAt: Date? = nil, accessLifetime: TimeInterval? = nil, hasRefreshToken: Bool = false,
+        refreshExpiresAt: Date? = nil, idTokenExpiresAt: Date? = nil, lastRefresh: Date? = nil, lastError: ErrorLine? = nil
+    ) {
+        self.provider = provider
+        self.issuer = issuer
+        self.subject = subject
+        self.storage = storage
+        self.storageIsInsecure = storageIsInsecure
+        self.accessExpiresAt = accessExpiresAt
+        self.accessLifetime = accessLifetime
+        self.hasRefreshToken = hasRefreshToken
+        self.refreshExpiresAt = refreshExpiresAt
+        self.idTokenExpiresAt = idTokenExpiresAt
+        self.lastRefresh = lastRefresh
+        self.lastError = lastError
+    }
+}
+
+/// An error as shown: a message plus the spec clause it violates (e.g. "RFC 6749 §5.2").
+public struct ErrorLine: Equatable, Sendable {
+    public var message: String
+    public var clause: String?
+    public init(message: String, clause: String? = nil) {
+        self.message = message
+        self.clause = clause
+    }
+}
+
+public struct ScopesModel: Equatable, Sendable {
+    public var requested: [String]
+    public var granted: [String]
+    /// Change in granted scopes after the last refresh, nil when there was none.
+    public var lastRefreshDiff: ScopeDiff?
+    public init(requested: [String] = [], granted: [String] = [], lastRefreshDiff: ScopeDiff? = nil) {
+        self.requested = requested
+        self.granted = granted
+        self.lastRefreshDiff = lastRefreshDiff
+    }
+}
+
+public struct ScopeDiff: Equatable, Sendable {
+    public var added: [String]
+    public var removed: [String]
+    public init(added: [String], removed: [String]) {
+        self.added = added
+        self.removed = removed
+    }
+}
+
+/// A JSON value (claims, JOSE headers, userinfo, introspection) with object members in a fixed order.
+public indirect enum ClaimValue: Equatable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([ClaimValue])
+    case object([ClaimMember])
+
+    /// Converts a `JSONSerialization` result (dictionaries, arrays, NSNumber, String, NSNull).
+    public init(jsonObject: Any) {
+        switch jsonObject {
+        case let s as String: self = .string(s)
+        case let d as [String: Any]:
+            self = .object(d.keys.sorted().map { ClaimMember(key: $0, value: ClaimValue(jsonObject: d[$0]!)) })
+        case let a as [Any]: self = .array(a.map { ClaimValue(jsonObject: $0) })
+        case let n as NSNumber:
+            if isBoolean(n) { self = .bool(n.boolValue) } else { self = .number(n.doubleValue) }
+        case is NSNull: self = .null
+        default: self = .string(String(describing: jsonObject))
+        }
+    }
+
+    /// Parses JSON text (e.g. a decoded JWT segment); nil when not JSON.
+    public init?(json: Data) {
+        guard let any = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else { return nil }
+        self.init(jsonObject: any)
+    }
+
+    public subscript(key: String) -> ClaimValue? {
+        if case .object(let members) = self { return members.first { $0.key == key }?.value }
+        return nil
+    }
+}
+
+/// JSONSerialization boxes JSON booleans in a distinct NSNumber subclass (`__NSCFBoolean` on Linux);
+/// `is Bool` is also true for the integers 0 and 1, so compare the dynamic type instead.
+private func isBoolean(_ n: NSNumber) -> Bool {
+    type(of: n) == type(of: NSNumber(value: true)) && type(of: n) != NSNumber.self
+}
+
+public struct ClaimMember: Equatable, Sendable {
+    public var key: String
+    public var value: ClaimValue
+    public init(key: String, value: ClaimValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+public enum SignatureStatus: Equatable, Sendable {
+    case verified(alg: String, kid: String?)
+    case notVerified(reason: String)
+}
+
+public struct IDTokenModel: Equatable, Sendable {
+    /// The JOSE header as an object.
+    public var header: ClaimValue
+    public var claims: ClaimValue
+    public var signature: SignatureStatus
+    public init(header: ClaimValue, claims: ClaimValue, signature: SignatureStatus) {
+        self.header = header
+        self.claims = claims
+        self.signature = signature
+    }
+}
+
+public struct AccessTokenEntry: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        /// A JWT decoded for information only; clients do not verify access tokens.
+        case decoded(header: ClaimValue, claims: ClaimValue)
+        case opaque
+    }
+    /// The resource / audience this token is for, nil for the default token.
+    public var resource: String?
+    public var kind: Kind
+    public var expiresAt: Date?
+    /// RFC 7662 introspection response, once fetched (key `i`).
+    public var introspection: ClaimValue?
+    public init(resource: String? = nil, kind: Kind, expiresAt: Date? = nil, introspection: ClaimValue? = nil) {
+        self.resource = resource
+        self.kind = kind
+        self.expiresAt = expiresAt
+        self.introspection = introspection
+    }
+}
+
+public enum UserinfoState: Equatable, Sendable {
+    case notFetched
+    case loading
+    case loaded(ClaimValue)
+    case failed(ErrorLine)
+}
+
+/// A secret as it may be shown: masked (computed by the app with `TokenMask.mask`) or revealed.
+/// `description` never prints a revealed value.
+public enum SecretText: Equatable, Sendable, CustomStringConvertible {
+    case masked(String)
+    case revealed(String)
+    public var description: String {
+        switch self {
+        case .masked(let m): "masked(\(m))"
+        case .revealed: "revealed(<redacted>)"
+        }
+    }
+}
+
+public struct RawTokenEntry: Equatable, Sendable {
+    /// e.g. "access token", "access token (https://api.example)", "refresh token", "ID token".
+    public var label: String
+    public var value: SecretText
+    public init(label: String, value: SecretText) {
+        self.label = label
+        self.value = value
+    }
+}
+
+public struct Flash: Equatable, Sendable {
+    public enum Level: Equatable, Sendable { case info, warn, error }
+    public var level: Level
+    public var text: String
+    /// When the app will drop it (k9s: 6 s); only used to decide ticking.
+    public var expiresAt: Date?
+    public init(level: Level, text: String, expiresAt: Date? = nil) {
+        self.level = level
+        self.text = text
+        self.expiresAt = expiresAt
+    }
+}
+
+// MARK: - Dialogs
+
+public enum Dialog: Equatable, Sendable {
+    case signIn(SignInDialog)
+    case browserWaiting(BrowserWaitingDialog)
+    case device(DeviceDialog)
+    case signOutConfirm(SignOutConfirmDialog)
+    case signOutProgress(SignOutProgressDialog)
+}
+
+public enum SignInFlow: Equatable, Sendable { case browser, device }
+
+public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource }
+
+public struct ProviderOption: Equatable, Sendable {
+    public var id: String
+    public var name: String
+    /// e.g. the issuer, or "preset".
+    public var detail: String
+    public var supportsDevice: Bool
+    public init(id: String, name: String, detail: String = "", supportsDevice: Bool = true) {
+        self.id = id
+        self.name = name
+        self.detail = detail
+        self.supportsDevice = supportsDevice
+    }
+}
+
+public struct SignInDialog: Equatable, Sendable {
+    public var providers: [ProviderOption]
+    public var selectedProvider: Int
+    public var flow: SignInFlow
+    /// Space-separated extra scopes.
+    public var extraScopes: String
+    public var audience: String
+    /// Space-separated resource indicators (RFC 8707).
+    public var resource: String
+    public var focusedField: SignInField
+    public init(
+        providers: [ProviderOption], selectedProvider: Int = 0, flow: SignInFlow = .browser, extraScopes: String = "",
+        audience: String = "", resource: String = "", focusedField: SignInField = .provider
+    ) {
+        self.providers = providers
+        self.selectedProvider = selectedProvider
+        self.flow = flow
+        self.extraScopes = extraScopes
+        self.audience = audience
+        self.resource = resource
+        self.focusedField = focusedField
+    }
+}
+
+public struct BrowserWaitingDialog: Equatable, Sendable {
+    public var providerName: String
+    /// The authorization request URL (shown so it can be opened by hand).
+    public var url: String
+    /// e.g. "opened with xdg-open", or why opening failed.
+    public var browserNote: String?
+    public init(providerName: String, url: String, browserNote: String? = nil) {
+        self.providerName = providerName
+        self.url = url
+        self.browserNote = browserNote
+    }
+}
+
+public enum DevicePollingState: Equatable, Sendable {
+    case waiting
+    case authorizationPending
+    /// RFC 8628 §3.5: the interval grew to `interval` seconds.
+    case slowDown(interval: Int)
+    case approved
+    case denied
+    case expired
+    case failed(ErrorLine)
+}
+
+public struct DeviceDialog: Equatable, Sendable {
+    public var providerName: String
+    public var userCode: String
+    public var verificationURI: String
+    public var verificationURIComplete: String?
+    /// QR modules of `verification_uri_complete` (or `verification_uri`), row-major, `true` = dark;
+    /// computed by the caller (TerminalUINCurses `QRCode.matrix(for:)`). Without quiet zone.
+    public var qr: [[Bool]]?
+    public var expiresAt: Date
+    public var polling: DevicePollingState
+    public init(
+        providerName: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
+        qr: [[Bool]]? = nil, expiresAt: Date, polling: DevicePollingState = .waiting
+    ) {
+        self.providerName = providerName
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.qr = qr
+        self.expiresAt = expiresAt
+        self.polling = polling
+    }
+}
+
+public struct SignOutConfirmDialog: Equatable, Sendable {
+    public var accountID: AccountRow.ID
+    public var accountName: String
+    /// RFC 7009 revocation will be attempted.
+    public var willRevoke: Bool
+    /// RP-Initiated Logout will be opened in the browser.
+    public var willEndSession: Bool
+    public init(accountID: AccountRow.ID, accountName: String, willRevoke: Bool, willEndSession: Bool) {
+        self.accountID = accountID
+        self.accountName = accountName
+        self.willRevoke = willRevoke
+        self.willEndSession = willEndSession
+    }
+}
+
+public struct SignOutStep: Equatable, Sendable {
+    public enum Result: Equatable, Sendable {
+        case pending, running
+        case done(String)
+        case skipped(String)
+        case failed(ErrorLine)
+    }
+    /// e.g. "Revoke refresh token (RFC 7009)", "End provider session", "Delete local secrets".
+    public var name: String
+    public var result: Result
+    public init(name: String, result: Result) {
+        self.name = name
+        self.result = result
+    }
+}
+
+public struct SignOutProgressDialog: Equatable, Sendable {
+    public var accountName: String
+    public var steps: [SignOutStep]
+    public var finished: Bool
+    public init(accountName: String, steps: [SignOutStep], finished: Bool) {
+        self.accountName = accountName
+        self.steps = steps
+        self.finished = finished
+    }
+}

@@ -1,1 +1,0 @@
-// TerminalUINCurses: see ARCHITECTURE.md.
