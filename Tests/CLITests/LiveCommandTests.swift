@@ -338,7 +338,7 @@ extension LiveCommandTests {
         try assertSnapshot(Self.normalized(show.stdout, port: idp.port), named: "provider-show-local")
     }
 
-    @Test("status exits 1 while an access token has expired (needs attention); token refreshes it and status is healthy again")
+    @Test("status exits 1 while an access token has expired (needs attention); token refreshes it and status exits 0 again")
     func statusExpiredNeedsAttention() async throws {
         let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 8)
         defer { Task { await idp.stop() } }
@@ -355,6 +355,8 @@ extension LiveCommandTests {
         #expect(token.exitCode == 0, "\(token)")
         let (healthy, after) = try await home.statusJSON()
         #expect(healthy.exitCode == 0, "\(healthy)")
-        #expect((after["accounts"] as? [[String: Any]])?.first?["status"] as? String == "expiring soon")
+        let refreshed = try #require((after["accounts"] as? [[String: Any]])?.first)
+        #expect(refreshed["needsAttention"] as? Bool == false, "\(refreshed["status"] ?? "")")
+        #expect(((refreshed["accessToken"] as? [String: Any])?["secondsLeft"] as? Int ?? 0) > 0)
     }
 }
