@@ -11,7 +11,7 @@ import TestSupport
 extension LiveCommandTests {
     @Test("Sign-in (browser and device) → switch → token → logout with revocation, by commands alone")
     func journey() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try CLIHome(provider: idp)
         defer { home.remove() }
 

@@ -33,7 +33,7 @@ func signedInHome(_ idp: LocalIdentityProvider, user: String = "alice") async th
 struct LiveCommandTests {
     @Test("status --json: documented schema (types, RFC 3339 UTC times, seconds), exit 0 when healthy")
     func statusJSONSchema() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let (result, status) = try await home.statusJSON()
@@ -108,7 +108,7 @@ struct LiveCommandTests {
 
     @Test("token --exec-credential: a Kubernetes client.authentication.k8s.io/v1 ExecCredential")
     func execCredential() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let plain = try await home.run(["token"])
@@ -133,7 +133,7 @@ struct LiveCommandTests {
 
     @Test("api calls the provider's userinfo endpoint with the bearer token; -i puts the status on stderr")
     func apiUserinfo() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let result = try await home.run(["api", "-i", idp.endpoints.userinfo.absoluteString])
@@ -165,7 +165,7 @@ struct LiveCommandTests {
 
     @Test("decode --verify accepts a valid ID token from the local provider (OIDC Core 3.1.3.7)")
     func decodeVerifyAccepts() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let idToken = try await home.run(["token", "--id-token"])
@@ -198,7 +198,7 @@ struct LiveCommandTests {
         Rejection(name: "RFC 8725 3.1: alg none", rule: "algorithmNotAllowed"),
     ])
     func decodeVerifyRejects(_ rejection: Rejection) async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let idToken = try await home.run(["token", "--id-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -261,7 +261,7 @@ struct LiveCommandTests {
 
     @Test("Ctrl-C during a browser login cancels it: exit 130, listener closed, nothing stored")
     func interruptLogin() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try CLIHome(provider: idp)
         defer { home.remove() }
         try await home.addLocalProvider(idp)
@@ -282,7 +282,7 @@ struct LiveCommandTests {
 extension LiveCommandTests {
     @Test("Ctrl-C while the device flow waits for approval: exit 130, nothing stored (RFC 8628 3.4 polling stops)")
     func interruptDeviceLogin() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try CLIHome(provider: idp)
         defer { home.remove() }
         try await home.addLocalProvider(idp)
@@ -328,7 +328,7 @@ extension LiveCommandTests {
 
     @Test("status (text): one signed-in account on the plain-HTTP loopback provider, as a golden")
     func statusTextGolden() async throws {
-        let idp = try await LocalIdentityProvider.shared.provider()
+        let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
         defer { home.remove() }
         let status = try await home.run(["status"])

@@ -233,3 +233,18 @@ func assertSnapshot(_ actual: String, named name: String, sourceLocation: Source
     }
     #expect(actual == expected, "\(name) differs from its snapshot", sourceLocation: sourceLocation)
 }
+
+/// The CLI tests' own provider (default lifetimes), separate from `LocalIdentityProvider.shared`:
+/// the provider's SQLite database fails concurrent token requests ("database is locked"), so
+/// the CLI suite (serialized) does not share one with suites that run at the same time.
+actor CLIProvider {
+    static let shared = CLIProvider()
+    private var starting: Task<LocalIdentityProvider, any Error>?
+
+    func provider() async throws -> LocalIdentityProvider {
+        if let starting { return try await starting.value }
+        let task = Task { try await LocalIdentityProvider.start() }
+        starting = task
+        return try await task.value
+    }
+}
