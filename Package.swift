@@ -49,7 +49,6 @@ let package = Package(
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
                 "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
-                "CQREncode",  // the device-flow QR code of `authdeck login --device`
             ]
         ),
 

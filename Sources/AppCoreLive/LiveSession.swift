@@ -186,6 +186,19 @@ public final class LiveSession: Sendable {
         }
     }
 
+    /// Deletes a provider's stored client secret (absent is not an error); for
+    /// `authdeck provider remove`, so no secret outlives its provider.
+    public func removeClientSecret(for provider: ProviderID) -> AppError? {
+        do {
+            try secretStore().delete(.providerClient(provider.rawValue))
+            return nil
+        } catch let error as AppError {
+            return error
+        } catch {
+            return ErrorMapping.appError(error)
+        }
+    }
+
     // MARK: - Accounts
 
     func record(_ id: AccountID) throws(AppError) -> AccountRecord {

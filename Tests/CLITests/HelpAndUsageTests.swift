@@ -104,6 +104,43 @@ struct HelpAndUsageTests {
         #expect(!add.stderr.contains("s3cret"))
     }
 
+    @Test("status with the plaintext store: insecure in --json and a warning line on stderr")
+    func plaintextWarning() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["status", "--json"], extra: ["AUTHDECK_STORE": "plaintext"])
+        #expect(result.exitCode == 0, "\(result)")
+        let store = try #require(try jsonObject(result.stdout)["store"] as? [String: Any])
+        #expect(store["backend"] as? String == "plaintext" && store["insecure"] as? Bool == true)
+        #expect(result.stderr.hasPrefix("warning: "), "\(result)")
+        let vault = try await home.run(["status", "--json"])
+        #expect(vault.stderr.isEmpty, "no warning for the vault")
+    }
+
+    @Test("provider add --client-secret-stdin keeps the secret out of argv and the config; remove deletes it")
+    func clientSecretLifecycle() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let secret = "cli-test-client-secret-\(UUID().uuidString)"
+        let add = try await home.run(["provider", "add", "conf", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin",
+                                      "--client-authentication", "client_secret_post"], stdin: Data((secret + "\n").utf8))
+        #expect(add.exitCode == 0, "\(add)")
+        let show = try await home.run(["provider", "show", "conf", "--json"])
+        #expect(try jsonObject(show.stdout)["clientAuthentication"] as? String == "client_secret_post")
+        let config = try String(contentsOf: home.root.appendingPathComponent("config/authdeck/providers.json"), encoding: .utf8)
+        #expect(!config.contains(secret) && !show.stdout.contains(secret) && !add.stderr.contains(secret))
+        let empty = try await home.run(["provider", "add", "conf2", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"], stdin: Data())
+        #expect(empty.exitCode == 1, "an empty secret is refused: \(empty)")
+        let duplicate = try await home.run(["provider", "add", "conf", "--issuer", "https://op.test", "--client-id", "c"])
+        #expect(duplicate.exitCode == 1, "\(duplicate)")
+        let remove = try await home.run(["provider", "remove", "conf"])
+        #expect(remove.exitCode == 0, "\(remove)")
+        let list = try await home.run(["provider", "list", "--json"])
+        #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])?.isEmpty == true)
+        let unknown = try await home.run(["provider", "remove", "conf"])
+        #expect(unknown.exitCode == 1)
+    }
+
     @Test("completion scripts list every command", arguments: ["bash", "zsh", "fish"])
     func completion(_ shell: String) async throws {
         let home = try CLIHome()

@@ -33,56 +33,115 @@ struct RunResult: CustomStringConvertible {
     var description: String { "exit \(exitCode), \(stdout.utf8.count) bytes on stdout, stderr: \(stderr)" }
 }
 
-/// A running `authdeck`; its stdout and stderr are collected as they arrive.
+/// A running `authdeck` (posix_spawn, its own process group); its stdout and stderr are
+/// collected by reader threads as they arrive.
 final class RunningCommand: Sendable {
-    let process: Process
+    let pid: pid_t
     private let out = Locked(Data())
     private let err = Locked(Data())
     private let exited = Locked<Int32?>(nil)
+    private let drained = Locked(0)
 
     init(_ arguments: [String], environment: [String: String], stdin: Data? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: authdeckBinary)
-        process.arguments = arguments
-        process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = inPipe
-        self.process = process
-        outPipe.fileHandleForReading.readabilityHandler = { [out] handle in
-            let data = handle.availableData
-            out.withLock { $0.append(data) }
+        var outFDs: [Int32] = [-1, -1], errFDs: [Int32] = [-1, -1], inFDs: [Int32] = [-1, -1]
+        guard pipe(&outFDs) == 0, pipe(&errFDs) == 0, pipe(&inFDs) == 0 else { throw POSIXError(.EMFILE) }
+        for fd in outFDs + errFDs + inFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inFDs[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outFDs[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errFDs[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv = ([authdeckBinary] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        errPipe.fileHandleForReading.readabilityHandler = { [err] handle in
-            let data = handle.availableData
-            err.withLock { $0.append(data) }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, authdeckBinary, &actions, &attributes, argv, envp)
+        close(inFDs[0]); close(outFDs[1]); close(errFDs[1])
+        guard result == 0 else {
+            close(inFDs[1]); close(outFDs[0]); close(errFDs[0])
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL)
         }
-        process.terminationHandler = { [exited] process in
-            exited.withLock { $0 = process.terminationStatus }
+        self.pid = pid
+        for (fd, buffer) in [(outFDs[0], out), (errFDs[0], err)] {
+            let drained = self.drained
+            Thread.detachNewThread {
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = read(fd, &chunk, chunk.count)
+                    if count > 0 {
+                        buffer.withLock { $0.append(contentsOf: chunk[0..<count]) }
+                    } else if count < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+                close(fd)
+                drained.withLock { $0 += 1 }
+            }
         }
-        try process.run()
-        if let stdin { inPipe.fileHandleForWriting.write(stdin) }
-        try? inPipe.fileHandleForWriting.close()
+        let inFD = inFDs[1]
+        if let stdin, !stdin.isEmpty {
+            stdin.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(inFD, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+        }
+        close(inFD)
     }
+
+    /// Reaps the child if it has exited (WNOHANG).
+    private func poll() -> Int32? {
+        if let code = exited.withLock({ $0 }) { return code }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        exited.withLock { $0 = code }
+        return code
+    }
+
+    func signal(_ number: Int32) { kill(pid, number) }
 
     var stderrText: String { String(decoding: err.withLock { $0 }, as: UTF8.self) }
     var stdoutText: String { String(decoding: out.withLock { $0 }, as: UTF8.self) }
 
-    /// Waits for exit (SIGKILL after `timeout` seconds: exit code -1).
+    /// Waits for exit (SIGKILL to its process group after `timeout` seconds: exit code -1).
     func wait(timeout: Double = 60) async -> RunResult {
         let deadline = Date().addingTimeInterval(timeout)
-        while exited.withLock({ $0 }) == nil && Date() < deadline {
+        var code = poll()
+        while code == nil && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
+            code = poll()
         }
-        var code = exited.withLock { $0 }
         if code == nil {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
             code = -1
         }
-        // Let the readability handlers drain the pipes.
-        try? await Task.sleep(for: .milliseconds(50))
+        // Let the reader threads see end of file.
+        let drainDeadline = Date().addingTimeInterval(5)
+        while drained.withLock({ $0 }) < 2 && Date() < drainDeadline { try? await Task.sleep(for: .milliseconds(5)) }
         return RunResult(exitCode: code ?? -1, stdout: stdoutText, stderr: stderrText)
     }
 
@@ -173,4 +232,19 @@ func assertSnapshot(_ actual: String, named name: String, sourceLocation: Source
         return
     }
     #expect(actual == expected, "\(name) differs from its snapshot", sourceLocation: sourceLocation)
+}
+
+/// The CLI tests' own provider (default lifetimes), separate from `LocalIdentityProvider.shared`:
+/// the provider's SQLite database fails concurrent token requests ("database is locked"), so
+/// the CLI suite (serialized) does not share one with suites that run at the same time.
+actor CLIProvider {
+    static let shared = CLIProvider()
+    private var starting: Task<LocalIdentityProvider, any Error>?
+
+    func provider() async throws -> LocalIdentityProvider {
+        if let starting { return try await starting.value }
+        let task = Task { try await LocalIdentityProvider.start() }
+        starting = task
+        return try await task.value
+    }
 }

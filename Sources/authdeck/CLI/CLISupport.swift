@@ -130,7 +130,7 @@ struct CLIContext: Sendable {
 }
 
 /// ACCOUNT arguments: an alias given with `--name`, the account id (`provider/subject`), or an
-/// unambiguous prefix of `provider/preferred_username` (or of the id).
+/// unambiguous prefix of `provider/preferred_username` (or of the id, or of the username alone).
 enum AccountResolution {
     static func handle(_ record: AccountRecord) -> String {
         "\(record.providerID.rawValue)/\(record.username ?? record.subject)"
@@ -150,7 +150,11 @@ enum AccountResolution {
         if let exact = accounts.first(where: { $0.alias == query || $0.id.rawValue == query || handle($0) == query }) {
             return exact
         }
-        let matches = accounts.filter { handle($0).hasPrefix(query) || $0.id.rawValue.hasPrefix(query) }
+        var matches = accounts.filter { handle($0).hasPrefix(query) || $0.id.rawValue.hasPrefix(query) }
+        if matches.isEmpty {
+            // A bare username prefix (`alice`) when it names exactly one account.
+            matches = accounts.filter { ($0.username ?? $0.subject).hasPrefix(query) }
+        }
         if matches.count == 1 { return matches[0] }
         if matches.isEmpty {
             throw CLIFailure("No account matches '\(query)'",

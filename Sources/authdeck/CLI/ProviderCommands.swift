@@ -252,6 +252,10 @@ func providerRemoveRun(_ name: String, _ context: CLIContext) async throws -> In
         throw CLIFailure("Provider '\(name)' still has \(accounts.count) signed-in account(s): \(accounts.map(AccountResolution.describe).joined(separator: ", "))",
                          hint: "Log them out first with 'authdeck logout ACCOUNT'.")
     }
+    if provider.clientAuthentication != .none {
+        try context.unlock(session)
+        if let error = session.removeClientSecret(for: provider.id) { throw CLIFailure(error) }
+    }
     do { try session.files.removeProvider(provider.id) } catch { throw CLIFailure("Could not remove the provider: \(error)") }
     Output.err("Removed provider '\(name)'.")
     return ExitCode.ok

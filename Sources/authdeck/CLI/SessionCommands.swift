@@ -264,7 +264,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
                   status: AccountState(record: record).status(now: now, policy: session.policy, storeLocked: snapshot.store.isLocked))
     }
     if snapshot.store.isInsecure {
-        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.store.backend)); choose the vault or Secret Service to protect them")
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.store.backend) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
         try Output.json([
