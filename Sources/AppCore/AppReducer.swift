@@ -5,6 +5,9 @@ import Foundation
 public enum AppAction: Equatable, Sendable {
     // Lifecycle
     case start
+    /// Re-reads the files (another process may have signed in, refreshed or signed out); the
+    /// TUI sends it every few seconds. Selection and in-flight work are kept.
+    case reload
     case loaded(Result<LoadedSnapshot, AppError>)
     /// The clock: the runtime sends it once a second while something counts down.
     case tick(Date)
@@ -58,6 +61,10 @@ public struct AppReducer: Sendable {
         switch action {
         case .start:
             state.load = .loading
+            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+
+        case .reload:
+            guard state.load == .loaded else { return .none }
             return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
 
         case .loaded(.success(let snapshot)):

@@ -232,9 +232,13 @@ enum DialogContent {
     }
 
     static func browserWaiting(_ b: BrowserWaitingDialog, width: Int) -> [Line] {
-        var out: [Line] = [
-            [.text("Waiting for the sign-in to ", .text), .text(Sanitizer.visible(b.providerName), .title), .text(" in the browser…", .text)],
-        ]
+        let provider = Span.text(Sanitizer.visible(b.providerName), .title)
+        var out: [Line] = switch b.stage {
+        case .contacting: [[.text("Contacting ", .text), provider, .text("…", .text)]]
+        case .waiting: [[.text("Waiting for the sign-in to ", .text), provider, .text(" in the browser…", .text)]]
+        case .verifying: [[.text("Back from ", .text), provider, .text(": exchanging the code, verifying the ID token…", .text)]]
+        case .failed: [[.text("The sign-in to ", .text), provider, .text(" failed", .statusError)]]
+        }
         // No URL yet (contacting the provider) or any more (exchanging the code, failed): no hint.
         if !b.url.isEmpty {
             out += [[], [.text("If no browser opened, open this URL:", .textDim)]]
@@ -244,7 +248,7 @@ enum DialogContent {
             out.append([])
             for chunk in DetailContent.wrapWords(Sanitizer.visible(note), width: max(20, width)) { out.append([.text(chunk, .textDim)]) }
         }
-        out += [[], [.text("Esc cancels", .textDim)]]
+        out += [[], [.text(b.stage == .failed ? "Esc closes" : "Esc cancels", .textDim)]]
         return out
     }
 

@@ -493,10 +493,14 @@ public struct BrowserWaitingDialog: Equatable, Sendable {
     public var url: String
     /// e.g. "opened with xdg-open", or why opening failed.
     public var browserNote: String?
-    public init(providerName: String, url: String, browserNote: String? = nil) {
+    /// Where the browser flow stands; decides the heading and the Esc hint.
+    public var stage: Stage
+    public enum Stage: Equatable, Sendable { case contacting, waiting, verifying, failed }
+    public init(providerName: String, url: String, browserNote: String? = nil, stage: Stage = .waiting) {
         self.providerName = providerName
         self.url = url
         self.browserNote = browserNote
+        self.stage = stage
     }
 }
 

@@ -56,6 +56,24 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("Reload picks up another process's sign-in and refresh, keeping the selection and in-flight work")
+    func reloadFromOtherProcesses() async {
+        let alice = record("alice"), bob = record("bob")
+        let refreshedElsewhere = { var r = alice; r.lastRefreshAt = t0.addingTimeInterval(30); return r }()
+        let snapshot = LoadedSnapshot(providers: [], accounts: [refreshedElsewhere, bob], activeAccountID: alice.id, store: StoreInfo(backend: "memory"))
+        var session = SessionClient.unimplemented
+        session.load = { .success(snapshot) }
+        var state = loadedState([alice], active: alice.id)
+        state.accounts[0].refresh = .retryScheduled(at: t0.addingTimeInterval(8), attempt: 1)
+        let store = makeStore(state, session: session)
+        store.send(.reload)
+        await store.receive(.loaded(.success(snapshot))) {
+            $0.accounts = [AccountState(record: refreshedElsewhere, refresh: .retryScheduled(at: t0.addingTimeInterval(8), attempt: 1)),
+                           AccountState(record: bob)]
+        }
+        await store.finish()
+    }
+
     @Test("Browser sign-in happy path: progress, account appears, becomes active and selected")
     func browserSignIn() async {
         let alice = record("alice")

@@ -54,6 +54,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         if second != lastTick {
             lastTick = second
             store.send(.tick(now))
+            // Pick up what other processes did (`authdeck login`, `token`, `logout`).
+            if second % 5 == 0 { store.send(.reload) }
         }
         let state = store.state
         // Follow the store's selection when it moves (after a load, or to a new sign-in).

@@ -174,11 +174,11 @@ enum ScreenMapping {
                     providerName: providerName, url: url.absoluteString,
                     browserNote: opened ? "Opened in your browser; finish signing in there." : "No browser could be opened here: open this URL in any browser on this machine."))
             case .failed(let error):
-                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: "Sign-in failed: \(errorLine(error).message). Esc closes."))
+                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: errorLine(error).message, stage: .failed))
             case .progress(.exchangingCode), .progress(.verifying):
-                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: "Exchanging the code and verifying the ID token…"))
+                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", stage: .verifying))
             default:
-                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: "Contacting the provider…"))
+                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", stage: .contacting))
             }
         }
         if let form = ui.signInForm { return .signIn(form) }
