@@ -16,19 +16,19 @@ func runMain(_ arguments: [String]) async -> Int32 {
         print(text, terminator: "")
         return ExitCode.ok
     case .failure(.usage(let error)):
-        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        Output.err(error.description)
         return ExitCode.usage
     case .success(let (command, parsed)):
         do {
             return try await command.run!(parsed)
         } catch let failure as CLIFailure {
-            var text = "error: \(failure.message)\n"
-            if let hint = failure.hint { text += "\(hint)\n" }
-            if failure.exitCode == ExitCode.usage { text += ArgumentParser.usageLine(command, path: parsed.path) + "\n" }
-            FileHandle.standardError.write(Data(text.utf8))
+            var text = "error: \(failure.message)"
+            if let hint = failure.hint { text += "\n\(hint)" }
+            if failure.exitCode == ExitCode.usage { text += "\n" + ArgumentParser.usageLine(command, path: parsed.path) }
+            Output.err(text)
             return failure.exitCode
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Output.err("error: \(error)")
             return ExitCode.failure
         }
     }

@@ -189,3 +189,18 @@ struct HelpAndUsageTests {
         #expect((object["headers"] as? [String: String])?["Accept"] == "application/json")
     }
 }
+
+@Suite("Terminal safety of the command line's output")
+struct CLIOutputSafetyTests {
+    @Test("Control characters from outside reach stderr escaped (\\e[2J, OSC 52), never raw")
+    func hostileTextIsEscapedOnStderr() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let hostile = "x\u{1B}[2J\u{1B}]52;c;aGk=\u{07}"
+        let result = try await home.run(["provider", "show", hostile])
+        #expect(result.exitCode != 0)
+        #expect(!result.stderr.contains("\u{1B}"), "raw ESC on stderr")
+        #expect(!result.stderr.contains("\u{07}"), "raw BEL on stderr")
+        #expect(result.stderr.contains("\\e[2J"))
+    }
+}

@@ -2,6 +2,7 @@ import AppCore
 import AppCoreLive
 import AuthEngine
 import Foundation
+import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
@@ -46,15 +47,27 @@ struct CLIFailure: Error {
 }
 
 /// stdout carries only the result; everything else goes to stderr.
+/// Text from outside (claims, names, server error descriptions, response bodies) never reaches a
+/// terminal raw: control characters and escape sequences are made visible (`\e[2J`) on stderr
+/// always, and on stdout when it is a terminal (a pipe gets the bytes as they are, for `jq`).
 enum Output {
+    static let stdoutIsTerminal = isatty(1) == 1
+
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data((stdoutIsTerminal ? visible(text) : text).utf8))
     }
 
     static func line(_ text: String) { out(text + "\n") }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
+    }
+
+    /// `Sanitizer.visible` on every piece, keeping the layout's newlines and tabs.
+    static func visible(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { Sanitizer.visible(String($0)) }.joined(separator: "\t")
+        }.joined(separator: "\n")
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }

@@ -214,7 +214,7 @@ enum Commands {
         positionals: [PositionalSpec(name: "shell", optional: false, help: "bash, zsh or fish.")],
         run: { parsed in
             guard let shell = parsed.positional("shell"), let script = Completion.script(for: shell, root: Commands.root(run: { _ in 0 })) else {
-                FileHandle.standardError.write(Data("error: unknown shell '\(parsed.positional("shell") ?? "")'; expected bash, zsh or fish\n".utf8))
+                Output.err("error: unknown shell '\(parsed.positional("shell") ?? "")'; expected bash, zsh or fish")
                 return ExitCode.usage
             }
             print(script, terminator: "")

@@ -35,7 +35,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     do {
         app = try TerminalApp(environment: environment)
     } catch {
-        FileHandle.standardError.write(Data("authdeck: cannot start the accounts screen: \(error)\n".utf8))
+        Output.err("authdeck: cannot start the accounts screen: \(error)")
         return ExitCode.failure
     }
     let inbox = app.inbox
