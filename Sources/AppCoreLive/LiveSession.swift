@@ -599,3 +599,32 @@ extension LiveSession {
         }
     }
 }
+
+extension LiveSession {
+    /// Forgets the vault's derived key in this process and in the key cache: the next command
+    /// asks for the passphrase again. Returns false when the store is not a vault.
+    public func lockVault() -> Result<Bool, AppError> {
+        do {
+            guard let vault = try secretStore() as? VaultSecretStore else { return .success(false) }
+            vault.forgetKey()
+            return .success(true)
+        } catch {
+            return .failure(ErrorMapping.appError(error))
+        }
+    }
+
+    /// Re-encrypts the vault under a new passphrase (one atomic rename): the current one from the
+    /// usual source, the new one from the file named by `AUTHDECK_NEW_PASSPHRASE_FILE` (0600) or
+    /// asked twice on the terminal.
+    public func changeVaultPassphrase() -> Result<Bool, AppError> {
+        do {
+            guard let vault = try secretStore() as? VaultSecretStore else { return .success(false) }
+            let source: PassphraseSource = environment["AUTHDECK_NEW_PASSPHRASE_FILE"].map { .file(path: $0) }
+                ?? .terminal(prompt: "New vault passphrase: ")
+            try vault.changePassphrase(to: source)
+            return .success(true)
+        } catch {
+            return .failure(ErrorMapping.appError(error))
+        }
+    }
+}

@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
     static let commands: [[String]] = [
         [], ["login"], ["logout"], ["status"], ["switch"], ["token"], ["refresh"], ["userinfo"], ["introspect"],
         ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "list"], ["provider", "show"],
-        ["provider", "remove"], ["completion"],
+        ["provider", "remove"], ["lock"], ["passphrase"], ["completion"],
     ]
 
     @Test("--help of every command matches its golden (argument-parser style)", arguments: commands)
@@ -202,5 +202,32 @@ struct CLIOutputSafetyTests {
         #expect(!result.stderr.contains("\u{1B}"), "raw ESC on stderr")
         #expect(!result.stderr.contains("\u{07}"), "raw BEL on stderr")
         #expect(result.stderr.contains("\\e[2J"))
+    }
+}
+
+@Suite("Vault lock and passphrase change")
+struct VaultCommandTests {
+    @Test("lock forgets the cached vault key (then exit 4 without a passphrase); passphrase re-encrypts under the new one only")
+    func lockAndPassphrase() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        func addProvider(_ name: String, _ extra: [String: String] = [:]) async throws -> Int32 {
+            try await home.run(["provider", "add", name, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
+                               stdin: Data("fixture-client-secret\n".utf8), extra: extra).exitCode
+        }
+        let noPassphrase = ["AUTHDECK_PASSPHRASE_FILE": ""]
+        #expect(try await addProvider("one") == 0, "creates the vault and caches its key")
+        #expect(try await addProvider("two", noPassphrase) == 0, "the cached key needs no passphrase")
+        #expect(try await home.run(["lock"]).exitCode == 0)
+        #expect(try await addProvider("three", noPassphrase) == 4, "locked: no key, no passphrase")
+
+        let newPassphrase = home.root.appendingPathComponent("new-passphrase")
+        _ = FileManager.default.createFile(atPath: newPassphrase.path, contents: Data("a new passphrase\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(try await home.run(["passphrase"], extra: ["AUTHDECK_NEW_PASSPHRASE_FILE": newPassphrase.path]).exitCode == 0)
+        #expect(try await home.run(["lock"]).exitCode == 0)
+        #expect(try await addProvider("four") == 4, "the old passphrase no longer opens the vault")
+        #expect(try await addProvider("five", ["AUTHDECK_PASSPHRASE_FILE": newPassphrase.path]) == 0)
+        let list = try await home.run(["provider", "list"], extra: ["AUTHDECK_PASSPHRASE_FILE": newPassphrase.path])
+        #expect(["one", "two", "five"].allSatisfy { list.stdout.contains($0) }, "nothing stored was lost")
     }
 }
