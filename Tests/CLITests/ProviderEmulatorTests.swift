@@ -45,11 +45,12 @@ struct ProviderEmulator: Sendable {
         return try jsonObject(String(decoding: response.body, as: UTF8.self))
     }
 
-    /// `POST /_emulator/approve?user_code=…`: the user approves the device code.
-    func approve(userCode: String) async throws {
+    /// `POST /_emulator/{approve,deny,expire}?user_code=…`: what happens to the device code
+    /// (the next poll gets the token, `access_denied` or `expired_token`).
+    func device(_ action: String, userCode: String) async throws {
         let code = userCode.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? userCode
-        let response = try await send(.post, "/_emulator/approve?user_code=\(code)")
-        #expect(response.status == 200, "approve: HTTP \(response.status)")
+        let response = try await send(.post, "/_emulator/\(action)?user_code=\(code)")
+        #expect(response.status == 200, "\(action): HTTP \(response.status)")
     }
 
     /// Waits until `state()[key]` (an array) has at least `count` entries.
@@ -88,7 +89,7 @@ struct ProviderEmulatorTests {
     }
 
     /// The device flow against GitHub: user code from stderr, approval through the control endpoint.
-    func deviceLogin(_ home: CLIHome, _ emulator: ProviderEmulator, pollsBeforeApproval: Int) async throws -> RunResult {
+    func deviceLogin(_ home: CLIHome, _ emulator: ProviderEmulator, pollsBeforeApproval: Int, action: String = "approve") async throws -> RunResult {
         let login = try home.start(["login", "gh", "--device"])
         let userCode = await login.waitForStderr(#"enter the code: (\S+)"#)
         let code = try #require(userCode, "no user code on stderr: \(login.stderrText)")
@@ -97,7 +98,7 @@ struct ProviderEmulatorTests {
             let polls = try await emulator.waitFor("polls", count: pollsBeforeApproval)
             try #require(polls.count >= pollsBeforeApproval, "the CLI polls the token endpoint")
         }
-        try await emulator.approve(userCode: code)
+        try await emulator.device(action, userCode: code)
         return await login.wait(timeout: 40)
     }
 
@@ -179,6 +180,32 @@ struct ProviderEmulatorTests {
         let token = try await home.run(["token", "gh"])
         let looksLikeGitHubToken = token.exitCode == 0 && token.stdout.hasPrefix("gho_")
         #expect(looksLikeGitHubToken, "the token came from the form body")
+        await emulator.stop()
+    }
+
+    struct DeviceEnding: Sendable, CustomStringConvertible {
+        var action: String
+        var answer: String
+        var description: String { "\(action) → \(answer)" }
+    }
+
+    @Test("GitHub device flow ended by HTTP 200 access_denied or expired_token: exit 1, polling stops, nothing stored (RFC 8628 3.5)",
+          arguments: [DeviceEnding(action: "deny", answer: "access_denied"), DeviceEnding(action: "expire", answer: "expired_token")])
+    func gitHubDeviceFlowEnds(_ ending: DeviceEnding) async throws {
+        let emulator = try await ProviderEmulator.start("github", ["--slow-down", "0", "--interval", "1"])
+        let home = try CLIHome()
+        defer { home.remove() }
+        try await addGitHub(home, emulator, preset: true)
+        let login = try await deviceLogin(home, emulator, pollsBeforeApproval: 1, action: ending.action)
+        #expect(login.exitCode == 1, "\(login)")
+        #expect(login.stdout.isEmpty)
+        let polls = try #require(try await emulator.state()["polls"] as? [[String: Any]])
+        #expect(polls.last?["answer"] as? String == ending.answer, "the last poll was the one that ended it")
+        try await Task.sleep(for: .seconds(1.5))
+        let after = try #require(try await emulator.state()["polls"] as? [[String: Any]])
+        #expect(after.count == polls.count, "no poll after the flow ended")
+        let (_, status) = try await home.statusJSON()
+        #expect((status["accounts"] as? [[String: Any]])?.isEmpty == true, "nothing stored: \(status)")
         await emulator.stop()
     }
 
@@ -264,6 +291,40 @@ struct ProviderEmulatorTests {
         #expect(revocations.contains { $0["kind"] as? String == "refresh_token" && $0["client_id_matches"] as? Bool == true })
         let (_, afterLogout) = try await home.statusJSON()
         #expect((afterLogout["accounts"] as? [[String: Any]])?.isEmpty == true)
+        await emulator.stop()
+    }
+
+    @Test("Auth0 without audience: the access token is opaque (userinfo only) and still calls /userinfo; no refresh token without offline_access")
+    func auth0WithoutAudience() async throws {
+        let emulator = try await ProviderEmulator.start("auth0")
+        let issuer = emulator.baseURL + "/"
+        var home = try CLIHome()
+        defer { home.remove() }
+        home.environment["BROWSER"] = ProviderEmulator.directory.appendingPathComponent("browser").path
+        let added = try await home.run(["provider", "add", "a0", "--issuer", issuer, "--client-id", emulator.clientID,
+                                        "--scope", "openid", "--scope", "profile", "--scope", "email"])
+        try #require(added.exitCode == 0, "provider add: \(added)")
+        let login = try await home.run(["login", "a0"])
+        try #require(login.exitCode == 0, "login: \(login)")
+        let authorize = try #require((try await emulator.state()["authorize_requests"] as? [[String: Any]])?.last)
+        #expect(authorize["has_audience"] as? Bool == false)
+
+        let token = try await home.run(["token", "a0"])
+        let text = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let opaqueToken = token.exitCode == 0 && !text.isEmpty && !isCompactJWS(text)
+        #expect(opaqueToken, "without an audience the access token is not a JWT")
+        let decoded = try jsonObject(try await home.run(["decode", "--json"], stdin: Data(text.utf8)).stdout)
+        #expect(decoded["kind"] as? String == "opaque")
+        let api = try await home.run(["api", "a0", issuer + "userinfo"])
+        #expect(api.exitCode == 0, "\(api)")
+        let userinfo = try jsonObject(api.stdout)
+        #expect(userinfo["sub"] as? String == "auth0|5f7c8ec7c33c6c004bbafe82")
+        #expect(userinfo["updated_at"] as? String == "2026-01-02T03:04:05.678Z")
+
+        let (_, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first, "\(status)")
+        #expect(account["issuer"] as? String == issuer)
+        #expect((account["refreshToken"] as? [String: Any])?["present"] as? Bool != true, "no offline_access, no refresh token")
         await emulator.stop()
     }
 }

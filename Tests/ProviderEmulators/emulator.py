@@ -8,7 +8,8 @@ token, a code or a secret (request lines are not logged at all).
 
 Test-only control endpoints (under /_emulator/):
   POST /_emulator/approve?user_code=X   approve a pending device code (GitHub)
-  POST /_emulator/deny?user_code=X      deny it (GitHub)
+  POST /_emulator/deny?user_code=X      deny it: the next poll gets access_denied (GitHub)
+  POST /_emulator/expire?user_code=X    expire it: the next poll gets expired_token (GitHub)
   GET  /_emulator/state                 what happened (poll answers, revocations, refreshes) as
                                         JSON; holds no token values, only counts and flags
 """
@@ -170,19 +171,19 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/_emulator/state" and method == "GET":
             with self.state.lock:
                 return self.send_json(200, self.state.events)
-        if path in ("/_emulator/approve", "/_emulator/deny") and method == "POST":
-            return self.control_device(query.get("user_code", ""), approve=path.endswith("approve"))
+        if path in ("/_emulator/approve", "/_emulator/deny", "/_emulator/expire") and method == "POST":
+            return self.control_device(query.get("user_code", ""), path.rsplit("/", 1)[1])
         table = GITHUB_ROUTES if self.state.args.provider == "github" else AUTH0_ROUTES
         handler = table.get((method, path))
         if handler is None:
             return self.send_json(404, {"message": "Not Found"})
         handler(self, query)
 
-    def control_device(self, user_code: str, approve: bool):
+    def control_device(self, user_code: str, action: str):
         with self.state.lock:
             for device in self.state.devices.values():
                 if device["user_code"] == user_code:
-                    device["status"] = "approved" if approve else "denied"
+                    device["status"] = {"approve": "approved", "deny": "denied", "expire": "expired"}[action]
                     return self.send_json(200, {"ok": True})
         self.send_json(404, {"ok": False, "error": "unknown user_code"})
 
@@ -227,7 +228,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.state.events["polls"].append({"answer": name, "gap": gap, "interval": device["interval"]})
                 return self.github_answer(value)
 
-            if now > device["expires"]:
+            if now > device["expires"] or device["status"] == "expired":
                 return answer({"error": "expired_token"}, "expired_token")
             if device["slow_downs_left"] > 0 or early:
                 # GitHub adds 5 s to the interval on slow_down and sends the new one.
