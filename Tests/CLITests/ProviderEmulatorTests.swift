@@ -209,6 +209,38 @@ struct ProviderEmulatorTests {
         await emulator.stop()
     }
 
+    @Test("GitHub-App user tokens: expires_in and a rotating refresh token; authdeck refresh renews with the newest refresh token (RFC 6749 6)")
+    func gitHubAppUserTokens() async throws {
+        let emulator = try await ProviderEmulator.start("github", ["--app-tokens", "--slow-down", "0", "--interval", "1"])
+        let home = try CLIHome()
+        defer { home.remove() }
+        try await addGitHub(home, emulator, preset: true)
+        let login = try await deviceLogin(home, emulator, pollsBeforeApproval: 0)
+        try #require(login.exitCode == 0, "\(login)")
+
+        let (_, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first, "\(status)")
+        let access = try #require(account["accessToken"] as? [String: Any])
+        let expiresAt = try #require(parseRFC3339(access["expiresAt"]), "\(access)")
+        #expect(abs(expiresAt.timeIntervalSinceNow - 28800) < 60, "expires_in 28800 s")
+        #expect((account["refreshToken"] as? [String: Any])?["present"] as? Bool == true)
+
+        let first = try await home.run(["token", "gh"]).stdout
+        for round in 1...2 {
+            let refreshed = try await home.run(["refresh", "gh"])
+            #expect(refreshed.exitCode == 0, "refresh \(round): \(refreshed)")
+        }
+        let state = try await emulator.state()
+        #expect(state["refreshes"] as? Int == 2)
+        #expect(state["refresh_reuse"] as? Int == 0, "a spent refresh token was never sent again")
+        let renewed = try await home.run(["token", "gh"]).stdout
+        let changed = !renewed.isEmpty && renewed != first
+        #expect(changed, "refresh stored a new access token")
+        let api = try await home.run(["api", "gh", "\(emulator.baseURL)/user"])
+        #expect(api.exitCode == 0, "the renewed token works: \(api)")
+        await emulator.stop()
+    }
+
     // MARK: Auth0
 
     @Test("Auth0: trailing-slash issuer matched exactly, RS256 ID token verified, audience JWT access token, rotation, revocation at /oauth/revoke")

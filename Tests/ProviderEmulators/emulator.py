@@ -212,6 +212,8 @@ class Handler(BaseHTTPRequestHandler):
                 {"accept": self.headers.get("Accept"), "grant_type": params.get("grant_type")})
         if params.get("client_id") != self.state.args.client_id:
             return self.github_answer({"error": "incorrect_client_credentials"})
+        if params.get("grant_type") == "refresh_token" and self.state.args.app_tokens:
+            return self.gh_refresh(params)
         if params.get("grant_type") != "urn:ietf:params:oauth:grant-type:device_code":
             return self.github_answer({"error": "unsupported_grant_type"})
         now = time.time()
@@ -246,7 +248,30 @@ class Handler(BaseHTTPRequestHandler):
             scope = device["scope"] or "repo,gist"
             self.state.access_tokens[token] = {"scope": scope}
             # OAuth-app tokens: no expires_in, no refresh_token; scope comma-separated.
-            return answer({"access_token": token, "token_type": "bearer", "scope": scope}, "access_token")
+            # GitHub-App user tokens (--app-tokens): expires_in, refresh_token, refresh_token_expires_in.
+            return answer(self.gh_token_members(token, scope), "access_token")
+
+    def gh_token_members(self, token: str, scope: str) -> dict:
+        members = {"access_token": token, "token_type": "bearer", "scope": scope}
+        if self.state.args.app_tokens:
+            refresh = "ghr_" + secrets.token_hex(38)
+            self.state.refresh_tokens[refresh] = {"active": True, "scope": scope}
+            members.update({"expires_in": 28800, "refresh_token": refresh, "refresh_token_expires_in": 15897600})
+        return members
+
+    def gh_refresh(self, params):
+        with self.state.lock:
+            entry = self.state.refresh_tokens.get(params.get("refresh_token", ""))
+            if entry is None or not entry["active"]:
+                if entry is not None:
+                    self.state.events["refresh_reuse"] += 1
+                return self.github_answer({"error": "bad_refresh_token",
+                                           "error_description": "The refresh token passed is incorrect or expired."})
+            entry["active"] = False  # GitHub rotates the refresh token
+            self.state.events["refreshes"] += 1
+            token = "ghu_" + secrets.token_hex(18)
+            self.state.access_tokens[token] = {"scope": entry["scope"]}
+            return self.github_answer(self.gh_token_members(token, entry["scope"]))
 
     def gh_user(self, query):
         token = self.bearer()
@@ -452,6 +477,8 @@ def main(argv=None):
                         help="GitHub: auto = JSON only with Accept: application/json; form = always form-encoded")
     parser.add_argument("--interval", type=int, default=1, help="GitHub: device polling interval (s)")
     parser.add_argument("--slow-down", type=int, default=1, help="GitHub: answer slow_down to the first N polls")
+    parser.add_argument("--app-tokens", action="store_true",
+                        help="GitHub: GitHub-App user tokens (expiring, with a rotating refresh token)")
     parser.add_argument("--device-expires-in", type=int, default=900)
     parser.add_argument("--expires-in", type=int, default=86400, help="Auth0: access token lifetime (s)")
     args = parser.parse_args(argv)
