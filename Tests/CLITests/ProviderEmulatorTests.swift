@@ -155,6 +155,15 @@ struct ProviderEmulatorTests {
         let user = try jsonObject(api.stdout)
         #expect(user["login"] as? String == "octocat" && user["id"] as? Int == 583231)
         #expect(try await emulator.state()["user_requests"] as? Int == usersBefore + 1)
+
+        // logout: GitHub has no RFC 7009 endpoint (and none is configured): local secrets go,
+        // nothing is sent to the provider.
+        let requestsBefore = (try await emulator.state()["token_requests"] as? [Any])?.count
+        let logout = try await home.run(["logout", "gh"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        #expect((try await emulator.state()["token_requests"] as? [Any])?.count == requestsBefore)
+        let (_, afterLogout) = try await home.statusJSON()
+        #expect((afterLogout["accounts"] as? [[String: Any]])?.isEmpty == true)
         await emulator.stop()
     }
 
