@@ -324,9 +324,19 @@ struct ProviderEmulatorTests {
         #expect(changed, "refresh stored a new access token")
 
         // logout: the refresh token is revoked at /oauth/revoke (Auth0 revokes refresh tokens only).
-        let logout = try await home.run(["logout", "a0", "--no-end-session"])
+        // Then RP-initiated logout at the discovered end_session_endpoint through $BROWSER.
+        let logout = try await home.run(["logout", "a0"])
         #expect(logout.exitCode == 0, "\(logout)")
-        let final = try await emulator.state()
+        var final = try await emulator.state()
+        for _ in 0..<100 where final["end_session_requests"] == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            final = try await emulator.state()
+        }
+        #expect(final["end_session_requests"] as? Int == 1, "the browser stand-in opened /oidc/logout")
+        #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == true)
+        for step in ["revoke refresh token", "end provider session", "delete local secrets"] {
+            #expect(logout.stderr.contains("✓ \(step)"), "\(step): \(logout.stderr)")
+        }
         #expect(final["revoked_refresh_tokens"] as? Int == 1, "\(final)")
         let revocations = final["revocation_requests"] as? [[String: Any]] ?? []
         #expect(revocations.contains { $0["kind"] as? String == "refresh_token" && $0["client_id_matches"] as? Bool == true })

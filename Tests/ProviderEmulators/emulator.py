@@ -442,8 +442,16 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, b"", "application/json")
 
     def a0_logout(self, query):
+        """OIDC RP-Initiated Logout (/oidc/logout) or Auth0's /v2/logout (returnTo): back to the
+        client's loopback URI with `state`, else a plain page."""
         with self.state.lock:
             self.state.events["end_session_requests"] = self.state.events.get("end_session_requests", 0) + 1
+            self.state.events["end_session"] = {"has_id_token_hint": "id_token_hint" in query,
+                                                "client_id_matches": query.get("client_id") == self.state.args.client_id}
+        target = query.get("post_logout_redirect_uri") or query.get("returnTo")
+        if target and urlsplit(target).scheme == "http" and urlsplit(target).hostname in ("127.0.0.1", "localhost", "::1"):
+            params = {"state": query["state"]} if "state" in query else {}
+            return self.redirect(target + (("&" if "?" in target else "?") + urlencode(params) if params else ""))
         self.send(200, b"<html><body>Signed out.</body></html>", "text/html; charset=utf-8")
 
     def a0_device_code(self, query):
