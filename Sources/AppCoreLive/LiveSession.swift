@@ -316,7 +316,8 @@ public final class LiveSession: Sendable {
         let record = AccountRecord(
             id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
             displayName: TokenConversions.displayName(claims, subject: subject),
-            username: claims["preferred_username"]?.stringValue, email: claims["email"]?.stringValue, alias: request.alias,
+            // GitHub's `GET /user` (no OIDC) names the user `login` (providers.md).
+            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: claims["email"]?.stringValue, alias: request.alias,
             requestedScopes: requestedScopes, grantedScopes: tokens.grantedScopes,
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),

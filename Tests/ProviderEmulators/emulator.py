@@ -1,0 +1,536 @@
+"""Provider emulators for the authdeck tests: small scripted servers on 127.0.0.1 that reproduce
+the quirks listed in /work/shared/specs/providers.md (GitHub, Auth0). Standard library only; the
+RS256 signatures of the Auth0 emulator come from the `openssl` command (never hand-rolled).
+
+Prints one JSON line when ready: {"provider": ..., "base_url": "http://127.0.0.1:PORT", ...}.
+Stops on SIGTERM/SIGINT/SIGHUP or when the watched parent process is gone. Never prints or logs a
+token, a code or a secret (request lines are not logged at all).
+
+Test-only control endpoints (under /_emulator/):
+  POST /_emulator/approve?user_code=X   approve a pending device code (GitHub)
+  POST /_emulator/deny?user_code=X      deny it: the next poll gets access_denied (GitHub)
+  POST /_emulator/expire?user_code=X    expire it: the next poll gets expired_token (GitHub)
+  GET  /_emulator/state                 what happened (poll answers, revocations, refreshes) as
+                                        JSON; holds no token values, only counts and flags
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def parent_alive(parent_pid: int, original_ppid: int) -> bool:
+    if parent_pid <= 1:
+        return True
+    if parent_pid == original_ppid and os.getppid() != original_ppid:
+        return False  # re-parented: our parent died
+    try:
+        os.kill(parent_pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie parent still answers kill(0)
+        with open(f"/proc/{parent_pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except OSError:
+        return False
+
+
+class RSAKey:
+    """An RSA key generated at start with openssl; signs RS256 through `openssl dgst`."""
+
+    def __init__(self, directory: str):
+        self.path = os.path.join(directory, "key.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+                        "-out", self.path], check=True, capture_output=True)
+        os.chmod(self.path, 0o600)
+        out = subprocess.run(["openssl", "rsa", "-in", self.path, "-noout", "-modulus"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        modulus = bytes.fromhex(out.split("=", 1)[1])
+        self.kid = b64url(hashlib.sha256(modulus).digest()[:12])
+        self.jwk = {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid,
+                    "n": b64url(modulus), "e": b64url((65537).to_bytes(3, "big"))}
+
+    def sign_jwt(self, claims: dict) -> str:
+        header = {"alg": "RS256", "typ": "JWT", "kid": self.kid}
+        signing_input = (b64url(json.dumps(header, separators=(",", ":")).encode()) + "."
+                         + b64url(json.dumps(claims, separators=(",", ":")).encode()))
+        signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", self.path],
+                                   input=signing_input.encode(), check=True, capture_output=True).stdout
+        return signing_input + "." + b64url(signature)
+
+
+class State:
+    def __init__(self, args, base_url: str, key):
+        self.lock = threading.Lock()
+        self.args = args
+        self.base_url = base_url
+        self.key = key
+        self.devices = {}  # device_code -> dict
+        self.codes = {}  # authorization code -> dict
+        self.access_tokens = {}  # token -> dict
+        self.refresh_tokens = {}  # token -> {"active": bool, ...}
+        self.events = {"polls": [], "token_requests": [], "revoked_refresh_tokens": 0,
+                       "revocation_requests": [], "refreshes": 0, "refresh_reuse": 0,
+                       "user_requests": 0, "authorize_requests": []}
+
+
+USER = {"login": "octocat", "id": 583231, "name": "The Octocat", "email": "octocat@github.example"}
+AUTH0_USER = {"sub": "auth0|5f7c8ec7c33c6c004bbafe82", "name": "Jane Example", "nickname": "jane",
+              "email": "jane@example.test", "email_verified": True}
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "ProviderEmulator/1"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # never log (queries can hold codes)
+        pass
+
+    # -- helpers ---------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        return self.server.state
+
+    def body_params(self) -> dict:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype == "application/json":
+            try:
+                value = json.loads(raw or b"{}")
+                return {k: str(v) for k, v in value.items()}
+            except ValueError:
+                return {}
+        return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True).items()}
+
+    def send(self, status: int, body: bytes, content_type: str, headers=None):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_json(self, status: int, value, headers=None):
+        self.send(status, json.dumps(value).encode(), "application/json; charset=utf-8", headers)
+
+    def wants_json(self) -> bool:
+        return "application/json" in (self.headers.get("Accept") or "")
+
+    def github_answer(self, value: dict, status: int = 200):
+        """GitHub answers form-encoded unless the request accepts JSON (or --token-format form)."""
+        if self.state.args.token_format == "form" or not self.wants_json():
+            body = urlencode({k: ("" if v is None else str(v)) for k, v in value.items()}).encode()
+            self.send(status, body, "application/x-www-form-urlencoded; charset=utf-8")
+        else:
+            self.send_json(status, value)
+
+    def bearer(self):
+        header = self.headers.get("Authorization") or ""
+        if header[:7].lower() == "bearer ":
+            return header[7:].strip()
+        if header[:6].lower() == "token ":  # GitHub's own scheme
+            return header[6:].strip()
+        return None
+
+    # -- routing ---------------------------------------------------------------------------
+    def do_GET(self):
+        self.route("GET")
+
+    def do_POST(self):
+        self.route("POST")
+
+    def do_DELETE(self):
+        self.route("DELETE")
+
+    def route(self, method: str):
+        url = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        path = url.path
+        if path == "/_emulator/state" and method == "GET":
+            with self.state.lock:
+                return self.send_json(200, self.state.events)
+        if path in ("/_emulator/approve", "/_emulator/deny", "/_emulator/expire") and method == "POST":
+            return self.control_device(query.get("user_code", ""), path.rsplit("/", 1)[1])
+        table = GITHUB_ROUTES if self.state.args.provider == "github" else AUTH0_ROUTES
+        handler = table.get((method, path))
+        if handler is None:
+            return self.send_json(404, {"message": "Not Found"})
+        handler(self, query)
+
+    def control_device(self, user_code: str, action: str):
+        with self.state.lock:
+            for device in self.state.devices.values():
+                if device["user_code"] == user_code:
+                    device["status"] = {"approve": "approved", "deny": "denied", "expire": "expired"}[action]
+                    return self.send_json(200, {"ok": True})
+        self.send_json(404, {"ok": False, "error": "unknown user_code"})
+
+    # -- GitHub ----------------------------------------------------------------------------
+    def gh_device_code(self, query):
+        params = self.body_params()
+        if params.get("client_id") != self.state.args.client_id:
+            return self.github_answer({"error": "incorrect_client_credentials"})
+        device_code = secrets.token_hex(20)
+        user_code = "%04X-%04X" % (secrets.randbelow(0x10000), secrets.randbelow(0x10000))
+        interval = self.state.args.interval
+        with self.state.lock:
+            self.state.devices[device_code] = {
+                "user_code": user_code, "status": "pending", "interval": interval, "last_poll": None,
+                "expires": time.time() + self.state.args.device_expires_in, "polls": 0,
+                "scope": params.get("scope", "").replace(" ", ","),
+                "slow_downs_left": self.state.args.slow_down}
+        self.github_answer({"device_code": device_code, "user_code": user_code,
+                            "verification_uri": self.state.base_url + "/login/device",
+                            "expires_in": self.state.args.device_expires_in, "interval": interval})
+
+    def gh_access_token(self, query):
+        params = self.body_params()
+        with self.state.lock:
+            self.state.events["token_requests"].append(
+                {"accept": self.headers.get("Accept"), "grant_type": params.get("grant_type")})
+        if params.get("client_id") != self.state.args.client_id:
+            return self.github_answer({"error": "incorrect_client_credentials"})
+        if params.get("grant_type") == "refresh_token" and self.state.args.app_tokens:
+            return self.gh_refresh(params)
+        if params.get("grant_type") != "urn:ietf:params:oauth:grant-type:device_code":
+            return self.github_answer({"error": "unsupported_grant_type"})
+        now = time.time()
+        with self.state.lock:
+            device = self.state.devices.get(params.get("device_code", ""))
+            if device is None:
+                return self.github_answer({"error": "bad_verification_code"})
+            device["polls"] += 1
+            early = device["last_poll"] is not None and now - device["last_poll"] < device["interval"] - 0.05
+            gap = None if device["last_poll"] is None else round(now - device["last_poll"], 3)
+            device["last_poll"] = now
+
+            def answer(value, name):
+                self.state.events["polls"].append({"answer": name, "gap": gap, "interval": device["interval"]})
+                return self.github_answer(value)
+
+            if now > device["expires"] or device["status"] == "expired":
+                return answer({"error": "expired_token"}, "expired_token")
+            if device["slow_downs_left"] > 0 or early:
+                # GitHub adds 5 s to the interval on slow_down and sends the new one.
+                device["slow_downs_left"] = max(0, device["slow_downs_left"] - 1)
+                device["interval"] += 5
+                return answer({"error": "slow_down", "error_description": "Too many requests.",
+                               "interval": device["interval"]}, "slow_down")
+            if device["status"] == "pending":
+                return answer({"error": "authorization_pending"}, "authorization_pending")
+            if device["status"] == "denied":
+                del self.state.devices[params["device_code"]]
+                return answer({"error": "access_denied"}, "access_denied")
+            del self.state.devices[params["device_code"]]
+            token = "gho_" + secrets.token_hex(18)
+            scope = device["scope"] or "repo,gist"
+            self.state.access_tokens[token] = {"scope": scope}
+            # OAuth-app tokens: no expires_in, no refresh_token; scope comma-separated.
+            # GitHub-App user tokens (--app-tokens): expires_in, refresh_token, refresh_token_expires_in.
+            return answer(self.gh_token_members(token, scope), "access_token")
+
+    def gh_token_members(self, token: str, scope: str) -> dict:
+        members = {"access_token": token, "token_type": "bearer", "scope": scope}
+        if self.state.args.app_tokens:
+            refresh = "ghr_" + secrets.token_hex(38)
+            self.state.refresh_tokens[refresh] = {"active": True, "scope": scope}
+            members.update({"expires_in": 28800, "refresh_token": refresh, "refresh_token_expires_in": 15897600})
+        return members
+
+    def gh_refresh(self, params):
+        with self.state.lock:
+            entry = self.state.refresh_tokens.get(params.get("refresh_token", ""))
+            if entry is None or not entry["active"]:
+                if entry is not None:
+                    self.state.events["refresh_reuse"] += 1
+                return self.github_answer({"error": "bad_refresh_token",
+                                           "error_description": "The refresh token passed is incorrect or expired."})
+            entry["active"] = False  # GitHub rotates the refresh token
+            self.state.events["refreshes"] += 1
+            token = "ghu_" + secrets.token_hex(18)
+            self.state.access_tokens[token] = {"scope": entry["scope"]}
+            return self.github_answer(self.gh_token_members(token, entry["scope"]))
+
+    def gh_user(self, query):
+        token = self.bearer()
+        with self.state.lock:
+            self.state.events["user_requests"] += 1
+            info = self.state.access_tokens.get(token or "")
+        if info is None:
+            return self.send_json(401, {"message": "Requires authentication"})
+        scopes = ", ".join(s for s in info["scope"].split(",") if s)
+        self.send_json(200, USER, {"X-OAuth-Scopes": scopes, "X-Accepted-OAuth-Scopes": ""})
+
+    # -- Auth0 -----------------------------------------------------------------------------
+    @property
+    def issuer(self) -> str:
+        return self.state.base_url + "/"  # trailing slash, like https://{tenant}.auth0.com/
+
+    def a0_discovery(self, query):
+        issuer = self.issuer
+        self.send_json(200, {
+            "issuer": issuer,
+            "authorization_endpoint": issuer + "authorize",
+            "token_endpoint": issuer + "oauth/token",
+            "device_authorization_endpoint": issuer + "oauth/device/code",
+            "userinfo_endpoint": issuer + "userinfo",
+            "jwks_uri": issuer + ".well-known/jwks.json",
+            "revocation_endpoint": issuer + "oauth/revoke",
+            "end_session_endpoint": issuer + "oidc/logout",
+            "scopes_supported": ["openid", "profile", "offline_access", "name", "email", "read:events"],
+            "response_types_supported": ["code"],
+            "code_challenge_methods_supported": ["S256", "plain"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["HS256", "RS256", "PS256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "grant_types_supported": ["authorization_code", "refresh_token",
+                                      "urn:ietf:params:oauth:grant-type:device_code"],
+        })
+
+    def a0_jwks(self, query):
+        self.send_json(200, {"keys": [self.state.key.jwk]})
+
+    def a0_authorize(self, query):
+        """Auto-approves: redirects straight back with code and state (no login page)."""
+        redirect_uri = query.get("redirect_uri", "")
+        parsed = urlsplit(redirect_uri)
+        with self.state.lock:
+            self.state.events["authorize_requests"].append(
+                {"has_audience": "audience" in query, "code_challenge_method": query.get("code_challenge_method"),
+                 "scope": query.get("scope"), "has_state": "state" in query, "has_nonce": "nonce" in query})
+        if query.get("client_id") != self.state.args.client_id or parsed.hostname not in ("127.0.0.1", "localhost", "::1") \
+                or parsed.scheme != "http":
+            return self.send_json(400, {"error": "invalid_request", "error_description": "unknown client or redirect_uri"})
+        if query.get("response_type") != "code" or query.get("code_challenge_method") != "S256" \
+                or not query.get("code_challenge"):
+            target = redirect_uri + ("&" if "?" in redirect_uri else "?") + urlencode(
+                {"error": "invalid_request", "error_description": "PKCE S256 is required", "state": query.get("state", "")})
+            return self.redirect(target)
+        code = secrets.token_urlsafe(24)
+        with self.state.lock:
+            self.state.codes[code] = {"redirect_uri": redirect_uri, "challenge": query["code_challenge"],
+                                      "scope": query.get("scope", ""), "audience": query.get("audience"),
+                                      "nonce": query.get("nonce"), "expires": time.time() + 60}
+        params = {"code": code}
+        if "state" in query:
+            params["state"] = query["state"]
+        self.redirect(redirect_uri + ("&" if "?" in redirect_uri else "?") + urlencode(params))
+
+    def redirect(self, location: str):
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def a0_token(self, query):
+        params = self.body_params()
+        grant = params.get("grant_type")
+        with self.state.lock:
+            self.state.events["token_requests"].append({"grant_type": grant})
+        if params.get("client_id") != self.state.args.client_id:
+            return self.send_json(401, {"error": "access_denied", "error_description": "Unauthorized"})
+        if grant == "authorization_code":
+            with self.state.lock:
+                entry = self.state.codes.pop(params.get("code", ""), None)
+            if entry is None or entry["expires"] < time.time():
+                return self.send_json(403, {"error": "invalid_grant", "error_description": "Invalid authorization code"})
+            if params.get("redirect_uri") != entry["redirect_uri"]:
+                return self.send_json(403, {"error": "invalid_grant", "error_description": "redirect_uri mismatch"})
+            challenge = b64url(hashlib.sha256(params.get("code_verifier", "").encode()).digest())
+            if challenge != entry["challenge"]:
+                return self.send_json(403, {"error": "invalid_grant", "error_description": "Failed to verify code verifier"})
+            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True))
+        if grant == "refresh_token":
+            token = params.get("refresh_token", "")
+            with self.state.lock:
+                entry = self.state.refresh_tokens.get(token)
+                if entry is None or not entry["active"]:
+                    if entry is not None:  # reuse of a rotated token: revoke the whole family
+                        self.state.events["refresh_reuse"] += 1
+                        for other in self.state.refresh_tokens.values():
+                            if other["family"] == entry["family"]:
+                                other["active"] = False
+                    return self.send_json(403, {"error": "invalid_grant", "error_description": "Unknown or invalid refresh token."})
+                entry["active"] = False  # rotation: the old one is spent
+                self.state.events["refreshes"] += 1
+            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], None,
+                                                     with_id_token="openid" in entry["scope"].split(),
+                                                     family=entry["family"]))
+        return self.send_json(403, {"error": "unsupported_grant_type"})
+
+    def a0_issue(self, scope: str, audience, nonce, with_id_token: bool, family=None) -> dict:
+        now = int(time.time())
+        issuer = self.issuer
+        scopes = scope.split()
+        response = {"token_type": "Bearer", "expires_in": self.state.args.expires_in, "scope": scope}
+        if audience:
+            # API access token: RS256 JWT, aud array [API, userinfo], scope string, azp, permissions.
+            response["access_token"] = self.state.key.sign_jwt({
+                "iss": issuer, "sub": AUTH0_USER["sub"], "aud": [audience, issuer + "userinfo"],
+                "iat": now, "exp": now + self.state.args.expires_in, "azp": self.state.args.client_id,
+                "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
+        else:
+            response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
+        with self.state.lock:
+            self.state.access_tokens[response["access_token"]] = {"scope": scope}
+        if with_id_token and "openid" in scopes:
+            claims = {"iss": issuer, "sub": AUTH0_USER["sub"], "aud": self.state.args.client_id,
+                      "iat": now, "exp": now + 36000, "sid": "emulator-session",
+                      "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+                      "https://example.test/roles": ["tester"]}
+            claims.update(AUTH0_USER)
+            if nonce:
+                claims["nonce"] = nonce
+            response["id_token"] = self.state.key.sign_jwt(claims)
+        if "offline_access" in scopes:
+            token = "v1." + secrets.token_urlsafe(32)
+            with self.state.lock:
+                self.state.refresh_tokens[token] = {"active": True, "scope": scope, "audience": audience,
+                                                    "family": family or secrets.token_hex(8)}
+            response["refresh_token"] = token
+        return response
+
+    def a0_userinfo(self, query):
+        with self.state.lock:
+            self.state.events["user_requests"] += 1
+            ok = (self.bearer() or "") in self.state.access_tokens
+        if not ok:
+            return self.send(401, b"Unauthorized", "text/plain", {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        info = dict(AUTH0_USER)
+        info["updated_at"] = "2026-01-02T03:04:05.678Z"
+        self.send_json(200, info)
+
+    def a0_revoke(self, query):
+        params = self.body_params()
+        token = params.get("token", "")
+        with self.state.lock:
+            entry = self.state.refresh_tokens.get(token)
+            kind = "refresh_token" if entry is not None else (
+                "access_token" if token in self.state.access_tokens else "unknown")
+            self.state.events["revocation_requests"].append(
+                {"kind": kind, "token_type_hint": params.get("token_type_hint"),
+                 "client_id_matches": params.get("client_id") == self.state.args.client_id})
+            if params.get("client_id") != self.state.args.client_id:
+                return self.send_json(401, {"error": "invalid_client"})
+            if entry is not None:
+                if entry["active"]:
+                    self.state.events["revoked_refresh_tokens"] += 1
+                entry["active"] = False
+        # Auth0 revokes refresh tokens only; anything else is accepted and ignored (RFC 7009 §2.2).
+        self.send(200, b"", "application/json")
+
+    def a0_logout(self, query):
+        """OIDC RP-Initiated Logout (/oidc/logout) or Auth0's /v2/logout (returnTo): back to the
+        client's loopback URI with `state`, else a plain page."""
+        with self.state.lock:
+            self.state.events["end_session_requests"] = self.state.events.get("end_session_requests", 0) + 1
+            self.state.events["end_session"] = {"has_id_token_hint": "id_token_hint" in query,
+                                                "client_id_matches": query.get("client_id") == self.state.args.client_id}
+        target = query.get("post_logout_redirect_uri") or query.get("returnTo")
+        if target and urlsplit(target).scheme == "http" and urlsplit(target).hostname in ("127.0.0.1", "localhost", "::1"):
+            params = {"state": query["state"]} if "state" in query else {}
+            return self.redirect(target + (("&" if "?" in target else "?") + urlencode(params) if params else ""))
+        self.send(200, b"<html><body>Signed out.</body></html>", "text/html; charset=utf-8")
+
+    def a0_device_code(self, query):
+        self.send_json(403, {"error": "unauthorized_client", "error_description": "device flow is not enabled"})
+
+
+GITHUB_ROUTES = {
+    ("POST", "/login/device/code"): Handler.gh_device_code,
+    ("POST", "/login/oauth/access_token"): Handler.gh_access_token,
+    ("GET", "/user"): Handler.gh_user,
+}
+AUTH0_ROUTES = {
+    ("GET", "/.well-known/openid-configuration"): Handler.a0_discovery,
+    ("GET", "/.well-known/jwks.json"): Handler.a0_jwks,
+    ("GET", "/authorize"): Handler.a0_authorize,
+    ("POST", "/oauth/token"): Handler.a0_token,
+    ("GET", "/userinfo"): Handler.a0_userinfo,
+    ("POST", "/oauth/revoke"): Handler.a0_revoke,
+    ("POST", "/oauth/device/code"): Handler.a0_device_code,
+    ("GET", "/oidc/logout"): Handler.a0_logout,
+    ("GET", "/v2/logout"): Handler.a0_logout,
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="authdeck provider emulator")
+    parser.add_argument("provider", choices=["github", "auth0"])
+    parser.add_argument("--client-id", default=None, help="the registered client id")
+    parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is gone")
+    parser.add_argument("--token-format", choices=["auto", "form"], default="auto",
+                        help="GitHub: auto = JSON only with Accept: application/json; form = always form-encoded")
+    parser.add_argument("--interval", type=int, default=1, help="GitHub: device polling interval (s)")
+    parser.add_argument("--slow-down", type=int, default=1, help="GitHub: answer slow_down to the first N polls")
+    parser.add_argument("--app-tokens", action="store_true",
+                        help="GitHub: GitHub-App user tokens (expiring, with a rotating refresh token)")
+    parser.add_argument("--device-expires-in", type=int, default=900)
+    parser.add_argument("--expires-in", type=int, default=86400, help="Auth0: access token lifetime (s)")
+    args = parser.parse_args(argv)
+    if args.client_id is None:
+        args.client_id = "Iv1.test" if args.provider == "github" else "a0-native-client"
+
+    original_ppid = os.getppid()
+    parent_pid = args.parent_pid if args.parent_pid is not None else original_ppid
+    workdir = tempfile.mkdtemp(prefix="authdeck-emulator-")
+    os.chmod(workdir, 0o700)
+
+    def shutdown(code=0):
+        shutil.rmtree(workdir, ignore_errors=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda *_: shutdown(0))
+
+    def watchdog():
+        while True:
+            time.sleep(0.25)
+            if not parent_alive(parent_pid, original_ppid):
+                sys.stderr.write("emulator: parent process is gone; stopping\n")
+                shutdown(0)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        key = RSAKey(workdir) if args.provider == "auth0" else None
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        httpd.daemon_threads = True
+        base_url = "http://127.0.0.1:%d" % httpd.server_address[1]
+        httpd.state = State(args, base_url, key)
+        ready = {"provider": args.provider, "base_url": base_url, "client_id": args.client_id, "pid": os.getpid()}
+        if args.provider == "auth0":
+            ready["issuer"] = base_url + "/"
+        sys.stdout.write(json.dumps(ready) + "\n")
+        sys.stdout.flush()
+        httpd.serve_forever()
+    except Exception as error:  # noqa: BLE001
+        sys.stderr.write("emulator: %s\n" % type(error).__name__)
+        shutdown(1)
+
+
+if __name__ == "__main__":
+    main()
