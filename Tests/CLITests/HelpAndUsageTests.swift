@@ -203,6 +203,21 @@ struct CLIOutputSafetyTests {
         #expect(!result.stderr.contains("\u{07}"), "raw BEL on stderr")
         #expect(result.stderr.contains("\\e[2J"))
     }
+
+    @Test("A hostile display name is shown escaped by 'provider show' and 'provider list', even on a pipe")
+    func hostileTextIsEscapedOnStdout() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let hostile = "Evil\u{1B}[2J\u{1B}]52;c;aGk=\u{07}"
+        let add = try await home.run(["provider", "add", "evil", "--display-name", hostile, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c"])
+        #expect(add.exitCode == 0, "\(add)")
+        for command in [["provider", "show", "evil"], ["provider", "list"]] {
+            let result = try await home.run(command)
+            #expect(result.exitCode == 0, "\(result)")
+            #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{07}"), "raw control characters from \(command)")
+            if command[1] == "show" { #expect(result.stdout.contains("Evil\\e[2J"), "\(command)") }
+        }
+    }
 }
 
 @Suite("Vault lock and passphrase change")

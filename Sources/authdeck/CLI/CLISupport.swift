@@ -47,14 +47,20 @@ struct CLIFailure: Error {
 }
 
 /// stdout carries only the result; everything else goes to stderr.
-/// Text from outside (claims, names, server error descriptions, response bodies) never reaches a
-/// terminal raw: control characters and escape sequences are made visible (`\e[2J`) on stderr
-/// always, and on stdout when it is a terminal (a pipe gets the bytes as they are, for `jq`).
+/// Text from outside (claims, names, server error descriptions) never reaches a terminal raw:
+/// control characters and escape sequences are made visible (`\e[2J`) in every text line, on
+/// stdout and stderr, piped or not (a pipe often ends in a terminal). The exceptions carry their
+/// own encoding: `--json` (JSON escapes control characters) and `api`'s body when piped.
 enum Output {
     static let stdoutIsTerminal = isatty(1) == 1
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((stdoutIsTerminal ? visible(text) : text).utf8))
+        FileHandle.standardOutput.write(Data(visible(text).utf8))
+    }
+
+    /// Bytes as they are: JSON documents, and response bodies going to a pipe.
+    static func raw(_ data: Data) {
+        FileHandle.standardOutput.write(data)
     }
 
     static func line(_ text: String) { out(text + "\n") }
@@ -75,13 +81,13 @@ enum Output {
     /// Pretty, key-sorted JSON (the stable `--json` schema) followed by a newline.
     static func json(_ object: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        out(String(decoding: data, as: UTF8.self) + "\n")
+        raw(data + Data("\n".utf8))
     }
 
     static func json(_ value: JSONValue) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+        raw(try encoder.encode(value) + Data("\n".utf8))
     }
 }
 

@@ -272,7 +272,12 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { Output.err("\(name): \(value)") }
         Output.err("")
     }
-    FileHandle.standardOutput.write(response.body)
+    // Like curl, the body as it is when piped; on a terminal, with control characters made visible.
+    if Output.stdoutIsTerminal {
+        Output.out(String(decoding: response.body, as: UTF8.self))
+    } else {
+        Output.raw(response.body)
+    }
     if response.status >= 400 {
         let hint = response.status == 401 ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs." : nil
         throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status)", hint: hint)
