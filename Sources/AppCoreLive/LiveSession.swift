@@ -486,17 +486,16 @@ public final class LiveSession: Sendable {
         let key = Self.key(record)
         let secrets = (try? store.loadIfPresent(key)) ?? nil
         var revocationFailed = false
+        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
         if options.localOnly {
             step(SignOutStepResult(.revokeRefreshToken, .skipped("--local-only")))
         } else if let secrets, let tokens = TokenConversions.tokenSet(secrets, resource: nil, record: record) {
             do {
-                let provider = try provider(record.providerID)
-                let metadata = try await metadataOrThrow(provider)
-                let client = try client(provider)
-                revocationFailed = await revoke(tokens: tokens, metadata: metadata, client: client, provider: provider, step: step)
-                if options.endSession {
-                    await endSession(metadata: metadata, client: client, idToken: tokens.idToken, step: step)
-                }
+                let config = try self.provider(record.providerID)
+                let metadata = try await metadataOrThrow(config)
+                let client = try client(config)
+                provider = (metadata, client)
+                revocationFailed = await revoke(tokens: tokens, metadata: metadata, client: client, provider: config, step: step)
             } catch {
                 revocationFailed = true
                 step(SignOutStepResult(.revokeRefreshToken, .failed(ErrorMapping.appError(error))))
@@ -506,6 +505,8 @@ public final class LiveSession: Sendable {
             step(SignOutStepResult(.deleteLocalSecrets, .skipped("kept: revocation failed and you asked to keep them")))
             return false
         }
+        // Local secrets go before the (browser, possibly slow) end of the provider session, so an
+        // interrupted sign-out never leaves revoked tokens behind as if they were valid.
         do {
             try await store.withAccountLock(key) { () async throws -> Void in
                 try store.delete(key)
@@ -513,11 +514,14 @@ public final class LiveSession: Sendable {
                 if try files.activeAccount() == id { try files.saveActiveAccount(nil) }
             }
             step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
-            return true
         } catch {
             step(SignOutStepResult(.deleteLocalSecrets, .failed(ErrorMapping.appError(error))))
             return false
         }
+        if options.endSession, let provider {
+            await endSession(metadata: provider.metadata, client: provider.client, step: step)
+        }
+        return true
     }
 
     /// Reports each revocation step; returns whether any failed.
@@ -553,8 +557,10 @@ public final class LiveSession: Sendable {
         return failed || didFail
     }
 
-    func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idToken: RawIDToken?,
-                    step: @Sendable (SignOutStepResult) -> Void) async {
+    /// RP-Initiated Logout 1.0 through the browser. The URL carries `client_id`,
+    /// `post_logout_redirect_uri` and `state`, but no `id_token_hint`: a browser is started with
+    /// the URL in its argv, where any local user can read it, and no token goes into argv.
+    func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, step: @Sendable (SignOutStepResult) -> Void) async {
         guard metadata.endSessionEndpoint != nil else {
             step(SignOutStepResult(.endSession, .skipped("the provider has no end_session_endpoint")))
             return
@@ -562,9 +568,8 @@ public final class LiveSession: Sendable {
         do {
             let listener = try LoopbackRedirectListener(path: "/logout-callback")
             defer { listener.close() }
-            let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idToken,
+            let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: nil,
                                                     postLogoutRedirectURI: listener.redirectURI, crypto: crypto)
-            // The URL carries id_token_hint: it is opened, never printed.
             guard await browser.open(pending.url) else {
                 step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
                 return
@@ -574,6 +579,16 @@ public final class LiveSession: Sendable {
             }
             try validateEndSessionCallback(callback, pending: pending)
             step(SignOutStepResult(.endSession, .done("provider session ended")))
+        } catch let error as LoopbackListenerError {
+            let appError: AppError = switch error {
+            case .timedOut: AppError(title: "The provider's logout page did not redirect back in time",
+                                     detail: "Local secrets are already deleted; the provider session may still be open.",
+                                     specReference: "RP-Initiated Logout 1.0 §3")
+            case .cancelled: AppError(title: "Ending the provider session was cancelled",
+                                      detail: "Local secrets are already deleted.", disposition: .cancelled)
+            default: ErrorMapping.appError(error)
+            }
+            step(SignOutStepResult(.endSession, .failed(appError)))
         } catch {
             step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
         }

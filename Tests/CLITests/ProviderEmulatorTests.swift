@@ -333,7 +333,9 @@ struct ProviderEmulatorTests {
             final = try await emulator.state()
         }
         #expect(final["end_session_requests"] as? Int == 1, "the browser stand-in opened /oidc/logout")
-        #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == true)
+        // No token in the browser's argv: the logout URL carries client_id and state, no id_token_hint.
+        #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == false)
+        #expect((final["end_session"] as? [String: Any])?["client_id_matches"] as? Bool == true)
         for step in ["revoke refresh token", "end provider session", "delete local secrets"] {
             #expect(logout.stderr.contains("✓ \(step)"), "\(step): \(logout.stderr)")
         }

@@ -87,7 +87,7 @@ struct AppCoreLiveTests {
         store.send(.signOut(account.id, SignOutOptions(endSession: true)))
         #expect(await waitUntil(60) { store.state.signOut?.finished == true })
         let steps = store.state.signOut?.steps ?? []
-        #expect(steps.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .endSession, .deleteLocalSecrets])
+        #expect(steps.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .deleteLocalSecrets, .endSession])
         for step in steps {
             guard case .done = step.outcome else {
                 Issue.record("step \(step.step.rawValue) did not complete: \(step.outcome)")
