@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3.1). The secret itself
@@ -78,8 +79,5 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     }
 
     /// Whether the provider is plain HTTP on a loopback address (allowed, always shown as such).
-    public var isLoopbackHTTP: Bool {
-        guard let issuer, issuer.scheme == "http", let host = issuer.host else { return false }
-        return host == "127.0.0.1" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-    }
+    public var isLoopbackHTTP: Bool { issuer.map(URLPolicy.isLoopbackHTTP) ?? false }
 }

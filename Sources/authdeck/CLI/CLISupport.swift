@@ -228,10 +228,8 @@ func readStandardInput() -> Data {
 }
 
 /// Whether `url` is plain HTTP on a loopback address (accepted, and marked as such).
-func isLoopbackHTTP(_ url: URL) -> Bool {
-    guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
-    return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-}
+/// The engine's one rule: plain http only on a loopback IP literal (127.0.0.0/8, ::1).
+func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 
 /// https, or plain http on loopback; anything else is refused with what to do instead.
 func checkSecureURL(_ text: String, option: String) throws -> URL {
@@ -240,7 +238,7 @@ func checkSecureURL(_ text: String, option: String) throws -> URL {
     }
     if scheme == "https" || isLoopbackHTTP(url) { return url }
     if scheme == "http" {
-        throw CLIFailure.usage("--\(option) '\(text)' uses plain http on a non-loopback host; tokens would travel unencrypted. Use the https:// URL (plain http is accepted only on 127.0.0.1, ::1 or localhost).")
+        throw CLIFailure.usage("--\(option) '\(text)' uses plain http on a non-loopback host; tokens would travel unencrypted. Use the https:// URL (plain http is accepted only on a loopback address: 127.0.0.1 or [::1], not the name localhost).")
     }
     throw CLIFailure.usage("--\(option) '\(text)' must be an https:// URL")
 }
