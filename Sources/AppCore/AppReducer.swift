@@ -313,7 +313,8 @@ public struct AppReducer: Sendable {
         for account in state.accounts {
             switch account.refresh {
             case .idle:
-                if let due = state.policy.refreshDue(for: account.record), due <= state.now {
+                // A grant known to be gone (another process got invalid_grant) is not retried.
+                if account.record.needsSignInSince == nil, let due = state.policy.refreshDue(for: account.record), due <= state.now {
                     effects.append(reduce(&state, .refresh(account.id, manual: false)))
                 }
             case .retryScheduled(let at, _) where at <= state.now:

@@ -75,6 +75,8 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     /// The status at `now` (pure: no clock read).
     public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool) -> AccountStatus {
         if storeLocked { return .storeLocked }
+        if case .inFlight = refresh { return .refreshing }
+        if record.needsSignInSince != nil { return .needsSignIn }
         switch refresh {
         case .inFlight: return .refreshing
         case .needsSignIn: return .needsSignIn

@@ -392,12 +392,19 @@ public final class LiveSession: Sendable {
                 if let refreshExpiresAt = result.tokens.refreshExpiresAt { latest.refreshTokenExpiresAt = refreshExpiresAt }
                 if let verified = result.idToken { latest.idToken = TokenConversions.idTokenInfo(verified) }
                 latest.lastRefreshAt = result.tokens.receivedAt
+                latest.needsSignInSince = nil
                 try files.saveAccount(latest)
                 return latest
             }
             return .success(record)
         } catch {
-            return .failure(ErrorMapping.appError(error))
+            let appError = ErrorMapping.appError(error)
+            if appError.disposition == .needsSignIn, var record = try? self.record(id), record.needsSignInSince == nil {
+                // Every process sees it from now on (status exits 3, the TUI shows "needs sign-in").
+                record.needsSignInSince = now()
+                try? files.saveAccount(record)
+            }
+            return .failure(appError)
         }
     }
 

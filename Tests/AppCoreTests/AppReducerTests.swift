@@ -74,6 +74,18 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("RFC 6749 §5.2: a grant another process found gone (needsSignInSince) shows needs sign-in and is not refreshed by the clock")
+    func grantGoneElsewhere() async {
+        var clock = TestClock(t0)
+        let gone = { var r = record("alice", expiresIn: 120); r.needsSignInSince = t0; return r }()
+        let store = makeStore(loadedState([gone]), session: .unimplemented)
+        #expect(store.state.status(of: store.state.accounts[0]) == .needsSignIn)
+        let due = clock.advance(by: 100)
+        store.send(.tick(due)) { $0.now = due }
+        #expect(store.state.status(of: store.state.accounts[0]) == .needsSignIn)
+        await store.finish()
+    }
+
     @Test("Browser sign-in happy path: progress, account appears, becomes active and selected")
     func browserSignIn() async {
         let alice = record("alice")

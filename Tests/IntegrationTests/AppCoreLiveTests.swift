@@ -105,3 +105,37 @@ struct AppCoreLiveTests {
         #expect(introspection.active == false)
     }
 }
+
+@Suite("A grant revoked elsewhere")
+struct RevokedGrantTests {
+    @Test("RFC 6749 §5.2: after invalid_grant every process shows needs sign-in; 'authdeck status' exits 3")
+    func invalidGrantIsPersisted() async throws {
+        let idp = try await LocalIdentityProvider.shared.provider()
+        let home = try TemporaryHome(provider: idp)
+        defer { home.remove() }
+        let session = LiveSession(environment: home.environment, vaultLimits: .minimum)
+        try session.files.saveProvider(ProviderConfig(id: "local", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
+        let record = try await session.signIn(SignInRequest(providerID: "local"), progress: { _ in }).get()
+
+        // The refresh token is revoked behind authdeck's back (RFC 7009).
+        let refreshToken = try #require(try session.storedTokens(record.id).get().first { $0.label == "refresh token" }?.value)
+        let http = CurlHTTPClient.live()
+        let metadata = try await fetchMetadata(issuer: idp.issuer.absoluteString, http: http)
+        let client = ClientConfiguration(clientID: idp.nativeClient.clientID)
+        let revoked = try processRevocationResponse(
+            try await http.send(try makeRevocationRequest(metadata: metadata, client: client, token: .refreshToken(RefreshToken(refreshToken)))), now: Date())
+        #expect(revoked == .revoked)
+
+        let refresh = await session.refresh(record.id, resource: nil, minimumValidity: nil, force: true)
+        guard case .failure(let error) = refresh else {
+            Issue.record("refresh with a revoked grant succeeded")
+            return
+        }
+        #expect(error.disposition == .needsSignIn)
+        let reloaded = try #require(try LiveSession(environment: home.environment).load().get().accounts.first)
+        #expect(reloaded.needsSignInSince != nil)
+        #expect(AccountState(record: reloaded).status(now: Date(), policy: .standard, storeLocked: false) == .needsSignIn)
+        let status = try await runAuthdeck(["status"], environment: home.environment)
+        #expect(status.status == 3, "status: \(status.stderr)")
+    }
+}

@@ -78,6 +78,10 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     public var lastRefreshAt: Date?
     /// Where the secrets live (`secret-service`, `vault`, `plaintext`, `memory`).
     public var storage: String
+    /// When a refresh learned that the grant is gone (`invalid_grant`: revoked, expired, reused).
+    /// Kept in the file so that every process (the TUI, `status`) shows "needs sign-in" at once;
+    /// cleared by a successful sign-in or refresh.
+    public var needsSignInSince: Date?
 
     public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],
