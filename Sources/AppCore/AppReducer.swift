@@ -143,6 +143,8 @@ public struct AppReducer: Sendable {
             state.accounts[index].record = record
             state.accounts[index].refresh = .idle
             state.accounts[index].lastError = nil
+            // The introspection described the previous access token.
+            state.accounts[index].introspection = .idle
             flash(&state, .info, "Refreshed \(record.displayName)")
             return .none
 

@@ -223,7 +223,10 @@ public final class LiveSession: Sendable {
             let metadata = try await metadataOrThrow(provider)
             let client = try client(provider)
             var scopes = provider.scopes
-            for scope in request.extraScopes where !scopes.contains(scope) { scopes.append(scope) }
+            // `--scope 'openid evil'` is two scopes (RFC 6749 §3.3: space-delimited); none repeats.
+            for scope in request.extraScopes.flatMap({ $0.split(whereSeparator: \.isWhitespace).map(String.init) }) where !scopes.contains(scope) {
+                scopes.append(scope)
+            }
             let audience = request.audience ?? provider.audience
             let resources = request.resources.isEmpty ? provider.resources : request.resources
             let tokens: TokenSet

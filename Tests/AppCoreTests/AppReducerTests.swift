@@ -86,6 +86,23 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("A refresh clears the introspection of the previous access token")
+    func refreshClearsIntrospection() async {
+        let alice = record("alice")
+        var session = SessionClient.unimplemented
+        session.refresh = { _, _ in .success(alice) }
+        var state = loadedState([alice])
+        state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
+        let store = makeStore(state, session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.accounts[0].introspection = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
     @Test("Browser sign-in happy path: progress, account appears, becomes active and selected")
     func browserSignIn() async {
         let alice = record("alice")

@@ -63,6 +63,7 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: non-loopback http issuer refused", arguments: ["provider", "add", "work", "--issuer", "http://op.example.com", "--client-id", "c"]),
         UsageCase(name: "provider add: http endpoint refused", arguments: ["provider", "add", "work", "--token-endpoint", "http://op.example.com/token", "--client-id", "c"]),
         UsageCase(name: "provider add: a host that only starts with 127. is not loopback", arguments: ["provider", "add", "work", "--issuer", "http://127.0.0.1.example.com/o", "--client-id", "c"]),
+        UsageCase(name: "provider add: a header with a line break is refused (header injection)", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--header", "X-A: 1\r\nEvil: 1"]),
         UsageCase(name: "provider add: the name localhost is not a loopback address (RFC 8252 §8.3)", arguments: ["provider", "add", "work", "--issuer", "http://localhost:9/o", "--client-id", "c"]),
         UsageCase(name: "provider add: preset without its --domain", arguments: ["provider", "add", "work", "--preset", "auth0", "--client-id", "c"]),
         UsageCase(name: "provider add: secret method without the secret", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--client-authentication", "client_secret_post"]),

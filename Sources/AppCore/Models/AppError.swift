@@ -31,8 +31,12 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
         self.disposition = disposition
     }
 
+    /// "title: detail (spec)", without doubled punctuation.
     public var description: String {
-        [title, detail.isEmpty ? nil : detail, specReference.map { "(\($0))" }].compactMap { $0 }.joined(separator: ": ")
+        var text = title
+        if !detail.isEmpty { text += (title.hasSuffix(".") || title.hasSuffix(":") ? " " : ": ") + detail }
+        if let specReference { text += " (\(specReference))" }
+        return text
     }
 
     public static let cancelled = AppError(title: "Cancelled", disposition: .cancelled)

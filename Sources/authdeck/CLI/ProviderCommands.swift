@@ -63,8 +63,12 @@ struct ProviderAddOptions {
         if let method = parsed.value("clientAuthentication"), ClientAuthenticationMethod(rawValue: method) == nil {
             return "--client-authentication must be none, client_secret_basic or client_secret_post, got '\(method)'"
         }
-        for header in parsed.values("header") where !header.contains(":") {
-            return "--header '\(header)' must look like 'Name: value'"
+        for header in parsed.values("header") {
+            if !header.contains(":") { return "--header '\(header)' must look like 'Name: value'" }
+            // RFC 9110 §5.5: no CR, LF or other control characters (header injection).
+            if header.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return "--header '\(Output.visible(header))' contains a control character (a line break would inject another header)"
+            }
         }
         for parameter in parsed.values("authorizationParameter") where !parameter.contains("=") {
             return "--authorization-parameter '\(parameter)' must look like 'name=value'"
