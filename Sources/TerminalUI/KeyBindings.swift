@@ -198,6 +198,8 @@ public enum KeyBindings {
         KeyBinding(keys: [.char("o")], description: "Sign out: revoke, end session, delete local secrets",
                    shortDescription: "sign out", isDestructive: true,
                    disabledReason: needsSelection) { m, _ in selected(m).map(UICommand.requestSignOut) },
+        KeyBinding(keys: [.escape], description: "Clear the applied filter", shortDescription: "clear filter",
+                   showInFooter: false) { _, _ in .endFilter(keep: false) },
     ]
     static let accounts = accountsOwn + tokenActions
 
