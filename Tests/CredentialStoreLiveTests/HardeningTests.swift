@@ -55,6 +55,16 @@ struct HardeningTests {
         #expect(try file.read() == Metadata(value: "u"))
     }
 
+    @Test("A per-account lock directory writable by group or others is refused (.permissionDenied)", arguments: [mode_t(0o777), 0o770])
+    func writableLockDirectoryRefused(directoryMode: mode_t) throws {
+        let dir = TemporaryDirectory()
+        let locks = AccountLockDirectory(directory: dir.file("state/authdeck/locks"))
+        let lock = try #require(try locks.tryLock(alice))
+        lock.release()
+        chmod(locks.directory, directoryMode)
+        #expect(storeError { _ = try locks.tryLock(alice) }?.caseName == "permissionDenied")
+    }
+
     @Test("AUTHDECK_VAULT_CACHE_SECONDS=0 disables the vault key cache: nothing is put in it and nothing is read from it")
     func zeroTTLDisablesKeyCache() throws {
         let paths = XDGPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1"])
