@@ -34,7 +34,7 @@ public struct StoreSelection: Sendable, Equatable, Codable {
         if let forced = environment[environmentVariable], !forced.isEmpty {
             guard let kind = SecretStoreKind(rawValue: forced) else {
                 let allowed = SecretStoreKind.allCases.map(\.rawValue).joined(separator: "|")
-                throw .invalidConfiguration(cause: .init("\(environmentVariable) must be one of \(allowed)"))
+                throw .invalidConfiguration(cause: .init("\(environmentVariable)=\(forced) is not a store; must be one of \(allowed)"))
             }
             return StoreSelection(kind: kind, reason: .environment)
         }

@@ -83,8 +83,11 @@ public struct AccountLockDirectory: Sendable {
         return "\(directory)/account-\(digest.hexString).lock"
     }
 
+    /// - Throws: `permissionDenied` when the directory is writable by group or others (another
+    ///   user could hold or replace the lock files); `io`.
     public func tryLock(_ key: AccountKey) throws(SecretStoreError) -> FileLock? {
         try PrivateFiles.ensureDirectory(directory)
+        try PrivateFiles.checkNotWritableByOthers(directory)
         return try FileLock.tryLock(path(for: key))
     }
 }

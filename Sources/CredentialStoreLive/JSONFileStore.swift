@@ -2,16 +2,21 @@ import CredentialStore
 import Foundation
 
 /// Non-secret JSON (account metadata, config, the store choice) in one file, written
-/// atomically with mode 0600 in a 0700 directory. Never put secrets here.
+/// atomically with mode 0600 in a 0700 directory. Never put secrets here. The file and its
+/// directory may be readable by others but never writable by group or others, and must be
+/// owned by the user (`providers.json` decides where tokens are sent).
 public struct JSONFileStore<Value: Codable & Sendable>: Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
 
     /// The value, or nil when the file does not exist.
-    /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` when it is not valid JSON for `Value`; `io`.
+    /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` when it is not valid JSON for `Value`;
+    ///   ``SecretStoreError/permissionDenied(file:cause:)`` when the file or its directory is writable
+    ///   by group or others or owned by another user; `io`.
     public func read() throws(SecretStoreError) -> Value? {
-        guard let data = try PrivateFiles.read(path, requirePrivate: false) else { return nil }
+        try PrivateFiles.checkNotWritableByOthers(PrivateFiles.directoryOf(path))
+        guard let data = try PrivateFiles.read(path, check: .notWritableByOthers) else { return nil }
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
@@ -23,9 +28,10 @@ public struct JSONFileStore<Value: Codable & Sendable>: Sendable {
 
     /// Replaces the file with `value` (pretty, sorted keys, ISO 8601 dates), creating the
     /// directory 0700 if needed.
-    /// - Throws: `io`.
+    /// - Throws: `permissionDenied` (directory writable by others, see ``read()``), `io`.
     public func write(_ value: Value) throws(SecretStoreError) {
         try PrivateFiles.ensureDirectory(PrivateFiles.directoryOf(path))
+        try PrivateFiles.checkNotWritableByOthers(PrivateFiles.directoryOf(path))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -41,6 +47,7 @@ public struct JSONFileStore<Value: Codable & Sendable>: Sendable {
     /// Read-modify-write under a cross-process lock on `path + ".lock"`.
     public func update(_ body: (inout Value?) throws(SecretStoreError) -> Void) throws(SecretStoreError) {
         try PrivateFiles.ensureDirectory(PrivateFiles.directoryOf(path))
+        try PrivateFiles.checkNotWritableByOthers(PrivateFiles.directoryOf(path))
         try FileLock.withLock(path + ".lock") { () throws(SecretStoreError) in
             var value = try read()
             try body(&value)

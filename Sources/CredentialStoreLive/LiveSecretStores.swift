@@ -3,7 +3,7 @@ import Foundation
 
 /// Builds the live backends and makes the selection decision.
 public enum LiveSecretStores {
-    /// Optional override of the vault key cache lifetime, in whole seconds.
+    /// Optional override of the vault key cache lifetime, in whole seconds; 0 disables the cache.
     public static let keyCacheSecondsVariable = "AUTHDECK_VAULT_CACHE_SECONDS"
 
     /// Chooses the backend: `AUTHDECK_STORE`, else `configured`, else the Secret Service when it
@@ -20,7 +20,7 @@ public enum LiveSecretStores {
     /// The store for `kind` with the default locations under `paths`.
     /// - Parameters:
     ///   - keyCacheTTL: how long an unlocked vault key stays cached (overridden by
-    ///     `AUTHDECK_VAULT_CACHE_SECONDS`).
+    ///     `AUTHDECK_VAULT_CACHE_SECONDS`); zero disables the cache.
     public static func make(
         _ kind: SecretStoreKind, paths: XDGPaths, environment: [String: String],
         vaultLimits: VaultSecretStore.KDFLimits = .moderate, keyCacheTTL: Duration = .seconds(900)

@@ -58,10 +58,45 @@ public enum PrivateFiles {
         }
     }
 
+    /// Refuses `path` (non-secret metadata that still decides where tokens go, e.g.
+    /// `providers.json`, or the directory holding it) when it is not owned by the effective user
+    /// or is writable by group or others. Readable by others (0644/0755) is accepted. A symlinked
+    /// directory is judged by its target; a missing `path` passes (nothing to check yet).
+    /// - Throws: ``SecretStoreError/permissionDenied(file:cause:)``; `io` when `stat` fails otherwise.
+    public static func checkNotWritableByOthers(_ path: String) throws(SecretStoreError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT { return }
+            throw .io(file: path, operation: "stat", cause: errnoCause("stat"))
+        }
+        try checkNotWritableByOthers(st, path: path)
+    }
+
+    static func checkNotWritableByOthers(_ st: stat, path: String) throws(SecretStoreError) {
+        if st.st_uid != geteuid() {
+            throw .permissionDenied(file: path, cause: .init("owned by uid \(st.st_uid), not \(geteuid())"))
+        }
+        let mode = st.st_mode & 0o777
+        if mode & 0o022 != 0 {
+            throw .permissionDenied(
+                file: path,
+                cause: .init("mode \(String(mode, radix: 8)) lets group or others write it (need 600/700, or at most 644/755)")
+            )
+        }
+    }
+
     /// Reads the whole file at `path`; nil when it does not exist. With `requirePrivate`, the
     /// open file must pass ``checkPrivate(_:)`` (checked on the descriptor that is read).
     /// - Throws: ``SecretStoreError/permissionDenied(file:cause:)``, `io`.
     public static func read(_ path: String, requirePrivate: Bool) throws(SecretStoreError) -> Data? {
+        try read(path, check: requirePrivate ? .private : .none)
+    }
+
+    /// What ``read(_:check:)`` requires of the open file.
+    enum FileCheck { case none, `private`, notWritableByOthers }
+
+    /// Reads the whole file at `path`; nil when it does not exist; `check` judges the open descriptor.
+    static func read(_ path: String, check: FileCheck) throws(SecretStoreError) -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -72,7 +107,11 @@ public enum PrivateFiles {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw .io(file: path, operation: "stat", cause: errnoCause("fstat")) }
-        if requirePrivate { try checkPrivate(st, path: path) }
+        switch check {
+        case .none: break
+        case .private: try checkPrivate(st, path: path)
+        case .notWritableByOthers: try checkNotWritableByOthers(st, path: path)
+        }
         return try readAll(fd: fd, path: path, sizeHint: Int(st.st_size))
     }
 

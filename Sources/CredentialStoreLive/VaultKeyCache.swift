@@ -30,7 +30,8 @@ public protocol VaultKeyCache: Sendable {
     var name: String { get }
     /// The cached key of `id`, or nil when absent or expired.
     func get(_ id: String) -> SecureKey?
-    /// Caches `key` under `id` for `ttl` (whole seconds, at least 1).
+    /// Caches `key` under `id` for `ttl` (whole seconds, at least 1); a `ttl` of zero or less
+    /// stores nothing.
     func put(_ id: String, key: SecureKey, ttl: Duration)
     /// Forgets `id`.
     func remove(_ id: String)
@@ -80,6 +81,7 @@ public struct KernelKeyringVaultKeyCache: VaultKeyCache {
     }
 
     public func put(_ id: String, key: SecureKey, ttl: Duration) {
+        guard ttl > .zero else { return }
         let serial = key.withBytes { add_key("user", Self.description(id), $0.baseAddress, $0.count, KEY_SPEC_USER_KEYRING) }
         guard serial >= 0 else { return }
         _ = keyctl_set_timeout(serial, UInt32(max(1, ttl.components.seconds)))
@@ -123,6 +125,7 @@ public struct RuntimeFileVaultKeyCache: VaultKeyCache {
     }
 
     public func put(_ id: String, key: SecureKey, ttl: Duration) {
+        guard ttl > .zero else { return }
         guard (try? PrivateFiles.ensureDirectory(directory)) != nil, (try? PrivateFiles.checkPrivate(directory)) != nil else {
             return
         }

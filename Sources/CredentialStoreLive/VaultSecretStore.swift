@@ -52,7 +52,8 @@ public final class VaultSecretStore: SecretStore {
     /// - Parameters:
     ///   - path: the vault file (its directory must be 0700 and owned by the user).
     ///   - passphrase: asked only when neither this object nor `keyCache` holds the key.
-    ///   - keyCacheTTL: how long a derived key stays in `keyCache` (whole seconds).
+    ///   - keyCacheTTL: how long a derived key stays in `keyCache` (whole seconds); zero or less
+    ///     disables the cache (nothing put or read; ``forgetKey()`` still removes old entries).
     public init(
         path: String,
         passphrase: PassphraseSource,
@@ -203,7 +204,7 @@ public final class VaultSecretStore: SecretStore {
             return keys
         }
         let cacheID = VaultKeys.cacheID(salt: header.salt)
-        if let master = keyCache.get(cacheID) {
+        if keyCacheTTL > .zero, let master = keyCache.get(cacheID) {
             let keys = VaultKeys(master: master, salt: header.salt)
             if Self.same(keys.keyCheck, header.keyCheck) {
                 unlocked.withLock { $0 = keys }
@@ -231,7 +232,7 @@ public final class VaultSecretStore: SecretStore {
 
     private func remember(_ keys: VaultKeys) {
         unlocked.withLock { $0 = keys }
-        keyCache.put(keys.cacheID, key: keys.master, ttl: keyCacheTTL)
+        if keyCacheTTL > .zero { keyCache.put(keys.cacheID, key: keys.master, ttl: keyCacheTTL) }
     }
 
     private func seal(_ document: VaultRecords, keys: VaultKeys, limits: KDFLimits) -> [UInt8] {

@@ -113,14 +113,31 @@ struct AuthorizationResponseTests {
         #expect(try decision.outcome?.get().code.exposedValue == "c")
     }
 
-    @Test("Listener verdict: a denial or state mismatch on the right path finishes with a failure page")
-    func verdictFailure() {
-        for parameters in [[("error", "access_denied"), ("state", "state-1")], [("code", "c"), ("state", "nope")]] {
-            let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
-            guard case .finish(page: .failure) = decision.verdict, case .failure = decision.outcome else {
-                Issue.record("expected failure page")
-                continue
-            }
+    @Test("Listener verdict: a callback with the sent state finishes with a failure page when denied or malformed", arguments: [
+        [("error", "access_denied"), ("state", "state-1")],
+        [("state", "state-1")],
+        [("code", "c"), ("error", "access_denied"), ("state", "state-1")],
+        [("code", "c"), ("state", "state-1"), ("state", "other")],
+    ])
+    func verdictFailure(_ parameters: [(String, String)]) {
+        let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
+        guard case .finish(page: .failure) = decision.verdict, case .failure = decision.outcome else {
+            Issue.record("expected failure page")
+            return
         }
+    }
+
+    @Test("RFC 6749 §10.12: a callback without the sent state is not for this sign-in — ignored (404), the listener keeps waiting", arguments: [
+        [],
+        [("code", "x"), ("state", "wrong")],
+        [("code", "x")],
+        [("error", "access_denied")],
+        [("error", "access_denied"), ("state", "wrong")],
+        [("code", "x"), ("state", "")],
+    ])
+    func verdictIgnoresForeignState(_ parameters: [(String, String)]) {
+        let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
+        #expect(decision.verdict == .ignore)
+        #expect(decision.outcome == nil)
     }
 }

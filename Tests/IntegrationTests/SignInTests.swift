@@ -8,6 +8,10 @@ import Foundation
 import Testing
 import TestSupport
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 struct EngineSignIn {
     let provider: LocalIdentityProvider
     let http = CurlHTTPClient.live()
@@ -84,5 +88,35 @@ struct SignInTests {
         }
         #expect(parameters.code == .accessDenied)
         #expect(parameters.stateMatched)
+    }
+
+    @Test("RFC 6749 §10.12, RFC 8252 §8.10: forged callbacks (wrong state, no parameters) get 404 and do not end the sign-in; the real one completes it")
+    func forgedCallbacksDoNotAbortSignIn() async throws {
+        let engine = try await EngineSignIn(provider: try await LocalIdentityProvider.shared.provider())
+        let listener = try LoopbackRedirectListener()
+        let pending = try makeAuthorizationRequest(
+            metadata: engine.metadata, client: engine.client,
+            request: AuthorizationRequest(scopes: ["openid", "profile"], redirectURI: listener.redirectURI), crypto: engine.crypto)
+        let metadata = engine.metadata
+        async let callback = listener.waitForCallback(timeout: 60) { decideRedirectCallback($0, pending: pending, metadata: metadata).verdict }
+
+        // Any local process can reach the listener's port; its requests lack the sent state.
+        for query in ["?code=x&state=wrong", ""] {
+            var components = URLComponents(url: listener.redirectURI, resolvingAgainstBaseURL: false)!
+            components.query = query.isEmpty ? nil : String(query.dropFirst())
+            var request = URLRequest(url: components.url!)
+            request.timeoutInterval = 30
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 404, "forged callback \(query.isEmpty ? "(none)" : query)")
+        }
+
+        let browser = try await engine.provider.runBrowser(url: pending.authorizationURL, user: "alice", consent: .allow)
+        let received = try await callback
+        #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
+        let validated = try validateAuthorizationResponse(callback: received, pending: pending, metadata: metadata)
+        let result = try await completeAuthorizationCodeGrant(
+            metadata: engine.metadata, client: engine.client, response: validated, http: engine.http,
+            crypto: engine.crypto, jwksCache: JWKSCache(metadata: engine.metadata, http: engine.http), now: Date())
+        #expect(result.idToken?.claims.nonce == pending.nonce)
     }
 }

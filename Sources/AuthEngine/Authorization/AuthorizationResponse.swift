@@ -73,12 +73,15 @@ public struct RedirectCallbackDecision: Sendable {
 }
 
 /// Decides the listener's verdict for a request (RFC 8252 §8.10, ARES-11/13): a method other
-/// than GET/POST, or a path other than the pending `redirect_uri`'s, is ignored (404, keep
-/// waiting); anything else finishes with a success or failure page and the validated outcome.
+/// than GET/POST, a path other than the pending `redirect_uri`'s, or a request without the sent
+/// `state` (absent or different: not for this sign-in, RFC 6749 §10.12 — any local process can
+/// reach the port) is ignored (404, keep waiting). A request carrying the sent `state` finishes
+/// with a success or failure page (code, `error`, or malformed) and the validated outcome.
 public func decideRedirectCallback(_ callback: RedirectCallback, pending: PendingAuthorization,
                                    metadata: AuthorizationServerMetadata) -> RedirectCallbackDecision {
     let expectedPath = URL(string: pending.redirectURI).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
-    guard ["GET", "POST"].contains(callback.method.uppercased()), callback.path == expectedPath else {
+    guard ["GET", "POST"].contains(callback.method.uppercased()), callback.path == expectedPath,
+          callback.parameters.contains(where: { $0.name == "state" && $0.value == pending.state }) else {
         return RedirectCallbackDecision(verdict: .ignore, outcome: nil)
     }
     do {

@@ -47,11 +47,13 @@ public func validateEndSessionCallback(_ callback: RedirectCallback, pending: Pe
     }
 }
 
-/// The listener's verdict for a post-logout redirect: other paths/methods are ignored; the
-/// right path finishes with a "signed out" or "not confirmed" page.
+/// The listener's verdict for a post-logout redirect: other paths/methods, and requests without
+/// the sent `state` (absent or different: not for this logout), are ignored (404, keep waiting);
+/// a request carrying the sent `state` finishes with a "signed out" or "not confirmed" page.
 public func decideEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) -> (verdict: RedirectCallbackVerdict, outcome: Result<Void, AuthError>?) {
     let expectedPath = pending.postLogoutRedirectURI.flatMap(URL.init(string:)).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
-    guard callback.method.uppercased() == "GET", callback.path == expectedPath else { return (.ignore, nil) }
+    guard callback.method.uppercased() == "GET", callback.path == expectedPath,
+          callback.parameters.contains(where: { $0.name == "state" && $0.value == pending.state }) else { return (.ignore, nil) }
     do {
         try validateEndSessionCallback(callback, pending: pending)
         return (.finish(page: .success(title: "Signed out", message: "You can close this tab and return to the terminal.")), .success(()))
