@@ -249,3 +249,20 @@ struct VaultCommandTests {
         #expect(["one", "two", "five"].allSatisfy { list.stdout.contains($0) }, "nothing stored was lost")
     }
 }
+
+@Suite("decode --json schema")
+struct DecodeSchemaTests {
+    @Test("Every kind of token has the same keys: kind, header, claims, times, verification", arguments: [
+        "opaque-token-value",
+        "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.a.b.c.d",  // a JWE (5 parts)
+        "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.",                        // alg none, unverified
+    ])
+    func sameKeys(_ token: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["decode", "--json", "-"], stdin: Data(token.utf8))
+        #expect(result.exitCode == 0, "\(result)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(["kind", "header", "claims", "times", "verification"]).isSubset(of: Set(object.keys)), "\(object.keys.sorted())")
+    }
+}

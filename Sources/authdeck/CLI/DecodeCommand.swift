@@ -83,11 +83,11 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     var lines: [String] = []
     switch decoded {
     case .jwe(let header):
-        result = ["kind": "jwe", "header": jsonObject(.object(header))]
+        result = ["kind": "jwe", "header": jsonObject(.object(header)), "claims": NSNull(), "times": [String: String]()]
         lines = ["An encrypted JWT (JWE, RFC 7516): only the issuer's intended recipient can read the claims.", "Header:"]
         lines += ClaimsText.lines(header, now: now).map { "  " + $0 }
     case .opaque(let length):
-        result = ["kind": "opaque", "length": length]
+        result = ["kind": "opaque", "length": length, "header": NSNull(), "claims": NSNull(), "times": [String: String]()]
         lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
     case .jws(let jws, let claims):
         var times: [String: String] = [:]
@@ -104,6 +104,7 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         }
     }
     var failure: CLIFailure?
+    result["verification"] = NSNull()  // the same keys for every kind of token (README schema)
     if options.verify {
         switch await verify(text, options: options, now: now) {
         case .success(let verified):
