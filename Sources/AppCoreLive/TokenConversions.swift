@@ -4,7 +4,8 @@ import CredentialStore
 import Foundation
 
 /// Conversions between the engine's token values and the credential store's records. Secrets
-/// pass through `exposedValue` here and nowhere else in the app.
+/// pass through `exposedValue` only at this boundary (here, in `LiveSession`, and where the CLI
+/// prints a token or the TUI copies or reveals one on request).
 enum TokenConversions {
     static func entry(_ tokens: TokenSet) -> StoredAccessTokenEntry {
         StoredAccessTokenEntry(token: StoredAccessToken(tokens.accessToken.exposedValue), expiresAt: tokens.expiresAt,
