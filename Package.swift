@@ -23,12 +23,14 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
 
+        // The redacting secret type shared by the engine's tokens and the store's records.
+        .target(name: "Secrets"),
         // The protocol as values and pure functions (no sockets, no clocks, no C libraries).
-        .target(name: "AuthEngine"),
+        .target(name: "AuthEngine", dependencies: ["Secrets"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
         .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
-        .target(name: "CredentialStore"),
+        .target(name: "CredentialStore", dependencies: ["Secrets"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.

@@ -1,34 +1,13 @@
-/// A secret held by the credential store (token, client secret, vault passphrase) whose
-/// `description`, `debugDescription` and mirror never show the value.
-///
-/// The raw value is reachable only through ``exposedValue`` so that a grep finds every use.
-/// This module does not depend on `AuthEngine`; AppCore converts between the engine's
-/// `Redacted<…>` tokens and these values at the boundary (both expose `exposedValue`).
-public struct StoredSecret<Kind: StoredSecretKind>: Sendable, Hashable, Codable,
-    CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
-{
-    /// The secret itself. Every read of it is deliberate; never log or format it.
-    public let exposedValue: String
+import Secrets
 
-    public init(_ value: String) { exposedValue = value }
-
-    public init(from decoder: any Decoder) throws {
-        exposedValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(exposedValue)
-    }
-
-    public var description: String { "\(Kind.label)(redacted, \(exposedValue.utf8.count) bytes)" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
-    public var isEmpty: Bool { exposedValue.isEmpty }
-}
+/// A secret held by the credential store (token, client secret, vault passphrase): the shared
+/// redacting type (`Secrets.Redacted`) with the store's own kinds. This module does not depend
+/// on `AuthEngine`; AppCoreLive converts between the engine's tokens and these values at the
+/// boundary (both expose `exposedValue`).
+public typealias StoredSecret<Kind: SecretKind> = Redacted<Kind>
 
 /// Names the kind of a ``StoredSecret`` for its redacted description.
-public protocol StoredSecretKind: Sendable { static var label: String { get } }
+public typealias StoredSecretKind = SecretKind
 
 public enum StoredAccessTokenKind: StoredSecretKind { public static let label = "AccessToken" }
 public enum StoredRefreshTokenKind: StoredSecretKind { public static let label = "RefreshToken" }

@@ -1,0 +1,30 @@
+import Foundation
+
+/// A secret string whose `description`, `debugDescription` and mirror never show the value.
+/// The raw value is reachable only through ``exposedValue`` so that a grep finds every use.
+///
+/// One implementation for the engine's tokens (`AccessToken`, `RefreshToken` … in AuthEngine)
+/// and the credential store's records (`StoredAccessToken` … in CredentialStore); each module
+/// names its own kinds, so an engine token and a stored one are different types.
+public struct Redacted<Kind: SecretKind>: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The secret itself. Every read of it is deliberate; never log or format it.
+    public let exposedValue: String
+
+    public init(_ value: String) { exposedValue = value }
+
+    public init(from decoder: any Decoder) throws {
+        exposedValue = try decoder.singleValueContainer().decode(String.self)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(exposedValue)
+    }
+    public var description: String { "\(Kind.label)(redacted, \(exposedValue.utf8.count) bytes)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    public var isEmpty: Bool { exposedValue.isEmpty }
+}
+
+/// Names the kind of a ``Redacted`` value for its redacted description.
+public protocol SecretKind: Sendable { static var label: String { get } }
+
