@@ -70,7 +70,7 @@ let package = Package(
             path: "Tests/CredentialStoreProbe"
         ),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore"], exclude: ["Snapshots"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).

@@ -1,52 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs a program with posix_spawn, stdin from /dev/null and stdout+stderr to a temporary file,
-/// and waits for it. (Foundation.Process hangs on `tmux new-session -d`: facts §1 pitfall 4.)
+/// posix_spawn with a clean signal mask, output to a file (TestSupport's, shared with the
+/// journey tests; Foundation.Process hangs on `tmux new-session -d`: facts §1 pitfall 4).
 func spawnAndWait(_ args: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-    let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-spawn-\(UUID().uuidString)").path
-    defer { unlink(outPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    // Children must not inherit this (libdispatch worker) thread's blocked signals or the tmux
-    // server and the app under test would never see SIGWINCH / SIGTERM.
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attr, &empty)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for s in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
-    posix_spawnattr_setsigdefault(&attr, &defaults)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    var pid: pid_t = 0
-    let rc = posix_spawnp(&pid, args[0], &actions, &attr, argv, envp)
-    guard rc == 0 else { throw TmuxError.spawnFailed(args[0], rc) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-    let exited = (status & 0x7f) == 0
-    return (exited ? (status >> 8) & 0xff : -1, output)
+    try TestSupport.TmuxSession.spawnAndWait(args, environment: environment)
 }
 
 enum TmuxError: Error {
-    case spawnFailed(String, Int32)
     case commandFailed([String], String)
     case timeout(String)
 }
