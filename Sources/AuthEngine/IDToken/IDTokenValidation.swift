@@ -131,7 +131,7 @@ public func verifyIDToken(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgo
     } catch {
         switch error {
         case .invalidSignature: throw .protocolViolation(.signatureInvalid(kid: key.keyID))
-        case .unusableKey(let reason): throw .protocolViolation(.unusableKey(kid: key.keyID, reason: reason))
+        case .unusableKey(let reason): throw .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
         case .unsupportedAlgorithm(let alg):
             throw .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
         }
