@@ -96,6 +96,13 @@ public struct VerifiedIDToken: Sendable, Equatable {
     public var claims: IDTokenClaims
     /// The JWKS key that verified the signature.
     public var verifiedWith: JWK
+
+    public init(raw: RawIDToken, header: JOSEHeader, claims: IDTokenClaims, verifiedWith: JWK) {
+        self.raw = raw
+        self.header = header
+        self.claims = claims
+        self.verifiedWith = verifiedWith
+    }
 }
 
 /// Steps before the key lookup: compact JWS (a JWE is refused), `typ` (RFC 8725 §3.11: absent
