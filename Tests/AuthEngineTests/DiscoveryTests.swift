@@ -129,6 +129,17 @@ struct DiscoveryTests {
         #expect(authError { try Discovery.processResponse(response, expectedIssuer: "https://op.test") } == expected)
     }
 
+    @Test("RFC 8414 §3.2/§3.3: an OAuth metadata document needs no OIDC members but the same issuer rule")
+    func oauthMetadata() throws {
+        let object: [String: Any] = ["issuer": "https://as.test/tenant1", "authorization_endpoint": "https://as.test/authorize",
+                                     "token_endpoint": "https://as.test/token", "response_types_supported": ["code"],
+                                     "revocation_endpoint": "https://as.test/revoke", "introspection_endpoint": "https://as.test/introspect"]
+        let metadata = try Discovery.processResponse(jsonResponse(object), expectedIssuer: "https://as.test/tenant1", kind: .oauthAuthorizationServer)
+        #expect(metadata.revocationEndpoint?.absoluteString == "https://as.test/revoke")
+        #expect(authError { try Discovery.processResponse(jsonResponse(object), expectedIssuer: "https://as.test/tenant1") }
+            == .protocolViolation(.missingField("jwks_uri")))
+    }
+
     @Test("GitHub preset: metadata from manual endpoints, https only")
     func manualMetadata() throws {
         let metadata = try AuthorizationServerMetadata.manual(

@@ -98,3 +98,33 @@ struct ErrorsTests {
         }
     }
 }
+
+@Suite("PresentableError covers every kind of failure")
+struct PresentableErrorTests {
+    static let samples: [AuthError] = [
+        .errorResponse(OAuthErrorResponse(code: .invalidGrant, description: "revoked", uri: "https://op.test/e", status: 400)),
+        .authorizationDenied(AuthorizationErrorParameters(code: .accessDenied, errorDescription: "User cancelled", stateMatched: true)),
+        .transport(.timeout(url: "https://op.test", seconds: 10)), .transport(.cancelled),
+        .httpStatus(HTTPStatusFailure(status: 503, url: "https://op.test/token", retryAfter: 10)),
+        .unsupported(.insecureURL("http://op.test")), .unsupported(.missingEndpoint("end_session_endpoint")),
+        .protocolViolation(.stateMismatch(expected: "s1", actual: "s2")), .protocolViolation(.expired(exp: testNow, now: testNow)),
+        .protocolViolation(.algorithmNotAllowed(alg: "none", allowed: ["RS256"])), .protocolViolation(.noMatchingKey(kid: "k9")),
+        .protocolViolation(.audienceMismatch(expected: "rp-native", actual: ["other"])), .protocolViolation(.atHashMismatch),
+        .protocolViolation(.userInfoSubjectMismatch(expected: "alice", actual: "bob")),
+    ]
+
+    @Test("title and detail are never empty; protocol violations and refusals name their clause", arguments: samples)
+    func nonEmpty(_ error: AuthError) {
+        let presentable = PresentableError(from: error)
+        #expect(!presentable.title.isEmpty)
+        #expect(!presentable.detail.isEmpty)
+        if case .protocolViolation = error { #expect(presentable.specReference != nil) }
+        if case .unsupported = error { #expect(presentable.specReference != nil) }
+    }
+
+    @Test("the state values of a mismatch are not shown")
+    func stateNotShown() {
+        let detail = PresentableError(from: .protocolViolation(.stateMismatch(expected: "s-expected", actual: "s-actual"))).detail
+        #expect(!detail.contains("s-expected") && !detail.contains("s-actual"))
+    }
+}

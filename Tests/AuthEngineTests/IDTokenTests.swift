@@ -186,7 +186,7 @@ struct IDTokenTests {
         let crypto = OP.crypto()
         crypto.signatureError = .unusableKey("RSA key shorter than 2048 bits")
         #expect(authError { try validate(OP.idToken(signature: Data("x".utf8)), crypto: crypto) }
-            == .protocolViolation(.unusableKey(kid: "k1", reason: "RSA key shorter than 2048 bits")))
+            == .protocolViolation(.unsupportedKey(kid: "k1", reason: "RSA key shorter than 2048 bits")))
     }
 
     @Test("JWKS-02 kid-absent-multiple-jwks is rejected, never crashes")

@@ -57,6 +57,18 @@ struct JOSETests {
         #expect(set.keys[2].x?.count == 32)
     }
 
+    @Test("RFC 7517 Appendix A.1 (published vector): the enc EC key is skipped, the RSA signing key parsed")
+    func rfc7517AppendixA1() throws {
+        let set = try JWKSet(parsing: fixture("jwks/rfc7517-a1.json"))
+        #expect(set.keys.count == 1)
+        let rsa = try #require(set.keys.first)
+        #expect(rsa.keyID == "2011-04-29")
+        #expect(rsa.algorithm == "RS256")
+        #expect(rsa.modulus?.count == 256)
+        #expect(rsa.exponent == Data([1, 0, 1]))
+        #expect(try selectVerificationKey(in: set, header: JOSEHeader(algorithm: "RS256", keyID: "2011-04-29"), algorithm: .rs256) == rsa)
+    }
+
     @Test("JWKS-11(a): no keys array or not JSON is rejected", arguments: [#"{"foo":[]}"#, #"{"keys":{}}"#, "[]", "nope"])
     func invalidSet(_ body: String) {
         guard case .protocolViolation(.malformedJWKSet) = authError({ try JWKSet(parsing: Data(body.utf8)) }) else {

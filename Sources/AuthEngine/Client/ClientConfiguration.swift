@@ -61,11 +61,11 @@ extension ClientConfiguration {
     }
 
     /// A `POST` form request to `url` with client authentication and the provider's extra headers.
-    func makeFormRequest(url: URL, parameters: [FormParameter], authenticate shouldAuthenticate: Bool = true) throws(AuthError) -> HTTPRequest {
+    func makeFormRequest(url: URL, parameters: [FormParameter]) throws(AuthError) -> HTTPRequest {
         try URLPolicy.requireSecure(url)
         var headers = [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")]
         var form = parameters.filter { !$0.value.isEmpty }
-        if shouldAuthenticate { authenticate(headers: &headers, form: &form) } else { form.append(FormParameter("client_id", clientID)) }
+        authenticate(headers: &headers, form: &form)
         return HTTPRequest(method: .post, url: url, headers: merging(headers), body: FormEncoding.body(form), followRedirects: false)
     }
 

@@ -14,6 +14,15 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     public var expiresIn: Int
     /// `interval`, seconds; 5 when absent (RFC 8628 §3.2).
     public var interval: Int
+
+    public init(deviceCode: DeviceCode, userCode: String, verificationURI: URL, verificationURIComplete: URL? = nil, expiresIn: Int, interval: Int = 5) {
+        self.deviceCode = deviceCode
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresIn = expiresIn
+        self.interval = interval
+    }
 }
 
 /// A started device authorization with absolute times.
@@ -27,6 +36,14 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var requestedScopes: [String]
     /// Whether the verification URI is plain http or on another host than the token endpoint (DEV-11 warning).
     public var verificationURIIsSuspicious: Bool
+
+    public init(response: DeviceAuthorizationResponse, receivedAt: Date, expiresAt: Date, requestedScopes: [String], verificationURIIsSuspicious: Bool) {
+        self.response = response
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+        self.requestedScopes = requestedScopes
+        self.verificationURIIsSuspicious = verificationURIIsSuspicious
+    }
 }
 
 /// RFC 8628 §3.1: `POST device_authorization_endpoint` with `client_id` and `scope`.

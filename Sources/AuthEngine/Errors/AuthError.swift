@@ -64,7 +64,7 @@ public enum ProtocolViolation: Sendable, Equatable {
     /// OIDC Core §10.1: several keys fit and the header has no `kid` to choose.
     case multipleMatchingKeys(kid: String?, count: Int)
     /// RFC 7518 §3.3 etc.: the key cannot verify this algorithm (size, curve).
-    case unusableKey(kid: String?, reason: String)
+    case unsupportedKey(kid: String?, reason: String)
     /// OIDC Core §3.1.3.7 step 6: the signature does not verify.
     case signatureInvalid(kid: String?)
     /// RFC 7517 §5: the JWK Set has no `keys` array or is not JSON.

@@ -125,7 +125,7 @@ public struct PresentableError: Sendable, Equatable {
             ("No matching key", "No key in the provider's JWKS fits the token" + (kid.map { " (kid \"\($0)\")" } ?? "") + ".", "OIDC Core §10.1")
         case .multipleMatchingKeys(let kid, let count):
             ("Ambiguous key", "\(count) keys in the JWKS fit the token" + (kid.map { " (kid \"\($0)\")" } ?? " and it has no kid") + ".", "OIDC Core §10.1")
-        case .unusableKey(let kid, let reason):
+        case .unsupportedKey(let kid, let reason):
             ("Unusable key", "The key" + (kid.map { " \"\($0)\"" } ?? "") + " cannot be used: \(reason).", "RFC 7518 §3")
         case .signatureInvalid(let kid):
             ("Invalid signature", "The ID token signature does not verify" + (kid.map { " with key \"\($0)\"" } ?? "") + ".", "OIDC Core §3.1.3.7 step 6")

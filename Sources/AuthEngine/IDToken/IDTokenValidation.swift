@@ -96,6 +96,13 @@ public struct VerifiedIDToken: Sendable, Equatable {
     public var claims: IDTokenClaims
     /// The JWKS key that verified the signature.
     public var verifiedWith: JWK
+
+    public init(raw: RawIDToken, header: JOSEHeader, claims: IDTokenClaims, verifiedWith: JWK) {
+        self.raw = raw
+        self.header = header
+        self.claims = claims
+        self.verifiedWith = verifiedWith
+    }
 }
 
 /// Steps before the key lookup: compact JWS (a JWE is refused), `typ` (RFC 8725 §3.11: absent
@@ -131,7 +138,7 @@ public func verifyIDToken(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgo
     } catch {
         switch error {
         case .invalidSignature: throw .protocolViolation(.signatureInvalid(kid: key.keyID))
-        case .unusableKey(let reason): throw .protocolViolation(.unusableKey(kid: key.keyID, reason: reason))
+        case .unusableKey(let reason): throw .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
         case .unsupportedAlgorithm(let alg):
             throw .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
         }

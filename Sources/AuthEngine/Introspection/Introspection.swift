@@ -19,6 +19,18 @@ public struct IntrospectionResponse: Sendable, Equatable {
     /// Every member, for display.
     public var all: [String: JSONValue]
 
+    public init(active: Bool, expiresAt: Date? = nil, scope: [String]? = nil, clientID: String? = nil, subject: String? = nil,
+                username: String? = nil, tokenType: String? = nil, all: [String: JSONValue] = [:]) {
+        self.active = active
+        self.expiresAt = expiresAt
+        self.scope = scope
+        self.clientID = clientID
+        self.subject = subject
+        self.username = username
+        self.tokenType = tokenType
+        self.all = all
+    }
+
     /// Active and not past `exp` at `now` (INT-04: never trust beyond `exp`).
     public func isActive(now: Date) -> Bool {
         active && (expiresAt.map { $0 > now } ?? true)

@@ -55,4 +55,9 @@ public func processRevocationResponse(_ response: HTTPResponse, now: Date) throw
 public struct RevocationReport: Sendable, Equatable {
     public var refreshToken: Result<RevocationOutcome, AuthError>?
     public var accessToken: Result<RevocationOutcome, AuthError>
+
+    public init(refreshToken: Result<RevocationOutcome, AuthError>?, accessToken: Result<RevocationOutcome, AuthError>) {
+        self.refreshToken = refreshToken
+        self.accessToken = accessToken
+    }
 }

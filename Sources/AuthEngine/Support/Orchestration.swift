@@ -78,6 +78,11 @@ public struct SignInResult: Sendable, Equatable {
     public var tokens: TokenSet
     /// nil when `openid` was not requested (plain OAuth, GitHub).
     public var idToken: VerifiedIDToken?
+
+    public init(tokens: TokenSet, idToken: VerifiedIDToken?) {
+        self.tokens = tokens
+        self.idToken = idToken
+    }
 }
 
 /// Code exchange plus ID-token validation (when `openid` was requested), the whole token step

@@ -5,6 +5,11 @@ import Foundation
 public struct RefreshResult: Sendable, Equatable {
     public var tokens: TokenSet
     public var idToken: VerifiedIDToken?
+
+    public init(tokens: TokenSet, idToken: VerifiedIDToken?) {
+        self.tokens = tokens
+        self.idToken = idToken
+    }
 }
 
 /// Refreshes a grant (RFC 6749 §6): sends the refresh request, applies rotation, and validates

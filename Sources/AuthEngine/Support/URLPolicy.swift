@@ -29,17 +29,13 @@ public enum URLPolicy {
     }
 
     /// Appends form-encoded parameters to `url`, keeping its existing query (RFC 6749 §3.1).
+    /// An endpoint must not have a fragment (RFC 6749 §3.1); one is dropped.
     static func appendingQuery(_ parameters: [FormParameter], to url: URL) -> URL {
         var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        guard !parameters.isEmpty else { return url }
+        if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
+        guard !parameters.isEmpty else { return URL(string: text) ?? url }
         let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        _ = fragment  // fragments are never sent on endpoints (RFC 6749 §3.1)
-        return URL(string: text + separator + FormEncoding.encode(parameters))!
+        return URL(string: text + separator + FormEncoding.encode(parameters)) ?? url
     }
 
     /// The names already in `url`'s query.

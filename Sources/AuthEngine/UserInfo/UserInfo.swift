@@ -6,6 +6,11 @@ public struct UserInfoResponse: Sendable, Equatable {
     public var subject: String
     /// All claims, for display (absent claims are simply absent, UI-05).
     public var claims: [String: JSONValue]
+
+    public init(subject: String, claims: [String: JSONValue]) {
+        self.subject = subject
+        self.claims = claims
+    }
 }
 
 /// `GET userinfo_endpoint` with `Authorization: Bearer <access token>` (OIDC Core §5.3.1,
