@@ -34,7 +34,7 @@ let package = Package(
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
-        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore"]),
+        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
         // credential store wired into AppCore's SessionClient (shared by the TUI and the CLI).
         .target(

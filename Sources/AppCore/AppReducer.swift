@@ -25,7 +25,7 @@ public enum AppAction: Equatable, Sendable {
     // Sign-in
     case signIn(SignInRequest)
     case signInProgress(SignInProgress)
-    case signInFinished(Result<AccountRecord, AppError>)
+    case signInFinished(Result<SignInOutcome, AppError>)
     case cancelSignIn
     case dismissSignIn
 
@@ -168,7 +168,7 @@ public struct AppReducer: Sendable {
                 flash(&state, .error, "The credential store is locked")
             case .cancelled:
                 state.accounts[index].refresh = .idle
-            case .securityRelevant, .other:
+            case .securityRelevant, .usage, .other:
                 state.accounts[index].refresh = .halted
                 flash(&state, .error, "Refresh of \(name) failed: \(error)")
             }
@@ -198,8 +198,9 @@ public struct AppReducer: Sendable {
             }
             return .none
 
-        case .signInFinished(.success(let record)):
+        case .signInFinished(.success(let outcome)):
             guard state.signIn != nil else { return .none }
+            let record = outcome.record
             state.signIn = nil
             if let index = state.accounts.firstIndex(where: { $0.id == record.id }) {
                 state.accounts[index] = AccountState(record: record)
@@ -209,10 +210,8 @@ public struct AppReducer: Sendable {
             }
             state.selectedAccountID = record.id
             flash(&state, .info, "Signed in as \(record.displayName)")
-            if state.activeAccountID == nil || state.account(state.activeAccountID!) == nil {
-                state.activeAccountID = record.id
-                return .run { send in send(.activeSaved(await session.saveActiveAccount(record.id))) }
-            }
+            // The sign-in use case decided and saved it; the state mirrors it.
+            if outcome.becameActive { state.activeAccountID = record.id }
             return .none
 
         case .signInFinished(.failure(let error)):
@@ -261,10 +260,8 @@ public struct AppReducer: Sendable {
                 state.selectedAccountID = oldIndex.flatMap { state.accounts.indices.contains($0) ? state.accounts[$0].id : state.accounts.last?.id }
             }
             flash(&state, .info, "Signed out of \(state.signOut?.displayName ?? id.rawValue)")
-            if state.activeAccountID == id {
-                state.activeAccountID = nil
-                return .run { send in send(.activeSaved(await session.saveActiveAccount(nil))) }
-            }
+            // The sign-out use case cleared the persisted active account; the state mirrors it.
+            if state.activeAccountID == id { state.activeAccountID = nil }
             return .none
 
         case .dismissSignOut:

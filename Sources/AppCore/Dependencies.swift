@@ -34,9 +34,9 @@ public struct DeviceCodeDisplay: Equatable, Sendable {
     public var verificationURIComplete: URL?
     /// Absolute expiry of the device code.
     public var expiresAt: Date
-    /// Polling interval in seconds.
-    public var interval: Double
-    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Double) {
+    /// Polling interval (RFC 8628 §3.2 `interval`).
+    public var interval: Duration
+    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Duration) {
         self.userCode = userCode
         self.verificationURI = verificationURI
         self.verificationURIComplete = verificationURIComplete
@@ -54,7 +54,7 @@ public enum SignInProgress: Equatable, Sendable {
     case deviceCode(DeviceCodeDisplay)
     /// RFC 8628 §3.5 poll answers: `authorization_pending`, or `slow_down` with the new interval.
     case devicePending
-    case deviceSlowDown(interval: Double)
+    case deviceSlowDown(interval: Duration)
     case verifying
 }
 
@@ -122,35 +122,40 @@ public struct LoadedSnapshot: Equatable, Sendable {
     }
 }
 
-/// The session operations over the auth engine and the credential store, as a struct of
-/// closures. The live value (`AppCoreLive`) runs the real flows; every operation that changes
-/// tokens takes the account's cross-process lock, re-reads, and persists before it returns.
+/// The use cases the reducer's effects run, as a struct of closures so reducer tests can script
+/// them. ``init(environment:)`` is the one real value: each closure is a use case over the
+/// environment (no flow is written here).
 public struct SessionClient: Sendable {
     /// Loads providers, account metadata, the active account and the store's state.
     public var load: @Sendable () async -> Result<LoadedSnapshot, AppError>
     /// Persists the active account (`nil` clears it).
     public var saveActiveAccount: @Sendable (AccountID?) async -> Result<AccountID?, AppError>
     /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
-    public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>
-    /// Refreshes the account's tokens (single-flight across processes), persisted before it
-    /// returns. `manual`: always send a refresh request; otherwise none is sent when another
-    /// process already refreshed (the token is valid beyond the refresh leeway).
+    public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>
+    /// Refreshes the account's tokens (``RefreshAccount``). `manual`: always send a request;
+    /// otherwise none is sent when another process already refreshed.
     public var refresh: @Sendable (AccountID, _ manual: Bool) async -> Result<AccountRecord, AppError>
-    /// Signs out step by step; returns whether the account was removed locally.
+    /// Signs out step by step (``SignOut``); returns whether the account was removed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
     /// OIDC Core §5.3 userinfo claims.
     public var userinfo: @Sendable (AccountID) async -> Result<JSONValue, AppError>
     /// RFC 7662 introspection of the default access token.
     public var introspect: @Sendable (AccountID) async -> Result<JSONValue, AppError>
+    /// An access token valid for at least 10 s, to copy (``TokenForScripts``).
+    public var accessToken: @Sendable (AccountID) async -> Result<AccessToken, AppError>
+    /// The stored tokens for the Raw tab (``StoredTokens``).
+    public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
         saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
-        signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>,
+        signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>,
         refresh: @escaping @Sendable (AccountID, Bool) async -> Result<AccountRecord, AppError>,
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>
+        introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
+        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("session.accessToken")) },
+        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("session.storedTokens")) }
     ) {
         self.load = load
         self.saveActiveAccount = saveActiveAccount
@@ -159,6 +164,25 @@ public struct SessionClient: Sendable {
         self.signOut = signOut
         self.userinfo = userinfo
         self.introspect = introspect
+        self.accessToken = accessToken
+        self.storedTokens = storedTokens
+    }
+
+    /// The use cases over `environment`.
+    public init(environment env: AppEnvironment) {
+        @Sendable func result<T>(_ body: () async throws(AppError) -> T) async -> Result<T, AppError> {
+            do { return .success(try await body()) } catch { return .failure(error) }
+        }
+        self.init(
+            load: { await result { () throws(AppError) in try LoadAccounts(env).run() } },
+            saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
+            signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
+            refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).run(id, force: manual) } },
+            signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
+            userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
+            introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
+            accessToken: { id in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value } },
+            storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
     }
 
     /// Every operation fails loudly with "unimplemented: <name>": tests override only what
@@ -174,7 +198,7 @@ public struct SessionClient: Sendable {
     )
 }
 
-func unimplementedError(_ name: String) -> AppError {
+public func unimplementedError(_ name: String) -> AppError {
     AppError(title: "Unimplemented dependency", detail: name, disposition: .other)
 }
 

@@ -81,6 +81,9 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     /// When a refresh learned that the grant is gone (`invalid_grant`: revoked, expired, reused).
     /// Kept in the file so that every process (the TUI, `status`) shows "needs sign-in" at once;
     /// cleared by a successful sign-in or refresh.
+    /// Why the last refreshed ID token was refused (the previous verified one is kept); nil when
+    /// the last one verified.
+    public var idTokenProblem: String?
     public var needsSignInSince: Date?
 
     public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,

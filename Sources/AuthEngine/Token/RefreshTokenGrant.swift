@@ -60,7 +60,7 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
     return verified
 }
 
-func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
+public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
     guard claims.issuer == original.issuer else {
         throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
     }

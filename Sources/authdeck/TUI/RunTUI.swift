@@ -18,12 +18,12 @@ enum TUIMessage: Sendable {
 @MainActor
 func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let environment = ProcessInfo.processInfo.environment
-    let session = LiveSession(environment: environment)
+    let live = AppEnvironment.live(processEnvironment: environment)
     // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
-    let unlockError = session.unlock()
+    let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
     var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
     if let unlockError, unlockError.disposition == .storeLocked { initial.store.isLocked = true }
-    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: session.sessionClient)).reduce)
+    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: SessionClient(environment: live))).reduce)
 
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
     var themeNames = catalog.names()
@@ -77,9 +77,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         let state = store.state
         if ui.local.apply(command, visibleIDs: model.visibleAccounts.map(\.id)) {
             if case .toggleReveal = command, ui.local.revealed || ui.raw == nil, let id = ui.local.selection.map({ AccountID($0) }) {
-                switch session.storedTokens(id) {
-                case .success(let entries): ui.raw = (id, entries)
-                case .failure(let error): store.send(.flash(.error, error.description))
+                do throws(AppError) {
+                    ui.raw = (id, try StoredTokens(live).run(id).map { ($0.label, $0.value.exposedValue) })
+                } catch {
+                    store.send(.flash(.error, error.description))
                 }
             }
             return .continue
@@ -115,9 +116,11 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             store.send(.introspect(AccountID(id)))
         case .copyAccessToken(let id):
             Task.detached {
-                switch await session.accessToken(AccountID(id), minimumValidity: 10, resource: nil) {
-                case .success(let token): inbox.post(.copy(token.token, note: "Access token copied to the clipboard (OSC 52)"))
-                case .failure(let error): inbox.post(.flash(.error, "Could not copy the access token: \(error)"))
+                do {
+                    let token = try await TokenForScripts(live).accessToken(AccountID(id), minimumValidity: .seconds(10)).value
+                    inbox.post(.copy(token, note: "Access token copied to the clipboard (OSC 52)"))
+                } catch {
+                    inbox.post(.flash(.error, "Could not copy the access token: \(error)"))
                 }
             }
         case .copyUserCode:

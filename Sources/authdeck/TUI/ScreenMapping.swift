@@ -157,7 +157,7 @@ enum ScreenMapping {
                 let polling: TerminalUI.DevicePollingState
                 switch flow.phase {
                 case .failed(let error): polling = .failed(errorLine(error))
-                case .progress(.deviceSlowDown(let interval)): polling = .slowDown(interval: Int(interval))
+                case .progress(.deviceSlowDown(let interval)): polling = .slowDown(interval: Int(interval.components.seconds))
                 case .progress(.devicePending): polling = .authorizationPending
                 case .progress(.verifying): polling = .approved
                 default: polling = .waiting
