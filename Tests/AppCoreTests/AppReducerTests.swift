@@ -112,9 +112,8 @@ struct AppReducerTests {
             progress(.discovering)
             progress(.waitingForBrowser(url: url, browserOpened: true))
             progress(.exchangingCode)
-            return .success(alice)
+            return .success(SignInOutcome(record: alice, becameActive: true))
         }
-        session.saveActiveAccount = { .success($0) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local)
         store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
@@ -123,14 +122,13 @@ struct AppReducerTests {
             $0.signIn?.phase = .progress(.waitingForBrowser(url: url, browserOpened: true))
         }
         await store.receive(.signInProgress(.exchangingCode)) { $0.signIn?.phase = .progress(.exchangingCode) }
-        await store.receive(.signInFinished(.success(alice))) {
+        await store.receive(.signInFinished(.success(SignInOutcome(record: alice, becameActive: true)))) {
             $0.signIn = nil
             $0.accounts = [AccountState(record: alice)]
             $0.selectedAccountID = alice.id
             $0.activeAccountID = alice.id
             $0.flash = Flash(level: .info, text: "Signed in as Alice", expiresAt: t0.addingTimeInterval(6))
         }
-        await store.receive(.activeSaved(.success(alice.id)))
         await store.finish()
     }
 
@@ -179,16 +177,15 @@ struct AppReducerTests {
     func deviceFlow() async {
         let bob = record("bob")
         let device = DeviceCodeDisplay(userCode: "ABCD-EFGH", verificationURI: URL(string: "http://127.0.0.1:8000/o/device/")!,
-                                       verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(1800), interval: 5)
+                                       verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(1800), interval: .seconds(5))
         var session = SessionClient.unimplemented
         session.signIn = { _, progress in
             progress(.deviceCode(device))
             progress(.devicePending)
             progress(.devicePending)
-            progress(.deviceSlowDown(interval: 10))
-            return .success(bob)
+            progress(.deviceSlowDown(interval: .seconds(10)))
+            return .success(SignInOutcome(record: bob, becameActive: true))
         }
-        session.saveActiveAccount = { .success($0) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local, flow: .device)
         store.send(.signIn(request)) { $0.signIn = SignInFlow(request: request) }
@@ -202,19 +199,18 @@ struct AppReducerTests {
                 $0.signIn?.pollStatus = "authorization_pending"
             }
         }
-        await store.receive(.signInProgress(.deviceSlowDown(interval: 10))) {
-            $0.signIn?.phase = .progress(.deviceSlowDown(interval: 10))
+        await store.receive(.signInProgress(.deviceSlowDown(interval: .seconds(10)))) {
+            $0.signIn?.phase = .progress(.deviceSlowDown(interval: .seconds(10)))
             $0.signIn?.pollStatus = "slow_down"
-            $0.signIn?.device?.interval = 10
+            $0.signIn?.device?.interval = .seconds(10)
         }
-        await store.receive(.signInFinished(.success(bob))) {
+        await store.receive(.signInFinished(.success(SignInOutcome(record: bob, becameActive: true)))) {
             $0.signIn = nil
             $0.accounts = [AccountState(record: bob)]
             $0.selectedAccountID = bob.id
             $0.activeAccountID = bob.id
             $0.flash = Flash(level: .info, text: "Signed in as Bob", expiresAt: t0.addingTimeInterval(6))
         }
-        await store.receive(.activeSaved(.success(bob.id)))
         await store.finish()
     }
 
@@ -407,7 +403,6 @@ struct AppReducerTests {
             steps.forEach(step)
             return true
         }
-        session.saveActiveAccount = { .success($0) }
         let store = makeStore(loadedState([alice, bob], active: alice.id), session: session)
         store.send(.signOut(alice.id, SignOutOptions())) { $0.signOut = SignOutFlow(accountID: alice.id, displayName: "Alice") }
         await store.receive(.signOutStep(steps[0])) { $0.signOut?.steps = [steps[0]] }
@@ -419,7 +414,6 @@ struct AppReducerTests {
             $0.activeAccountID = nil
             $0.flash = Flash(level: .info, text: "Signed out of Alice", expiresAt: t0.addingTimeInterval(6))
         }
-        await store.receive(.activeSaved(.success(nil)))
         store.send(.dismissSignOut) { $0.signOut = nil }
         await store.finish()
     }
