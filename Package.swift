@@ -70,6 +70,8 @@ let package = Package(
             path: "Tests/CredentialStoreProbe"
         ),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        // The use cases over a stub environment: no network, no files, no terminal.
+        .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),

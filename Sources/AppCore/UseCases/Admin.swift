@@ -36,7 +36,7 @@ public struct ProviderAdmin: Sendable {
         let accounts = try env.files.accounts().filter { $0.providerID == id }
         if !accounts.isEmpty {
             throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account(s): \(accounts.map(\.id.rawValue).joined(separator: ", "))",
-                           detail: "Log them out first with 'authdeck logout ACCOUNT'.", disposition: .usage)
+                           detail: "Log them out first with 'authdeck logout ACCOUNT'.")
         }
         if provider.clientAuthentication != .none {
             do { try env.credentials.store().delete(.providerClient(id.rawValue)) } catch { throw ErrorMapping.appError(error) }

@@ -68,12 +68,17 @@ public struct TokenForScripts: Sendable {
         guard try stored() != nil else {
             throw AppError(title: "\(record.displayName) has no ID token", detail: "The provider did not issue one (no openid scope).")
         }
-        func fresh(_ record: AccountRecord) -> Bool {
-            record.idToken?.expiresAt.map { $0.timeIntervalSince(env.now()) > minimumValidity.timeInterval } ?? true
+        func fresh(_ record: AccountRecord, for validity: TimeInterval) -> Bool {
+            record.idToken?.expiresAt.map { $0.timeIntervalSince(env.now()) > validity } ?? true
         }
-        if !fresh(record) {
+        // As for access tokens: never more than half the token's lifetime.
+        var validity = minimumValidity.timeInterval
+        if let info = record.idToken, let expiresAt = info.expiresAt, let issuedAt = info.issuedAt {
+            validity = min(validity, expiresAt.timeIntervalSince(issuedAt) / 2)
+        }
+        if !fresh(record, for: validity) {
             record = try await RefreshAccount(env).run(id, force: true)
-            guard fresh(record) else {
+            guard fresh(record, for: 0) else {
                 throw AppError(title: "The ID token of \(record.displayName) has expired",
                                detail: "The provider issued no new ID token on refresh (OIDC Core §12.2 leaves it optional); sign in again for a fresh one.",
                                disposition: .needsSignIn)
