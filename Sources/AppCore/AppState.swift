@@ -22,7 +22,7 @@ public enum RefreshPhase: Equatable, Sendable {
     case halted
 }
 
-/// The status shown per account (PRODUCT.md "Accounts pane").
+/// The status shown per account (README, `status` values).
 public enum AccountStatus: Equatable, Sendable {
     case valid
     case expiringSoon

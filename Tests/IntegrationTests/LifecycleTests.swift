@@ -1,5 +1,5 @@
 // The session lifecycle of the engine end to end against the real local OpenID provider
-// (issue 3): refresh with rotation and reuse detection (RFC 6749 §6), the device authorization
+//: refresh with rotation and reuse detection (RFC 6749 §6), the device authorization
 // grant approved, denied, expired and slowed down (RFC 8628), revocation then introspection
 // (RFC 7009, RFC 7662), and RP-Initiated Logout 1.0. No mocks: libcurl, libcrypto, POSIX
 // sockets and the provider's real pages. Tokens are compared, never printed.

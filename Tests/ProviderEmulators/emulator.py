@@ -1,5 +1,5 @@
 """Provider emulators for the authdeck tests: small scripted servers on 127.0.0.1 that reproduce
-the quirks listed in /work/shared/specs/providers.md (GitHub, Auth0). Standard library only; the
+the quirks listed in the providers' documentation (GitHub, Auth0). Standard library only; the
 RS256 signatures of the Auth0 emulator come from the `openssl` command (never hand-rolled).
 
 Prints one JSON line when ready: {"provider": ..., "base_url": "http://127.0.0.1:PORT", ...}.

@@ -22,7 +22,7 @@ struct PresentationTests {
         (-259200.0, "expired 3d 0h ago"),
     ]
 
-    @Test("Countdown formatting (STYLE §2.5: \"in 4m 10s\", \"expired 3m ago\")", arguments: countdownCases)
+    @Test("Countdown formatting (\"in 4m 10s\", \"expired 3m ago\")", arguments: countdownCases)
     func countdown(offset: Double, expected: String) {
         #expect(TimeText.countdown(to: at(offset), now: pinnedNow) == expected)
     }

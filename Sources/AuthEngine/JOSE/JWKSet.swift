@@ -55,7 +55,7 @@ extension JWSAlgorithm {
 }
 
 /// Selects the one key that may verify a JWS with `header` and `algorithm` (oauth4webapi's
-/// rules, STYLE §2.7): same `kty` as the algorithm; same `kid` when the header has one;
+/// rules, docs/ARCHITECTURE.md "Refusals"): same `kty` as the algorithm; same `kid` when the header has one;
 /// `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing `verify`;
 /// a fitting `crv`. Zero matches → ``ProtocolViolation/noMatchingKey(kid:)``; several →
 /// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``.

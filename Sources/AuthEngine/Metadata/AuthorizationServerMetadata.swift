@@ -98,7 +98,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
     }
 
     /// The issuer is plain http on a loopback address (the local test provider): accepted, but
-    /// the UI must always show it as such (STYLE §2.7).
+    /// the UI must always show it as such (docs/ARCHITECTURE.md, "Refusals").
     public var isLoopbackHTTP: Bool {
         URL(string: issuer).map(URLPolicy.isLoopbackHTTP) ?? false
     }
