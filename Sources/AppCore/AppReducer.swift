@@ -57,20 +57,20 @@ public struct AppReducer: Sendable {
     public init(dependencies: AppDependencies) { self.dependencies = dependencies }
 
     public func reduce(_ state: inout AppState, _ action: AppAction) -> Effect<AppAction> {
-        let session = dependencies.session
+        let useCases = dependencies.useCases
         switch action {
         case .start:
             state.load = .loading
-            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+            return .run { send in send(.loaded(await useCases.load())) }.cancellable(EffectIDs.load)
 
         case .reload:
             guard state.load == .loaded else { return .none }
-            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+            return .run { send in send(.loaded(await useCases.load())) }.cancellable(EffectIDs.load)
 
         case .loaded(.success(let snapshot)):
             state.load = .loaded
             state.providers = snapshot.providers
-            state.store = snapshot.store
+            state.credentialStore = snapshot.credentialStore
             state.activeAccountID = snapshot.activeAccountID
             state.accounts = snapshot.accounts.map { record in
                 var account = state.account(record.id) ?? AccountState(record: record)
@@ -83,13 +83,13 @@ public struct AppReducer: Sendable {
 
         case .loaded(.failure(let error)):
             state.load = .failed(error)
-            if error.disposition == .storeLocked { state.store.isLocked = true }
+            if error.disposition == .storeLocked { state.credentialStore.isLocked = true }
             flash(&state, .error, error.description)
             return .none
 
         case .tick(let now):
             state.now = now
-            if let flash = state.flash, flash.expiresAt <= now { state.flash = nil }
+            if let expiresAt = state.flash?.expiresAt, expiresAt <= now { state.flash = nil }
             return dueRefreshes(&state)
 
         case .select(let id):
@@ -108,7 +108,7 @@ public struct AppReducer: Sendable {
             guard let account = state.account(id) else { return .none }
             state.activeAccountID = id
             flash(&state, .info, "Active account: \(account.record.displayName)")
-            return .run { send in send(.activeSaved(await session.saveActiveAccount(id))) }
+            return .run { send in send(.activeSaved(await useCases.saveActiveAccount(id))) }
 
         case .activeSaved(.success):
             return .none
@@ -135,7 +135,7 @@ public struct AppReducer: Sendable {
                 return .none
             }
             state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await session.refresh(id, manual))) }
+            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual))) }
                 .cancellable(EffectIDs.refresh(id))
 
         case .refreshFinished(let id, .success(let record)):
@@ -164,7 +164,7 @@ public struct AppReducer: Sendable {
                 flash(&state, .warn, "Refresh of \(name) failed, retrying in \(Int(delay))s: \(error.title)")
             case .storeLocked:
                 state.accounts[index].refresh = .halted
-                state.store.isLocked = true
+                state.credentialStore.isLocked = true
                 flash(&state, .error, "The credential store is locked")
             case .cancelled:
                 state.accounts[index].refresh = .idle
@@ -181,7 +181,7 @@ public struct AppReducer: Sendable {
             }
             state.signIn = SignInFlow(request: request)
             return .run { send in
-                let result = await session.signIn(request) { progress in send(.signInProgress(progress)) }
+                let result = await useCases.signIn(request) { progress in send(.signInProgress(progress)) }
                 send(.signInFinished(result))
             }.cancellable(EffectIDs.signIn)
 
@@ -240,7 +240,7 @@ public struct AppReducer: Sendable {
             guard let account = state.account(id), state.signOut?.finished != false else { return .none }
             state.signOut = SignOutFlow(accountID: id, displayName: account.record.displayName)
             return .run { send in
-                let removed = await session.signOut(id, options) { step in send(.signOutStep(step)) }
+                let removed = await useCases.signOut(id, options) { step in send(.signOutStep(step)) }
                 send(.signOutFinished(id, removed: removed))
             }.cancellable(EffectIDs.signOut(id))
 
@@ -272,7 +272,7 @@ public struct AppReducer: Sendable {
         case .fetchUserinfo(let id):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
             state.accounts[index].userinfo = .loading
-            return .run { send in send(.userinfoLoaded(id, await session.userinfo(id))) }
+            return .run { send in send(.userinfoLoaded(id, await useCases.userinfo(id))) }
 
         case .userinfoLoaded(let id, let result):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -287,7 +287,7 @@ public struct AppReducer: Sendable {
         case .introspect(let id):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
             state.accounts[index].introspection = .loading
-            return .run { send in send(.introspectionLoaded(id, await session.introspect(id))) }
+            return .run { send in send(.introspectionLoaded(id, await useCases.introspect(id))) }
 
         case .introspectionLoaded(let id, let result):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }

@@ -40,7 +40,8 @@ public enum AccountStatus: Equatable, Sendable {
         case .refreshing: "refreshing"
         case .expired: "expired"
         case .needsSignIn: "needs sign-in"
-        case .refreshFailed(let at): "refresh failed, retrying in \(max(0, Int(at.timeIntervalSince(now).rounded(.up))))s"
+        case .refreshFailed(let at):
+            TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
         }
     }
@@ -133,8 +134,9 @@ public struct Flash: Equatable, Sendable {
     public enum Level: String, Equatable, Sendable { case info, warn, error }
     public var level: Level
     public var text: String
-    public var expiresAt: Date
-    public init(level: Level, text: String, expiresAt: Date) {
+    /// When it goes away; nil: it stays until replaced.
+    public var expiresAt: Date?
+    public init(level: Level, text: String, expiresAt: Date? = nil) {
         self.level = level
         self.text = text
         self.expiresAt = expiresAt
@@ -157,7 +159,8 @@ public struct AppState: Equatable, Sendable {
     public var activeOverride: AccountID?
     /// The selected row, by id so that it survives reloads.
     public var selectedAccountID: AccountID?
-    public var store: StoreInfo
+    /// The credential store's backend and state (not to be confused with the state `Store`).
+    public var credentialStore: StoreInfo
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
     public var flash: Flash?
@@ -173,7 +176,7 @@ public struct AppState: Equatable, Sendable {
         self.activeAccountID = nil
         self.activeOverride = activeOverride
         self.selectedAccountID = nil
-        self.store = StoreInfo(backend: "unknown")
+        self.credentialStore = StoreInfo(backend: nil)
         self.signIn = nil
         self.signOut = nil
         self.flash = nil
@@ -186,7 +189,7 @@ public struct AppState: Equatable, Sendable {
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
 
     public func status(of account: AccountState) -> AccountStatus {
-        account.status(now: now, policy: policy, storeLocked: store.isLocked)
+        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked)
     }
 
     /// Whether anything visible counts down (the ticker runs only then).

@@ -83,8 +83,8 @@ extension CredentialStoreClient {
         return CredentialStoreClient(
             info: {
                 switch selection {
-                case .success(let chosen): StoreInfo(backend: chosen.kind.rawValue, isInsecure: chosen.kind.isInsecure)
-                case .failure: StoreInfo(backend: "unavailable", isLocked: true)
+                case .success(let chosen): StoreInfo(backend: chosen.kind)
+                case .failure: StoreInfo(backend: nil, isLocked: true)
                 }
             },
             store: opened,

@@ -1,6 +1,7 @@
 // The input of `render`: plain values describing everything a screen shows. The app layer maps
 // its state into this model each turn; TerminalUI never reads a clock or a store.
 // All strings are raw (as received); `render` sanitises them before drawing.
+import AppCore
 import Foundation
 
 /// Everything the TUI shows, for one instant `now`.
@@ -73,7 +74,7 @@ public struct ScreenModel: Equatable, Sendable {
         var out: [Date] = []
         for a in visibleAccounts {
             if let e = a.accessExpiresAt { out.append(e) }
-            if case .refreshFailed(let at?) = a.status { out.append(at) }
+            if case .refreshFailed(let at) = a.status { out.append(at) }
         }
         if let o = detail?.overview {
             out += [o.accessExpiresAt, o.refreshExpiresAt, o.idTokenExpiresAt].compactMap { $0 }
@@ -162,19 +163,10 @@ public struct AccountRow: Equatable, Sendable, Identifiable {
     }
 }
 
-public enum AccountStatus: Equatable, Sendable {
-    case valid
-    case expiringSoon
-    case refreshing
-    case expired
-    case needsSignIn
-    /// The last refresh failed transiently; the next attempt is at `retryAt` (absolute).
-    case refreshFailed(retryAt: Date?)
-    /// The credential store is locked (keyring locked / vault passphrase needed).
-    case storeLocked
-
+extension AccountStatus {
+    /// Whether the status itself counts down (a retry timer).
     var isTimed: Bool {
-        if case .refreshFailed(let at) = self { return at != nil }
+        if case .refreshFailed = self { return true }
         return false
     }
 }
@@ -355,11 +347,6 @@ public struct ClaimMember: Equatable, Sendable {
     }
 }
 
-public enum SignatureStatus: Equatable, Sendable {
-    case verified(alg: String, kid: String?)
-    case notVerified(reason: String)
-}
-
 public struct IDTokenModel: Equatable, Sendable {
     /// The JOSE header as an object.
     public var header: ClaimValue
@@ -422,19 +409,6 @@ public struct RawTokenEntry: Equatable, Sendable {
     }
 }
 
-public struct Flash: Equatable, Sendable {
-    public enum Level: Equatable, Sendable { case info, warn, error }
-    public var level: Level
-    public var text: String
-    /// When the app will drop it (k9s: 6 s); only used to decide ticking.
-    public var expiresAt: Date?
-    public init(level: Level, text: String, expiresAt: Date? = nil) {
-        self.level = level
-        self.text = text
-        self.expiresAt = expiresAt
-    }
-}
-
 // MARK: - Dialogs
 
 public enum Dialog: Equatable, Sendable {
@@ -444,8 +418,6 @@ public enum Dialog: Equatable, Sendable {
     case signOutConfirm(SignOutConfirmDialog)
     case signOutProgress(SignOutProgressDialog)
 }
-
-public enum SignInFlow: Equatable, Sendable { case browser, device }
 
 public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource }
 
@@ -466,7 +438,7 @@ public struct ProviderOption: Equatable, Sendable {
 public struct SignInDialog: Equatable, Sendable {
     public var providers: [ProviderOption]
     public var selectedProvider: Int
-    public var flow: SignInFlow
+    public var flow: SignInRequest.Flow
     /// Space-separated extra scopes.
     public var extraScopes: String
     public var audience: String
@@ -474,7 +446,7 @@ public struct SignInDialog: Equatable, Sendable {
     public var resource: String
     public var focusedField: SignInField
     public init(
-        providers: [ProviderOption], selectedProvider: Int = 0, flow: SignInFlow = .browser, extraScopes: String = "",
+        providers: [ProviderOption], selectedProvider: Int = 0, flow: SignInRequest.Flow = .browser, extraScopes: String = "",
         audience: String = "", resource: String = "", focusedField: SignInField = .provider
     ) {
         self.providers = providers
@@ -504,7 +476,7 @@ public struct BrowserWaitingDialog: Equatable, Sendable {
     }
 }
 
-public enum DevicePollingState: Equatable, Sendable {
+public enum DevicePollStatus: Equatable, Sendable {
     case waiting
     case authorizationPending
     /// RFC 8628 §3.5: the interval grew to `interval` seconds.
@@ -524,10 +496,10 @@ public struct DeviceDialog: Equatable, Sendable {
     /// computed by the caller (TerminalUINCurses `QRCode.matrix(for:)`). Without quiet zone.
     public var qr: [[Bool]]?
     public var expiresAt: Date
-    public var polling: DevicePollingState
+    public var polling: DevicePollStatus
     public init(
         providerName: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
-        qr: [[Bool]]? = nil, expiresAt: Date, polling: DevicePollingState = .waiting
+        qr: [[Bool]]? = nil, expiresAt: Date, polling: DevicePollStatus = .waiting
     ) {
         self.providerName = providerName
         self.userCode = userCode

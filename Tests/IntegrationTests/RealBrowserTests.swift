@@ -82,7 +82,7 @@ struct RealBrowserTests {
         try env.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
         let progress = RealBrowserProgressLog()
-        let outcome = await SessionClient(environment: env).signIn(SignInRequest(providerID: "local"), { progress.append($0) }).map(\.record)
+        let outcome = await UseCaseClient(environment: env).signIn(SignInRequest(providerID: "local"), { progress.append($0) }).map(\.record)
         let log = (try? String(contentsOf: browserLog, encoding: .utf8)) ?? "(no browser log)"
 
         // authdeck started the browser itself ($BROWSER), it did not fall back to showing the URL.

@@ -1,4 +1,5 @@
 import AuthEngine
+import CredentialStore
 import Foundation
 
 /// What is known about one access token (one per resource or audience), without the token.
@@ -77,7 +78,7 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     public var signedInAt: Date
     public var lastRefreshAt: Date?
     /// Where the secrets live (`secret-service`, `vault`, `plaintext`, `memory`).
-    public var storage: String
+    public var storage: SecretStoreKind
     /// When a refresh learned that the grant is gone (`invalid_grant`: revoked, expired, reused).
     /// Kept in the file so that every process (the TUI, `status`) shows "needs sign-in" at once;
     /// cleared by a successful sign-in or refresh.
@@ -90,7 +91,7 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],
                 grantedScopes: [String], previousGrantedScopes: [String]? = nil, accessTokens: [AccessTokenInfo],
                 hasRefreshToken: Bool, refreshTokenExpiresAt: Date? = nil, idToken: IDTokenInfo? = nil,
-                signedInAt: Date, lastRefreshAt: Date? = nil, storage: String) {
+                signedInAt: Date, lastRefreshAt: Date? = nil, storage: SecretStoreKind) {
         self.id = id
         self.providerID = providerID
         self.issuer = issuer

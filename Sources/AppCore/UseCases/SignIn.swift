@@ -148,7 +148,7 @@ public struct SignIn: Sendable {
             requestedScopes: requestedScopes.values, grantedScopes: tokens.grantedScopes,
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
-            signedInAt: tokens.receivedAt, storage: store.kind.rawValue)
+            signedInAt: tokens.receivedAt, storage: store.kind)
         let files = env.files
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.

@@ -93,7 +93,8 @@ enum Output {
     }
 }
 
-/// Times as the CLI shows them: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and "in 59m 10s".
+/// Times in the CLI's machine-readable output: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and whole
+/// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
 enum Times {
     static func rfc3339(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -104,21 +105,6 @@ enum Times {
 
     /// Whole seconds from `now` to `date` (negative when past).
     static func secondsLeft(_ date: Date, now: Date) -> Int { Int(date.timeIntervalSince(now).rounded(.down)) }
-
-    /// "in 1h 2m", "in 42s", "3m 5s ago".
-    static func relative(_ date: Date, now: Date) -> String {
-        let seconds = secondsLeft(date, now: now)
-        let text = duration(abs(seconds))
-        return seconds >= 0 ? "in \(text)" : "\(text) ago"
-    }
-
-    static func duration(_ seconds: Int) -> String {
-        let days = seconds / 86_400, hours = (seconds % 86_400) / 3600, minutes = (seconds % 3600) / 60, secs = seconds % 60
-        if days > 0 { return "\(days)d \(hours)h" }
-        if hours > 0 { return "\(hours)h \(minutes)m" }
-        if minutes > 0 { return "\(minutes)m \(secs)s" }
-        return "\(secs)s"
-    }
 }
 
 /// The process environment and the live environment of the use cases, shared by every

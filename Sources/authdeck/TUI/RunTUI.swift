@@ -22,8 +22,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
     let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
     var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
-    if let unlockError, unlockError.disposition == .storeLocked { initial.store.isLocked = true }
-    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: SessionClient(environment: live))).reduce)
+    if let unlockError, unlockError.disposition == .storeLocked { initial.credentialStore.isLocked = true }
+    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: live))).reduce)
 
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
     var themeNames = catalog.names()
@@ -152,9 +152,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         case .dialogSubmit:
             if let form = ui.signInForm, let request = form.request {
                 ui.signInForm = nil
-                store.send(.signIn(AppCore.SignInRequest(
-                    providerID: ProviderID(request.providerID), flow: request.flow == .device ? .device : .browser,
-                    extraScopes: request.extraScopes, audience: request.audience, resources: request.resources)))
+                store.send(.signIn(request))
             }
         default:
             break

@@ -36,16 +36,16 @@ enum ScreenMapping {
             return AccountRow(
                 id: record.id.rawValue, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
                 provider: providers[record.providerID]?.displayName ?? record.providerID.rawValue,
-                isActive: record.id == active, status: status(state.status(of: account)),
+                isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
                 isLoopbackHTTP: providers[record.providerID]?.isLoopbackHTTP ?? false)
         }
         var model = ScreenModel(
             now: now, timeZone: .current,
             header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
-                                storeBackend: state.store.backend, storeIsInsecure: state.store.isInsecure),
+                                storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
             accounts: rows, readOnly: ui.readOnly)
-        model.flash = state.flash.map { TerminalUI.Flash(level: level($0.level), text: $0.text, expiresAt: $0.expiresAt) }
+        model.flash = state.flash
         model = ui.local.applied(to: model)
         if let selected = model.selectedAccount, let account = state.account(AccountID(selected.id)) {
             model.detail = detail(account, state: state, ui: ui)
@@ -53,26 +53,6 @@ enum ScreenMapping {
         }
         model.dialog = dialog(state, ui)
         return model
-    }
-
-    static func status(_ status: AppCore.AccountStatus) -> TerminalUI.AccountStatus {
-        switch status {
-        case .valid: .valid
-        case .expiringSoon: .expiringSoon
-        case .refreshing: .refreshing
-        case .expired: .expired
-        case .needsSignIn: .needsSignIn
-        case .refreshFailed(let at): .refreshFailed(retryAt: at)
-        case .storeLocked: .storeLocked
-        }
-    }
-
-    static func level(_ level: AppCore.Flash.Level) -> TerminalUI.Flash.Level {
-        switch level {
-        case .info: .info
-        case .warn: .warn
-        case .error: .error
-        }
     }
 
     static func claims(_ value: JSONValue) -> ClaimValue {
@@ -96,7 +76,7 @@ enum ScreenMapping {
         let token = record.defaultAccessToken
         let overview = OverviewModel(
             provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.issuer, subject: record.subject,
-            storage: record.storage, storageIsInsecure: record.storage == "plaintext",
+            storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,
             idTokenExpiresAt: record.idToken?.expiresAt, lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
@@ -104,11 +84,7 @@ enum ScreenMapping {
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })
         let idToken = record.idToken.map { info -> IDTokenModel in
-            let signature: TerminalUI.SignatureStatus = switch info.signature {
-            case .verified(let algorithm, let keyID): .verified(alg: algorithm, kid: keyID)
-            case .notVerified(let reason): .notVerified(reason: reason)
-            }
-            return IDTokenModel(header: claims(info.header), claims: claims(info.claims), signature: signature)
+            IDTokenModel(header: claims(info.header), claims: claims(info.claims), signature: info.signature)
         }
         let introspection: ClaimValue? = if case .loaded(let value) = account.introspection { claims(value) } else { nil }
         let accessTokens = record.accessTokens.map { info -> AccessTokenEntry in
@@ -154,7 +130,7 @@ enum ScreenMapping {
         if let flow = state.signIn {
             let providerName = state.providers.first { $0.id == flow.request.providerID }?.displayName ?? flow.request.providerID.rawValue
             if let device = flow.device {
-                let polling: TerminalUI.DevicePollingState
+                let polling: DevicePollStatus
                 switch flow.phase {
                 case .failed(let error): polling = .failed(errorLine(error))
                 case .progress(.deviceSlowDown(let interval)): polling = .slowDown(interval: Int(interval.components.seconds))
