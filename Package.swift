@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreLive"],
             path: "Tests/CredentialStoreProbe"
         ),
-        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets"]),
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),

@@ -41,6 +41,14 @@ public enum AppAction: Equatable, Sendable {
     case introspect(AccountID)
     case introspectionLoaded(AccountID, Result<JSONValue, AppError>)
 
+    // Copy and reveal: the token stays redacted in the state until the terminal writes it.
+    case copyAccessTokenKeyPressed(AccountID)
+    case accessTokenForCopyResponse(AccountID, Result<AccessToken, AppError>)
+    /// The front end wrote ``AppState/clipboard`` to the terminal (OSC 52).
+    case clipboardWritten
+    case revealKeyPressed(AccountID)
+    case storedTokensResponse(AccountID, Result<[StoredTokens.Entry], AppError>)
+
     case flash(Flash.Level, String)
 }
 
@@ -143,8 +151,9 @@ public struct AppReducer: Sendable {
             state.accounts[index].record = record
             state.accounts[index].refresh = .idle
             state.accounts[index].lastError = nil
-            // The introspection described the previous access token.
+            // The introspection and the loaded raw tokens described the previous tokens.
             state.accounts[index].introspection = .idle
+            state.accounts[index].storedTokens = .idle
             flash(&state, .info, "Refreshed \(record.displayName)")
             return .none
 
@@ -296,6 +305,39 @@ public struct AppReducer: Sendable {
             case .failure(let error):
                 state.accounts[index].introspection = .failed(error)
                 flash(&state, .error, "Introspection failed: \(error)")
+            }
+            return .none
+
+        case .copyAccessTokenKeyPressed(let id):
+            guard state.account(id) != nil else { return .none }
+            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id))) }
+
+        case .accessTokenForCopyResponse(_, .success(let token)):
+            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)")
+            return .none
+
+        case .accessTokenForCopyResponse(_, .failure(let error)):
+            flash(&state, .error, "Could not copy the access token: \(error)")
+            return .none
+
+        case .clipboardWritten:
+            guard let note = state.clipboard?.note else { return .none }
+            state.clipboard = nil
+            flash(&state, .info, note)
+            return .none
+
+        case .revealKeyPressed(let id):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            state.accounts[index].storedTokens = .loading
+            return .run { send in send(.storedTokensResponse(id, await useCases.storedTokens(id))) }
+
+        case .storedTokensResponse(let id, let result):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            switch result {
+            case .success(let entries): state.accounts[index].storedTokens = .loaded(entries)
+            case .failure(let error):
+                state.accounts[index].storedTokens = .failed(error)
+                flash(&state, .error, error.description)
             }
             return .none
 

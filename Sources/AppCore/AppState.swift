@@ -62,6 +62,8 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     public var lastError: AppError?
     public var userinfo: Loadable<JSONValue>
     public var introspection: Loadable<JSONValue>
+    /// The stored tokens, loaded when the Raw tab's reveal is asked for (masked until revealed).
+    public var storedTokens: Loadable<[StoredTokens.Entry]> = .idle
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,
@@ -129,6 +131,17 @@ public struct SignOutFlow: Equatable, Sendable {
     }
 }
 
+/// A value to copy to the terminal's clipboard, redacted until the terminal writes it.
+public struct ClipboardRequest: Equatable, Sendable {
+    public var value: AccessToken
+    /// What to flash once it is written.
+    public var note: String
+    public init(value: AccessToken, note: String) {
+        self.value = value
+        self.note = note
+    }
+}
+
 /// A flash line (k9s): a level, a text, and when it goes away (through the clock).
 public struct Flash: Equatable, Sendable {
     public enum Level: String, Equatable, Sendable { case info, warn, error }
@@ -164,6 +177,8 @@ public struct AppState: Equatable, Sendable {
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
     public var flash: Flash?
+    /// A token the front end is to put on the clipboard (then it sends `.clipboardWritten`).
+    public var clipboard: ClipboardRequest?
     /// Seconds a flash stays (k9s: 6 s).
     public var flashDuration: Double
 

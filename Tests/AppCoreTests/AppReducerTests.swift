@@ -1,6 +1,7 @@
 import AppCore
 import AuthEngine
 import Foundation
+import Secrets
 import Testing
 
 let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -427,6 +428,42 @@ struct AppReducerTests {
         store.send(.tick(later)) {
             $0.now = later
             $0.flash = nil
+        }
+        await store.finish()
+    }
+
+    @Test("Copy goes through the store: the token stays redacted in the state until the terminal writes it")
+    func copyAccessTokenThroughTheStore() async {
+        let alice = record("alice")
+        var useCases = UseCaseClient.unimplemented
+        useCases.accessToken = { _ in .success(AccessToken("at-secret")) }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.copyAccessTokenKeyPressed(alice.id))
+        let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token copied to the clipboard (OSC 52)")
+        await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-secret")))) { $0.clipboard = request }
+        #expect(!String(describing: store.state).contains("at-secret"), "the state never prints the token")
+        store.send(.clipboardWritten) {
+            $0.clipboard = nil
+            $0.flash = Flash(level: .info, text: "Access token copied to the clipboard (OSC 52)", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("Reveal loads the stored tokens through the store; a refresh drops them")
+    func revealThroughTheStore() async {
+        let alice = record("alice")
+        let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-secret"))]
+        var useCases = UseCaseClient.unimplemented
+        useCases.storedTokens = { _ in .success(entries) }
+        useCases.refresh = { _, _ in .success(alice) }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.revealKeyPressed(alice.id)) { $0.accounts[0].storedTokens = .loading }
+        await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.accounts[0].storedTokens = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
         }
         await store.finish()
     }

@@ -164,7 +164,7 @@ struct LiveCommandTests {
 
         let userinfo = try await home.run(["userinfo", "--json"])
         #expect(try jsonObject(userinfo.stdout)["email"] as? String == "alice@example.test")
-        let introspection = try jsonObject(try await home.run(["introspect"]).stdout)
+        let introspection = try jsonObject(try await home.run(["introspect", "--json"]).stdout)
         #expect(introspection["active"] as? Bool == true)
     }
 

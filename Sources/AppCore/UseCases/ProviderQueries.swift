@@ -58,6 +58,10 @@ public struct StoredTokens: Sendable {
     public struct Entry: Equatable, Sendable {
         public var label: String
         public var value: Redacted<StoredTokenKind>
+        public init(label: String, value: Redacted<StoredTokenKind>) {
+            self.label = label
+            self.value = value
+        }
     }
 
     public func run(_ id: AccountID) throws(AppError) -> [Entry] {

@@ -68,26 +68,3 @@ public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenCla
         throw .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: original.subject, actual: claims.subject))
     }
 }
-
-/// What the caller should do after a failed refresh (AppAuth's terminal/transient split).
-public enum RefreshFailureDisposition: Sendable, Equatable {
-    /// `invalid_grant` (revoked, expired, reused) or another user's token: sign in again; never retried.
-    case needsReauthentication
-    /// Transport failure, 5xx, 429: retry after `delay` seconds (`Retry-After` when sent).
-    case retry(after: TimeInterval)
-    /// Anything else: show the error; do not retry automatically.
-    case fail
-}
-
-extension AuthError {
-    /// Classifies a refresh failure. `attempt` (0-based) drives the backoff when the server gave
-    /// no `Retry-After`: 2, 4, 8 … seconds, at most 300.
-    public func refreshDisposition(attempt: Int) -> RefreshFailureDisposition {
-        if invalidatesGrant { return .needsReauthentication }
-        if isTransient {
-            let backoff = min(300, pow(2, Double(max(0, min(attempt, 16)) + 1)))
-            return .retry(after: retryAfter ?? backoff)
-        }
-        return .fail
-    }
-}

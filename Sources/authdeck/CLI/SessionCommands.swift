@@ -378,12 +378,16 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
     }
 }
 
-func introspectRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
+func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
     switch await context.result({ () async throws(AppError) in try await IntrospectAccessToken(context.app).run(record.id) }) {
     case .success(let response):
-        try Output.json(response)
+        if json {
+            try Output.json(response)
+        } else if case .object(let members) = response {
+            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+        }
         return ExitCode.ok
     case .failure(let error):
         throw CLIFailure(error, hint: error.title.contains("Not supported") ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)

@@ -11,15 +11,12 @@ struct TUIState: Equatable {
     var signInForm: SignInDialog?
     /// The account whose sign-out awaits confirmation.
     var confirmSignOut: AccountID?
-    /// Raw tokens of the selected account, loaded when the user reveals them.
-    var raw: (account: AccountID, entries: [(label: String, value: String)])?
     /// The device-flow QR code, computed once per verification URI.
     var qr: (text: String, matrix: [[Bool]]?)?
     var readOnly = false
 
     static func == (lhs: TUIState, rhs: TUIState) -> Bool {
         lhs.local == rhs.local && lhs.signInForm == rhs.signInForm && lhs.confirmSignOut == rhs.confirmSignOut
-            && lhs.raw?.account == rhs.raw?.account && lhs.raw?.entries.map(\.value) == rhs.raw?.entries.map(\.value)
             && lhs.qr?.text == rhs.qr?.text && lhs.readOnly == rhs.readOnly
     }
 }
@@ -104,8 +101,11 @@ enum ScreenMapping {
         case .failed(let error): .failed(errorLine(error))
         }
         var raw: [RawTokenEntry] = []
-        if let loaded = ui.raw, loaded.account == record.id {
-            raw = loaded.entries.map { RawTokenEntry(label: $0.label, value: ui.local.revealed ? .revealed($0.value) : .masked(TokenMask.mask($0.value))) }
+        if case .loaded(let entries) = account.storedTokens {
+            // The renderer's last step: revealed values leave the redacting type only here.
+            raw = entries.map { entry in
+                RawTokenEntry(label: entry.label, value: ui.local.revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
+            }
         }
         return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw)
     }
