@@ -217,7 +217,7 @@ enum Commands {
                 Output.err("error: unknown shell '\(parsed.positional("shell") ?? "")'; expected bash, zsh or fish")
                 return ExitCode.usage
             }
-            print(script, terminator: "")
+            Output.raw(Data(script.utf8))
             return ExitCode.ok
         }
     )
