@@ -68,7 +68,24 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: preset without its --domain", arguments: ["provider", "add", "work", "--preset", "auth0", "--client-id", "c"]),
         UsageCase(name: "provider add: secret method without the secret", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--client-authentication", "client_secret_post"]),
         UsageCase(name: "completion for an unknown shell", arguments: ["completion", "tcsh"]),
+        UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
+        UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
+        UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
+        UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
+        UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
     ]
+
+    @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",
+          arguments: [["doctor", "--help"], ["doctor", "-h"], ["doctor", "help"], ["provider", "rename", "--help"]])
+    func unknownCommandWithHelp(_ arguments: [String]) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(arguments)
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("error: unknown command '\(arguments[arguments.count - 2])'"), "\(result.stderr)")
+        #expect(!result.stderr.contains("OVERVIEW:"))
+    }
 
     @Test("Usage errors exit 2 with the message and the usage line on stderr, nothing on stdout", arguments: usageCases)
     func usageErrors(_ usage: UsageCase) async throws {

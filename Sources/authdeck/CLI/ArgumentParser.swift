@@ -88,10 +88,16 @@ enum ArgumentParser {
             path.append(next)
             rest = rest.dropFirst()
         }
+        // A word where a subcommand goes that names none is a usage error whatever follows it:
+        // `authdeck doctor --help` must not print the root help and exit 0.
+        let takesSubcommand = !command.subcommands.isEmpty && command.positionals.isEmpty
+        if takesSubcommand, let first = rest.first, !first.hasPrefix("-"), !(command.run == nil && first == "help") {
+            return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+        }
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
-        if command.run == nil || (!command.subcommands.isEmpty && command.positionals.isEmpty && rest.first.map { !$0.hasPrefix("-") } == true) {
+        if command.run == nil {
             if let first = rest.first {
                 return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
             }
