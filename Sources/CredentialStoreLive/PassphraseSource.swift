@@ -37,12 +37,13 @@ public enum PassphraseSource: Sendable {
         case .value(let passphrase):
             value = passphrase.exposedValue
         case .file(let path):
-            guard let data = try PrivateFiles.read(path, requirePrivate: true) else {
-                throw .passphraseUnavailable(cause: .init("\(Self.fileVariable) names \(path), which does not exist"))
-            }
-            value = Self.firstLine(data)
+            value = Self.firstLine(try Self.readPassphraseFile(path))
         case .fileDescriptor(let fd):
-            value = Self.firstLine(try PrivateFiles.readAll(fd: fd, path: "fd \(fd)"))
+            do {
+                value = Self.firstLine(try PrivateFiles.readAll(fd: fd, path: "fd \(fd)"))
+            } catch {
+                throw .passphraseUnavailable(cause: .init("\(Self.fileDescriptorVariable)=\(fd) cannot be read: \(error)"))
+            }
         case .terminal(let prompt):
             let first = try Self.promptWithoutEcho(prompt)
             if confirm {
@@ -55,10 +56,41 @@ public enum PassphraseSource: Sendable {
         return VaultPassphrase(value)
     }
 
+    /// The passphrase file's bytes. Any refusal (missing, a symbolic link, a directory or other
+    /// non-regular file, readable or writable by others, not owned by the user, unreadable) is
+    /// ``SecretStoreError/passphraseUnavailable(cause:)``: the store stays locked (exit 4), and
+    /// the cause names the file, what is wrong and what to do.
+    static func readPassphraseFile(_ path: String) throws(SecretStoreError) -> Data {
+        let fix = "\(fileVariable) must name a regular file of yours with mode 0600 (chmod 600 \(path))"
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            let type = st.st_mode & S_IFMT
+            if type == S_IFLNK {
+                throw .passphraseUnavailable(cause: .init("refusing \(path): it is a symbolic link; \(fix)"))
+            }
+            if type != S_IFREG {
+                let what = type == S_IFDIR ? "a directory" : "not a regular file"
+                throw .passphraseUnavailable(cause: .init("refusing \(path): it is \(what); \(fix)"))
+            }
+        }
+        let data: Data?
+        do throws(SecretStoreError) {
+            data = try PrivateFiles.read(path, requirePrivate: true)
+        } catch {
+            throw .passphraseUnavailable(cause: .init("\(error); \(fix)"))
+        }
+        guard let data else {
+            throw .passphraseUnavailable(cause: .init("\(fileVariable) names \(path), which does not exist"))
+        }
+        return data
+    }
+
+    /// The first line, without its line ending (LF or CRLF). Bytes, not Characters: in Swift
+    /// "\r\n" is one Character, so splitting a String on "\n" kept a CRLF file's "\r\n".
     static func firstLine(_ data: Data) -> String {
-        let text = String(decoding: data, as: UTF8.self)
-        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        var line = data.prefix { $0 != UInt8(ascii: "\n") }
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        return String(decoding: line, as: UTF8.self)
     }
 
     static func promptWithoutEcho(_ prompt: String) throws(SecretStoreError) -> String {

@@ -151,6 +151,30 @@ public final class VaultSecretStore: SecretStore {
         _ = try open(bytes)
     }
 
+    /// Whether the vault can be opened right now without asking anyone: there is no vault yet,
+    /// or its key is held here or in the key cache, or the passphrase source is a file or a
+    /// descriptor that opens it (then the key is cached). False when only a terminal prompt
+    /// could open it, or the file source is refused or wrong: `status` reports that as locked
+    /// (after `authdeck lock` with no passphrase source). Never prompts. A damaged vault is not
+    /// "locked" (true here; reading it reports the damage).
+    public func opensWithoutAsking() -> Bool {
+        guard let bytes = try? file.read(), let header = try? VaultHeader.decode(bytes, path: path) else { return true }
+        if let keys = unlocked.withLock({ $0 }), keys.salt == header.salt, Self.same(keys.keyCheck, header.keyCheck) { return true }
+        if keyCacheTTL > .zero, let master = keyCache.get(VaultKeys.cacheID(salt: header.salt)),
+           Self.same(VaultKeys(master: master, salt: header.salt).keyCheck, header.keyCheck) {
+            return true
+        }
+        if case .terminal = passphrase { return false }
+        do {
+            _ = try open(bytes)
+            return true
+        } catch {
+            if case .corrupt = error { return true }
+            if case .truncated = error { return true }
+            return false
+        }
+    }
+
     /// Forgets the derived key here and in the key cache (`authdeck lock`).
     public func forgetKey() {
         let keys = unlocked.withLock { value -> VaultKeys? in

@@ -437,3 +437,36 @@ struct AppReducerTests {
         await store.finish()
     }
 }
+
+@Suite("Account status and status's exit code (README exit codes)")
+struct AccountStatusTests {
+    @Test("An idle expired access token with a usable refresh token is 'expired' and does not need attention")
+    func expiredWithRefreshToken() {
+        let account = AccountState(record: record("alice", expiresIn: 60))
+        let status = account.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .expired)
+        #expect(!status.needsAttention)
+    }
+
+    @Test("Expired with no refresh token, or with a refresh token past its own expiry, needs sign-in")
+    func expiredWithoutUsableRefreshToken() {
+        let none = AccountState(record: record("bob", expiresIn: 60, refresh: false))
+        #expect(none.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false) == .needsSignIn)
+        var stale = record("carol", expiresIn: 60)
+        stale.refreshTokenExpiresAt = t0.addingTimeInterval(90)
+        let status = AccountState(record: stale).status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .needsSignIn)
+        #expect(status.needsAttention)
+        // Before the refresh token's expiry it is still only "expired".
+        #expect(AccountState(record: stale).status(now: t0.addingTimeInterval(80), policy: .standard, storeLocked: false) == .expired)
+    }
+
+    @Test("needsAttention: sign-in, failed refresh and a locked store do; valid, expiring soon, refreshing, expired do not")
+    func needsAttentionTable() {
+        let attention: [(AccountStatus, Bool)] = [
+            (.valid, false), (.expiringSoon, false), (.refreshing, false), (.expired, false),
+            (.needsSignIn, true), (.refreshFailed(retryAt: t0), true), (.storeLocked, true),
+        ]
+        for (status, expected) in attention { #expect(status.needsAttention == expected, "\(status)") }
+    }
+}

@@ -267,6 +267,51 @@ struct VaultCommandTests {
     }
 }
 
+@Suite("Exit codes of a locked store (README table)")
+struct LockedStoreExitCodeTests {
+    @Test("A refused passphrase file (mode 0644, symbolic link, directory) exits 4 like a missing one, naming the file and the fix",
+          arguments: ["0644", "symlink", "directory"])
+    func refusedPassphraseFile(_ kind: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let good = home.root.appendingPathComponent("passphrase").path
+        let refused = home.root.appendingPathComponent("refused-passphrase").path
+        switch kind {
+        case "0644":
+            _ = FileManager.default.createFile(atPath: refused, contents: Data("cli test vault passphrase".utf8), attributes: [.posixPermissions: 0o644])
+        case "symlink":
+            try FileManager.default.createSymbolicLink(atPath: refused, withDestinationPath: good)
+        default:
+            try FileManager.default.createDirectory(atPath: refused, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
+        let add = try await home.run(["provider", "add", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+                                     stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": refused])
+        #expect(add.exitCode == 4, "\(add)")
+        #expect(add.stderr.contains(refused) && add.stderr.contains("0600"), "\(add.stderr)")
+        #expect(!add.stderr.contains("s3cret") && !add.stderr.contains("cli test vault passphrase"))
+    }
+
+    @Test("After 'authdeck lock' with no passphrase source, status --json says locked: true; with the key cached or a passphrase file, false")
+    func statusAfterLock() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "p", "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
+                                     stdin: Data("fixture-client-secret\n".utf8))
+        try #require(add.exitCode == 0, "\(add)")
+        let noPassphrase = ["AUTHDECK_PASSPHRASE_FILE": ""]
+        func locked(_ extra: [String: String]) async throws -> Bool? {
+            let result = try await home.run(["status", "--json"], extra: extra)
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (object?["store"] as? [String: Any])?["locked"] as? Bool
+        }
+        #expect(try await locked(noPassphrase) == false, "the key is cached")
+        #expect(try await home.run(["lock"]).exitCode == 0)
+        #expect(try await locked(noPassphrase) == true, "no cached key, no passphrase source")
+        #expect(try await locked([:]) == false, "the passphrase file opens it (and caches the key again)")
+        #expect(try await locked(noPassphrase) == false)
+    }
+}
+
 @Suite("decode --json schema")
 struct DecodeSchemaTests {
     @Test("Every kind of token has the same keys: kind, header, claims, times, verification", arguments: [

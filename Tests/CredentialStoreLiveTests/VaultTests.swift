@@ -239,8 +239,42 @@ struct VaultTests {
         try makeVault(dir).save(secrets("r"), for: alice)
         #expect(try makeVault(dir, passphrase: source).load(alice) == secrets("r"))
         chmod(passFile, 0o644)
-        #expect(storeError { _ = try source.read() } == .permissionDenied(
-            file: passFile, cause: .init("mode 644 lets group or others read or write it (need 600/700)")))
+        // Refused like a missing file (the store stays locked: exit 4), naming the file and the fix.
+        let refused = storeError { _ = try source.read() }
+        #expect(refused?.caseName == "passphraseUnavailable")
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("refusing to use \(passFile): mode 644 lets group or others read or write it"))
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("chmod 600"))
+    }
+
+    @Test("A refused passphrase file (symbolic link, directory, FIFO, 0640) is .passphraseUnavailable like a missing one",
+          arguments: ["symlink", "directory", "fifo", "0640"])
+    func refusedPassphraseFile(_ kind: String) throws {
+        let dir = TemporaryDirectory()
+        let real = dir.file("real")
+        writeBytes(Array("\(testPassphrase.exposedValue)\n".utf8), real, mode: 0o600)
+        let path = dir.file("pass")
+        switch kind {
+        case "symlink": symlink(real, path)
+        case "directory": mkdir(path, 0o700)
+        case "fifo": mkfifo(path, 0o600)
+        default: writeBytes(Array("\(testPassphrase.exposedValue)\n".utf8), path, mode: 0o640)
+        }
+        let refused = storeError { _ = try PassphraseSource.file(path: path).read() }
+        #expect(refused?.caseName == "passphraseUnavailable", "\(String(describing: refused))")
+        let text = refused.map { "\($0)" } ?? ""
+        #expect(text.contains(path) && text.contains("0600"), "\(text)")
+        #expect(!text.contains(testPassphrase.exposedValue))
+    }
+
+    @Test("A CRLF-terminated passphrase file gives the passphrase without \\r (LF, CRLF, no newline, one line of several)",
+          arguments: ["\n", "\r\n", "", "\r\nsecond line\r\n"])
+    func passphraseFileLineEndings(_ ending: String) throws {
+        let dir = TemporaryDirectory()
+        let passFile = dir.file("pass")
+        writeBytes(Array("\(testPassphrase.exposedValue)\(ending)".utf8), passFile, mode: 0o600)
+        #expect(try PassphraseSource.file(path: passFile).read() == testPassphrase)
+        try makeVault(dir).save(secrets("r"), for: alice)
+        #expect(try makeVault(dir, passphrase: .file(path: passFile), cache: MemoryKeyCache()).load(alice) == secrets("r"))
     }
 
     @Test("The passphrase from a file descriptor (AUTHDECK_PASSPHRASE_FD)")

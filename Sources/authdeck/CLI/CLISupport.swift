@@ -1,6 +1,8 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
+import CredentialStore
+import CredentialStoreLive
 import Foundation
 import TerminalUI
 
@@ -167,6 +169,20 @@ struct CLIContext: Sendable {
         case .success(let snapshot): return snapshot
         case .failure(let error): throw CLIFailure(error)
         }
+    }
+
+    /// ``snapshot(_:)`` with `store.isLocked` also true when the vault cannot be opened now
+    /// without a prompt (its key is not cached and no passphrase file or descriptor opens it, e.g.
+    /// after `authdeck lock`). For `status`, which never prompts: it reports what a script would
+    /// meet (README: exit 4 when the store is locked).
+    func snapshotWithLockState(_ session: LiveSession) throws -> LoadedSnapshot {
+        var snapshot = try snapshot(session)
+        if snapshot.store.backend == SecretStoreKind.vault.rawValue, !snapshot.store.isLocked,
+           let vault = LiveSecretStores.make(.vault, paths: XDGPaths(environment: environment), environment: environment) as? VaultSecretStore,
+           !vault.opensWithoutAsking() {
+            snapshot.store.isLocked = true
+        }
+        return snapshot
     }
 
     /// Opens the store (asks for the vault passphrase when needed) or fails with exit code 4.

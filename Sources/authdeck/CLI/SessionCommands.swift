@@ -255,7 +255,7 @@ struct StatusRow {
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
     let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshotWithLockState(session)
     let now = Date()
     let active = context.environment["AUTHDECK_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
         .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
