@@ -470,3 +470,31 @@ struct AccountStatusTests {
         for (status, expected) in attention { #expect(status.needsAttention == expected, "\(status)") }
     }
 }
+
+@Suite("Provider configuration rules (provider add)")
+struct ProviderConfigValidationTests {
+    @Test("client_id: empty, control characters, non-ASCII and stray spaces are refused (RFC 6749 §2.2, Appendix A.1)",
+          arguments: [("", ProviderConfigViolation.emptyClientID),
+                      ("abc\n", .clientIDCharacters(what: "a newline")),
+                      ("a\tb", .clientIDCharacters(what: "a tab")),
+                      (" abc", .clientIDCharacters(what: "a leading or trailing space")),
+                      ("   ", .clientIDCharacters(what: "only spaces")),
+                      ("clïent", .clientIDCharacters(what: "the character U+00EF"))])
+    func clientID(_ id: String, _ expected: ProviderConfigViolation) {
+        #expect(ProviderConfig.validateClientID(id) == expected)
+    }
+
+    @Test("A good client_id passes (VSCHAR, inner space allowed)", arguments: ["authdeck-native", "0oa1b2c3", "a b"])
+    func goodClientID(_ id: String) {
+        #expect(ProviderConfig.validateClientID(id) == nil)
+    }
+
+    @Test("validate() checks the issuer and every endpoint of the final configuration (as a preset builds it)")
+    func wholeConfiguration() {
+        var config = ProviderConfig(id: "w", issuer: URL(string: "https://ex.auth0.com?x=1/"), clientID: "c")
+        config.endpoints.jwks = URL(string: "https://ex.auth0.com/jwks#k")
+        #expect(config.validate() == [.issuer(.query("x=1/")), .endpoint("jwks-uri", .fragment("k"))])
+        let good = ProviderConfig(id: "local", issuer: URL(string: "http://127.0.0.1:8000/o"), clientID: "authdeck-native")
+        #expect(good.validate().isEmpty)
+    }
+}

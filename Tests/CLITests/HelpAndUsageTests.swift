@@ -68,12 +68,42 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: preset without its --domain", arguments: ["provider", "add", "work", "--preset", "auth0", "--client-id", "c"]),
         UsageCase(name: "provider add: secret method without the secret", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--client-authentication", "client_secret_post"]),
         UsageCase(name: "completion for an unknown shell", arguments: ["completion", "tcsh"]),
+        UsageCase(name: "provider add: issuer with a query (RFC 8414 §2)", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o?x=1", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a fragment (RFC 8414 §2)", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o#f", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with user info", arguments: ["provider", "add", "work", "--issuer", "https://alice:s3cret@op.test/o", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with port 99999", arguments: ["provider", "add", "work", "--issuer", "https://op.test:99999/o", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a trailing newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o\n", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a trailing space", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o ", "--client-id", "c"]),
+        UsageCase(name: "provider add: endpoint with a fragment (RFC 6749 §3.1)", arguments: ["provider", "add", "work", "--token-endpoint", "https://op.test/t#x", "--client-id", "c"]),
+        UsageCase(name: "provider add: empty --client-id", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", ""]),
+        UsageCase(name: "provider add: --client-id with a newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c\n"]),
+        UsageCase(name: "provider add: a preset --domain that makes an issuer with a query", arguments: ["provider", "add", "work", "--preset", "auth0", "--domain", "ex.auth0.com?x=1", "--client-id", "c"]),
         UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
         UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
         UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
         UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
         UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
     ]
+
+    @Test("provider add names what is wrong with the issuer and what to do, and never echoes a password put in it",
+          arguments: [
+            (["--issuer", "https://op.test/o?x=1"], "has a query ('?x=1'); an issuer identifier has none (RFC 8414 §2)"),
+            (["--issuer", "https://op.test/o#f"], "has a fragment ('#f')"),
+            (["--issuer", "https://alice:s3cret@op.test/o"], "contains user information (user:password@)"),
+            (["--issuer", "https://op.test:99999/o"], "has port 99999, outside 1–65535"),
+            (["--issuer", "https://op.test/o\n"], "contains a trailing newline"),
+          ])
+    func issuerChecks(_ options: [String], _ message: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["provider", "add", "work", "--client-id", "c"] + options)
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count >= 3, "message, what to do, usage: \(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+        let list = try await home.run(["provider", "list", "--json"])
+        #expect(!list.stdout.contains("work"), "nothing was saved")
+    }
 
     @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",
           arguments: [["doctor", "--help"], ["doctor", "-h"], ["doctor", "help"], ["provider", "rename", "--help"]])

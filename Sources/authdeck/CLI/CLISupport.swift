@@ -46,6 +46,9 @@ struct CLIFailure: Error {
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: ExitCode.usage) }
+
+    /// A usage error (exit 2) with what to do next.
+    init(usageMessage: String, hint: String) { self.init(usageMessage, hint: hint, exitCode: ExitCode.usage) }
 }
 
 /// stdout carries only the result; everything else goes to stderr.
@@ -322,14 +325,18 @@ func reserveStandardDescriptors() {
 /// The engine's one rule: plain http only on a loopback IP literal (127.0.0.0/8, ::1).
 func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 
-/// https, or plain http on loopback; anything else is refused with what to do instead.
-func checkSecureURL(_ text: String, option: String) throws -> URL {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil else {
-        throw CLIFailure.usage("--\(option) '\(text)' is not an absolute URL (expected https://…)")
+/// https, or plain http on loopback, and the configured-URL rules for `role` (no whitespace or
+/// control characters, no user info, a real port; for an issuer no query or fragment, for an
+/// endpoint no fragment): anything else is a usage error saying what to do instead.
+func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .endpoint) throws -> URL {
+    switch URLPolicy.validateConfigured(text, role: role) {
+    case .success(let url): return url
+    case .failure(let violation):
+        throw CLIFailure(usageMessage: "--\(option) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: violation.hint)
     }
-    if scheme == "https" || isLoopbackHTTP(url) { return url }
-    if scheme == "http" {
-        throw CLIFailure.usage("--\(option) '\(text)' uses plain http on a non-loopback host; tokens would travel unencrypted. Use the https:// URL (plain http is accepted only on a loopback address: 127.0.0.1 or [::1], not the name localhost).")
-    }
-    throw CLIFailure.usage("--\(option) '\(text)' must be an https:// URL")
+}
+
+/// The first violation of a provider configuration as a usage error (`provider add`).
+func checkProviderConfig(_ config: ProviderConfig) throws {
+    if let violation = config.validate().first { throw CLIFailure(usageMessage: violation.description, hint: violation.hint) }
 }
