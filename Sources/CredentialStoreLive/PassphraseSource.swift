@@ -18,11 +18,31 @@ public enum PassphraseSource: Sendable {
     /// A passphrase already in memory (tests, passphrase change).
     case value(VaultPassphrase)
 
+    /// How many times a terminal prompt may be answered wrong before the vault stays locked.
+    public static let terminalAttempts = 3
+
+    /// True for the terminal prompt (a wrong answer may be corrected; a file's may not).
+    public var isInteractive: Bool {
+        if case .terminal = self { return true }
+        return false
+    }
+
+    /// Shows `message` on the terminal the prompt uses (nothing for other sources).
+    public func tell(_ message: String) {
+        guard isInteractive else { return }
+        let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let line = message + "\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+    }
+
     public static let fileVariable = "AUTHDECK_PASSPHRASE_FILE"
     public static let fileDescriptorVariable = "AUTHDECK_PASSPHRASE_FD"
 
-    /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal.
-    public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase: ") -> PassphraseSource {
+    /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal (the prompt
+    /// says that three tries are allowed).
+    public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
         if let path = environment[fileVariable], !path.isEmpty { return .file(path: path) }
         if let fd = environment[fileDescriptorVariable].flatMap(Int32.init), fd >= 0 { return .fileDescriptor(fd) }
         return .terminal(prompt: prompt)

@@ -236,10 +236,19 @@ public final class VaultSecretStore: SecretStore {
             }
             keyCache.remove(cacheID)
         }
-        let keys = try derive(passphrase.read(), salt: header.salt, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
-        guard Self.same(keys.keyCheck, header.keyCheck) else { throw .wrongPassphrase(file: path) }
-        remember(keys)
-        return keys
+        // A typed passphrase gets three tries, and each wrong one says how many are left; a file
+        // or descriptor gives the same answer every time, so it gets one.
+        let attempts = passphrase.isInteractive ? PassphraseSource.terminalAttempts : 1
+        for attempt in 1...attempts {
+            let keys = try derive(passphrase.read(), salt: header.salt, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
+            if Self.same(keys.keyCheck, header.keyCheck) {
+                remember(keys)
+                return keys
+            }
+            let left = attempts - attempt
+            if left > 0 { passphrase.tell("Wrong passphrase; \(left) \(left == 1 ? "try" : "tries") left.") }
+        }
+        throw .wrongPassphrase(file: path)
     }
 
     private func newKeys(limits: KDFLimits, source: PassphraseSource) throws(SecretStoreError) -> VaultKeys {

@@ -306,7 +306,7 @@ struct VaultTests {
         // script(1) gives the probe a pseudo-terminal and flushes its typescript (-f); the passphrase
         // is typed once the prompt shows in the typescript.
         let typed = """
-            (while ! grep -q 'Vault passphrase:' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+            (while ! grep -q 'Vault passphrase' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
              cat "$PASSPHRASE_FILE"; printf '\\n') | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
             """
         let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
@@ -315,9 +315,54 @@ struct VaultTests {
         ]), outputDirectory: vault.directory.path)
         #expect(child.wait(timeout: .seconds(30)) == 0)
         let transcript = child.stdout
-        #expect(transcript.contains("Vault passphrase:"))
+        #expect(transcript.contains("Vault passphrase (3 tries):"))
         #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#))
         #expect(!transcript.contains(testPassphrase.exposedValue))
+    }
+
+    @Test("The terminal prompt allows three tries and says how many are left; a third wrong one is .wrongPassphrase",
+          arguments: [3, 4])
+    func terminalPromptThreeTries(goodAnswer: Int) throws {
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        // Answer n waits for the n-th prompt; answers before `GOOD` are wrong (GOOD 4: all three).
+        let typed = """
+            last=$GOOD; [ "$last" -gt 3 ] && last=3
+            (i=1; while [ $i -le $last ]; do
+               while [ "$(grep -o 'Vault passphrase' "$TYPESCRIPT" 2>/dev/null | wc -l)" -lt $i ]; do sleep 0.05; done
+               if [ $i -lt $GOOD ]; then printf 'not-the-passphrase-%s\n' $i; else cat "$PASSPHRASE_FILE"; printf '\n'; fi
+               i=$((i + 1))
+             done) | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
+            """
+        let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
+            "HOME": vault.directory.path, "PROBE": ChildProcess.probePath, "VAULT": vault.path, "GOOD": "\(goodAnswer)",
+            "PASSPHRASE_FILE": vault.directory.file("passphrase"), "TYPESCRIPT": vault.directory.file("typescript"),
+        ]), outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(60)) == 0)
+        let transcript = child.stdout
+        #expect(transcript.contains("Vault passphrase (3 tries):"), "the prompt says how many tries")
+        #expect(transcript.contains("Wrong passphrase; 2 tries left."), "\(transcript)")
+        #expect(transcript.contains("Wrong passphrase; 1 try left."), "\(transcript)")
+        #expect(transcript.components(separatedBy: "Vault passphrase (3 tries):").count - 1 == 3)
+        if goodAnswer <= 3 {
+            #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#), "\(transcript)")
+        } else {
+            #expect(transcript.contains(#"{"error":"wrongPassphrase"}"#), "\(transcript)")
+            #expect(!transcript.contains("0 tries left"))
+        }
+        #expect(!transcript.contains(testPassphrase.exposedValue))
+        #expect(!transcript.contains("not-the-passphrase"), "typed answers are not echoed")
+    }
+
+    @Test("A passphrase file that is wrong is tried once (it would give the same answer again)")
+    func wrongPassphraseFileOnce() throws {
+        let dir = TemporaryDirectory()
+        try makeVault(dir).save(secrets("r"), for: alice)
+        let passFile = dir.file("pass")
+        writeBytes(Array("not the passphrase\n".utf8), passFile, mode: 0o600)
+        let vault = makeVault(dir, passphrase: .file(path: passFile))
+        #expect(storeError { _ = try vault.load(alice) }?.caseName == "wrongPassphrase")
+        #expect(vault.derivations == 1)
     }
 
     @Test("Saving one account leaves the others as they were; stale temp files of killed writers are removed")
