@@ -197,7 +197,8 @@ struct HelpAndUsageTests {
         defer { home.remove() }
         let result = try await home.run(["completion", shell])
         #expect(result.exitCode == 0)
-        for command in ["login", "logout", "status", "switch", "token", "refresh", "userinfo", "introspect", "decode", "api", "provider"] {
+        for command in ["login", "logout", "status", "switch", "token", "refresh", "userinfo", "introspect", "decode", "api", "provider",
+                        "lock", "passphrase", "completion"] {
             #expect(result.stdout.contains(command), "\(shell) completion lacks \(command)")
         }
     }

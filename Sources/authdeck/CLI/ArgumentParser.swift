@@ -50,6 +50,8 @@ struct CommandSpec: Sendable {
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Left out of help and completion (`__complete`, used by the completion scripts).
+    var hidden: Bool = false
     /// Checks the parsed values before `run` (argument-parser's `validate()`); a returned
     /// message is a usage error (exit 2).
     var validate: (@Sendable (ParsedCommand) -> String?)? = nil
@@ -203,7 +205,7 @@ enum ArgumentParser {
         lines.append(pad("  -h, --help", "Show help information."))
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
-            for s in command.subcommands { lines.append(pad("  \(s.name)", s.abstract)) }
+            for s in command.subcommands where !s.hidden { lines.append(pad("  \(s.name)", s.abstract)) }
             lines += ["", "  See '\(path.joined(separator: " ")) <subcommand> --help' for detailed help."]
         }
         return lines.joined(separator: "\n") + "\n"
