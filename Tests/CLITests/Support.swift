@@ -53,7 +53,8 @@ final class RunningCommand: Sendable {
     private let drained = Locked(0)
 
     init(_ arguments: [String], environment: [String: String], stdin: Data? = nil,
-         stdout target: StandardOutputTarget = .pipe, argumentVector: [String]? = nil) throws {
+         stdout target: StandardOutputTarget = .pipe, argumentVector: [String]? = nil,
+         executable: String = authdeckBinary) throws {
         var outFDs: [Int32] = [-1, -1], errFDs: [Int32] = [-1, -1], inFDs: [Int32] = [-1, -1]
         guard pipe(&outFDs) == 0, pipe(&errFDs) == 0, pipe(&inFDs) == 0 else { throw POSIXError(.EMFILE) }
         for fd in outFDs + errFDs + inFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -80,14 +81,14 @@ final class RunningCommand: Sendable {
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         // `argumentVector` replaces the whole argument vector (an empty one is argc 0).
-        let argv = (argumentVector ?? ([authdeckBinary] + arguments)).map { strdup($0) } + [nil]
+        let argv = (argumentVector ?? ([executable] + arguments)).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, authdeckBinary, &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         close(inFDs[0]); close(outFDs[1]); close(errFDs[1])
         guard result == 0 else {
             close(inFDs[1]); close(outFDs[0]); close(errFDs[0])
