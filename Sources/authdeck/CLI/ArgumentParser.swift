@@ -50,6 +50,8 @@ struct CommandSpec: Sendable {
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Left out of help and completion (`__complete`, used by the completion scripts).
+    var hidden: Bool = false
     /// Checks the parsed values before `run` (argument-parser's `validate()`); a returned
     /// message is a usage error (exit 2).
     var validate: (@Sendable (ParsedCommand) -> String?)? = nil
@@ -88,10 +90,16 @@ enum ArgumentParser {
             path.append(next)
             rest = rest.dropFirst()
         }
+        // A word where a subcommand goes that names none is a usage error whatever follows it:
+        // `authdeck doctor --help` must not print the root help and exit 0.
+        let takesSubcommand = !command.subcommands.isEmpty && command.positionals.isEmpty
+        if takesSubcommand, let first = rest.first, !first.hasPrefix("-"), !(command.run == nil && first == "help") {
+            return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+        }
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
-        if command.run == nil || (!command.subcommands.isEmpty && command.positionals.isEmpty && rest.first.map { !$0.hasPrefix("-") } == true) {
+        if command.run == nil {
             if let first = rest.first {
                 return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
             }
@@ -197,7 +205,7 @@ enum ArgumentParser {
         lines.append(pad("  -h, --help", "Show help information."))
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
-            for s in command.subcommands { lines.append(pad("  \(s.name)", s.abstract)) }
+            for s in command.subcommands where !s.hidden { lines.append(pad("  \(s.name)", s.abstract)) }
             lines += ["", "  See '\(path.joined(separator: " ")) <subcommand> --help' for detailed help."]
         }
         return lines.joined(separator: "\n") + "\n"
