@@ -43,12 +43,14 @@ public enum ProtocolViolation: Sendable, Equatable {
     case malformedAuthorizationResponse(MalformedAuthorizationResponse)
     /// RFC 8252 §8.10: the response arrived on another path than the pending `redirect_uri`.
     case redirectPathMismatch(expected: String, actual: String)
-    /// RFC 6749 §10.12: `state` must equal the sent one.
-    case stateMismatch(expected: String, actual: String?)
-    /// RFC 9207 §2.4: `iss` must equal the issuer.
-    case authorizationResponseIssuerMismatch(expected: String, actual: String)
-    /// RFC 9207 §2.4: `iss` is absent although the server advertises it.
-    case missingAuthorizationResponseIssuer(expected: String)
+    /// RFC 6749 §10.12: `state` must equal the sent one (possible forgery, or a stale tab).
+    /// `unverifiedError` is the `error` code the mismatched response carried, if any: it may be
+    /// forged, so it is shown only as unverified, and its `error_description` is not kept.
+    case stateMismatch(expected: String, actual: String?, unverifiedError: OAuthErrorCode? = nil)
+    /// RFC 9207 §2.4: `iss` must equal the issuer (`unverifiedError` as for ``stateMismatch(expected:actual:unverifiedError:)``).
+    case authorizationResponseIssuerMismatch(expected: String, actual: String, unverifiedError: OAuthErrorCode? = nil)
+    /// RFC 9207 §2.4: `iss` is absent although the server advertises it (`unverifiedError` as above).
+    case missingAuthorizationResponseIssuer(expected: String, unverifiedError: OAuthErrorCode? = nil)
 
     // MARK: JOSE (RFC 7515, RFC 7517)
     /// RFC 7515 §7.1: not a compact JWS (three base64url parts, JSON header and payload).

@@ -24,7 +24,7 @@ public enum OAuthErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     /// The code as sent on the wire (`error`).
     public init(rawValue: String) {
-        self = Self.known.first { $0.1 == rawValue }?.0 ?? .other(rawValue)
+        self = Self.known.first { $0.1.exactlyEquals(rawValue) }?.0 ?? .other(rawValue)
     }
 
     /// The wire value.

@@ -107,12 +107,13 @@ public struct PresentableError: Sendable, Equatable {
             }(), "RFC 6749 §4.1.2")
         case .redirectPathMismatch(let expected, let actual):
             ("Wrong redirect path", "The response arrived on \(actual), expected \(expected).", "RFC 8252 §8.10")
-        case .stateMismatch:
-            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab). Start the sign-in again.", "RFC 6749 §10.12")
-        case .authorizationResponseIssuerMismatch(let expected, let actual):
-            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "RFC 9207 §2.4")
-        case .missingAuthorizationResponseIssuer(let expected):
-            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\").", "RFC 9207 §2.4")
+        case .stateMismatch(_, _, let unverifiedError):
+            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab); nothing was exchanged or stored."
+                + unverified(unverifiedError) + " Start the sign-in again.", "RFC 6749 §10.12")
+        case .authorizationResponseIssuerMismatch(let expected, let actual, let unverifiedError):
+            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual) + unverified(unverifiedError), "RFC 9207 §2.4")
+        case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
+            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError), "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
         case .unsupportedCriticalHeader(let names):
@@ -162,6 +163,12 @@ public struct PresentableError: Sendable, Equatable {
         case .endSessionStateMismatch:
             ("Logout not confirmed", "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.", "OpenID Connect RP-Initiated Logout 1.0 §3")
         }
+    }
+
+    /// The `error` code of a response that failed `state`/`iss`, named as unverified (its
+    /// description is never shown: it may not be the provider's words).
+    private static func unverified(_ code: OAuthErrorCode?) -> String {
+        code.map { " The response also carried `error=\($0.rawValue)`, unverified (it may be forged)." } ?? ""
     }
 
     private static func hint(_ expected: String, _ actual: String) -> String {

@@ -82,7 +82,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     public var effectiveAlgorithms: [JWSAlgorithm] {
         let refused: Set<JWSAlgorithm> = [.none, .hs256, .hs384, .hs512]
         var result = allowedAlgorithms.subtracting(refused)
-        if let serverAlgorithms { result = result.filter { serverAlgorithms.contains($0.rawValue) } }
+        if let serverAlgorithms { result = result.filter { serverAlgorithms.containsExactly($0.rawValue) } }
         return result.sorted { $0.rawValue < $1.rawValue }
     }
 
@@ -111,11 +111,11 @@ public struct VerifiedIDToken: Sendable, Equatable {
 ///   .unsupportedCriticalHeader / .unexpectedJWTType / .algorithmNotAllowed)`.
 public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) throws(AuthError) -> (jws: CompactJWS, algorithm: JWSAlgorithm) {
     let jws = try CompactJWS(parsing: raw.exposedValue)
-    if let typ = jws.header.type, !["jwt", "application/jwt"].contains(typ.lowercased()) {
+    if let typ = jws.header.type, !["jwt", "application/jwt"].contains(where: { typ.equalsIgnoringASCIICase($0) }) {
         throw .protocolViolation(.unexpectedJWTType(typ))
     }
     let allowed = options.effectiveAlgorithms
-    guard let algorithm = JWSAlgorithm(rawValue: jws.header.algorithm), allowed.contains(algorithm) else {
+    guard let algorithm = JWSAlgorithm(exactRawValue: jws.header.algorithm), allowed.contains(algorithm) else {
         throw .protocolViolation(.algorithmNotAllowed(alg: jws.header.algorithm, allowed: allowed.map(\.rawValue)))
     }
     return (jws, algorithm)
@@ -160,15 +160,15 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
         guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
         expectedIssuer = expectedIssuer.replacingOccurrences(of: "{tenantid}", with: tid)
     }
-    guard claims.issuer == expectedIssuer else {
+    guard claims.issuer.exactlyEquals(expectedIssuer) else {
         throw .protocolViolation(.idTokenIssuerMismatch(expected: expectedIssuer, actual: claims.issuer))
     }
-    let trusted = options.additionalTrustedAudiences.union([options.clientID])
-    guard claims.audience.contains(options.clientID), claims.audience.allSatisfy(trusted.contains) else {
+    let trusted = Array(options.additionalTrustedAudiences) + [options.clientID]
+    guard claims.audience.containsExactly(options.clientID), claims.audience.allSatisfy({ trusted.containsExactly($0) }) else {
         throw .protocolViolation(.audienceMismatch(expected: options.clientID, actual: claims.audience))
     }
     if claims.audience.count > 1 || claims.authorizedParty != nil {
-        guard claims.authorizedParty == options.clientID else {
+        guard claims.authorizedParty.exactlyEquals(options.clientID) else {
             throw .protocolViolation(.azpMismatch(expected: options.clientID, actual: claims.authorizedParty))
         }
     }
@@ -184,9 +184,9 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     }
     switch options.nonce {
     case .value(let expected):
-        guard claims.nonce == expected else { throw .protocolViolation(.nonceMismatch(expected: expected, actual: claims.nonce)) }
+        guard claims.nonce.exactlyEquals(expected) else { throw .protocolViolation(.nonceMismatch(expected: expected, actual: claims.nonce)) }
     case .ifPresent(let expected):
-        if let actual = claims.nonce, actual != expected { throw .protocolViolation(.nonceMismatch(expected: expected, actual: actual)) }
+        if let actual = claims.nonce, !actual.exactlyEquals(expected) { throw .protocolViolation(.nonceMismatch(expected: expected, actual: actual)) }
     case .none, .skipCheck:
         break
     }
@@ -199,6 +199,6 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     if case .accessToken(let accessToken) = options.accessTokenHash, let atHash = claims.accessTokenHash {
         guard let digestAlgorithm = algorithm.digest else { throw .protocolViolation(.atHashMismatch) }
         let digest = crypto.digest(digestAlgorithm, Data(accessToken.exposedValue.utf8))
-        guard Base64URL.encode(digest.prefix(digest.count / 2)) == atHash else { throw .protocolViolation(.atHashMismatch) }
+        guard Base64URL.encode(digest.prefix(digest.count / 2)).exactlyEquals(atHash) else { throw .protocolViolation(.atHashMismatch) }
     }
 }

@@ -42,7 +42,7 @@ public actor JWKSCache {
             return try selectVerificationKey(in: set, header: header, algorithm: algorithm)
         } catch {
             guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
-            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID == kid } } ?? false
+            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID.exactlyEquals(kid) } } ?? false
             guard unknownKid || now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { throw error }
             let refreshed = try await fetch()
             self.cached = (refreshed, now)

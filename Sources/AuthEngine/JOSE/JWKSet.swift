@@ -12,7 +12,7 @@ public struct JWKSet: Sendable, Equatable {
     public init(parsing data: Data) throws(AuthError) {
         guard let object = decodeJSONObject(data) else { throw .protocolViolation(.malformedJWKSet(reason: "not a JSON object")) }
         guard let entries = object["keys"]?.arrayValue else { throw .protocolViolation(.malformedJWKSet(reason: "no keys array")) }
-        keys = entries.compactMap { $0.objectValue.flatMap(JWK.init(jsonObject:)) }.filter { $0.use != "enc" }
+        keys = entries.compactMap { $0.objectValue.flatMap(JWK.init(jsonObject:)) }.filter { !$0.use.exactlyEquals("enc") }
     }
 }
 
@@ -25,6 +25,7 @@ extension JWK {
         func bytes(_ name: String) -> Data? { object[name]?.stringValue.flatMap(Base64URL.decode) }
         let keyOps: [String]? = object["key_ops"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         let common = (kid: object["kid"]?.stringValue, use: object["use"]?.stringValue, alg: object["alg"]?.stringValue)
+        guard ["RSA", "EC", "OKP"].containsExactly(kty) else { return nil }
         switch kty {
         case "RSA":
             guard let n = bytes("n"), let e = bytes("e"), !n.isEmpty, !e.isEmpty else { return nil }
@@ -43,7 +44,7 @@ extension JWK {
 
 extension JWSAlgorithm {
     /// The curves a key must have for this algorithm (RFC 7518 §3.4, RFC 8037 §3.1); nil = any.
-    var allowedCurves: Set<String>? {
+    var allowedCurves: [String]? {
         switch self {
         case .es256: ["P-256"]
         case .es384: ["P-384"]
@@ -61,12 +62,12 @@ extension JWSAlgorithm {
 /// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``.
 public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> JWK {
     let candidates = set.keys.filter { key in
-        guard key.keyType == algorithm.keyType else { return false }
-        if let kid = header.keyID, key.keyID != kid { return false }
-        if let alg = key.algorithm, alg != algorithm.rawValue { return false }
-        if let use = key.use, use != "sig" { return false }
-        if let ops = key.keyOperations, !ops.contains("verify") { return false }
-        if let curves = algorithm.allowedCurves, !(key.curve.map(curves.contains) ?? false) { return false }
+        guard let keyType = algorithm.keyType, key.keyType.exactlyEquals(keyType) else { return false }
+        if let kid = header.keyID, !key.keyID.exactlyEquals(kid) { return false }
+        if let alg = key.algorithm, !alg.exactlyEquals(algorithm.rawValue) { return false }
+        if let use = key.use, !use.exactlyEquals("sig") { return false }
+        if let ops = key.keyOperations, !ops.containsExactly("verify") { return false }
+        if let curves = algorithm.allowedCurves, !(key.curve.map { curves.containsExactly($0) } ?? false) { return false }
         return true
     }
     switch candidates.count {

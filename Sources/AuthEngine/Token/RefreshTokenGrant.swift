@@ -61,10 +61,10 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
 }
 
 func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
-    guard claims.issuer == original.issuer else {
+    guard claims.issuer.exactlyEquals(original.issuer) else {
         throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
     }
-    guard claims.subject == original.subject else {
+    guard claims.subject.exactlyEquals(original.subject) else {
         throw .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: original.subject, actual: claims.subject))
     }
 }

@@ -134,7 +134,7 @@ public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_en
     let object = try readOAuthResponse(response, url: url, context: "token response", now: now)
     let accessToken = try object.requiredString("access_token")
     let tokenType = try object.requiredString("token_type")
-    guard tokenType.lowercased() == "bearer" else { throw .unsupported(.tokenType(tokenType)) }
+    guard tokenType.equalsIgnoringASCIICase("Bearer") else { throw .unsupported(.tokenType(tokenType)) }
     let scope: [String]?
     switch object.member("scope") {
     case .none: scope = nil

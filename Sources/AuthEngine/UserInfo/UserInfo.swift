@@ -43,7 +43,7 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
     }
     guard let object = decodeJSONObject(response.body) else { throw .protocolViolation(.malformedJSON(context: "UserInfo response")) }
     let subject = try object.requiredString("sub")
-    guard subject == expectedSubject else {
+    guard subject.exactlyEquals(expectedSubject) else {
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
     }
     return UserInfoResponse(subject: subject, claims: object)
