@@ -35,6 +35,10 @@ public enum ProtocolViolation: Sendable, Equatable {
     case invalidField(name: String, expected: String)
     /// The body is not the JSON (or form) document expected; `context` names the response.
     case malformedJSON(context: String)
+    /// A JSON object (or form body) repeats a member name (`name`, possibly ""): rejected in JOSE
+    /// headers and JWT claims (RFC 7515 §4, RFC 7519 §4) and, as hardening, in every other
+    /// document (RFC 8259 §4, PARSE-09). `context` names the document.
+    case duplicateMember(name: String, context: String)
     /// The Content-Type is not one the endpoint may answer with.
     case unexpectedContentType(expected: String, actual: String?)
 

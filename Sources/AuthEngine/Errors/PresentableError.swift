@@ -95,6 +95,8 @@ public struct PresentableError: Sendable, Equatable {
             ("Invalid field", "`\(name)` is not \(expected).", nil)
         case .malformedJSON(let context):
             ("Malformed response", "The \(context) is not valid JSON of the expected shape.", nil)
+        case .duplicateMember(let name, let context):
+            ("Duplicate member", "The \(context) has the member `\(name)` more than once; it is ambiguous and refused.", "RFC 7515 §4, RFC 7519 §4, RFC 8259 §4")
         case .unexpectedContentType(let expected, let actual):
             ("Unexpected content type", "Expected \(expected), got \(actual ?? "none").", nil)
         case .malformedAuthorizationResponse(let reason):

@@ -8,9 +8,15 @@ public struct JWKSet: Sendable, Equatable {
     public init(keys: [JWK]) { self.keys = keys }
 
     /// Parses a JWK Set document.
-    /// - Throws: `.protocolViolation(.malformedJWKSet)` when the body is not JSON or `keys` is not an array.
+    /// - Throws: `.protocolViolation(.malformedJWKSet)` when the body is not JSON or `keys` is not an array;
+    ///   `.protocolViolation(.duplicateMember)` when any object repeats a member (the whole set is refused).
     public init(parsing data: Data) throws(AuthError) {
-        guard let object = decodeJSONObject(data) else { throw .protocolViolation(.malformedJWKSet(reason: "not a JSON object")) }
+        let object: [String: JSONValue]
+        switch parseJSONObject(data) {
+        case .success(let parsed): object = parsed
+        case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "JWK Set"))
+        case .failure(.malformed): throw .protocolViolation(.malformedJWKSet(reason: "not a JSON object"))
+        }
         guard let entries = object["keys"]?.arrayValue else { throw .protocolViolation(.malformedJWKSet(reason: "no keys array")) }
         keys = entries.compactMap { $0.objectValue.flatMap(JWK.init(jsonObject:)) }.filter { !$0.use.exactlyEquals("enc") }
     }

@@ -59,9 +59,7 @@ public enum Discovery {
         guard response.mediaType == "application/json" else {
             throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
         }
-        guard let object = decodeJSONObject(response.body) else {
-            throw .protocolViolation(.malformedJSON(context: "discovery document"))
-        }
+        let object = try readJSONObject(response.body, context: "discovery document")
         let issuer = try object.requiredString("issuer")
         guard issuer.exactlyEquals(expectedIssuer) else {
             throw .protocolViolation(.issuerMismatch(expected: expectedIssuer, actual: issuer))

@@ -78,21 +78,41 @@ public struct TokenSet: Sendable, Equatable, Codable {
     }
 }
 
+/// An OAuth endpoint's body, read by media type.
+enum OAuthBody {
+    case members([String: JSONValue])
+    /// JSON or form, but not a usable object (or with a repeated member).
+    case unreadable(JSONObjectFailure)
+    /// Neither JSON nor form.
+    case otherMediaType
+}
+
 /// Reads a JSON or form-encoded body of an OAuth endpoint into members.
 /// `application/json` (or `+json`), or `application/x-www-form-urlencoded` when the Content-Type
-/// says so (GitHub without `Accept`). Returns nil for other media types.
-func decodeOAuthBody(_ response: HTTPResponse) -> [String: JSONValue]?? {
+/// says so (GitHub without `Accept`). A repeated member is refused in both (see
+/// ``parseJSONObject(_:)``; RFC 6749 §3.1 for form parameters).
+func decodeOAuthBody(_ response: HTTPResponse) -> OAuthBody {
     let media = response.mediaType ?? ""
     if media == "application/json" || media.hasSuffix("+json") {
-        return .some(decodeJSONObject(response.body))
+        switch parseJSONObject(response.body) {
+        case .success(let object): return .members(object)
+        case .failure(let failure): return .unreadable(failure)
+        }
     }
     if media == "application/x-www-form-urlencoded" {
-        guard let text = String(data: response.body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), let pairs = FormEncoding.decode(text) else { return .some(nil) }
+        guard let text = String(data: response.body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+              let pairs = FormEncoding.decode(text) else { return .unreadable(.malformed) }
         var object: [String: JSONValue] = [:]
-        for pair in pairs { object[pair.name] = .string(pair.value) }
-        return .some(object)
+        var names: [String] = []
+        for pair in pairs {
+            guard !names.containsExactly(pair.name), object.updateValue(.string(pair.value), forKey: pair.name) == nil else {
+                return .unreadable(.duplicateMember(pair.name))
+            }
+            names.append(pair.name)
+        }
+        return .members(object)
     }
-    return .none
+    return .otherMediaType
 }
 
 /// An OAuth error body (RFC 6749 §5.2) when `object` has an `error` member, whatever the status.
@@ -109,18 +129,19 @@ func oauthError(in object: [String: JSONValue], response: HTTPResponse, now: Dat
 /// status, then content type. Returns the members of a successful body.
 func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, now: Date) throws(AuthError) -> [String: JSONValue] {
     let decoded = decodeOAuthBody(response)
-    if case .some(.some(let object)) = decoded, let error = oauthError(in: object, response: response, now: now) {
+    if case .members(let object) = decoded, let error = oauthError(in: object, response: response, now: now) {
         throw .errorResponse(error)
     }
     guard (200..<300).contains(response.status) else {
         throw .httpStatus(HTTPStatusFailure(status: response.status, url: url,
                                             retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
     }
-    guard case .some(let maybeObject) = decoded else {
-        throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
+    switch decoded {
+    case .members(let object): return object
+    case .unreadable(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: context))
+    case .unreadable(.malformed): throw .protocolViolation(.malformedJSON(context: context))
+    case .otherMediaType: throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
     }
-    guard let object = maybeObject else { throw .protocolViolation(.malformedJSON(context: context)) }
-    return object
 }
 
 /// Parses a token endpoint response (RFC 6749 §5.1/§5.2): an `error` member means failure

@@ -41,7 +41,7 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
     guard response.mediaType == "application/json" else {
         throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
     }
-    guard let object = decodeJSONObject(response.body) else { throw .protocolViolation(.malformedJSON(context: "UserInfo response")) }
+    let object = try readJSONObject(response.body, context: "UserInfo response")
     let subject = try object.requiredString("sub")
     guard subject.exactlyEquals(expectedSubject) else {
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
