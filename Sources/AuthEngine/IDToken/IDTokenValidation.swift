@@ -122,27 +122,51 @@ public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) 
 }
 
 /// Validates an ID token against a key set (OIDC Core §3.1.3.7): JWS shape, `typ`, `alg`,
-/// key selection, signature (through `crypto`), then the claim rules of
-/// ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
+/// key candidates (``verificationKeyCandidates(in:header:algorithm:)``), the signature
+/// (through `crypto`) with each candidate until one verifies (key rollover: two keys under one
+/// `kid`), then the claim rules of ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
 public func validateIDToken(_ raw: RawIDToken, keys: JWKSet, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
     let (jws, algorithm) = try decodeIDToken(raw, options: options)
-    let key = try selectVerificationKey(in: keys, header: jws.header, algorithm: algorithm)
-    return try verifyIDToken(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+    let candidates = try verificationKeyCandidates(in: keys, header: jws.header, algorithm: algorithm)
+    let key = try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto)
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+}
+
+/// The first candidate whose signature verifies (OIDC Core §3.1.3.7 step 6).
+/// - Throws: `.protocolViolation(.signatureInvalid)` when some candidate was usable but none
+///   verified; otherwise the first candidate's `.unsupportedKey` / `.algorithmNotAllowed`.
+func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm, candidates: [JWK], options: IDTokenValidationOptions,
+                     crypto: CryptoProvider) throws(AuthError) -> JWK {
+    var firstError: AuthError?
+    var invalidSignature: AuthError?
+    for key in candidates {
+        do {
+            try crypto.verifySignature(algorithm, key, jws.signingInput, jws.signature)
+            return key
+        } catch {
+            let mapped: AuthError = switch error {
+            case .invalidSignature: .protocolViolation(.signatureInvalid(kid: key.keyID))
+            case .unusableKey(let reason): .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
+            case .unsupportedAlgorithm(let alg):
+                .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
+            }
+            if case .invalidSignature = error, invalidSignature == nil { invalidSignature = mapped }
+            if firstError == nil { firstError = mapped }
+        }
+    }
+    throw invalidSignature ?? firstError ?? .protocolViolation(.noMatchingKey(kid: jws.header.keyID))
 }
 
 /// The signature and claim steps with a chosen key.
 public func verifyIDToken(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK, options: IDTokenValidationOptions,
                           crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
-    do {
-        try crypto.verifySignature(algorithm, key, jws.signingInput, jws.signature)
-    } catch {
-        switch error {
-        case .invalidSignature: throw .protocolViolation(.signatureInvalid(kid: key.keyID))
-        case .unusableKey(let reason): throw .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
-        case .unsupportedAlgorithm(let alg):
-            throw .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
-        }
-    }
+    let verifiedWith = try verifySignature(jws, algorithm: algorithm, candidates: [key], options: options, crypto: crypto)
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: verifiedWith, options: options, crypto: crypto, now: now)
+}
+
+/// The claim steps after the signature verified with `key`.
+func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK, options: IDTokenValidationOptions,
+                  crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
     let claims = try IDTokenClaims(payload: jws.payload)
     try validateIDTokenClaims(claims, options: options, crypto: crypto, now: now, algorithm: algorithm)
     return VerifiedIDToken(raw: raw, header: jws.header, claims: claims, verifiedWith: key)

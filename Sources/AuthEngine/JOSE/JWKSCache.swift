@@ -33,6 +33,34 @@ public actor JWKSCache {
         return set
     }
 
+    /// Every key that may verify a JWS with `header`/`algorithm`
+    /// (``verificationKeyCandidates(in:header:algorithm:)``), re-fetching once as described above.
+    /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
+    public func candidateKeys(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> [JWK] {
+        let wasFresh = cached.map { now.timeIntervalSince($0.fetchedAt) < maximumAge } ?? false
+        let set = try await keySet(now: now)
+        do throws(AuthError) {
+            return try verificationKeyCandidates(in: set, header: header, algorithm: algorithm)
+        } catch {
+            guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
+            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID.exactlyEquals(kid) } } ?? false
+            guard unknownKid || now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { throw error }
+            let refreshed = try await fetch()
+            self.cached = (refreshed, now)
+            return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)
+        }
+    }
+
+    /// After no cached candidate verified a signature: re-fetches the set when the cached one is
+    /// at least ``minimumRefetchAge`` old (a provider that replaced a key but kept its `kid`), and
+    /// returns the new candidates; nil when the set is too fresh to fetch again (fail closed).
+    public func candidateKeysAfterFailedSignature(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> [JWK]? {
+        guard let cached, now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { return nil }
+        let refreshed = try await fetch()
+        self.cached = (refreshed, now)
+        return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)
+    }
+
     /// The one key that verifies a JWS with `header`/`algorithm`, re-fetching once as described above.
     /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
     public func key(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> JWK {

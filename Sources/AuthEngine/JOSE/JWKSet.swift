@@ -61,12 +61,19 @@ extension JWSAlgorithm {
     }
 }
 
-/// Selects the one key that may verify a JWS with `header` and `algorithm` (oauth4webapi's
-/// rules, STYLE §2.7): same `kty` as the algorithm; same `kid` when the header has one;
-/// `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing `verify`;
-/// a fitting `crv`. Zero matches → ``ProtocolViolation/noMatchingKey(kid:)``; several →
-/// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``.
-public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> JWK {
+/// Most keys tried for one signature (key rollover and `kid`-less sets need a few; a set
+/// that fits more than this is refused as ambiguous rather than verified key by key).
+public let maximumVerificationCandidates = 8
+
+/// Every key that may verify a JWS with `header` and `algorithm` (oauth4webapi's rules,
+/// STYLE §2.7, compared byte for byte): same `kty` as the algorithm; same `kid` when the header
+/// has one; `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing
+/// `verify`; a fitting `crv`. Several candidates are normal during key rollover (a provider
+/// publishing the old and the new key under one `kid`) and for `kid`-less sets (JWKS-02): the
+/// ID token validation tries each and accepts the one that verifies.
+/// - Throws: ``ProtocolViolation/noMatchingKey(kid:)`` for none;
+///   ``ProtocolViolation/multipleMatchingKeys(kid:count:)`` for more than ``maximumVerificationCandidates``.
+public func verificationKeyCandidates(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> [JWK] {
     let candidates = set.keys.filter { key in
         guard let keyType = algorithm.keyType, key.keyType.exactlyEquals(keyType) else { return false }
         if let kid = header.keyID, !key.keyID.exactlyEquals(kid) { return false }
@@ -76,9 +83,18 @@ public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm:
         if let curves = algorithm.allowedCurves, !(key.curve.map { curves.containsExactly($0) } ?? false) { return false }
         return true
     }
-    switch candidates.count {
-    case 0: throw .protocolViolation(.noMatchingKey(kid: header.keyID))
-    case 1: return candidates[0]
-    default: throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count))
+    if candidates.isEmpty { throw .protocolViolation(.noMatchingKey(kid: header.keyID)) }
+    if candidates.count > maximumVerificationCandidates {
+        throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count))
     }
+    return candidates
+}
+
+/// The one key that fits (``verificationKeyCandidates(in:header:algorithm:)``); several →
+/// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``. ID token validation does not use
+/// this: it tries every candidate.
+public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> JWK {
+    let candidates = try verificationKeyCandidates(in: set, header: header, algorithm: algorithm)
+    guard candidates.count == 1 else { throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count)) }
+    return candidates[0]
 }
