@@ -7,6 +7,23 @@ public enum GrantType: String, Sendable, Equatable {
     case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
 }
 
+/// Something a token response got wrong that the engine tolerated, because real providers
+/// differ from RFC 6749 §5.1 there and nothing is at risk; the grant was already issued, so
+/// failing would only throw it away. Carried on ``TokenResponse/warnings`` and
+/// ``TokenSet/warnings`` for the front ends to show (code exchange, refresh and device grant).
+public enum TokenResponseWarning: Sendable, Hashable {
+    /// `token_type` (REQUIRED, RFC 6749 §5.1) was absent or empty: the token is used as
+    /// Bearer (RFC 6750), the only type the engine supports. An unknown type is still refused.
+    case tokenTypeMissingAssumedBearer
+    /// `expires_in` (RFC 6749 §5.1, a number of seconds) was present but not a usable
+    /// non-negative integer (`"soon"`, `-5`, `1.5`, `true`): the expiry is unknown, as if absent
+    /// (TOK-07); the token is used until the resource server refuses it.
+    case expiresInUnusable
+    /// `refresh_expires_in` (Keycloak) or `refresh_token_expires_in` (GitHub), named by `field`,
+    /// was not a usable number: the refresh token's expiry is unknown.
+    case refreshExpiresInUnusable(field: String)
+}
+
 /// A successful access token response as sent (RFC 6749 §5.1). Relative times only here.
 public struct TokenResponse: Sendable, Equatable {
     /// `access_token`.
@@ -24,9 +41,11 @@ public struct TokenResponse: Sendable, Equatable {
     public var scope: [String]?
     /// `refresh_expires_in` (Keycloak) or `refresh_token_expires_in` (GitHub), seconds.
     public var refreshExpiresIn: Int?
+    /// What was tolerated while parsing (see ``TokenResponseWarning``); empty for a clean response.
+    public var warnings: [TokenResponseWarning]
 
     public init(accessToken: AccessToken, tokenType: String, expiresIn: Int? = nil, refreshToken: RefreshToken? = nil,
-                idToken: RawIDToken? = nil, scope: [String]? = nil, refreshExpiresIn: Int? = nil) {
+                idToken: RawIDToken? = nil, scope: [String]? = nil, refreshExpiresIn: Int? = nil, warnings: [TokenResponseWarning] = []) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -34,6 +53,7 @@ public struct TokenResponse: Sendable, Equatable {
         self.idToken = idToken
         self.scope = scope
         self.refreshExpiresIn = refreshExpiresIn
+        self.warnings = warnings
     }
 }
 
@@ -54,9 +74,18 @@ public struct TokenSet: Sendable, Equatable, Codable {
     public var grantedScopes: [String]
     /// Whether ``grantedScopes`` came from the response (false: assumed as requested).
     public var scopeWasReturned: Bool
+    /// What the response that produced this set got wrong and the engine tolerated (missing
+    /// `token_type`, unusable `expires_in` …), for the front ends to show once. Not persisted:
+    /// it describes one response, not the grant.
+    public var warnings: [TokenResponseWarning] = []
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken, tokenType, refreshToken, idToken, receivedAt, expiresAt, refreshExpiresAt, grantedScopes, scopeWasReturned
+    }
 
     public init(accessToken: AccessToken, tokenType: String, refreshToken: RefreshToken?, idToken: RawIDToken?,
-                receivedAt: Date, expiresAt: Date?, refreshExpiresAt: Date?, grantedScopes: [String], scopeWasReturned: Bool) {
+                receivedAt: Date, expiresAt: Date?, refreshExpiresAt: Date?, grantedScopes: [String], scopeWasReturned: Bool,
+                warnings: [TokenResponseWarning] = []) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
@@ -66,6 +95,7 @@ public struct TokenSet: Sendable, Equatable, Codable {
         self.refreshExpiresAt = refreshExpiresAt
         self.grantedScopes = grantedScopes
         self.scopeWasReturned = scopeWasReturned
+        self.warnings = warnings
     }
 
     /// Builds the domain value from a response received at `now`.
@@ -74,7 +104,8 @@ public struct TokenSet: Sendable, Equatable, Codable {
                   idToken: response.idToken, receivedAt: now,
                   expiresAt: response.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) },
                   refreshExpiresAt: response.refreshExpiresIn.map { now.addingTimeInterval(TimeInterval($0)) },
-                  grantedScopes: response.scope ?? requestedScopes, scopeWasReturned: response.scope != nil)
+                  grantedScopes: response.scope ?? requestedScopes, scopeWasReturned: response.scope != nil,
+                  warnings: response.warnings)
     }
 }
 
@@ -148,14 +179,33 @@ func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, n
 /// whatever the HTTP status (GitHub answers errors with 200); JSON, or form-encoded when the
 /// Content-Type says so; `expires_in` as number or numeric string; `token_type` any case
 /// (Bearer only); `scope` a string (space- or comma-separated), an array, or absent;
-/// `null` members count as absent; unknown members are ignored.
+/// `null` members count as absent; unknown members are ignored. Tolerated, with a
+/// ``TokenResponseWarning`` on the result: `token_type` absent or empty (→ Bearer), and an
+/// `expires_in` / refresh expiry that is not a usable number (→ unknown).
 /// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.unexpectedContentType /
 ///   .malformedJSON / .missingField / .invalidField)`, `.unsupported(.tokenType)`.
 public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_endpoint", now: Date) throws(AuthError) -> TokenResponse {
     let object = try readOAuthResponse(response, url: url, context: "token response", now: now)
     let accessToken = try object.requiredString("access_token")
-    let tokenType = try object.requiredString("token_type")
+    var warnings: [TokenResponseWarning] = []
+    let tokenType: String
+    if let sent = try object.optionalString("token_type"), !sent.isEmpty {
+        tokenType = sent
+    } else {
+        tokenType = "Bearer"
+        warnings.append(.tokenTypeMissingAssumedBearer)
+    }
     guard tokenType.equalsIgnoringASCIICase("Bearer") else { throw .unsupported(.tokenType(tokenType)) }
+    /// A lifetime in seconds, or nil (with a warning) when present but unusable.
+    func seconds(_ name: String, warning: TokenResponseWarning) -> Int? {
+        do {
+            return try object.lenientInteger(name)
+        } catch {
+            warnings.append(warning)
+            return nil
+        }
+    }
+    let expiresIn = seconds("expires_in", warning: .expiresInUnusable)
     let scope: [String]?
     switch object.member("scope") {
     case .none: scope = nil
@@ -166,12 +216,12 @@ public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_en
     default:
         throw .protocolViolation(.invalidField(name: "scope", expected: "a string or an array of strings"))
     }
-    let keycloakRefreshExpiresIn = try object.lenientInteger("refresh_expires_in")
-    let githubRefreshExpiresIn = try object.lenientInteger("refresh_token_expires_in")
+    let keycloakRefreshExpiresIn = seconds("refresh_expires_in", warning: .refreshExpiresInUnusable(field: "refresh_expires_in"))
+    let githubRefreshExpiresIn = seconds("refresh_token_expires_in", warning: .refreshExpiresInUnusable(field: "refresh_token_expires_in"))
     let refreshExpiresIn = keycloakRefreshExpiresIn ?? githubRefreshExpiresIn
     return TokenResponse(
-        accessToken: AccessToken(accessToken), tokenType: tokenType, expiresIn: try object.lenientInteger("expires_in"),
+        accessToken: AccessToken(accessToken), tokenType: tokenType, expiresIn: expiresIn,
         refreshToken: try object.optionalString("refresh_token").flatMap { $0.isEmpty ? nil : RefreshToken($0) },
         idToken: try object.optionalString("id_token").flatMap { $0.isEmpty ? nil : RawIDToken($0) },
-        scope: scope, refreshExpiresIn: refreshExpiresIn)
+        scope: scope, refreshExpiresIn: refreshExpiresIn, warnings: warnings)
 }
