@@ -104,6 +104,28 @@ struct HostileCallbackTests {
         #expect(try outcome.get().code.exposedValue == "good")
     }
 
+    @Test("AREQ-03(b), RFC 8252 §8.3: another process cannot bind the listener's port, even with SO_REUSEADDR and SO_REUSEPORT")
+    func portCannotBeShared() throws {
+        let listener = try LoopbackRedirectListener()
+        defer { listener.close() }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = listener.port.bigEndian
+        address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let code = errno
+        #expect(result == -1)
+        #expect(code == EADDRINUSE)
+    }
+
     @Test("ARES-12: after a completed callback the port is closed, so a replay is refused")
     func replayRefused() async throws {
         let listener = try LoopbackRedirectListener()

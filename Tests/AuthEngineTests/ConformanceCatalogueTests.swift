@@ -219,3 +219,32 @@ extension GrantType {
     /// The grant types the engine can send (it never sends `password`, RFC 9700 §2.4).
     static var allCasesForTesting: [String] { [GrantType.authorizationCode, .refreshToken, .deviceCode].map(\.rawValue) }
 }
+
+@Suite("Conformance catalogue: UserInfo claims")
+struct ConformanceUserInfoTests {
+    @Test("UI-08 (oidcc-client-test-aggregated-claims / -distributed-claims), OIDC Core §5.1: email counts as verified only for boolean true; aggregated/distributed claims are kept as plain data, never fetched", arguments: [
+        (#"{"sub":"alice","email":"a@example.test","email_verified":true}"#, true),
+        (#"{"sub":"alice","email":"a@example.test","email_verified":"true"}"#, false),
+        (#"{"sub":"alice","email":"a@example.test","email_verified":false}"#, false),
+        (#"{"sub":"alice","email":"a@example.test"}"#, false),
+        (#"{"sub":"alice","email_verified":true}"#, false),
+        (#"{"sub":"alice","email":"a@example.test","email_verified":1}"#, false),
+    ])
+    func ui08(_ body: String, _ verified: Bool) throws {
+        let info = try processUserInfoResponse(textResponse(body, contentType: "application/json"), expectedSubject: "alice", now: testNow)
+        #expect(info.emailIsVerified == verified)
+        let claims = try IDTokenClaims(payload: Data(rawClaims(String(body.dropFirst(#"{"sub":"alice""#.count).dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: ","))).utf8))
+        #expect(claims.emailIsVerified == verified)
+    }
+
+    @Test("UI-08: _claim_names / _claim_sources are ignored (no request is made for them)")
+    func ui08Distributed() async throws {
+        let http = StubHTTPClient()
+        http.on(.get, "https://op.test/userinfo", respond: textResponse(
+            #"{"sub":"alice","_claim_names":{"payment_info":"src1"},"_claim_sources":{"src1":{"endpoint":"https://attacker.test/claims","access_token":"x"}}}"#,
+            contentType: "application/json"))
+        let info = try await fetchUserInfo(metadata: OP.metadata(), client: OP.client, accessToken: OP.accessToken, expectedSubject: "alice", http: http.client, now: testNow)
+        #expect(info.claims["payment_info"] == nil)
+        #expect(http.requests.map(\.url.absoluteString) == ["https://op.test/userinfo"])
+    }
+}

@@ -56,3 +56,14 @@ func bearerChallengeError(_ header: String) -> String? {
     guard let end = rest.firstIndex(of: "\"") else { return nil }
     return String(rest[..<end])
 }
+
+extension UserInfoResponse {
+    /// OIDC Core §5.1: `email_verified` is a boolean; the `email` counts as verified only for
+    /// JSON `true` (not the string `"true"`, UI-08). Never link accounts by email.
+    public var emailIsVerified: Bool { claims["email_verified"] == .bool(true) && claims["email"]?.stringValue != nil }
+}
+
+extension IDTokenClaims {
+    /// As ``UserInfoResponse/emailIsVerified`` for the ID token's claims.
+    public var emailIsVerified: Bool { all["email_verified"] == .bool(true) && all["email"]?.stringValue != nil }
+}
