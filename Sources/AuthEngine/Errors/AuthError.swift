@@ -103,6 +103,12 @@ public enum ProtocolViolation: Sendable, Equatable {
     case refreshedIDTokenSubjectMismatch(expected: String, actual: String)
     /// OIDC Core §12.2: the refreshed ID token's `iss` must equal the original's.
     case refreshedIDTokenIssuerMismatch(expected: String, actual: String)
+    /// OIDC Core §12.2: the refreshed ID token's `aud` must be the original's.
+    case refreshedIDTokenAudienceMismatch(expected: [String], actual: [String])
+    /// OIDC Core §12.2: the refreshed ID token's `azp` must be the original's (absent if it was absent).
+    case refreshedIDTokenAuthorizedPartyMismatch(expected: String?, actual: String?)
+    /// OIDC Core §12.2: a refreshed `auth_time` must still be the time of the original authentication.
+    case refreshedIDTokenAuthTimeMismatch(expected: Date, actual: Date)
 
     // MARK: UserInfo (OIDC Core §5.3.2)
     /// OIDC Core §5.3.2: the UserInfo `sub` must equal the ID token's `sub`.

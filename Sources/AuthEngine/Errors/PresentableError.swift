@@ -160,6 +160,12 @@ public struct PresentableError: Sendable, Equatable {
             ("Refreshed ID token for another user", "`sub` is \"\(actual)\", expected \"\(expected)\". Sign in again.", "OIDC Core §12.2")
         case .refreshedIDTokenIssuerMismatch(let expected, let actual):
             ("Refreshed ID token from another issuer", "`iss` is \"\(actual)\", expected \"\(expected)\".", "OIDC Core §12.2")
+        case .refreshedIDTokenAudienceMismatch(let expected, let actual):
+            ("Refreshed ID token for another audience", "`aud` is [\(actual.joined(separator: ", "))], the original's was [\(expected.joined(separator: ", "))]. Sign in again.", "OIDC Core §12.2")
+        case .refreshedIDTokenAuthorizedPartyMismatch(let expected, let actual):
+            ("Refreshed ID token for another party", "`azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), the original's was \(expected.map { "\"\($0)\"" } ?? "absent"). Sign in again.", "OIDC Core §12.2")
+        case .refreshedIDTokenAuthTimeMismatch(let expected, let actual):
+            ("Refreshed ID token with another authentication time", "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.", "OIDC Core §12.2")
         case .userInfoSubjectMismatch(let expected, let actual):
             ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")
         case .endSessionStateMismatch:
