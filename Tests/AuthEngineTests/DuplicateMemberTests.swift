@@ -186,3 +186,16 @@ struct DuplicateMemberTests {
             == .protocolViolation(.noMatchingKey(kid: "k1")))
     }
 }
+
+@Suite("UserInfo without an ID token (plain OAuth identity)")
+struct UserInfoClaimsTests {
+    @Test("PARSE-09: GitHub-style /user with two id members is refused; a clean one is read")
+    func readClaims() throws {
+        #expect(authError { try readUserInfoClaims(textResponse(#"{"id":1,"login":"a","id":2}"#, contentType: "application/json"), now: testNow) }
+            == .protocolViolation(.duplicateMember(name: "id", context: "UserInfo response")))
+        let claims = try readUserInfoClaims(textResponse(#"{"id":1,"login":"a"}"#, contentType: "application/json; charset=utf-8"), now: testNow)
+        #expect(claims["id"] == .number(1))
+        #expect(authError { try readUserInfoClaims(textResponse("{}", status: 401, contentType: "application/json"), now: testNow) }
+            == .httpStatus(HTTPStatusFailure(status: 401, url: "userinfo_endpoint")))
+    }
+}

@@ -67,3 +67,19 @@ extension IDTokenClaims {
     /// As ``UserInfoResponse/emailIsVerified`` for the ID token's claims.
     public var emailIsVerified: Bool { all["email_verified"] == .bool(true) && all["email"]?.stringValue != nil }
 }
+
+/// The claims of a UserInfo-like response whose subject is not yet known (plain OAuth
+/// providers such as GitHub's `/user`, where the account id is `sub` or `id`): HTTP 2xx,
+/// `application/json`, read with the engine's strict parser (duplicate members refused, as in
+/// ``processUserInfoResponse(_:expectedSubject:now:)``).
+/// - Throws: `.httpStatus`, `.protocolViolation(.unexpectedContentType / .malformedJSON / .duplicateMember)`.
+public func readUserInfoClaims(_ response: HTTPResponse, now: Date) throws(AuthError) -> [String: JSONValue] {
+    guard (200..<300).contains(response.status) else {
+        throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
+                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+    }
+    guard response.mediaType == "application/json" else {
+        throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
+    }
+    return try readJSONObject(response.body, context: "UserInfo response")
+}
