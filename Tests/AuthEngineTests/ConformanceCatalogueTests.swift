@@ -248,3 +248,17 @@ struct ConformanceUserInfoTests {
         #expect(http.requests.map(\.url.absoluteString) == ["https://op.test/userinfo"])
     }
 }
+
+@Suite("Conformance catalogue: PAR")
+struct ConformanceParTests {
+    @Test("PAR-01 (PAR not implemented), RFC 9126 §5: a provider with require_pushed_authorization_requests is refused before the browser opens")
+    func par01() throws {
+        var metadata = OP.metadata()
+        metadata.requirePushedAuthorizationRequests = true
+        #expect(authError { try makeAuthorizationRequest(metadata: metadata, client: OP.client,
+                                                         request: AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI), crypto: OP.crypto().provider) }
+            == .unsupported(.pushedAuthorizationRequestsRequired))
+        let decoded = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: Data(#"{"issuer":"https://op.test","require_pushed_authorization_requests":true}"#.utf8))
+        #expect(decoded.requirePushedAuthorizationRequests == true)
+    }
+}
