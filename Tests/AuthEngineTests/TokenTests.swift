@@ -163,6 +163,13 @@ struct TokenTests {
         #expect(tokens.warnings == [.tokenTypeMissingAssumedBearer, .expiresInUnusable])
     }
 
+    @Test("Leniency: each warning has a one-line message naming the field, without the value sent")
+    func warningMessages() {
+        #expect(TokenResponseWarning.tokenTypeMissingAssumedBearer.message.contains("token_type"))
+        #expect(TokenResponseWarning.expiresInUnusable.message.contains("expires_in"))
+        #expect(TokenResponseWarning.refreshExpiresInUnusable(field: "refresh_expires_in").message.contains("refresh_expires_in"))
+    }
+
     @Test("Leniency: warnings are not persisted with the token set (they describe one response)")
     func warningsNotPersisted() throws {
         var tokens = RefreshTests.previous

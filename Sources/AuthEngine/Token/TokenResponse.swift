@@ -22,6 +22,19 @@ public enum TokenResponseWarning: Sendable, Hashable {
     /// `refresh_expires_in` (Keycloak) or `refresh_token_expires_in` (GitHub), named by `field`,
     /// was not a usable number: the refresh token's expiry is unknown.
     case refreshExpiresInUnusable(field: String)
+
+    /// One line for the front ends (flash message, stderr `warning:` line), naming the field and
+    /// what the engine assumed; never the value sent.
+    public var message: String {
+        switch self {
+        case .tokenTypeMissingAssumedBearer:
+            "The provider sent no token_type; the access token is used as a Bearer token (RFC 6749 §5.1)."
+        case .expiresInUnusable:
+            "The provider's expires_in is not a number of seconds; the access token's expiry is unknown (RFC 6749 §5.1)."
+        case .refreshExpiresInUnusable(let field):
+            "The provider's \(field) is not a number of seconds; the refresh token's expiry is unknown."
+        }
+    }
 }
 
 /// A successful access token response as sent (RFC 6749 §5.1). Relative times only here.
