@@ -5,7 +5,10 @@ import Foundation
 /// - a cached set older than ``maximumAge`` (300 s) is fetched again;
 /// - when no key matches, the set is re-fetched once per lookup if the token's `kid` is not in
 ///   the cached set (key rotation, JWKS-04) or the cache is at least ``minimumRefetchAge``
-///   (60 s) old; a failed re-fetch keeps the cached keys and fails closed (JWKS-05).
+///   (60 s) old; a failed re-fetch keeps the cached keys and fails closed (JWKS-05);
+/// - when no cached candidate verifies a signature, the set is re-fetched once if it is at least
+///   ``minimumRefetchAge`` old (a key replaced under its `kid`,
+///   ``candidateKeysAfterFailedSignature(for:algorithm:now:)``).
 public actor JWKSCache {
     public let maximumAge: TimeInterval
     public let minimumRefetchAge: TimeInterval
@@ -61,20 +64,13 @@ public actor JWKSCache {
         return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)
     }
 
-    /// The one key that verifies a JWS with `header`/`algorithm`, re-fetching once as described above.
+    /// The one key that fits a JWS with `header`/`algorithm` (``candidateKeys(for:algorithm:now:)``,
+    /// re-fetching once as described above). ID token validation does not use this: it tries
+    /// every candidate.
     /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
     public func key(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> JWK {
-        let wasFresh = cached.map { now.timeIntervalSince($0.fetchedAt) < maximumAge } ?? false
-        let set = try await keySet(now: now)
-        do throws(AuthError) {
-            return try selectVerificationKey(in: set, header: header, algorithm: algorithm)
-        } catch {
-            guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
-            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID.exactlyEquals(kid) } } ?? false
-            guard unknownKid || now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { throw error }
-            let refreshed = try await fetch()
-            self.cached = (refreshed, now)
-            return try selectVerificationKey(in: refreshed, header: header, algorithm: algorithm)
-        }
+        let candidates = try await candidateKeys(for: header, algorithm: algorithm, now: now)
+        guard candidates.count == 1 else { throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count)) }
+        return candidates[0]
     }
 }

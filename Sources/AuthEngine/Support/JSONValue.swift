@@ -148,12 +148,6 @@ private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int) throws(
     }
 }
 
-/// Parses `data` as a JSON object; nil when it is not a usable object (see ``parseJSONObject(_:)``,
-/// which also says why: duplicates are refused).
-func decodeJSONObject(_ data: Data) -> [String: JSONValue]? {
-    try? parseJSONObject(data).get()
-}
-
 /// ``parseJSONObject(_:)`` for a response body: `.protocolViolation(.duplicateMember(name:context:))`
 /// or `.protocolViolation(.malformedJSON(context:))`.
 func readJSONObject(_ data: Data, context: String) throws(AuthError) -> [String: JSONValue] {
