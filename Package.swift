@@ -22,6 +22,9 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
+        // The JSON reader of protocol documents: it rejects duplicate member names, which
+        // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
         // The terminal's signal state (quit flag and wake pipe, crash-path restore), defined once in
         // a .c file: a static in a system-library shim header is copied into every user (issue 16).
@@ -29,8 +32,9 @@ let package = Package(
 
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
-        // The protocol as values and pure functions (no sockets, no clocks, no C libraries).
-        .target(name: "AuthEngine", dependencies: ["Secrets"]),
+        // The protocol as values and pure functions (no sockets, no clocks; one C library, the
+        // JSON parser jansson, for strict parsing of what providers send).
+        .target(name: "AuthEngine", dependencies: ["Secrets", "CJansson"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
         .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.

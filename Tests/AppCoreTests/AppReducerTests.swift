@@ -230,7 +230,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Refresh is single-flight: two triggers, one request")
+    @Test("REF-09: refresh is single-flight — two triggers, one request")
     func refreshSingleFlight() async {
         let alice = record("alice")
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()

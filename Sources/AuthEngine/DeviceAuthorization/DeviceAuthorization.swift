@@ -79,8 +79,8 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
     let interval = DevicePollingState.usableInterval(try? object.lenientInteger("interval"))
     let complete = try object.optionalString("verification_uri_complete").flatMap(URL.init(string:))
     let expectedHost = (metadata.tokenEndpoint ?? metadata.deviceAuthorizationEndpoint)?.host
-    let suspicious = (verificationURI.scheme?.lowercased() != "https" && !URLPolicy.isLoopbackHTTP(verificationURI))
-        || (expectedHost != nil && verificationURI.host != expectedHost)
+    let suspicious = (!(verificationURI.scheme ?? "").equalsIgnoringASCIICase("https") && !URLPolicy.isLoopbackHTTP(verificationURI))
+        || (expectedHost != nil && !(verificationURI.host ?? "").equalsIgnoringASCIICase(expectedHost ?? ""))
     return DeviceAuthorization(
         response: DeviceAuthorizationResponse(deviceCode: DeviceCode(deviceCode), userCode: userCode, verificationURI: verificationURI,
                                               verificationURIComplete: complete, expiresIn: expiresIn, interval: interval),

@@ -25,7 +25,7 @@ public func refreshTokens(metadata: AuthorizationServerMetadata, client: ClientC
     let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken, scopes: scopes, resource: resource)
     let response = try await http.perform(request)
     let refreshed = try processRefreshResponse(response, previous: tokens, requestedScopes: scopes, now: now)
-    guard refreshed.idToken != tokens.idToken, let raw = refreshed.idToken, let jwksCache else {
+    guard let raw = refreshed.idToken, !raw.exposedValue.exactlyEquals(tokens.idToken?.exposedValue ?? ""), let jwksCache else {
         return RefreshResult(tokens: refreshed, idToken: nil)
     }
     let options: IDTokenValidationOptions = originalIDToken.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: refreshed) }

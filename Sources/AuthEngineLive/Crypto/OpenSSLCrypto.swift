@@ -81,16 +81,16 @@ public enum OpenSSLCrypto {
         default:
             break
         }
-        guard let keyType = algorithm.keyType, key.keyType == keyType else {
+        guard let keyType = algorithm.keyType, key.keyType.exactlyEquals(keyType) else {
             throw .unusableKey("kty \(key.keyType) cannot verify \(algorithm.rawValue)")
         }
-        if let keyAlgorithm = key.algorithm, keyAlgorithm != algorithm.rawValue {
+        if let keyAlgorithm = key.algorithm, !keyAlgorithm.exactlyEquals(algorithm.rawValue) {
             throw .unusableKey("key alg \(keyAlgorithm) does not match \(algorithm.rawValue)")
         }
-        if let use = key.use, use != "sig" {
+        if let use = key.use, !use.exactlyEquals("sig") {
             throw .unusableKey("key use \(use) is not sig")
         }
-        if let operations = key.keyOperations, !operations.contains("verify") {
+        if let operations = key.keyOperations, !operations.containsExactly("verify") {
             throw .unusableKey("key_ops does not contain verify")
         }
 
@@ -232,7 +232,7 @@ public enum OpenSSLCrypto {
     }
 
     private static func ecPublicKey(_ key: JWK, curve: ECCurve) throws(SignatureVerificationError) -> OpaquePointer {
-        guard key.curve == curve.name else {
+        guard key.curve.exactlyEquals(curve.name) else {
             throw .unusableKey("crv \(key.curve ?? "(absent)") (expected \(curve.name))")
         }
         guard let x = key.x, let y = key.y else { throw .unusableKey("EC key without x or y") }
@@ -294,7 +294,7 @@ public enum OpenSSLCrypto {
     private static func edwardsPublicKey(_ key: JWK) throws(SignatureVerificationError) -> OpaquePointer {
         let type: Int32
         let size: Int
-        switch key.curve {
+        switch ["Ed25519", "Ed448"].first(where: { key.curve.exactlyEquals($0) }) {
         case "Ed25519": (type, size) = (EVP_PKEY_ED25519, 32)
         case "Ed448": (type, size) = (EVP_PKEY_ED448, 57)
         default: throw .unusableKey("crv \(key.curve ?? "(absent)") (expected Ed25519 or Ed448)")
