@@ -83,6 +83,7 @@ struct HelpAndUsageTests {
         UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
         UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
         UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
+        UsageCase(name: "unknown command after a root option, with --help", arguments: ["--theme", "light", "doctor", "--help"]),
     ]
 
     @Test("provider add names what is wrong with the issuer and what to do, and never echoes a password put in it",
