@@ -141,6 +141,10 @@ public final class TerminalApp<Message: Sendable> {
             let wake = current.nextRedraw(after: now).timeIntervalSince(now)
             let timeoutMS = Int32(min(60_000, max(1, (wake * 1000).rounded(.up) + 2)))
             // The signal pipe wakes us even when the kernel delivers the signal to another thread.
+            // That is the usual case in authdeck: with Swift's async main on Linux, thread 0 parks
+            // in dispatch_main (sigsuspend) while the main queue, and so this loop, runs on a worker
+            // thread; a process-directed SIGTERM runs its handler on thread 0 and never
+            // interrupted this poll (measured: 10 s, the test's limit, without the pipe).
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: session.signalFD, events: Int16(POLLIN), revents: 0)]

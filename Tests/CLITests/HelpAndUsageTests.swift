@@ -78,11 +78,14 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: empty --client-id", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", ""]),
         UsageCase(name: "provider add: --client-id with a newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c\n"]),
         UsageCase(name: "provider add: a preset --domain that makes an issuer with a query", arguments: ["provider", "add", "work", "--preset", "auth0", "--domain", "ex.auth0.com?x=1", "--client-id", "c"]),
+        UsageCase(name: "api with user info in the URL", arguments: ["api", "https://alice:s3cret@api.test/"]),
+        UsageCase(name: "api with a trailing newline in the URL", arguments: ["api", "https://api.test/items\n"]),
         UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
         UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
         UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
         UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
         UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
+        UsageCase(name: "unknown command after a root option, with --help", arguments: ["--theme", "light", "doctor", "--help"]),
     ]
 
     @Test("provider add names what is wrong with the issuer and what to do, and never echoes a password put in it",
@@ -103,6 +106,16 @@ struct HelpAndUsageTests {
         #expect(!result.stderr.contains("s3cret"))
         let list = try await home.run(["provider", "list", "--json"])
         #expect(!list.stdout.contains("work"), "nothing was saved")
+    }
+
+    @Test("api keeps the general URL rules only: a query and a fragment pass the URL check (then: no account, exit 3)")
+    func apiURLRules() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["api", "https://api.test/items?page=2#top"])
+        #expect(result.exitCode == 3, "\(result)")
+        let secret = try await home.run(["api", "https://alice:s3cret@api.test/"])
+        #expect(secret.exitCode == 2 && !secret.stderr.contains("s3cret") && secret.stderr.contains("https://***@api.test/"), "\(secret)")
     }
 
     @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",

@@ -51,7 +51,7 @@ struct ClosedOrFullStdoutTests {
         let value = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(value.count > 10)
         for target in [StandardOutputTarget.closed, .file("/dev/full")] {
-            // --min-valid far beyond the lifetime forces a refresh: the store and its lock are opened.
+            // --min-valid far beyond the lifetime: a refresh (or a warning, where that is clamped) before the write.
             for arguments in [["token"], ["token", "--json"], ["token", "--min-valid", "86400"]] {
                 let result = try await home.run(arguments, stdout: target)
                 #expect(result.exitCode == 1, "\(arguments) \(target): \(result)")

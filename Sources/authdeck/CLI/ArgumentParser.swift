@@ -92,9 +92,11 @@ enum ArgumentParser {
         }
         // A word where a subcommand goes that names none is a usage error whatever follows it:
         // `authdeck doctor --help` must not print the root help and exit 0.
+        // The same after the command's own options (`authdeck --theme light doctor --help`).
         let takesSubcommand = !command.subcommands.isEmpty && command.positionals.isEmpty
-        if takesSubcommand, let first = rest.first, !first.hasPrefix("-"), !(command.run == nil && first == "help") {
-            return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+        if takesSubcommand, let word = firstWord(rest, options: command.options), !(command.run == nil && word == "help"),
+           !command.subcommands.contains(where: { $0.name == word }) {
+            return .failure(.usage(UsageError(message: "unknown command '\(word)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
         }
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
@@ -167,6 +169,21 @@ enum ArgumentParser {
             return .failure(.usage(UsageError(message: message, usage: usageLine(command, path: path))))
         }
         return .success((command, parsed))
+    }
+
+    /// The first argument that is neither an option nor an option's value (`--theme light`), if any.
+    static func firstWord(_ arguments: ArraySlice<String>, options: [OptionSpec]) -> String? {
+        var rest = arguments
+        while let argument = rest.first {
+            rest = rest.dropFirst()
+            if argument == "--" { return rest.first }
+            guard argument.hasPrefix("-"), argument != "-" else { return argument }
+            let takesValue = options.contains { option in
+                option.kind != .flag && ("--" + option.flagName == argument || option.short.map { "-\($0)" } == argument)
+            }
+            if takesValue { rest = rest.dropFirst() }
+        }
+        return nil
     }
 
     enum ParseOutcome: Error {

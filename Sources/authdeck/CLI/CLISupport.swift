@@ -335,8 +335,9 @@ func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 
 /// https, or plain http on loopback, and the configured-URL rules for `role` (no whitespace or
 /// control characters, no user info, a real port; for an issuer no query or fragment, for an
-/// endpoint no fragment): anything else is a usage error saying what to do instead.
-func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .endpoint) throws -> URL {
+/// endpoint no fragment; `.request`, the default for `api URL` and `decode --issuer`, only the
+/// general rules): anything else is a usage error saying what to do instead.
+func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .request) throws -> URL {
     switch URLPolicy.validateConfigured(text, role: role) {
     case .success(let url): return url
     case .failure(let violation):

@@ -104,7 +104,7 @@ struct ProviderAddOptions {
         }
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
         func endpoint(_ option: String) throws -> URL? {
-            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option)) }
+            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
         }
         var e = config.endpoints
         e.authorization = try endpoint("authorizationEndpoint") ?? e.authorization
