@@ -103,7 +103,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             if providers.isEmpty {
                 store.send(.flash(.warn, "No provider configured: add one with 'authdeck provider add NAME --issuer URL --client-id ID'"))
             } else {
-                ui.signInForm = SignInDialog(providers: providers)
+                // The selected account's provider is preselected.
+                let selectedProvider = ui.local.selection.flatMap { state.account(AccountID($0))?.record.providerID }
+                    .flatMap { id in state.providers.firstIndex { $0.id == id } } ?? 0
+                ui.signInForm = SignInDialog(providers: providers, selectedProvider: selectedProvider)
             }
         case .requestSignOut(let id):
             ui.confirmSignOut = AccountID(id)
