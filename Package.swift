@@ -38,7 +38,7 @@ let package = Package(
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
-        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore"]),
+        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
         // credential store wired into AppCore's SessionClient (shared by the TUI and the CLI).
         .target(
@@ -73,10 +73,12 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreLive"],
             path: "Tests/CredentialStoreProbe"
         ),
-        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets"]),
+        // The use cases over a stub environment: no network, no files, no terminal.
+        .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
-        .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
+        .executableTarget(name: "tui-preview", dependencies: ["AppCore", "TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",

@@ -1,4 +1,5 @@
 import AuthEngine
+import CredentialStore
 import Foundation
 
 /// What a sign-in asks for beyond the provider's configuration.
@@ -34,9 +35,9 @@ public struct DeviceCodeDisplay: Equatable, Sendable {
     public var verificationURIComplete: URL?
     /// Absolute expiry of the device code.
     public var expiresAt: Date
-    /// Polling interval in seconds.
-    public var interval: Double
-    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Double) {
+    /// Polling interval (RFC 8628 §3.2 `interval`).
+    public var interval: Duration
+    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Duration) {
         self.userCode = userCode
         self.verificationURI = verificationURI
         self.verificationURIComplete = verificationURIComplete
@@ -54,7 +55,7 @@ public enum SignInProgress: Equatable, Sendable {
     case deviceCode(DeviceCodeDisplay)
     /// RFC 8628 §3.5 poll answers: `authorization_pending`, or `slow_down` with the new interval.
     case devicePending
-    case deviceSlowDown(interval: Double)
+    case deviceSlowDown(interval: Duration)
     case verifying
 }
 
@@ -95,16 +96,17 @@ public struct SignOutOptions: Equatable, Sendable {
 
 /// The credential store as the app sees it.
 public struct StoreInfo: Equatable, Sendable {
-    /// `secret-service`, `vault`, `plaintext` or `memory`.
-    public var backend: String
-    /// Plaintext: shown as a permanent warning badge.
-    public var isInsecure: Bool
+    /// The backend; nil when none could be selected (or before the first load).
+    public var backend: SecretStoreKind?
     public var isLocked: Bool
-    public init(backend: String, isInsecure: Bool = false, isLocked: Bool = false) {
+    public init(backend: SecretStoreKind?, isLocked: Bool = false) {
         self.backend = backend
-        self.isInsecure = isInsecure
         self.isLocked = isLocked
     }
+    /// Plaintext: shown as a permanent warning badge.
+    public var isInsecure: Bool { backend?.isInsecure ?? false }
+    /// `secret-service`, `vault`, `plaintext`, `memory`, or `unavailable`.
+    public var name: String { backend?.rawValue ?? "unavailable" }
 }
 
 /// Everything loaded at start (and on reload).
@@ -113,44 +115,49 @@ public struct LoadedSnapshot: Equatable, Sendable {
     public var accounts: [AccountRecord]
     /// The persisted active account.
     public var activeAccountID: AccountID?
-    public var store: StoreInfo
-    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, store: StoreInfo) {
+    public var credentialStore: StoreInfo
+    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo) {
         self.providers = providers
         self.accounts = accounts
         self.activeAccountID = activeAccountID
-        self.store = store
+        self.credentialStore = credentialStore
     }
 }
 
-/// The session operations over the auth engine and the credential store, as a struct of
-/// closures. The live value (`AppCoreLive`) runs the real flows; every operation that changes
-/// tokens takes the account's cross-process lock, re-reads, and persists before it returns.
-public struct SessionClient: Sendable {
+/// The use cases the reducer's effects run, as a struct of closures so reducer tests can script
+/// them. ``init(environment:)`` is the one real value: each closure is a use case over the
+/// environment (no flow is written here).
+public struct UseCaseClient: Sendable {
     /// Loads providers, account metadata, the active account and the store's state.
     public var load: @Sendable () async -> Result<LoadedSnapshot, AppError>
     /// Persists the active account (`nil` clears it).
     public var saveActiveAccount: @Sendable (AccountID?) async -> Result<AccountID?, AppError>
     /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
-    public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>
-    /// Refreshes the account's tokens (single-flight across processes), persisted before it
-    /// returns. `manual`: always send a refresh request; otherwise none is sent when another
-    /// process already refreshed (the token is valid beyond the refresh leeway).
+    public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>
+    /// Refreshes the account's tokens (``RefreshAccount``). `manual`: always send a request;
+    /// otherwise none is sent when another process already refreshed.
     public var refresh: @Sendable (AccountID, _ manual: Bool) async -> Result<AccountRecord, AppError>
-    /// Signs out step by step; returns whether the account was removed locally.
+    /// Signs out step by step (``SignOut``); returns whether the account was removed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
     /// OIDC Core §5.3 userinfo claims.
     public var userinfo: @Sendable (AccountID) async -> Result<JSONValue, AppError>
     /// RFC 7662 introspection of the default access token.
     public var introspect: @Sendable (AccountID) async -> Result<JSONValue, AppError>
+    /// An access token valid for at least 10 s, to copy (``TokenForScripts``).
+    public var accessToken: @Sendable (AccountID) async -> Result<AccessToken, AppError>
+    /// The stored tokens for the Raw tab (``StoredTokens``).
+    public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
         saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
-        signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<AccountRecord, AppError>,
+        signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>,
         refresh: @escaping @Sendable (AccountID, Bool) async -> Result<AccountRecord, AppError>,
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>
+        introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
+        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("useCases.accessToken")) },
+        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("useCases.storedTokens")) }
     ) {
         self.load = load
         self.saveActiveAccount = saveActiveAccount
@@ -159,28 +166,47 @@ public struct SessionClient: Sendable {
         self.signOut = signOut
         self.userinfo = userinfo
         self.introspect = introspect
+        self.accessToken = accessToken
+        self.storedTokens = storedTokens
+    }
+
+    /// The use cases over `environment`.
+    public init(environment env: AppEnvironment) {
+        @Sendable func result<T>(_ body: () async throws(AppError) -> T) async -> Result<T, AppError> {
+            do { return .success(try await body()) } catch { return .failure(error) }
+        }
+        self.init(
+            load: { await result { () throws(AppError) in try LoadAccounts(env).run() } },
+            saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
+            signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
+            refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).run(id, force: manual) } },
+            signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
+            userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
+            introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
+            accessToken: { id in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value } },
+            storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
     }
 
     /// Every operation fails loudly with "unimplemented: <name>": tests override only what
     /// their story uses, and an unexpected call shows up as an unexpected action.
-    public static let unimplemented = SessionClient(
-        load: { .failure(unimplementedError("session.load")) },
-        saveActiveAccount: { _ in .failure(unimplementedError("session.saveActiveAccount")) },
-        signIn: { _, _ in .failure(unimplementedError("session.signIn")) },
-        refresh: { _, _ in .failure(unimplementedError("session.refresh")) },
-        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("session.signOut")))); return false },
-        userinfo: { _ in .failure(unimplementedError("session.userinfo")) },
-        introspect: { _ in .failure(unimplementedError("session.introspect")) }
+    public static let unimplemented = UseCaseClient(
+        load: { .failure(unimplementedError("useCases.load")) },
+        saveActiveAccount: { _ in .failure(unimplementedError("useCases.saveActiveAccount")) },
+        signIn: { _, _ in .failure(unimplementedError("useCases.signIn")) },
+        refresh: { _, _ in .failure(unimplementedError("useCases.refresh")) },
+        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return false },
+        userinfo: { _ in .failure(unimplementedError("useCases.userinfo")) },
+        introspect: { _ in .failure(unimplementedError("useCases.introspect")) }
     )
 }
 
-func unimplementedError(_ name: String) -> AppError {
+public func unimplementedError(_ name: String) -> AppError {
     AppError(title: "Unimplemented dependency", detail: name, disposition: .other)
 }
 
 /// Everything the reducer's effects may use. Time arrives in actions; effects read the clock.
 public struct AppDependencies: Sendable {
-    public var session: SessionClient
-    public init(session: SessionClient) { self.session = session }
-    public static let unimplemented = AppDependencies(session: .unimplemented)
+    public var useCases: UseCaseClient
+    public init(useCases: UseCaseClient) { self.useCases = useCases }
+    public static let unimplemented = AppDependencies(useCases: .unimplemented)
 }

@@ -1,4 +1,4 @@
-/// Errors of every credential store backend (STYLE.md §2.6). Each case says what went wrong
+/// Errors of every credential store backend (docs/ARCHITECTURE.md, "Errors"). Each case says what went wrong
 /// and, where a file is involved, names it. None ever carries a secret.
 public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No secret set is stored under this key.

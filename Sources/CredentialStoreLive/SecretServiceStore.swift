@@ -14,7 +14,7 @@ import Synchronization
 /// and ``SecretStoreError/timeout(operation:seconds:)`` is thrown. "No Secret Service on the bus"
 /// (or no bus) is ``SecretStoreError/unavailable(cause:)``; a locked collection is
 /// ``SecretStoreError/locked(cause:)`` — also on lookup, where libsecret itself returns "nothing"
-/// for a locked item (facts §4), so a miss checks whether the default collection is locked.
+/// for a locked item (docs/PLATFORM.md, "libsecret"), so a miss checks whether the default collection is locked.
 ///
 /// Per-account locks are flock files in `lockDirectory`.
 public final class SecretServiceStore: SecretStore {

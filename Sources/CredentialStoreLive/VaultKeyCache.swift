@@ -48,7 +48,7 @@ public struct NoVaultKeyCache: VaultKeyCache {
 
 /// The Linux kernel keyring: a `user` key in the user keyring `@u` with a kernel-enforced
 /// timeout (`keyctl_set_timeout`). In RAM only, readable by processes of the same uid, gone at
-/// reboot or expiry. Looked up with `keyctl_search(@u)` (facts §5: `request_key` misses `@u` keys).
+/// reboot or expiry. Looked up with `keyctl_search(@u)` (docs/PLATFORM.md, "Kernel keyring").
 public struct KernelKeyringVaultKeyCache: VaultKeyCache {
     public init() {}
     public var name: String { "kernel-keyring" }

@@ -6,20 +6,23 @@ import Foundation
 /// - `configDirectory`: `$XDG_CONFIG_HOME/authdeck` (config, account metadata, store choice)
 /// - `stateDirectory`: `$XDG_STATE_HOME/authdeck` (last errors, logs)
 /// - `dataDirectory`: `$XDG_DATA_HOME/authdeck` (the vault or plaintext secrets file)
+/// - `cacheDirectory`: `$XDG_CACHE_HOME/authdeck` (providers' discovery documents and JWK Sets)
 /// - `runtimeDirectory`: `$XDG_RUNTIME_DIR/authdeck`, nil when `XDG_RUNTIME_DIR` is unset
 ///   (no fallback: the spec gives none with the right guarantees)
 public struct XDGPaths: Sendable, Equatable {
     public var configDirectory: String
     public var stateDirectory: String
     public var dataDirectory: String
+    public var cacheDirectory: String
     public var runtimeDirectory: String?
 
     public static let applicationName = "authdeck"
 
-    public init(configDirectory: String, stateDirectory: String, dataDirectory: String, runtimeDirectory: String?) {
+    public init(configDirectory: String, stateDirectory: String, dataDirectory: String, cacheDirectory: String? = nil, runtimeDirectory: String?) {
         self.configDirectory = configDirectory
         self.stateDirectory = stateDirectory
         self.dataDirectory = dataDirectory
+        self.cacheDirectory = cacheDirectory ?? "\(dataDirectory)/cache"
         self.runtimeDirectory = runtimeDirectory
     }
 
@@ -34,6 +37,7 @@ public struct XDGPaths: Sendable, Equatable {
         configDirectory = "\(base("XDG_CONFIG_HOME", ".config"))/\(app)"
         stateDirectory = "\(base("XDG_STATE_HOME", ".local/state"))/\(app)"
         dataDirectory = "\(base("XDG_DATA_HOME", ".local/share"))/\(app)"
+        cacheDirectory = "\(base("XDG_CACHE_HOME", ".cache"))/\(app)"
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             runtimeDirectory = "\(runtime)/\(app)"
         } else {

@@ -1,4 +1,5 @@
 // Content of the detail tabs and the dialogs as lines of spans (pure; sanitised here).
+import AppCore
 import Foundation
 
 enum DetailContent {

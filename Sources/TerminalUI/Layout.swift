@@ -19,7 +19,7 @@ public struct Layout: Equatable, Sendable {
     public var flash: Rect
     public var footer: Rect
 
-    /// Minimum width for side-by-side panes (STYLE §2.5: the detail pane stacks or hides below it).
+    /// Minimum width for side-by-side panes (the detail pane stacks or hides below it).
     public static let sideBySideMinWidth = 80
     public static let minimum = Size(width: 40, height: 10)
 

@@ -1,4 +1,5 @@
 // render(model, size, theme) -> Frame: the whole screen as a pure function.
+import AppCore
 import Foundation
 
 /// A run of text in one role, or a countdown bar.

@@ -170,7 +170,7 @@ public final class TerminalApp<Message: Sendable> {
                 if handle(.key(key, result)) == .quit { return .quit }
                 current = model(clock())
             }
-            // stdin readable but nothing decodable, over and over: the terminal is gone (facts §1 pitfall 5).
+            // stdin readable but nothing decodable, over and over: the terminal is gone (docs/PLATFORM.md, "Terminal").
             if fds[0].revents & Int16(POLLIN) != 0 && !gotKey {
                 idleErrors += 1
                 if idleErrors > 100 { return .terminalGone }

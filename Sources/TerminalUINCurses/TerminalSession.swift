@@ -48,7 +48,7 @@ public final class TerminalSession {
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(TerminalError) {
         guard let term = environment["TERM"], !term.isEmpty else { throw .noTerminalType }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
-        // Wide characters need the UTF-8 locale from the environment (facts §1: LANG=C.UTF-8).
+        // Wide characters need the UTF-8 locale from the environment (docs/PLATFORM.md, "Terminal").
         setlocale(LC_ALL, "")
         isUTF8 = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import AuthEngine
 
-@Suite("Errors: intent helpers, PresentableError, redaction (STYLE §2.6)")
+@Suite("Errors: intent helpers, PresentableError, redaction (ARCHITECTURE.md, Errors)")
 struct ErrorsTests {
     @Test("invalid_grant invalidates the grant and is not transient")
     func invalidGrant() {

@@ -115,7 +115,7 @@ struct JOSETests {
         SelectionCase(name: "EdDSA needs OKP Ed25519", keys: [JWK(keyType: "OKP", keyID: "d", curve: "Ed25519", x: Data([1]))], kid: "d", alg: .edDSA, expected: .success(0)),
     ]
 
-    @Test("STYLE §2.7 key selection by kty/kid/alg/use/key_ops/crv", arguments: selectionCases)
+    @Test("ARCHITECTURE.md Refusals: key selection by kty/kid/alg/use/key_ops/crv", arguments: selectionCases)
     func selection(_ testCase: SelectionCase) throws {
         let header = JOSEHeader(algorithm: testCase.alg.rawValue, keyID: testCase.kid)
         switch testCase.expected {
@@ -178,7 +178,7 @@ struct JOSETests {
         #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "A"), algorithm: .rs256, now: testNow.addingTimeInterval(3)) == Self.keyA)
     }
 
-    @Test("STYLE §2.7: no kid and no match refetches only when the cache is ≥ 60 s old; max age 5 min")
+    @Test("ARCHITECTURE.md Refusals: no kid and no match refetches only when the cache is ≥ 60 s old; max age 5 min")
     func cacheAges() async throws {
         let ec = JWKSet(keys: [OP.ecKey])
         let fetcher = Fetcher([ec])

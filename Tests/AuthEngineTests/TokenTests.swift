@@ -212,7 +212,7 @@ struct TokenTests {
         #expect(error?.retryAfter == 10)
     }
 
-    // MARK: provider quirks (providers.md)
+    // MARK: provider quirks
 
     @Test("GitHub: form-encoded body when Content-Type says so, comma-separated scope")
     func githubForm() throws {

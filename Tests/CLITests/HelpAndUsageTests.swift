@@ -135,13 +135,13 @@ struct HelpAndUsageTests {
         let empty = try await home.run(["provider", "add", "conf2", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"], stdin: Data())
         #expect(empty.exitCode == 1, "an empty secret is refused: \(empty)")
         let duplicate = try await home.run(["provider", "add", "conf", "--issuer", "https://op.test", "--client-id", "c"])
-        #expect(duplicate.exitCode == 1, "\(duplicate)")
+        #expect(duplicate.exitCode == 2, "a name in use is an invalid argument: \(duplicate)")
         let remove = try await home.run(["provider", "remove", "conf"])
         #expect(remove.exitCode == 0, "\(remove)")
         let list = try await home.run(["provider", "list", "--json"])
         #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])?.isEmpty == true)
         let unknown = try await home.run(["provider", "remove", "conf"])
-        #expect(unknown.exitCode == 1)
+        #expect(unknown.exitCode == 2, "an unknown provider is an invalid argument: \(unknown)")
     }
 
     @Test("completion scripts list every command", arguments: ["bash", "zsh", "fish"])

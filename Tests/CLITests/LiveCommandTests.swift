@@ -90,11 +90,16 @@ struct LiveCommandTests {
         let second = try await home.run(["token", "--min-valid", "5"])
         #expect(second.stdout == first.stdout, "still valid for 5 s: the cached token, no refresh")
 
+        // More than the token's whole lifetime (20 s): a warning, half the lifetime instead, no refresh on every call.
+        let tooLong = try await home.run(["token", "--min-valid", "30"])
+        #expect(tooLong.exitCode == 0 && tooLong.stdout == first.stdout, "\(tooLong)")
+        #expect(tooLong.stderr.contains("whole lifetime"), "\(tooLong)")
+
         try await Task.sleep(for: .seconds(1.5))
-        let refreshed = try await home.run(["token", "--min-valid", "30"])
+        let refreshed = try await home.run(["token", "--min-valid", "19"])
         #expect(refreshed.exitCode == 0, "\(refreshed)")
         let token = refreshed.stdout.trimmingCharacters(in: .newlines)
-        #expect(!token.isEmpty && refreshed.stdout != first.stdout, "a 20 s token does not stay valid for 30 s: refreshed")
+        #expect(!token.isEmpty && refreshed.stdout != first.stdout, "a 20 s token 1.5 s old does not stay valid for 19 s: refreshed")
         let (_, after) = try await home.statusJSON()
         let account = try #require((after["accounts"] as? [[String: Any]])?.first)
         let afterExpiry = try #require(parseRFC3339((account["accessToken"] as? [String: Any])?["expiresAt"]))
@@ -159,7 +164,7 @@ struct LiveCommandTests {
 
         let userinfo = try await home.run(["userinfo", "--json"])
         #expect(try jsonObject(userinfo.stdout)["email"] as? String == "alice@example.test")
-        let introspection = try jsonObject(try await home.run(["introspect"]).stdout)
+        let introspection = try jsonObject(try await home.run(["introspect", "--json"]).stdout)
         #expect(introspection["active"] as? Bool == true)
     }
 

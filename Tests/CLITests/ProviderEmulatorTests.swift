@@ -1,6 +1,6 @@
 // The real `authdeck` binary against provider emulators (Tests/ProviderEmulators): scripted
 // servers on 127.0.0.1 that reproduce GitHub's and Auth0's quirks from
-// /work/shared/specs/providers.md. Every command runs in its own throw-away home.
+// the providers' documentation. Every command runs in its own throw-away home.
 import AuthEngine
 import AuthEngineLive
 import Foundation
@@ -167,7 +167,7 @@ struct ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("GitHub token endpoint answering application/x-www-form-urlencoded is parsed (providers.md: form bodies by Content-Type)")
+    @Test("GitHub token endpoint answering application/x-www-form-urlencoded is parsed (form bodies by Content-Type)")
     func gitHubFormEncodedTokenResponse() async throws {
         // A GitHub that answers form bodies (as it does when the client sends no
         // Accept: application/json), for the device code and the token; manual configuration.

@@ -16,12 +16,12 @@ struct FilesAndPathsTests {
             "XDG_RUNTIME_DIR": "/run/user/1000",
         ])
         #expect(set == XDGPaths(configDirectory: "/c/authdeck", stateDirectory: "/s/authdeck", dataDirectory: "/d/authdeck",
-                                runtimeDirectory: "/run/user/1000/authdeck"))
+                                cacheDirectory: "/home/u/.cache/authdeck", runtimeDirectory: "/run/user/1000/authdeck"))
         #expect(set.vaultFile == "/d/authdeck/secrets.vault")
         #expect(set.lockDirectory == "/run/user/1000/authdeck/locks")
         let defaults = XDGPaths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative/ignored"])
         #expect(defaults == XDGPaths(configDirectory: "/home/u/.config/authdeck", stateDirectory: "/home/u/.local/state/authdeck",
-                                     dataDirectory: "/home/u/.local/share/authdeck", runtimeDirectory: nil))
+                                     dataDirectory: "/home/u/.local/share/authdeck", cacheDirectory: "/home/u/.cache/authdeck", runtimeDirectory: nil))
         #expect(defaults.lockDirectory == "/home/u/.local/state/authdeck/locks")
     }
 

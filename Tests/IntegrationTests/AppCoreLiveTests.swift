@@ -54,13 +54,13 @@ struct AppCoreLiveTests {
         let idp = try await LocalIdentityProvider.shared.provider()
         let home = try TemporaryHome(provider: idp)
         defer { home.remove() }
-        let session = LiveSession(environment: home.environment, vaultLimits: .minimum)
-        try session.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
+        try env.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
-        let store = Store(initialState: AppState(now: Date()), reduce: AppReducer(dependencies: AppDependencies(session: session.sessionClient)).reduce)
+        let store = Store(initialState: AppState(now: Date()), reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: env))).reduce)
         store.send(.start)
         #expect(await waitUntil { store.state.load == .loaded })
-        #expect(store.state.store.backend == "vault")
+        #expect(store.state.credentialStore.backend == .vault)
         #expect(store.state.providers.map(\.id) == ["local"])
 
         store.send(.signIn(SignInRequest(providerID: "local")))
@@ -68,7 +68,7 @@ struct AppCoreLiveTests {
         let account = try #require(store.state.accounts.first)
         #expect(account.record.displayName == "Alice Example")
         #expect(account.record.username == "alice")
-        #expect(account.record.storage == "vault")
+        #expect(account.record.storage == .vault)
         #expect(store.state.activeAccountID == account.id)
         guard case .verified(let algorithm, let keyID)? = account.record.idToken?.signature else {
             Issue.record("ID token not verified: \(String(describing: account.record.idToken?.signature))")
@@ -76,13 +76,13 @@ struct AppCoreLiveTests {
         }
         #expect(algorithm == "RS256" && keyID != nil)
 
-        // A fresh process (a second LiveSession on the same files) sees the account and its tokens.
-        let before = try await LiveSession(environment: home.environment).accessToken(account.id, minimumValidity: 0, resource: nil).get()
+        // A fresh process (a second live environment on the same files) sees the account and its tokens.
+        let before = try await TokenForScripts(.live(processEnvironment: home.environment)).accessToken(account.id, minimumValidity: .zero)
 
         store.send(.refresh(account.id, manual: true))
         #expect(await waitUntil { store.state.accounts.first?.record.lastRefreshAt != nil && store.state.accounts.first?.refresh == .idle })
-        let after = try await LiveSession(environment: home.environment).accessToken(account.id, minimumValidity: 0, resource: nil).get()
-        #expect(after.token != before.token, "the refreshed access token was persisted")
+        let after = try await TokenForScripts(.live(processEnvironment: home.environment)).accessToken(account.id, minimumValidity: .zero)
+        #expect(after.value != before.value, "the refreshed access token was persisted")
 
         store.send(.signOut(account.id, SignOutOptions(endSession: true)))
         #expect(await waitUntil(60) { store.state.signOut?.finished == true })
@@ -101,7 +101,7 @@ struct AppCoreLiveTests {
         let http = CurlHTTPClient.live()
         let metadata = try await fetchMetadata(issuer: idp.issuer.absoluteString, http: http)
         let introspection = try await introspectToken(metadata: metadata, client: ClientConfiguration(clientID: idp.nativeClient.clientID),
-                                                      token: .accessToken(after.token), http: http, now: Date())
+                                                      token: .accessToken(after.value), http: http, now: Date())
         #expect(introspection.active == false)
     }
 }
@@ -113,12 +113,12 @@ struct RevokedGrantTests {
         let idp = try await LocalIdentityProvider.shared.provider()
         let home = try TemporaryHome(provider: idp)
         defer { home.remove() }
-        let session = LiveSession(environment: home.environment, vaultLimits: .minimum)
-        try session.files.saveProvider(ProviderConfig(id: "local", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
-        let record = try await session.signIn(SignInRequest(providerID: "local"), progress: { _ in }).get()
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
+        try env.files.saveProvider(ProviderConfig(id: "local", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
+        let record = try await SignIn(env).run(SignInRequest(providerID: "local"), progress: { _ in }).record
 
         // The refresh token is revoked behind authdeck's back (RFC 7009).
-        let refreshToken = try #require(try session.storedTokens(record.id).get().first { $0.label == "refresh token" }?.value)
+        let refreshToken = try #require(StoredTokens(env).run(record.id).first { $0.label == "refresh token" }?.value.exposedValue)
         let http = CurlHTTPClient.live()
         let metadata = try await fetchMetadata(issuer: idp.issuer.absoluteString, http: http)
         let client = ClientConfiguration(clientID: idp.nativeClient.clientID)
@@ -126,13 +126,13 @@ struct RevokedGrantTests {
             try await http.send(try makeRevocationRequest(metadata: metadata, client: client, token: .refreshToken(RefreshToken(refreshToken)))), now: Date())
         #expect(revoked == .revoked)
 
-        let refresh = await session.refresh(record.id, resource: nil, minimumValidity: nil, force: true)
+        let refresh = await UseCaseClient(environment: env).refresh(record.id, true)
         guard case .failure(let error) = refresh else {
             Issue.record("refresh with a revoked grant succeeded")
             return
         }
         #expect(error.disposition == .needsSignIn)
-        let reloaded = try #require(try LiveSession(environment: home.environment).load().get().accounts.first)
+        let reloaded = try #require(try LoadAccounts(.live(processEnvironment: home.environment)).run().accounts.first)
         #expect(reloaded.needsSignInSince != nil)
         #expect(AccountState(record: reloaded).status(now: Date(), policy: .standard, storeLocked: false) == .needsSignIn)
         let status = try await runAuthdeck(["status"], environment: home.environment)

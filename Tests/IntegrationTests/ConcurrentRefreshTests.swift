@@ -60,10 +60,10 @@ struct ConcurrentRefreshTests {
         defer { Task { await idp.stop() } }
         let home = try TemporaryHome(provider: idp)
         defer { home.remove() }
-        let session = LiveSession(environment: home.environment, vaultLimits: .minimum)
-        try session.files.saveProvider(ProviderConfig(id: "local", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
-        let record = try await session.signIn(SignInRequest(providerID: "local"), progress: { _ in }).get()
-        let original = try await session.accessToken(record.id, minimumValidity: 0, resource: nil).get()
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
+        try env.files.saveProvider(ProviderConfig(id: "local", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
+        let record = try await SignIn(env).run(SignInRequest(providerID: "local"), progress: { _ in }).record
+        let original = try await TokenForScripts(env).accessToken(record.id, minimumValidity: .zero)
         let expiresAt = try #require(original.expiresAt)
 
         // Wait until the token has less than 12 s left, so that --min-valid 15 needs a refresh
@@ -85,11 +85,11 @@ struct ConcurrentRefreshTests {
         }
         let tokens = Set(results.map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) })
         #expect(tokens.count == 1, "every process printed the same token")
-        #expect(tokens.first != original.token.exposedValue, "the token was refreshed")
+        #expect(tokens.first != original.value.exposedValue, "the token was refreshed")
         #expect(tokenRequests() - before == 1, "exactly one refresh request reached the provider")
 
         // The rotated refresh token still works: nothing was revoked by a reuse.
-        let again = await session.refresh(record.id, resource: nil, minimumValidity: nil, force: true)
+        let again = await UseCaseClient(environment: env).refresh(record.id, true)
         #expect((try? again.get()) != nil, "refresh after the race: \(again)")
     }
 }

@@ -1,5 +1,5 @@
 // The session lifecycle of the engine end to end against the real local OpenID provider
-// (issue 3): refresh with rotation and reuse detection (RFC 6749 §6), the device authorization
+//: refresh with rotation and reuse detection (RFC 6749 §6), the device authorization
 // grant approved, denied, expired and slowed down (RFC 8628), revocation then introspection
 // (RFC 7009, RFC 7662), and RP-Initiated Logout 1.0. No mocks: libcurl, libcrypto, POSIX
 // sockets and the provider's real pages. Tokens are compared, never printed.
@@ -105,7 +105,7 @@ private func expectInvalidGrant(_ outcome: Result<RefreshResult, AuthError>, _ w
         return
     }
     #expect(error.invalidatesGrant, "\(what): \(error)", sourceLocation: sourceLocation)
-    #expect(error.refreshDisposition(attempt: 0) == .needsReauthentication, "\(what)", sourceLocation: sourceLocation)
+    #expect(!error.isTransient, "\(what): never retried", sourceLocation: sourceLocation)
     guard case .errorResponse(let response) = error else {
         Issue.record("\(what): expected an invalid_grant error response, got \(error)", sourceLocation: sourceLocation)
         return

@@ -78,11 +78,11 @@ struct RealBrowserTests {
             "AUTHDECK_TEST_BROWSER_TIMEOUT": "60",
         ])
         defer { home.remove() }
-        let session = LiveSession(environment: home.environment, vaultLimits: .minimum, browserTimeout: 90)
-        try session.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum, browserTimeout: .seconds(90))
+        try env.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
         let progress = RealBrowserProgressLog()
-        let outcome = await session.signIn(SignInRequest(providerID: "local"), progress: { progress.append($0) })
+        let outcome = await UseCaseClient(environment: env).signIn(SignInRequest(providerID: "local"), { progress.append($0) }).map(\.record)
         let log = (try? String(contentsOf: browserLog, encoding: .utf8)) ?? "(no browser log)"
 
         // authdeck started the browser itself ($BROWSER), it did not fall back to showing the URL.

@@ -250,8 +250,8 @@ struct TUIJourneyTests {
         var refresh = ""
         var activeBefore = false
         for _ in 0..<3 {
-            let stored = try LiveSession(environment: home.environment).storedTokens(aliceID).get()
-            refresh = try #require(stored.first { $0.label == "refresh token" }?.value, "alice has no refresh token")
+            let stored = try StoredTokens(.live(processEnvironment: home.environment)).run(aliceID)
+            refresh = try #require(stored.first { $0.label == "refresh token" }?.value.exposedValue, "alice has no refresh token")
             activeBefore = try await introspectToken(
                 metadata: metadata, client: client, token: .refreshToken(RefreshToken(refresh)), http: http, now: Date()).active
             if activeBefore { break }

@@ -1,5 +1,5 @@
 """Provider emulators for the authdeck tests: small scripted servers on 127.0.0.1 that reproduce
-the quirks listed in /work/shared/specs/providers.md (GitHub, Auth0). Standard library only; the
+the quirks listed in the providers' documentation (GitHub, Auth0). Standard library only; the
 RS256 signatures of the Auth0 emulator come from the `openssl` command (never hand-rolled).
 
 Prints one JSON line when ready: {"provider": ..., "base_url": "http://127.0.0.1:PORT", ...}.
@@ -390,7 +390,7 @@ class Handler(BaseHTTPRequestHandler):
             response["access_token"] = self.state.key.sign_jwt({
                 "iss": issuer, "sub": AUTH0_USER["sub"], "aud": [audience, issuer + "userinfo"],
                 "iat": now, "exp": now + self.state.args.expires_in, "azp": self.state.args.client_id,
-                "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
+                "jti": secrets.token_urlsafe(12), "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// posix_spawn with a clean signal mask, output to a file (TestSupport's, shared with the
-/// journey tests; Foundation.Process hangs on `tmux new-session -d`: facts §1 pitfall 4).
+/// journey tests; Foundation.Process hangs on `tmux new-session -d`: docs/PLATFORM.md "tmux").
 func spawnAndWait(_ args: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
     try TestSupport.TmuxSession.spawnAndWait(args, environment: environment)
 }

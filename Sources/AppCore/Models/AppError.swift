@@ -1,7 +1,7 @@
 import Foundation
 
 /// An error as the store keeps and shows it: Equatable, never holding a token. Made from the
-/// engine's and credential store's typed errors by the live wiring (one mapping).
+/// engine's and credential store's typed errors by ``ErrorMapping`` (one mapping).
 public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What the store does about it.
     public enum Disposition: Equatable, Sendable {
@@ -15,6 +15,8 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
         case storeLocked
         /// The user cancelled.
         case cancelled
+        /// The request itself was wrong (unknown provider or account, bad option): nothing was done.
+        case usage
         case other
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When to refresh and how to label a token's remaining life, as data (STYLE.md §2.4).
+/// When to refresh and how to label a token's remaining life, as data (docs/ARCHITECTURE.md, "State store").
 public struct ExpiryPolicy: Equatable, Sendable {
     /// Refresh this many seconds before `expiresAt` (Auth0's `minTTL`, AppAuth's 60 s tolerance).
     public var refreshLeeway: Double

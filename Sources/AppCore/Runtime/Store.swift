@@ -5,7 +5,7 @@ import Synchronization
 /// effects as tasks whose actions come back through ``send(_:)``.
 ///
 /// Thread-safe on purpose: the TUI's main thread sits in a blocking `get_wch` loop, which would
-/// starve `@MainActor` tasks (facts/swift-linux.md §9), so the UI reads ``state`` each turn and
+/// starve `@MainActor` tasks (docs/PLATFORM.md, "Main thread"), so the UI reads ``state`` each turn and
 /// is woken through ``onChange`` instead.
 public final class Store<State: Equatable & Sendable, Action: Sendable>: Sendable {
     public typealias Reduce = @Sendable (inout State, Action) -> Effect<Action>

@@ -2,7 +2,7 @@ import Foundation
 
 /// An authorization response that passed every check (RFC 6749 §4.1.2, RFC 9207). Only
 /// ``validateAuthorizationResponse(callback:pending:metadata:)`` creates one, and the code
-/// exchange accepts nothing else (STYLE §2.7).
+/// exchange accepts nothing else (docs/ARCHITECTURE.md, "Refusals").
 public struct ValidatedAuthorizationResponse: Sendable, Equatable {
     /// `code`, byte-exact as received (ARES-14).
     public let code: AuthorizationCode

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The engine's one error type (`throws(AuthError)` at every public boundary), STYLE §2.6.
+/// The engine's one error type (`throws(AuthError)` at every public boundary), docs/ARCHITECTURE.md "Errors".
 /// No payload ever holds a token, code, verifier or secret.
 public enum AuthError: Error, Sendable, Equatable {
     /// The server said no: an OAuth error body (RFC 6749 §5.2), whatever the HTTP status.
@@ -126,7 +126,7 @@ public enum MalformedAuthorizationResponse: Sendable, Equatable {
     case repeatedParameter(String)
 }
 
-/// Something the engine refuses to do (STYLE §2.7) or a capability the server lacks.
+/// Something the engine refuses to do (docs/ARCHITECTURE.md, "Refusals") or a capability the server lacks.
 public enum UnsupportedReason: Sendable, Equatable {
     /// A plain-HTTP URL that is not on a loopback address (RFC 6749 §3.1, Discovery §3).
     case insecureURL(String)

@@ -89,7 +89,7 @@ public struct AuthorizationErrorParameters: Sendable, Equatable {
     }
 }
 
-/// A non-2xx HTTP answer that carried no OAuth error body (STYLE §2.6 counts it with transport
+/// A non-2xx HTTP answer that carried no OAuth error body (docs/ARCHITECTURE.md "Errors" counts it with transport
 /// failures). `retryAfter` in seconds from `Retry-After`.
 public struct HTTPStatusFailure: Sendable, Equatable {
     public var status: Int

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one mapping from ``AuthError`` to user text (STYLE §2.6). Equatable so that it can live
+/// The one mapping from ``AuthError`` to user text (docs/ARCHITECTURE.md, "Errors"). Equatable so that it can live
 /// in app state. Never contains a token; server-supplied text must still be escaped for display.
 public struct PresentableError: Sendable, Equatable {
     /// Short headline, e.g. "Issuer mismatch".

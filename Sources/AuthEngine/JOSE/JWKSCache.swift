@@ -1,26 +1,34 @@
 import Foundation
 
-/// A cache of the provider's JWK Set (STYLE §2.7, OIDC Core §10.1.1). Time comes in as `now`
-/// on every call (no clock inside). Rules:
+/// A cache of the provider's JWK Set (OIDC Core §10.1.1: keys rotate; fetch again on an unknown
+/// `kid`). Time comes in as `now` on every call (no clock inside). Rules:
 /// - a cached set older than ``maximumAge`` (300 s) is fetched again;
 /// - when no key matches, the set is re-fetched once per lookup if the token's `kid` is not in
-///   the cached set (key rotation, JWKS-04) or the cache is at least ``minimumRefetchAge``
-///   (60 s) old; a failed re-fetch keeps the cached keys and fails closed (JWKS-05);
+///   the cached set (key rotation, JWKS-04) and the set is at least ``unknownKeyCooldown`` old,
+///   or the cache is at least ``minimumRefetchAge`` (60 s) old; a failed re-fetch keeps the
+///   cached keys and fails closed (JWKS-05);
 /// - when no cached candidate verifies a signature, the set is re-fetched once if it is at least
 ///   ``minimumRefetchAge`` old (a key replaced under its `kid`,
 ///   ``candidateKeysAfterFailedSignature(for:algorithm:now:)``).
 public actor JWKSCache {
     public let maximumAge: TimeInterval
     public let minimumRefetchAge: TimeInterval
+    /// Seconds after a fetch during which an unknown `kid` does not fetch again (0: always).
+    public let unknownKeyCooldown: TimeInterval
     private let fetch: @Sendable () async throws(AuthError) -> JWKSet
     private var cached: (set: JWKSet, fetchedAt: Date)?
 
-    /// - Parameter fetch: downloads and parses the JWK Set (e.g. ``fetchJWKS(metadata:http:)``).
-    public init(maximumAge: TimeInterval = 300, minimumRefetchAge: TimeInterval = 60,
+    /// - Parameters:
+    ///   - initial: a set fetched earlier (by another process) and when.
+    ///   - fetch: downloads and parses the JWK Set (e.g. ``fetchJWKS(metadata:http:)``).
+    public init(maximumAge: TimeInterval = 300, minimumRefetchAge: TimeInterval = 60, unknownKeyCooldown: TimeInterval = 0,
+                initial: (set: JWKSet, fetchedAt: Date)? = nil,
                 fetch: @escaping @Sendable () async throws(AuthError) -> JWKSet) {
         self.maximumAge = maximumAge
         self.minimumRefetchAge = minimumRefetchAge
+        self.unknownKeyCooldown = unknownKeyCooldown
         self.fetch = fetch
+        self.cached = initial
     }
 
     /// Seeds the cache (e.g. with a set fetched at start-up).
@@ -46,8 +54,9 @@ public actor JWKSCache {
             return try verificationKeyCandidates(in: set, header: header, algorithm: algorithm)
         } catch {
             guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
+            let age = now.timeIntervalSince(cached.fetchedAt)
             let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID.exactlyEquals(kid) } } ?? false
-            guard unknownKid || now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { throw error }
+            guard (unknownKid && age >= unknownKeyCooldown) || age >= minimumRefetchAge else { throw error }
             let refreshed = try await fetch()
             self.cached = (refreshed, now)
             return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)

@@ -66,7 +66,7 @@ extension JWSAlgorithm {
 public let maximumVerificationCandidates = 8
 
 /// Every key that may verify a JWS with `header` and `algorithm` (oauth4webapi's rules,
-/// STYLE §2.7, compared byte for byte): same `kty` as the algorithm; same `kid` when the header
+/// docs/ARCHITECTURE.md "Refusals", compared byte for byte): same `kty` as the algorithm; same `kid` when the header
 /// has one; `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing
 /// `verify`; a fitting `crv`. Several candidates are normal during key rollover (a provider
 /// publishing the old and the new key under one `kid`) and for `kid`-less sets (JWKS-02): the

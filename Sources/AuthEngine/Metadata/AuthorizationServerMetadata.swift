@@ -104,7 +104,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
     }
 
     /// The issuer is plain http on a loopback address (the local test provider): accepted, but
-    /// the UI must always show it as such (STYLE §2.7).
+    /// the UI must always show it as such (docs/ARCHITECTURE.md, "Refusals").
     public var isLoopbackHTTP: Bool {
         URL(string: issuer).map(URLPolicy.isLoopbackHTTP) ?? false
     }
@@ -139,13 +139,18 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
         return metadata
     }
 
-    /// Endpoint overrides for what discovery omits (django-oauth-toolkit's document lacks
-    /// revocation, introspection and device endpoints). A nil argument keeps the current value.
+    /// Endpoint overrides: what discovery omits (django-oauth-toolkit's document lacks
+    /// revocation, introspection and device endpoints) or what the user set by hand. A nil
+    /// argument keeps the current value.
     /// - Throws: `.unsupported(.insecureURL)` for an override that is plain http off loopback.
-    public func overriding(revocationEndpoint: URL? = nil, introspectionEndpoint: URL? = nil,
+    public func overriding(authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, jwksURI: URL? = nil,
+                           revocationEndpoint: URL? = nil, introspectionEndpoint: URL? = nil,
                            deviceAuthorizationEndpoint: URL? = nil, endSessionEndpoint: URL? = nil,
                            userinfoEndpoint: URL? = nil) throws(AuthError) -> AuthorizationServerMetadata {
         var copy = self
+        if let authorizationEndpoint { copy.authorizationEndpoint = authorizationEndpoint }
+        if let tokenEndpoint { copy.tokenEndpoint = tokenEndpoint }
+        if let jwksURI { copy.jwksURI = jwksURI }
         if let revocationEndpoint { copy.revocationEndpoint = revocationEndpoint }
         if let introspectionEndpoint { copy.introspectionEndpoint = introspectionEndpoint }
         if let deviceAuthorizationEndpoint { copy.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint }

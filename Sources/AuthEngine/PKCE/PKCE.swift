@@ -1,6 +1,6 @@
 import Foundation
 
-/// `code_challenge_method` (RFC 7636 §4.3). Only S256: `plain` is never offered (STYLE §2.7).
+/// `code_challenge_method` (RFC 7636 §4.3). Only S256: `plain` is never offered (docs/ARCHITECTURE.md, "Refusals").
 public enum CodeChallengeMethod: String, Sendable, Equatable {
     case s256 = "S256"
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The engine's URL rules (STYLE §2.7): https everywhere, plain http only on loopback
+/// The engine's URL rules (docs/ARCHITECTURE.md, "Refusals"): https everywhere, plain http only on loopback
 /// addresses (127.0.0.0/8, `[::1]`) whose traffic never leaves the machine.
 public enum URLPolicy {
     /// Whether `host` is a loopback IP literal (127.0.0.0/8 or ::1). `localhost` is not (RFC 8252 §8.3).

@@ -64,7 +64,7 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
     return verified
 }
 
-func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
+public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
     guard claims.issuer.exactlyEquals(original.issuer) else {
         throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
     }
@@ -82,28 +82,5 @@ func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) th
     }
     if let nonce = claims.nonce, !nonce.exactlyEquals(original.nonce ?? "") || original.nonce == nil {
         throw .protocolViolation(.nonceMismatch(expected: original.nonce, actual: nonce))
-    }
-}
-
-/// What the caller should do after a failed refresh (AppAuth's terminal/transient split).
-public enum RefreshFailureDisposition: Sendable, Equatable {
-    /// `invalid_grant` (revoked, expired, reused) or another user's token: sign in again; never retried.
-    case needsReauthentication
-    /// Transport failure, 5xx, 429: retry after `delay` seconds (`Retry-After` when sent).
-    case retry(after: TimeInterval)
-    /// Anything else: show the error; do not retry automatically.
-    case fail
-}
-
-extension AuthError {
-    /// Classifies a refresh failure. `attempt` (0-based) drives the backoff when the server gave
-    /// no `Retry-After`: 2, 4, 8 … seconds, at most 300.
-    public func refreshDisposition(attempt: Int) -> RefreshFailureDisposition {
-        if invalidatesGrant { return .needsReauthentication }
-        if isTransient {
-            let backoff = min(300, pow(2, Double(max(0, min(attempt, 16)) + 1)))
-            return .retry(after: retryAfter ?? backoff)
-        }
-        return .fail
     }
 }

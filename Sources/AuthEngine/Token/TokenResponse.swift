@@ -70,7 +70,7 @@ public struct TokenResponse: Sendable, Equatable {
     }
 }
 
-/// The tokens of one grant as a domain value, with absolute times (STYLE §2.3).
+/// The tokens of one grant as a domain value, with absolute times (docs/ARCHITECTURE.md, "Vocabulary").
 public struct TokenSet: Sendable, Equatable, Codable {
     public var accessToken: AccessToken
     /// `token_type` as sent (Bearer in any case).

@@ -1,5 +1,6 @@
 import AppCore
 import AppCoreLive
+import Synchronization
 import AuthEngine
 import Foundation
 import TerminalUI
@@ -36,6 +37,7 @@ struct CLIFailure: Error {
                 next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
             }
         case .cancelled: code = ExitCode.interrupted
+        case .usage: code = ExitCode.usage
         case .transient: code = ExitCode.failure
             if next == nil { next = "This looks temporary (network or server); try again." }
         default: code = ExitCode.failure
@@ -91,7 +93,8 @@ enum Output {
     }
 }
 
-/// Times as the CLI shows them: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and "in 59m 10s".
+/// Times in the CLI's machine-readable output: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and whole
+/// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
 enum Times {
     static func rfc3339(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -102,42 +105,63 @@ enum Times {
 
     /// Whole seconds from `now` to `date` (negative when past).
     static func secondsLeft(_ date: Date, now: Date) -> Int { Int(date.timeIntervalSince(now).rounded(.down)) }
-
-    /// "in 1h 2m", "in 42s", "3m 5s ago".
-    static func relative(_ date: Date, now: Date) -> String {
-        let seconds = secondsLeft(date, now: now)
-        let text = duration(abs(seconds))
-        return seconds >= 0 ? "in \(text)" : "\(text) ago"
-    }
-
-    static func duration(_ seconds: Int) -> String {
-        let days = seconds / 86_400, hours = (seconds % 86_400) / 3600, minutes = (seconds % 3600) / 60, secs = seconds % 60
-        if days > 0 { return "\(days)d \(hours)h" }
-        if hours > 0 { return "\(hours)h \(minutes)m" }
-        if minutes > 0 { return "\(minutes)m \(secs)s" }
-        return "\(secs)s"
-    }
 }
 
-/// The process environment and the live session, shared by every subcommand.
-struct CLIContext: Sendable {
-    var environment: [String: String]
+/// The process environment and the live environment of the use cases, shared by every
+/// subcommand (built once, on first use: `--help` builds nothing).
+final class CLIContext: Sendable {
+    let environment: [String: String]
+    private let makeApp: @Sendable () -> AppEnvironment
+    private let built = Mutex<AppEnvironment?>(nil)
 
-    static var current: CLIContext { CLIContext(environment: ProcessInfo.processInfo.environment) }
+    init(environment: [String: String], makeApp: @escaping @Sendable () -> AppEnvironment) {
+        self.environment = environment
+        self.makeApp = makeApp
+    }
 
-    func session() -> LiveSession { LiveSession(environment: environment) }
+    static let current: CLIContext = {
+        let environment = ProcessInfo.processInfo.environment
+        return CLIContext(environment: environment) { AppEnvironment.live(processEnvironment: environment) }
+    }()
 
-    /// Non-secret metadata; fails with the store's error mapped to an exit code.
-    func snapshot(_ session: LiveSession) throws -> LoadedSnapshot {
-        switch session.load() {
-        case .success(let snapshot): return snapshot
-        case .failure(let error): throw CLIFailure(error)
+    /// The use cases' environment: the composition root's live value.
+    var app: AppEnvironment {
+        built.withLock { value in
+            if let value { return value }
+            let made = makeApp()
+            value = made
+            return made
         }
     }
 
+    /// Runs a use case, mapping its error to the exit code.
+    func run<T>(_ body: () throws(AppError) -> T) throws -> T {
+        do { return try body() } catch { throw CLIFailure(error) }
+    }
+
+    /// Runs an async use case, mapping its error to the exit code.
+    func run<T>(_ body: () async throws(AppError) -> T) async throws -> T {
+        do { return try await body() } catch { throw CLIFailure(error) }
+    }
+
+    /// A use case's result as a `Result`.
+    func result<T>(_ body: () throws(AppError) -> T) -> Result<T, AppError> {
+        do { return .success(try body()) } catch { return .failure(error) }
+    }
+
+    /// An async use case's result as a `Result`.
+    func result<T>(_ body: () async throws(AppError) -> T) async -> Result<T, AppError> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Non-secret metadata; fails with the store's error mapped to an exit code.
+    func snapshot() throws -> LoadedSnapshot {
+        try run { () throws(AppError) in try LoadAccounts(app).run() }
+    }
+
     /// Opens the store (asks for the vault passphrase when needed) or fails with exit code 4.
-    func unlock(_ session: LiveSession) throws {
-        if let error = session.unlock() { throw CLIFailure(error) }
+    func unlock() throws {
+        try run { () throws(AppError) in try LoadAccounts(app).unlock() }
     }
 
     /// The account meant by `query` (see ``AccountResolution``), or the default one:

@@ -110,9 +110,11 @@ enum Commands {
 
     static let introspect = CommandSpec(
         name: "introspect",
-        abstract: "Ask the provider about the account's access token (RFC 7662), as JSON.",
+        abstract: "Ask the provider about the account's access token (RFC 7662).",
+        discussion: "Prints the claims as lines; --json prints the provider's JSON as received.",
         positionals: [account],
-        run: { try await introspectRun($0.positional("account"), .current) }
+        options: [json],
+        run: { try await introspectRun($0.positional("account"), json: $0.flag("json"), .current) }
     )
 
     static let decode = CommandSpec(

@@ -1,5 +1,5 @@
 import AuthEngine
-import AuthEngineLive
+import AppCore
 import Foundation
 
 #if canImport(Glibc)
@@ -91,8 +91,8 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
     case .jws(let jws, let claims):
         var times: [String: String] = [:]
-        for (name, value) in claims ?? [:] where ClaimsText.timeClaims.contains(name) {
-            if case .number(let seconds) = value { times[name] = Times.rfc3339(Date(timeIntervalSince1970: seconds)) }
+        for (name, value) in claims ?? [:] {
+            if let date = ClaimsText.date(name, value) { times[name] = Times.rfc3339(date) }
         }
         result = ["kind": "jws", "header": jsonObject(.object(jws.header.members)),
                   "claims": claims.map { jsonObject(.object($0)) } ?? NSNull(), "times": times]
@@ -106,7 +106,7 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     var failure: CLIFailure?
     result["verification"] = NSNull()  // the same keys for every kind of token (README schema)
     if options.verify {
-        switch await verify(text, options: options, now: now) {
+        switch await verify(text, options: options, context: context) {
         case .success(let verified):
             result["verification"] = ["valid": true, "algorithm": verified.header.algorithm, "keyId": verified.verifiedWith.keyID ?? NSNull()] as [String: Any]
             lines.append("Verified: signature (\(verified.header.algorithm)\(verified.verifiedWith.keyID.map { ", kid \($0)" } ?? "")) against the issuer's JWKS; iss, aud, exp, iat, sub\(options.nonce != nil || options.nonceSHA256 != nil ? ", nonce" : "") checked (OIDC Core §3.1.3.7).")
@@ -154,26 +154,12 @@ func hintFor(_ rule: String) -> String? {
     }
 }
 
-func verify(_ text: String, options: DecodeOptions, now: Date) async -> Result<VerifiedIDToken, AuthError> {
+func verify(_ text: String, options: DecodeOptions, context: CLIContext) async -> Result<VerifiedIDToken, AuthError> {
     do {
         let issuerURL = try checkSecureURL(options.issuer ?? "", option: "issuer")
-        let http = CurlHTTPClient.live()
-        let metadata = try await fetchMetadata(issuer: options.issuer ?? issuerURL.absoluteString, http: http)
-        let nonce: ExpectedNonce
-        if let value = options.nonce {
-            nonce = .value(value)
-        } else if let rawNonce = options.nonceSHA256 {
-            // Sign in with Apple: the claim is the SHA-256 (lowercase hex) of the raw nonce.
-            let digest = OpenSSLCrypto.live.digest(.sha256, Data(rawNonce.utf8))
-            nonce = .value(digest.map { String(format: "%02x", $0) }.joined())
-        } else {
-            nonce = .skipCheck
-        }
-        let validation = IDTokenValidationOptions(issuer: metadata.issuer, clientID: options.audience ?? "", clientIsPublic: true, nonce: nonce,
-                                                  accessTokenHash: .skipCheck, serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
-        let verified = try await validateIDToken(RawIDToken(text), options: validation, crypto: OpenSSLCrypto.live, now: now,
-                                                 jwksCache: JWKSCache(metadata: metadata, http: http))
-        return .success(verified)
+        let nonce: VerifyToken.Nonce = options.nonce.map { .value($0) } ?? options.nonceSHA256.map { .sha256Of($0) } ?? .none
+        return .success(try await VerifyToken(context.app).run(text, issuer: options.issuer ?? issuerURL.absoluteString,
+                                                                audience: options.audience ?? "", nonce: nonce))
     } catch let error as AuthError {
         return .failure(error)
     } catch let failure as CLIFailure {
@@ -230,15 +216,8 @@ struct APIOptions {
 
 func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 {
     let url = try checkSecureURL(options.url, option: "url")
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
-    let provider = snapshot.providers.first { $0.id == record.providerID }
-    let token: AccessToken
-    switch await session.accessToken(record.id, minimumValidity: 30, resource: nil) {
-    case .success(let result): token = result.token
-    case .failure(let error): throw CLIFailure(error)
-    }
     var body: Data?
     if let data = options.data {
         if data == "@-" {
@@ -253,20 +232,14 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
         }
     }
     let method = HTTPRequest.Method(rawValue: (options.method ?? (body == nil ? "GET" : "POST")).uppercased()) ?? .get
-    var headers = [HTTPHeader("Authorization", "Bearer \(token.exposedValue)")]
+    var headers: [HTTPHeader] = []
     for header in options.headers {
         let colon = header.firstIndex(of: ":")!
         headers.append(HTTPHeader(header[..<colon].trimmingCharacters(in: .whitespaces), header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
-    if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-        headers.append(HTTPHeader("Content-Type", "application/json"))
-    }
-    // Redirects are not followed: the bearer token must not travel to another origin.
-    let request = HTTPRequest(method: method, url: url, headers: headers, body: body, followRedirects: false)
-    let http = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: provider?.caBundlePath))
-    let response: HTTPResponse
-    do { response = try await http.send(request) } catch {
-        throw CLIFailure("The request to \(url.absoluteString) failed: \(PresentableError(from: .transport(error)).detail)", hint: "Check the URL and the network (HTTPS_PROXY, SSL_CERT_FILE).")
+    let requestBody = body
+    let response = try await context.run { () async throws(AppError) in
+        try await CallAPI(context.app).run(record.id, method: method, url: url, headers: headers, body: requestBody)
     }
     if options.include {
         Output.err("HTTP \(response.status)")

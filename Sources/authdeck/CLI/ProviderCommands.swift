@@ -136,20 +136,15 @@ enum ArgumentParserNames {
 
 func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
     let config = try options.configuration()
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
-    if snapshot.providers.contains(where: { $0.id == config.id }) {
-        throw CLIFailure("A provider named '\(config.id)' exists already", hint: "Remove it first with 'authdeck provider remove \(config.id)', or choose another name.")
-    }
+    var clientSecret: ClientSecret?
     if options.clientSecretStdin {
         let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !secret.isEmpty else {
             throw CLIFailure("--client-secret-stdin read nothing from stdin", hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
         }
-        try context.unlock(session)
-        if let error = session.saveClientSecret(secret, for: config.id) { throw CLIFailure(error) }
+        clientSecret = ClientSecret(secret)
     }
-    do { try session.files.saveProvider(config) } catch { throw CLIFailure("Could not save the provider: \(error)", hint: "Check that $XDG_CONFIG_HOME/authdeck is writable.") }
+    try context.run { () throws(AppError) in try ProviderAdmin(context.app).add(config, clientSecret: clientSecret) }
     var notes = ["Added provider '\(config.id)'"]
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
         notes.append("plain HTTP on loopback (accepted for local providers only)")
@@ -189,7 +184,7 @@ func providerJSON(_ provider: ProviderConfig, accounts: Int) -> [String: Any] {
 }
 
 func providerListRun(json: Bool, _ context: CLIContext) async throws -> Int32 {
-    let snapshot = try context.snapshot(context.session())
+    let snapshot = try context.snapshot()
     let counts = Dictionary(grouping: snapshot.accounts, by: \.providerID).mapValues(\.count)
     if json {
         try Output.json(snapshot.providers.map { providerJSON($0, accounts: counts[$0.id] ?? 0) })
@@ -209,7 +204,7 @@ func providerListRun(json: Bool, _ context: CLIContext) async throws -> Int32 {
 }
 
 func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async throws -> Int32 {
-    let snapshot = try context.snapshot(context.session())
+    let snapshot = try context.snapshot()
     guard let provider = snapshot.providers.first(where: { $0.id.rawValue == name }) else {
         throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.")
     }
@@ -246,21 +241,7 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
 }
 
 func providerRemoveRun(_ name: String, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
-    guard let provider = snapshot.providers.first(where: { $0.id.rawValue == name }) else {
-        throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.")
-    }
-    let accounts = snapshot.accounts.filter { $0.providerID == provider.id }
-    if !accounts.isEmpty {
-        throw CLIFailure("Provider '\(name)' still has \(accounts.count) signed-in account(s): \(accounts.map(AccountResolution.describe).joined(separator: ", "))",
-                         hint: "Log them out first with 'authdeck logout ACCOUNT'.")
-    }
-    if provider.clientAuthentication != .none {
-        try context.unlock(session)
-        if let error = session.removeClientSecret(for: provider.id) { throw CLIFailure(error) }
-    }
-    do { try session.files.removeProvider(provider.id) } catch { throw CLIFailure("Could not remove the provider: \(error)") }
+    try context.run { () throws(AppError) in try ProviderAdmin(context.app).remove(ProviderID(name)) }
     Output.err("Removed provider '\(name)'.")
     return ExitCode.ok
 }

@@ -2,7 +2,7 @@ import AppCore
 import Foundation
 
 /// `authdeck provider add NAME --preset P`: the documented endpoints and quirks of well-known
-/// providers (facts from /work/shared/specs/providers.md, which cites each provider's docs).
+/// providers (each from the provider's own documentation).
 struct ProviderPreset: Sendable {
     var name: String
     /// What `--domain` means for this preset (nil: not used).

@@ -35,47 +35,26 @@ struct LoginOptions {
 }
 
 func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
-    let providerID: ProviderID
-    if let name = options.provider {
-        guard snapshot.providers.contains(where: { $0.id.rawValue == name }) else {
-            let known = snapshot.providers.map(\.id.rawValue).joined(separator: ", ")
-            throw CLIFailure("Unknown provider '\(name)'",
-                             hint: known.isEmpty ? "Add one with 'authdeck provider add NAME --issuer URL --client-id ID'." : "Configured providers: \(known).")
-        }
-        providerID = ProviderID(name)
-    } else if snapshot.providers.count == 1 {
-        providerID = snapshot.providers[0].id
-    } else if snapshot.providers.isEmpty {
-        throw CLIFailure("No provider is configured", hint: "Add one with 'authdeck provider add NAME --issuer URL --client-id ID'.")
-    } else {
-        throw CLIFailure.usage("several providers are configured (\(snapshot.providers.map(\.id.rawValue).joined(separator: ", "))); name one: authdeck login PROVIDER")
-    }
+    let app = context.app
+    let providerID = try context.run { () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }
+    let snapshot = try context.snapshot()
     if let alias = options.name, let other = snapshot.accounts.first(where: { $0.alias == alias }) {
         Output.err("note: alias '\(alias)' is used by \(AccountResolution.handle(other)); it will name both until one is logged out")
     }
-    try context.unlock(session)
+    try context.unlock()
     let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
                                 audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser)
-    let (result, interrupted) = await Interrupt.cancellable {
-        await session.signIn(request) { progress in reportSignInProgress(progress) }
+    let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
+        do throws(AppError) { return .success(try await SignIn(app).run(request) { progress in reportSignInProgress(progress) }) } catch { return .failure(error) }
     }
     if interrupted {
         Output.err("Sign-in cancelled; nothing was stored.")
         return ExitCode.interrupted
     }
     switch result {
-    case .success(let record):
-        let updated = try context.snapshot(session)
-        let becameActive: Bool
-        if updated.activeAccountID == nil || snapshot.accounts.isEmpty {
-            do { try session.files.saveActiveAccount(record.id) } catch { throw CLIFailure("Could not save the active account: \(error)") }
-            becameActive = true
-        } else {
-            becameActive = updated.activeAccountID == record.id
-        }
-        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
+    case .success(let outcome):
+        let record = outcome.record
+        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
         return ExitCode.ok
     case .failure(let error):
         if error.disposition == .cancelled {
@@ -112,7 +91,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     case .devicePending:
         break
     case .deviceSlowDown(let interval):
-        Output.err("The provider asked to poll more slowly (every \(Int(interval))s).")
+        Output.err("The provider asked to poll more slowly (every \(interval.components.seconds)s).")
     case .verifying:
         break
     }
@@ -132,12 +111,12 @@ struct LogoutOptions {
 }
 
 func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
-    try context.unlock(session)
+    try context.unlock()
     let failures = FailureCounter()
-    let removed = await session.signOut(record.id, options: SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly)) { step in
+    let signOutOptions = SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly)
+    let removed = await SignOut(context.app).run(record.id, options: signOutOptions) { step in
         switch step.outcome {
         case .done(let text): Output.err("✓ \(step.step.rawValue): \(text)")
         case .skipped(let text): Output.err("- \(step.step.rawValue): skipped (\(text))")
@@ -218,7 +197,7 @@ struct StatusRow {
                              "secondsLeft": left(record.refreshTokenExpiresAt)] as [String: Any],
             "idToken": idToken,
             "scopes": record.grantedScopes,
-            "storage": record.storage,
+            "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
             "lastRefreshAt": time(record.lastRefreshAt),
         ]
@@ -237,38 +216,37 @@ struct StatusRow {
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
             if let expiresAt = token.expiresAt {
-                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(Times.relative(expiresAt, now: now)))")
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))")
             } else {
                 lines.append("    \(label): no expiry given")
             }
         }
         if record.hasRefreshToken {
-            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(Times.relative($0, now: now)))" } ?? "")")
+            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? "")")
         } else {
             lines.append("    refresh token: none")
         }
         lines.append("    scopes: \(record.grantedScopes.joined(separator: " "))")
-        lines.append("    storage: \(record.storage)")
+        lines.append("    storage: \(record.storage.rawValue)")
         return lines
     }
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let now = Date()
     let active = context.environment["AUTHDECK_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
         .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
-                  status: AccountState(record: record).status(now: now, policy: session.policy, storeLocked: snapshot.store.isLocked))
+                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked))
     }
-    if snapshot.store.isInsecure {
-        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.store.backend) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
+    if snapshot.credentialStore.isInsecure {
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
         try Output.json([
-            "store": ["backend": snapshot.store.backend, "insecure": snapshot.store.isInsecure, "locked": snapshot.store.isLocked] as [String: Any],
+            "store": ["backend": snapshot.credentialStore.name, "insecure": snapshot.credentialStore.isInsecure, "locked": snapshot.credentialStore.isLocked] as [String: Any],
             "activeAccount": active?.rawValue ?? NSNull(),
             "generatedAt": Times.rfc3339(now),
             "accounts": rows.map { $0.json(now: now) },
@@ -278,10 +256,10 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     } else {
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
-        lines.append("storage backend: \(snapshot.store.backend)\(snapshot.store.isInsecure ? " (INSECURE)" : "")\(snapshot.store.isLocked ? " (locked)" : "")")
+        lines.append("storage backend: \(snapshot.credentialStore.name)\(snapshot.credentialStore.isInsecure ? " (INSECURE)" : "")\(snapshot.credentialStore.isLocked ? " (locked)" : "")")
         Output.out(lines.joined(separator: "\n") + "\n")
     }
-    if snapshot.store.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
+    if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
     if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
     if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
     return ExitCode.ok
@@ -290,10 +268,9 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
 // MARK: - switch
 
 func switchRun(_ query: String, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: nil)
-    do { try session.files.saveActiveAccount(record.id) } catch { throw CLIFailure("Could not save the active account: \(error)", hint: "Check that $XDG_STATE_HOME/authdeck is writable.") }
+    _ = try context.run { () throws(AppError) in try SwitchAccount(context.app).run(record.id) }
     Output.err("Switched to \(AccountResolution.describe(record)).")
     if let pinned = context.environment["AUTHDECK_ACCOUNT"], !pinned.isEmpty {
         Output.err("note: AUTHDECK_ACCOUNT=\(pinned) still selects an account in this shell")
@@ -331,25 +308,22 @@ struct TokenOptions {
 }
 
 func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
+    let tokens = TokenForScripts(context.app)
+    let minimumValidity = Duration.milliseconds(Int64(options.minValid * 1000))
     let token: String
     let expiresAt: Date?
     if options.idToken {
-        switch session.idToken(record.id) {
-        case .success(let raw):
-            token = raw.exposedValue
-            expiresAt = record.idToken?.expiresAt
-        case .failure(let error): throw CLIFailure(error)
-        }
+        let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity) }
+        for warning in issued.warnings { Output.err("warning: \(warning)") }
+        (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
-        switch await session.accessToken(record.id, minimumValidity: options.minValid, resource: options.resource) {
-        case .success(let result):
-            token = result.token.exposedValue
-            expiresAt = result.expiresAt
-        case .failure(let error): throw CLIFailure(error)
+        let issued = try await context.run { () async throws(AppError) in
+            try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource)
         }
+        for warning in issued.warnings { Output.err("warning: \(warning)") }
+        (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     }
     if options.execCredential {
         var status: [String: Any] = ["token": token]
@@ -373,12 +347,11 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
 // MARK: - refresh, userinfo, introspect
 
 func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await session.refresh(record.id, resource: nil, minimumValidity: nil, force: true) {
+    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record.id, force: true) }) {
     case .success(let updated):
-        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(Times.relative($0, now: Date())))" } ?? ""
+        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
         if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {
             Output.err("Scopes changed: added [\(change.added.joined(separator: " "))], removed [\(change.removed.joined(separator: " "))]")
@@ -390,10 +363,9 @@ func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
 }
 
 func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+    let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await session.userinfo(record.id) {
+    switch await context.result({ () async throws(AppError) in try await ShowUserInfo(context.app).run(record.id) }) {
     case .success(let claims):
         if json {
             try Output.json(claims)
@@ -406,36 +378,38 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
     }
 }
 
-func introspectRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
-    let session = context.session()
-    let snapshot = try context.snapshot(session)
+func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
+    let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await session.introspect(record.id) {
+    switch await context.result({ () async throws(AppError) in try await IntrospectAccessToken(context.app).run(record.id) }) {
     case .success(let response):
-        try Output.json(response)
+        if json {
+            try Output.json(response)
+        } else if case .object(let members) = response {
+            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+        }
         return ExitCode.ok
     case .failure(let error):
         throw CLIFailure(error, hint: error.title.contains("Not supported") ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)
     }
 }
 
-/// Claims as `name: value` lines; registered times get their RFC 3339 form and distance.
+/// Claims as `name: value` lines in the one claim order (``ClaimOrder``); timestamps get their
+/// RFC 3339 form and distance (``TimeText``).
 enum ClaimsText {
-    static let timeClaims: Set<String> = ["exp", "iat", "nbf", "auth_time", "updated_at"]
-    static let order = ["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "auth_time", "nonce", "acr", "amr", "azp", "at_hash"]
-
     static func lines(_ claims: [String: JSONValue], now: Date) -> [String] {
-        let keys = claims.keys.sorted { lhs, rhs in
-            let l = order.firstIndex(of: lhs) ?? order.count, r = order.firstIndex(of: rhs) ?? order.count
-            return l != r ? l < r : lhs < rhs
-        }
-        return keys.map { key in "\(key): \(render(key, claims[key]!, now: now))" }
+        ClaimOrder.sorted(Array(claims.keys)).map { key in "\(key): \(render(key, claims[key]!, now: now))" }
+    }
+
+    /// The time of a timestamp claim (seconds, or Logto's milliseconds), nil for other claims.
+    static func date(_ key: String, _ value: JSONValue) -> Date? {
+        guard TimeText.isTimestampClaim(key), case .number(let number) = value else { return nil }
+        return TimeText.claimDate(number)?.date
     }
 
     static func render(_ key: String, _ value: JSONValue, now: Date) -> String {
-        if timeClaims.contains(key), case .number(let seconds) = value {
-            let date = Date(timeIntervalSince1970: seconds)
-            return "\(format(value)) (\(Times.rfc3339(date)), \(Times.relative(date, now: now)))"
+        if let date = date(key, value) {
+            return "\(format(value)) (\(Times.rfc3339(date)), \(TimeText.relative(date, now: now)))"
         }
         return format(value)
     }

@@ -9,21 +9,18 @@ import TerminalUINCurses
 enum TUIMessage: Sendable {
     /// The store's state changed (an effect finished, a refresh, a poll answer).
     case stateChanged
-    /// Text to copy with OSC 52, and what to say about it.
-    case copy(AccessToken, note: String)
-    case flash(AppCore.Flash.Level, String)
 }
 
 /// `authdeck` with no subcommand: the accounts screen over the state store and the live session.
 @MainActor
 func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let environment = ProcessInfo.processInfo.environment
-    let session = LiveSession(environment: environment)
+    let live = AppEnvironment.live(processEnvironment: environment)
     // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
-    let unlockError = session.unlock()
+    let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
     var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
-    if let unlockError, unlockError.disposition == .storeLocked { initial.store.isLocked = true }
-    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: session.sessionClient)).reduce)
+    if let unlockError, unlockError.disposition == .storeLocked { initial.credentialStore.isLocked = true }
+    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: live))).reduce)
 
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
     var themeNames = catalog.names()
@@ -46,17 +43,28 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
 
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
-    var lastTick = Int(Date().timeIntervalSince1970)
     var lastStoreSelection: AccountID?
 
-    func currentModel(_ now: Date) -> ScreenModel {
-        let second = Int(now.timeIntervalSince1970)
-        if second != lastTick {
-            lastTick = second
-            store.send(.tick(now))
-            // Pick up what other processes did (`authdeck login`, `token`, `logout`).
-            if second % 5 == 0 { store.send(.reload) }
+    // The clock, an effect source of its own (never a side effect of drawing): a tick each second
+    // while something counts down (the reducer schedules refreshes and expires flashes from it),
+    // and every 5 s a tick and a reload that picks up what other processes did (`authdeck login`,
+    // `token`, `logout`).
+    let clock = Task.detached {
+        var second = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            second += 1
+            if second % 5 == 0 {
+                store.send(.tick(Date()))
+                store.send(.reload)
+            } else if store.state.hasLiveCountdown {
+                store.send(.tick(Date()))
+            }
         }
+    }
+    defer { clock.cancel() }
+
+    func currentModel(_ now: Date) -> ScreenModel {
         let state = store.state
         // Follow the store's selection when it moves (after a load, or to a new sign-in).
         if state.load == .loaded, state.selectedAccountID != lastStoreSelection {
@@ -76,11 +84,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     func handle(_ command: UICommand, model: ScreenModel) -> LoopControl {
         let state = store.state
         if ui.local.apply(command, visibleIDs: model.visibleAccounts.map(\.id)) {
-            if case .toggleReveal = command, ui.local.revealed || ui.raw == nil, let id = ui.local.selection.map({ AccountID($0) }) {
-                switch session.storedTokens(id) {
-                case .success(let entries): ui.raw = (id, entries)
-                case .failure(let error): store.send(.flash(.error, error.description))
-                }
+            if case .toggleReveal = command, ui.local.revealed, let id = ui.local.selection.map({ AccountID($0) }) {
+                store.send(.revealKeyPressed(id))
             }
             return .continue
         }
@@ -114,12 +119,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             ui.local.tab = .accessToken
             store.send(.introspect(AccountID(id)))
         case .copyAccessToken(let id):
-            Task.detached {
-                switch await session.accessToken(AccountID(id), minimumValidity: 10, resource: nil) {
-                case .success(let token): inbox.post(.copy(token.token, note: "Access token copied to the clipboard (OSC 52)"))
-                case .failure(let error): inbox.post(.flash(.error, "Could not copy the access token: \(error)"))
-                }
-            }
+            store.send(.copyAccessTokenKeyPressed(AccountID(id)))
         case .copyUserCode:
             if let code = state.signIn?.device?.userCode {
                 app.copyToClipboard(code)
@@ -149,9 +149,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         case .dialogSubmit:
             if let form = ui.signInForm, let request = form.request {
                 ui.signInForm = nil
-                store.send(.signIn(AppCore.SignInRequest(
-                    providerID: ProviderID(request.providerID), flow: request.flow == .device ? .device : .browser,
-                    extraScopes: request.extraScopes, audience: request.audience, resources: request.resources)))
+                store.send(.signIn(request))
             }
         default:
             break
@@ -171,12 +169,11 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             case .key(_, .unhandled), .resize:
                 break
             case .message(.stateChanged):
-                break
-            case .message(.copy(let token, let note)):
-                app.copyToClipboard(token.exposedValue)
-                store.send(.flash(.info, note))
-            case .message(.flash(let level, let text)):
-                store.send(.flash(level, text))
+                // The terminal's last step: only here does a copied token leave its redacting type.
+                if let clipboard = store.state.clipboard {
+                    app.copyToClipboard(clipboard.value.exposedValue)
+                    store.send(.clipboardWritten)
+                }
             }
             return .continue
         })

@@ -11,7 +11,7 @@ enum RFC7636AppendixB {
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 }
 
-/// The conformance catalogue's test OP (conformance.md §0).
+/// The conformance catalogue's test OP (docs/CONFORMANCE.md).
 enum OP {
     static let issuer = "https://op.test"
     static let clientID = "rp-native"

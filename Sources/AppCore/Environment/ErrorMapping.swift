@@ -1,12 +1,10 @@
-import AppCore
 import AuthEngine
-import AuthEngineLive
 import CredentialStore
 import Foundation
 
 /// The one mapping from the engine's and the store's typed errors to what the app shows
 /// (``AppError``). Messages come from ``PresentableError`` and never hold a token.
-enum ErrorMapping {
+public enum ErrorMapping {
     static func appError(_ error: AuthError) -> AppError {
         let presentable = PresentableError(from: error)
         let disposition: AppError.Disposition
@@ -37,23 +35,23 @@ enum ErrorMapping {
         }
     }
 
-    static func appError(_ error: LoopbackListenerError) -> AppError {
+    static func appError(_ error: RedirectListenerFailure) -> AppError {
         switch error {
         case .cancelled:
             return .cancelled
         case .timedOut:
             return AppError(title: "The browser sign-in timed out", detail: "No redirect reached the loopback listener in time; start the sign-in again.",
                             specReference: "RFC 8252 §8.3", disposition: .other)
-        default:
-            return AppError(title: "The loopback redirect listener failed", detail: "\(error)", specReference: "RFC 8252 §7.3", disposition: .other)
+        case .failed(let detail):
+            return AppError(title: "The loopback redirect listener failed", detail: detail, specReference: "RFC 8252 §7.3", disposition: .other)
         }
     }
 
-    static func appError(_ error: any Error) -> AppError {
+    public static func appError(_ error: any Error) -> AppError {
         switch error {
         case let error as AuthError: appError(error)
         case let error as SecretStoreError: appError(error)
-        case let error as LoopbackListenerError: appError(error)
+        case let error as RedirectListenerFailure: appError(error)
         case let error as AppError: error
         case is CancellationError: .cancelled
         default: AppError(title: "Unexpected error", detail: String(describing: type(of: error)), disposition: .other)

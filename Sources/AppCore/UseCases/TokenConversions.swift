@@ -1,10 +1,9 @@
-import AppCore
 import AuthEngine
 import CredentialStore
 import Foundation
 
 /// Conversions between the engine's token values and the credential store's records. Secrets
-/// pass through `exposedValue` only at this boundary (here, in `LiveSession`, and where the CLI
+/// pass through `exposedValue` only at this boundary (here, in the use cases, and where the CLI
 /// prints a token or the TUI copies or reveals one on request).
 enum TokenConversions {
     static func entry(_ tokens: TokenSet) -> StoredAccessTokenEntry {
@@ -51,6 +50,21 @@ enum TokenConversions {
               let jws = try? CompactJWS(parsing: value),
               let claims = try? JSONDecoder().decode(JSONValue.self, from: jws.payload) else { return nil }
         return .object(["header": .object(jws.header.members), "claims": claims])
+    }
+
+    /// A refresh's effect on the record: the token's info, the granted scopes (default token),
+    /// the refresh token's presence and expiry, and the time of the refresh.
+    static func apply(_ tokens: TokenSet, resource: String?, to record: inout AccountRecord) {
+        record.accessTokens.removeAll { $0.resource == resource }
+        record.accessTokens.append(accessTokenInfo(tokens, resource: resource))
+        record.accessTokens.sort { ($0.resource ?? "") < ($1.resource ?? "") }
+        if resource == nil {
+            record.previousGrantedScopes = record.grantedScopes
+            record.grantedScopes = tokens.grantedScopes
+        }
+        record.hasRefreshToken = tokens.refreshToken != nil
+        if let refreshExpiresAt = tokens.refreshExpiresAt { record.refreshTokenExpiresAt = refreshExpiresAt }
+        record.lastRefreshAt = tokens.receivedAt
     }
 
     static func idTokenInfo(_ verified: VerifiedIDToken) -> IDTokenInfo {

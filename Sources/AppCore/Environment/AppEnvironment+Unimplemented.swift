@@ -1,0 +1,55 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+extension AppEnvironment {
+    /// An environment whose every edge calls `report` with its name and fails: tests replace
+    /// only the edges their story uses, so an unexpected network call, browser start or file
+    /// write shows up as a test issue (swift-dependencies' `unimplemented`).
+    public static func unimplemented(_ report: @escaping @Sendable (String) -> Void) -> AppEnvironment {
+        @Sendable func failure(_ name: String) -> AppError {
+            report("unimplemented: environment.\(name)")
+            return AppError(title: "Unimplemented dependency", detail: "environment.\(name)")
+        }
+        return AppEnvironment(
+            now: { report("unimplemented: environment.now"); return Date(timeIntervalSince1970: 0) },
+            sleep: { _ in throw failure("sleep") },
+            crypto: CryptoProvider(
+                digest: { _, _ in report("unimplemented: environment.crypto.digest"); return Data() },
+                randomBytes: { count in report("unimplemented: environment.crypto.randomBytes"); return Data(count: count) },
+                verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, _: Data) throws(SignatureVerificationError) in
+                    report("unimplemented: environment.crypto.verifySignature")
+                    throw .invalidSignature
+                }),
+            http: { _ in
+                HTTPClient { (request: HTTPRequest) throws(TransportError) -> HTTPResponse in
+                    report("unimplemented: environment.http (\(request.method.rawValue) \(request.url.absoluteString))")
+                    throw .connection(url: request.url.absoluteString, detail: "unimplemented")
+                }
+            },
+            browser: BrowserClient { _ in report("unimplemented: environment.browser.open"); return false },
+            loopback: LoopbackClient { (_: String) throws(RedirectListenerFailure) -> RedirectListener in
+                report("unimplemented: environment.loopback.listen")
+                throw .failed("unimplemented")
+            },
+            credentials: CredentialStoreClient(
+                info: { report("unimplemented: environment.credentials.info"); return StoreInfo(backend: .memory) },
+                store: { () throws(AppError) -> any SecretStore in throw failure("credentials.store") },
+                prepareForWrite: { () throws(AppError) in throw failure("credentials.prepareForWrite") },
+                lockVault: { () throws(AppError) -> Bool in throw failure("credentials.lockVault") },
+                changeVaultPassphrase: { () throws(AppError) -> Bool in throw failure("credentials.changeVaultPassphrase") }),
+            files: MetadataFiles(
+                providers: { () throws(AppError) -> [ProviderConfig] in throw failure("files.providers") },
+                saveProvider: { (_: ProviderConfig) throws(AppError) in throw failure("files.saveProvider") },
+                removeProvider: { (_: ProviderID) throws(AppError) -> Bool in throw failure("files.removeProvider") },
+                accounts: { () throws(AppError) -> [AccountRecord] in throw failure("files.accounts") },
+                saveAccount: { (_: AccountRecord) throws(AppError) in throw failure("files.saveAccount") },
+                removeAccount: { (_: AccountID) throws(AppError) in throw failure("files.removeAccount") },
+                activeAccount: { () throws(AppError) -> AccountID? in throw failure("files.activeAccount") },
+                saveActiveAccount: { (_: AccountID?) throws(AppError) in throw failure("files.saveActiveAccount") }),
+            cache: ProviderDocumentCache(
+                load: { _, kind in report("unimplemented: environment.cache.load(\(kind))"); return nil },
+                save: { _, document in report("unimplemented: environment.cache.save(\(document.kind))") },
+                remove: { _ in report("unimplemented: environment.cache.remove") }))
+    }
+}

@@ -1,0 +1,227 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+import Synchronization
+
+/// Every edge of the world the use cases touch, as one value (swift-dependencies style: structs
+/// of closures). The live value is built once, in the composition root (`AppCoreLive`); it is the
+/// only place that names libcurl, libcrypto, libsecret, the loopback listener or the browser.
+/// Tests build ``unimplemented(_:)`` and set only the edges their story uses: any other edge
+/// reports the test issue it is given and fails.
+public struct AppEnvironment: Sendable {
+    /// The wall clock (time never comes from `Date()` inside a use case).
+    public var now: @Sendable () -> Date
+    /// Waits (device-flow polling); throws when the task is cancelled.
+    public var sleep: @Sendable (Duration) async throws -> Void
+    /// Digests, random bytes and JWS signature verification (libcrypto in the live value).
+    public var crypto: CryptoProvider
+    /// The HTTP client for a provider (its CA bundle), or for no provider (`nil`).
+    public var http: @Sendable (_ provider: ProviderConfig?) -> HTTPClient
+    public var browser: BrowserClient
+    public var loopback: LoopbackClient
+    public var credentials: CredentialStoreClient
+    public var files: MetadataFiles
+    /// Discovery metadata and JWK Sets per provider, kept between processes.
+    public var cache: ProviderDocumentCache
+    /// Refresh leeway, clock tolerance, backoff.
+    public var policy: ExpiryPolicy
+    /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).
+    public var browserTimeout: Duration
+    /// This process's memory of what it already fetched (discovery, JWKS caches).
+    let memo = ProcessMemo()
+
+    public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void, crypto: CryptoProvider,
+                http: @escaping @Sendable (ProviderConfig?) -> HTTPClient, browser: BrowserClient, loopback: LoopbackClient,
+                credentials: CredentialStoreClient, files: MetadataFiles, cache: ProviderDocumentCache,
+                policy: ExpiryPolicy = .standard, browserTimeout: Duration = .seconds(300)) {
+        self.now = now
+        self.sleep = sleep
+        self.crypto = crypto
+        self.http = http
+        self.browser = browser
+        self.loopback = loopback
+        self.credentials = credentials
+        self.files = files
+        self.cache = cache
+        self.policy = policy
+        self.browserTimeout = browserTimeout
+    }
+}
+
+/// Opens a URL in the user's browser.
+public struct BrowserClient: Sendable {
+    /// Returns whether a browser was started (false: show the URL instead).
+    public var open: @Sendable (URL) async -> Bool
+    public init(open: @escaping @Sendable (URL) async -> Bool) { self.open = open }
+}
+
+/// Why a loopback redirect listener stopped without a callback.
+public enum RedirectListenerFailure: Error, Equatable, Sendable {
+    case timedOut
+    case cancelled
+    /// Binding or serving failed; `detail` is the system's text.
+    case failed(String)
+}
+
+/// One listening loopback redirect endpoint (RFC 8252 §7.3).
+public struct RedirectListener: Sendable {
+    /// `http://127.0.0.1:PORT/path`.
+    public var redirectURI: URL
+    /// Serves requests until `decide` returns `.finish` for one, then returns it.
+    public var waitForCallback: @Sendable (_ timeout: Duration, _ decide: @escaping @Sendable (RedirectCallback) -> RedirectCallbackVerdict)
+        async throws(RedirectListenerFailure) -> RedirectCallback
+    /// Stops listening (idempotent).
+    public var close: @Sendable () -> Void
+
+    public init(redirectURI: URL,
+                waitForCallback: @escaping @Sendable (Duration, @escaping @Sendable (RedirectCallback) -> RedirectCallbackVerdict)
+                    async throws(RedirectListenerFailure) -> RedirectCallback,
+                close: @escaping @Sendable () -> Void) {
+        self.redirectURI = redirectURI
+        self.waitForCallback = waitForCallback
+        self.close = close
+    }
+}
+
+/// Makes loopback redirect listeners.
+public struct LoopbackClient: Sendable {
+    /// Binds a listener for `path` (e.g. `/callback`).
+    public var listen: @Sendable (_ path: String) throws(RedirectListenerFailure) -> RedirectListener
+    public init(listen: @escaping @Sendable (String) throws(RedirectListenerFailure) -> RedirectListener) { self.listen = listen }
+}
+
+/// The credential store and its administration.
+public struct CredentialStoreClient: Sendable {
+    /// The backend in use (the header badge, `status`).
+    public var info: @Sendable () -> StoreInfo
+    /// The store; throws when none could be selected.
+    public var store: @Sendable () throws(AppError) -> any SecretStore
+    /// Makes sure the store can be written now (a vault is unlocked, or created and its passphrase
+    /// set), so that no browser is opened for a sign-in whose tokens could not be kept.
+    public var prepareForWrite: @Sendable () throws(AppError) -> Void
+    /// Forgets the vault's cached key; false when the store is not a vault.
+    public var lockVault: @Sendable () throws(AppError) -> Bool
+    /// Re-encrypts the vault under a new passphrase; false when the store is not a vault.
+    public var changeVaultPassphrase: @Sendable () throws(AppError) -> Bool
+
+    public init(info: @escaping @Sendable () -> StoreInfo, store: @escaping @Sendable () throws(AppError) -> any SecretStore,
+                prepareForWrite: @escaping @Sendable () throws(AppError) -> Void,
+                lockVault: @escaping @Sendable () throws(AppError) -> Bool,
+                changeVaultPassphrase: @escaping @Sendable () throws(AppError) -> Bool) {
+        self.info = info
+        self.store = store
+        self.prepareForWrite = prepareForWrite
+        self.lockVault = lockVault
+        self.changeVaultPassphrase = changeVaultPassphrase
+    }
+}
+
+/// The non-secret metadata files: providers, account records, the active account.
+public struct MetadataFiles: Sendable {
+    public var providers: @Sendable () throws(AppError) -> [ProviderConfig]
+    /// Adds or replaces a provider (by id).
+    public var saveProvider: @Sendable (ProviderConfig) throws(AppError) -> Void
+    /// Removes a provider; returns whether it existed.
+    public var removeProvider: @Sendable (ProviderID) throws(AppError) -> Bool
+    public var accounts: @Sendable () throws(AppError) -> [AccountRecord]
+    /// Adds or replaces an account record (by id).
+    public var saveAccount: @Sendable (AccountRecord) throws(AppError) -> Void
+    public var removeAccount: @Sendable (AccountID) throws(AppError) -> Void
+    public var activeAccount: @Sendable () throws(AppError) -> AccountID?
+    /// Persists the active account (`nil` clears it).
+    public var saveActiveAccount: @Sendable (AccountID?) throws(AppError) -> Void
+
+    public init(providers: @escaping @Sendable () throws(AppError) -> [ProviderConfig],
+                saveProvider: @escaping @Sendable (ProviderConfig) throws(AppError) -> Void,
+                removeProvider: @escaping @Sendable (ProviderID) throws(AppError) -> Bool,
+                accounts: @escaping @Sendable () throws(AppError) -> [AccountRecord],
+                saveAccount: @escaping @Sendable (AccountRecord) throws(AppError) -> Void,
+                removeAccount: @escaping @Sendable (AccountID) throws(AppError) -> Void,
+                activeAccount: @escaping @Sendable () throws(AppError) -> AccountID?,
+                saveActiveAccount: @escaping @Sendable (AccountID?) throws(AppError) -> Void) {
+        self.providers = providers
+        self.saveProvider = saveProvider
+        self.removeProvider = removeProvider
+        self.accounts = accounts
+        self.saveAccount = saveAccount
+        self.removeAccount = removeAccount
+        self.activeAccount = activeAccount
+        self.saveActiveAccount = saveActiveAccount
+    }
+}
+
+/// A provider document kept between processes (0600, written atomically by the live value).
+public struct CachedDocument: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// The discovery document (OIDC Discovery §4, RFC 8414 §3).
+        case discovery
+        /// The JWK Set at `jwks_uri` (RFC 7517 §5).
+        case jwks
+    }
+    public var kind: Kind
+    /// The URL it was fetched from; a document from another URL is not used.
+    public var url: String
+    /// The response body as received (UTF-8 JSON).
+    public var body: String
+    public var fetchedAt: Date
+    /// How long it stays fresh, from `Cache-Control: max-age` within ``ProviderDocumentCache/freshness(cacheControl:)``.
+    public var maxAgeSeconds: Int
+
+    public init(kind: Kind, url: String, body: String, fetchedAt: Date, maxAgeSeconds: Int) {
+        self.kind = kind
+        self.url = url
+        self.body = body
+        self.fetchedAt = fetchedAt
+        self.maxAgeSeconds = maxAgeSeconds
+    }
+
+    /// Whether it is still fresh at `now`.
+    public func isFresh(at now: Date) -> Bool {
+        let age = now.timeIntervalSince(fetchedAt)
+        return age >= 0 && age < Double(maxAgeSeconds)
+    }
+}
+
+/// Discovery metadata and JWK Sets per provider, kept between processes.
+public struct ProviderDocumentCache: Sendable {
+    public var load: @Sendable (ProviderID, CachedDocument.Kind) -> CachedDocument?
+    public var save: @Sendable (ProviderID, CachedDocument) -> Void
+    /// Drops everything kept for a provider (`provider remove`, `provider add` replacing it).
+    public var remove: @Sendable (ProviderID) -> Void
+
+    public init(load: @escaping @Sendable (ProviderID, CachedDocument.Kind) -> CachedDocument?,
+                save: @escaping @Sendable (ProviderID, CachedDocument) -> Void,
+                remove: @escaping @Sendable (ProviderID) -> Void) {
+        self.load = load
+        self.save = save
+        self.remove = remove
+    }
+
+    /// No cache: every process fetches again.
+    public static let none = ProviderDocumentCache(load: { _, _ in nil }, save: { _, _ in }, remove: { _ in })
+
+    /// Freshness when the response has no usable `Cache-Control: max-age`.
+    public static let defaultMaxAge = 86_400
+    /// Bounds on a server's `max-age`: at least 5 minutes (no refetch storm on `max-age=0`),
+    /// at most 7 days.
+    public static let maxAgeBounds = 300...604_800
+
+    /// The freshness lifetime in seconds for a `Cache-Control` header value (RFC 9111 §5.2.2.1):
+    /// `max-age=N` clamped to ``maxAgeBounds``, else ``defaultMaxAge``.
+    public static func freshness(cacheControl: String?) -> Int {
+        guard let cacheControl else { return defaultMaxAge }
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
+                return min(max(seconds, maxAgeBounds.lowerBound), maxAgeBounds.upperBound)
+            }
+        }
+        return defaultMaxAge
+    }
+}
+
+/// What one process has fetched already: discovery metadata and a JWKS cache per provider.
+final class ProcessMemo: Sendable {
+    let metadata = Mutex<[ProviderID: AuthorizationServerMetadata]>([:])
+    let jwks = Mutex<[ProviderID: JWKSCache]>([:])
+}

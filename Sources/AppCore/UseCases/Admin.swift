@@ -1,0 +1,59 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// Adding and removing providers. A provider's client secret lives in the credential store,
+/// never in the providers file; its cached discovery and JWKS go with it.
+public struct ProviderAdmin: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// Saves a new `provider` and, for a confidential client, its secret (read by the front end
+    /// without echo or argv).
+    /// - Throws: `.usage` when a provider of that name exists; store and file errors.
+    public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?) throws(AppError) {
+        if try env.files.providers().contains(where: { $0.id == provider.id }) {
+            throw AppError(title: "A provider named '\(provider.id)' exists already",
+                           detail: "Remove it first with 'authdeck provider remove \(provider.id)', or choose another name.", disposition: .usage)
+        }
+        if let clientSecret {
+            do {
+                try env.credentials.store().save(AccountSecrets(clientSecret: StoredClientSecret(clientSecret.exposedValue)),
+                                                 for: .providerClient(provider.id.rawValue))
+            } catch {
+                throw ErrorMapping.appError(error)
+            }
+        }
+        try env.files.saveProvider(provider)
+        env.cache.remove(provider.id)
+    }
+
+    /// Removes a provider without accounts, its stored client secret (absent is fine) and its
+    /// cached documents.
+    /// - Throws: `.usage` for an unknown provider or one with signed-in accounts (named).
+    public func remove(_ id: ProviderID) throws(AppError) {
+        let provider = try ProviderAccess(env: env).provider(id)
+        let accounts = try env.files.accounts().filter { $0.providerID == id }
+        if !accounts.isEmpty {
+            throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account(s): \(accounts.map(\.id.rawValue).joined(separator: ", "))",
+                           detail: "Log them out first with 'authdeck logout ACCOUNT'.")
+        }
+        if provider.clientAuthentication != .none {
+            do { try env.credentials.store().delete(.providerClient(id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+        }
+        env.cache.remove(id)
+        _ = try env.files.removeProvider(id)
+    }
+}
+
+/// `authdeck lock` and `authdeck passphrase`.
+public struct VaultAdmin: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// Forgets the vault's derived key here and in the key cache; false when the store is not a vault.
+    public func lock() throws(AppError) -> Bool { try env.credentials.lockVault() }
+
+    /// Re-encrypts the vault under a new passphrase (one atomic rename); false when not a vault.
+    public func changePassphrase() throws(AppError) -> Bool { try env.credentials.changeVaultPassphrase() }
+}

@@ -1,0 +1,151 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// How every use case reaches a provider: its configuration, its discovery metadata and JWK Set
+/// (kept in this process and, between processes, in ``AppEnvironment/cache``), and the client
+/// configuration with its stored secret. The only place that runs discovery or fetches a JWKS.
+///
+/// Cache rules (one each):
+/// - a document is used while fresh: `Cache-Control: max-age` within
+///   ``ProviderDocumentCache/maxAgeBounds``, else ``ProviderDocumentCache/defaultMaxAge``;
+/// - a stale document is fetched again; when that fetch fails (outage), the stale one is used,
+///   so a discovery or JWKS outage never blocks a refresh whose keys are known;
+/// - a token whose `kid` is not in the JWK Set makes one re-fetch, unless the set was fetched
+///   less than ``unknownKeyCooldown`` seconds ago (by any process).
+struct ProviderAccess: Sendable {
+    let env: AppEnvironment
+
+    /// Seconds after a JWKS fetch during which an unknown `kid` does not fetch again.
+    static let unknownKeyCooldown: TimeInterval = 30
+
+    /// The configured provider `id`.
+    /// - Throws: "Unknown provider" naming the configured ones.
+    func provider(_ id: ProviderID) throws(AppError) -> ProviderConfig {
+        let providers = try env.files.providers()
+        guard let provider = providers.first(where: { $0.id == id }) else { throw Self.unknownProvider(id.rawValue, known: providers) }
+        return provider
+    }
+
+    /// The one "unknown provider" error (sign-in, refresh, the CLI's `login NAME`).
+    static func unknownProvider(_ name: String, known providers: [ProviderConfig]) -> AppError {
+        let known = providers.map(\.id.rawValue).joined(separator: ", ")
+        return AppError(title: "Unknown provider '\(name)'",
+                        detail: known.isEmpty ? "No provider is configured; add one with 'authdeck provider add NAME --issuer URL --client-id ID'."
+                                              : "Configured providers: \(known).",
+                        disposition: .usage)
+    }
+
+    /// Discovery metadata (or the manual endpoints) with the provider's overrides applied.
+    /// - Throws: discovery errors (mapped), `.unsupported(.missingEndpoint)` without issuer and token endpoint.
+    func metadata(_ provider: ProviderConfig) async throws(AppError) -> AuthorizationServerMetadata {
+        if let known = env.memo.metadata.withLock({ $0[provider.id] }) { return known }
+        do {
+            let endpoints = provider.endpoints
+            var metadata: AuthorizationServerMetadata
+            if let issuer = provider.issuer {
+                metadata = try await discovered(provider, issuer: issuer.absoluteString)
+            } else {
+                guard let token = endpoints.token else { throw AuthError.unsupported(.missingEndpoint("token_endpoint")) }
+                metadata = try .manual(issuer: endpoints.authorization?.absoluteString ?? token.absoluteString, authorizationEndpoint: endpoints.authorization,
+                                       tokenEndpoint: token, jwksURI: endpoints.jwks)
+            }
+            metadata = try metadata.overriding(
+                authorizationEndpoint: endpoints.authorization, tokenEndpoint: endpoints.token, jwksURI: endpoints.jwks,
+                revocationEndpoint: endpoints.revocation, introspectionEndpoint: endpoints.introspection,
+                deviceAuthorizationEndpoint: endpoints.deviceAuthorization, endSessionEndpoint: endpoints.endSession,
+                userinfoEndpoint: endpoints.userinfo)
+            let result = metadata
+            env.memo.metadata.withLock { $0[provider.id] = result }
+            return result
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
+    }
+
+    private func discovered(_ provider: ProviderConfig, issuer: String) async throws(AuthError) -> AuthorizationServerMetadata {
+        let request = try Discovery.makeRequest(issuer: issuer)
+        let url = request.url.absoluteString
+        let now = env.now()
+        let cached = env.cache.load(provider.id, .discovery).flatMap { $0.url == url ? $0 : nil }
+        func fromCache(_ document: CachedDocument) -> AuthorizationServerMetadata? {
+            let response = HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Data(document.body.utf8))
+            return try? Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url)
+        }
+        if let cached, cached.isFresh(at: now), let metadata = fromCache(cached) { return metadata }
+        let response: HTTPResponse
+        do {
+            response = try await env.http(provider).send(request)
+        } catch {
+            if let cached, error != .cancelled, let metadata = fromCache(cached) { return metadata }
+            throw .transport(error)
+        }
+        if response.status >= 500, let cached, let metadata = fromCache(cached) { return metadata }
+        let metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url)
+        env.cache.save(provider.id, CachedDocument(
+            kind: .discovery, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: now,
+            maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"])))
+        return metadata
+    }
+
+    /// The provider's JWKS cache for this process, seeded from the document cache.
+    func jwksCache(_ provider: ProviderConfig, metadata: AuthorizationServerMetadata) -> JWKSCache {
+        env.memo.jwks.withLock { caches in
+            if let cache = caches[provider.id] { return cache }
+            let cache = makeJWKSCache(provider, metadata: metadata)
+            caches[provider.id] = cache
+            return cache
+        }
+    }
+
+    private func makeJWKSCache(_ provider: ProviderConfig, metadata: AuthorizationServerMetadata) -> JWKSCache {
+        let env = self.env
+        let url = metadata.jwksURI?.absoluteString ?? ""
+        let stored = env.cache.load(provider.id, .jwks).flatMap { $0.url == url ? $0 : nil }
+        let storedSet = stored.flatMap { try? JWKSet(parsing: Data($0.body.utf8)) }
+        let maximumAge = TimeInterval(stored?.maxAgeSeconds ?? ProviderDocumentCache.defaultMaxAge)
+        let initial = storedSet.flatMap { set in stored.map { (set: set, fetchedAt: $0.fetchedAt) } }
+        return JWKSCache(maximumAge: maximumAge, minimumRefetchAge: Self.unknownKeyCooldown, unknownKeyCooldown: Self.unknownKeyCooldown,
+                         initial: initial) {
+            () async throws(AuthError) -> JWKSet in
+            guard let jwksURI = metadata.jwksURI else { throw .unsupported(.missingEndpoint("jwks_uri")) }
+            try URLPolicy.requireSecure(jwksURI)
+            let request = HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true)
+            let response: HTTPResponse
+            do throws(TransportError) {
+                response = try await env.http(provider).send(request)
+            } catch {
+                // An outage: the keys known from an earlier fetch still verify.
+                if let storedSet, error != .cancelled { return storedSet }
+                throw .transport(error)
+            }
+            if response.status >= 500, let storedSet { return storedSet }
+            let set = try processJWKSResponse(response, url: jwksURI)
+            env.cache.save(provider.id, CachedDocument(
+                kind: .jwks, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: env.now(),
+                maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"])))
+            return set
+        }
+    }
+
+    /// The client configuration: client id, authentication (the stored client secret), extra
+    /// headers and authorization parameters.
+    /// - Throws: "No client secret stored" for a confidential client without one; store errors.
+    func client(_ provider: ProviderConfig) throws(AppError) -> ClientConfiguration {
+        var authentication = ClientAuthentication.none
+        if provider.clientAuthentication != .none {
+            let stored: AccountSecrets?
+            do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+            guard let secret = stored?.clientSecret else {
+                throw AppError(title: "No client secret stored for '\(provider.id)'",
+                               detail: "Store it with 'authdeck provider add \(provider.id) … --client-secret-stdin'.")
+            }
+            let clientSecret = ClientSecret(secret.exposedValue)
+            authentication = provider.clientAuthentication == .clientSecretBasic ? .clientSecretBasic(clientSecret) : .clientSecretPost(clientSecret)
+        }
+        return ClientConfiguration(
+            clientID: provider.clientID, authentication: authentication,
+            extraHeaders: provider.extraHeaders.sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) },
+            extraAuthorizationParameters: provider.extraAuthorizationParameters.sorted { $0.key < $1.key }.map { FormParameter($0.key, $0.value) })
+    }
+}

@@ -1,0 +1,84 @@
+import Secrets
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// OIDC Core §5.3 userinfo of an account, with a token valid for at least 10 s; its `sub` must
+/// equal the account's (§5.3.2).
+public struct ShowUserInfo: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
+        let record = try Accounts(env: env).record(id)
+        let access = ProviderAccess(env: env)
+        let provider = try access.provider(record.providerID)
+        let metadata = try await access.metadata(provider)
+        let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value
+        do {
+            let response = try await fetchUserInfo(metadata: metadata, client: try access.client(provider), accessToken: token,
+                                                   expectedSubject: record.subject, http: env.http(provider), now: env.now())
+            return .object(response.claims)
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
+    }
+}
+
+/// RFC 7662 introspection of an account's default access token.
+public struct IntrospectAccessToken: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
+        let record = try Accounts(env: env).record(id)
+        let access = ProviderAccess(env: env)
+        let provider = try access.provider(record.providerID)
+        let metadata = try await access.metadata(provider)
+        do {
+            guard let entry = try env.credentials.store().load(Accounts.key(record)).defaultAccessToken else {
+                throw AppError(title: "No access token stored", disposition: .needsSignIn)
+            }
+            let response = try await introspectToken(metadata: metadata, client: try access.client(provider),
+                                                     token: .accessToken(AccessToken(entry.token.exposedValue)), http: env.http(provider), now: env.now())
+            return .object(response.all)
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
+    }
+}
+
+/// The stored tokens of an account for the Raw tab (shown masked until revealed): the store only,
+/// no refresh, no network.
+public struct StoredTokens: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// One stored token with its label ("access token", "refresh token", "ID token", …).
+    public struct Entry: Equatable, Sendable {
+        public var label: String
+        public var value: Redacted<StoredTokenKind>
+        public init(label: String, value: Redacted<StoredTokenKind>) {
+            self.label = label
+            self.value = value
+        }
+    }
+
+    public func run(_ id: AccountID) throws(AppError) -> [Entry] {
+        let record = try Accounts(env: env).record(id)
+        let secrets: AccountSecrets
+        do { secrets = try env.credentials.store().load(Accounts.key(record)) } catch { throw ErrorMapping.appError(error) }
+        var entries: [Entry] = []
+        func add(_ label: String, _ value: String) { entries.append(Entry(label: label, value: Redacted(value))) }
+        if let access = secrets.defaultAccessToken { add("access token", access.token.exposedValue) }
+        for (resource, entry) in secrets.resourceAccessTokens.sorted(by: { $0.key < $1.key }) { add("access token (\(resource))", entry.token.exposedValue) }
+        if let refresh = secrets.refreshToken { add("refresh token", refresh.exposedValue) }
+        if let idToken = secrets.idToken { add("ID token", idToken.exposedValue) }
+        return entries
+    }
+}
+
+/// The kind label of a stored token shown in the Raw tab.
+public enum StoredTokenKind: SecretKind {
+    public static let label = "StoredToken"
+}

@@ -1,0 +1,103 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// Refreshes an account's access token (RFC 6749 §6), the default one or the one for a
+/// `resource` (RFC 8707 §2.2). The rule, in order:
+/// 1. take the account's cross-process lock;
+/// 2. re-read the stored secrets and record inside it (another process may have rotated them);
+/// 3. unless forced, send nothing when the token now stays valid for `minimumValidity`;
+/// 4. send the refresh request;
+/// 5. persist the rotated refresh token and the new access token at once — the provider has
+///    issued them, so they are kept even when the new ID token then fails its checks;
+/// 6. verify a new ID token (OIDC Core §12.2); on failure keep the previous one and report;
+/// 7. publish (return) the new record.
+/// `invalid_grant` is persisted as "needs sign-in" for every process; never retried here.
+public struct RefreshAccount: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// - Parameters:
+    ///   - resource: the resource indicator of the token to refresh; nil for the default token.
+    ///   - minimumValidity: how long the token must stay valid to skip the request (default:
+    ///     the policy's refresh leeway); only when `force` is false.
+    ///   - force: always send a request (`authdeck refresh`, `r` in the TUI).
+    /// - Returns: the updated record.
+    /// - Throws: ``AppError``: `.needsSignIn` (no refresh token, `invalid_grant`), `.transient`, …
+    public func run(_ id: AccountID, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool) async throws(AppError) -> AccountRecord {
+        let accounts = Accounts(env: env)
+        do {
+            let record = try accounts.record(id)
+            let access = ProviderAccess(env: env)
+            let provider = try access.provider(record.providerID)
+            let store = try env.credentials.store()
+            let metadata = try await access.metadata(provider)
+            let client = try access.client(provider)
+            let policy = env.policy
+            let env = self.env
+            return try await store.withAccountLock(Accounts.key(record)) { () async throws -> AccountRecord in
+                let key = Accounts.key(record)
+                let current = try store.load(key)
+                var latest = try accounts.record(id)
+                let validity = minimumValidity.map(\.timeInterval) ?? policy.refreshLeeway
+                if !force, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
+                   expiresAt.timeIntervalSince(env.now()) > validity {
+                    return latest
+                }
+                guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), tokens.refreshToken != nil else {
+                    throw AppError(title: "No refresh token for \(latest.displayName)", detail: "Sign in again.", disposition: .needsSignIn)
+                }
+                let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!, resource: resource)
+                let response: HTTPResponse
+                do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
+                var refreshed = try processRefreshResponse(response, previous: tokens, now: env.now())
+                let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
+                refreshed.idToken = tokens.idToken
+                // Persist the rotated tokens before anything else can fail.
+                var secrets = TokenConversions.merge(refreshed, into: current, resource: resource)
+                try store.save(secrets, for: key)
+                TokenConversions.apply(refreshed, resource: resource, to: &latest)
+                latest.needsSignInSince = nil
+                try env.files.saveAccount(latest)
+                guard let newIDToken else { return latest }
+                do {
+                    let verified = try await verifyRefreshedIDToken(newIDToken, original: TokenConversions.storedClaims(current), tokens: refreshed,
+                                                                    metadata: metadata, client: client, provider: provider)
+                    secrets.idToken = StoredIDToken(newIDToken.exposedValue)
+                    try store.save(secrets, for: key)
+                    latest.idToken = TokenConversions.idTokenInfo(verified)
+                    latest.idTokenProblem = nil
+                } catch {
+                    // The previous verified ID token stays; the account says why the new one was refused.
+                    latest.idTokenProblem = ErrorMapping.appError(error).description
+                    try env.files.saveAccount(latest)
+                    throw error
+                }
+                try env.files.saveAccount(latest)
+                return latest
+            }
+        } catch {
+            let appError = ErrorMapping.appError(error)
+            if appError.disposition == .needsSignIn { accounts.markNeedsSignIn(id) }
+            throw appError
+        }
+    }
+
+    private func verifyRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, tokens: TokenSet, metadata: AuthorizationServerMetadata,
+                                        client: ClientConfiguration, provider: ProviderConfig) async throws(AuthError) -> VerifiedIDToken {
+        let options = original.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: tokens) }
+            ?? IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: tokens)
+        let verified = try await validateIDToken(raw, options: options, crypto: env.crypto, now: env.now(),
+                                                 jwksCache: ProviderAccess(env: env).jwksCache(provider, metadata: metadata))
+        if let original { try checkRefreshedIdentity(verified.claims, original: original) }
+        return verified
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    public var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,181 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// What a finished sign-in produced.
+public struct SignInOutcome: Equatable, Sendable {
+    /// The stored account.
+    public var record: AccountRecord
+    /// Whether it became the active account (the first account, or replacing a vanished one).
+    public var becameActive: Bool
+    public init(record: AccountRecord, becameActive: Bool) {
+        self.record = record
+        self.becameActive = becameActive
+    }
+}
+
+/// Sign-in by the authorization code flow with PKCE over a loopback redirect (RFC 6749 §4.1,
+/// RFC 7636, RFC 8252) or by the device authorization grant (RFC 8628).
+///
+/// Order: the provider and its metadata; the store must be writable (a vault is unlocked now,
+/// before any browser opens); the flow; the ID token verified (OIDC Core §3.1.3.7); the identity
+/// from the ID token, else userinfo; the secrets saved, then the record that points at them, then
+/// the active account when there was none: all under the account's lock.
+public struct SignIn: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// The provider a sign-in without a name means: the only one configured.
+    /// - Throws: `.usage` errors for an unknown name, for none configured, or for several.
+    public func resolveProvider(_ name: String?) throws(AppError) -> ProviderID {
+        let providers = try env.files.providers()
+        if let name {
+            guard providers.contains(where: { $0.id.rawValue.utf8.elementsEqual(name.utf8) }) else {
+                throw ProviderAccess.unknownProvider(name, known: providers)
+            }
+            return ProviderID(name)
+        }
+        switch providers.count {
+        case 1: return providers[0].id
+        case 0: throw ProviderAccess.unknownProvider("", known: [])
+        default:
+            throw AppError(title: "Several providers are configured (\(providers.map(\.id.rawValue).joined(separator: ", ")))",
+                           detail: "Name one: authdeck login PROVIDER.", disposition: .usage)
+        }
+    }
+
+    /// Runs the whole sign-in, reporting progress; cancellable (Task cancellation).
+    /// - Throws: ``AppError`` (mapped engine and store errors; `.cancelled`).
+    public func run(_ request: SignInRequest, progress: @escaping @Sendable (SignInProgress) -> Void) async throws(AppError) -> SignInOutcome {
+        let access = ProviderAccess(env: env)
+        let provider = try access.provider(request.providerID)
+        progress(.discovering)
+        let metadata = try await access.metadata(provider)
+        let client = try access.client(provider)
+        try env.credentials.prepareForWrite()
+        let scopes = ScopeSet(provider.scopes).adding(ScopeSet(request.extraScopes))
+        let audience = request.audience ?? provider.audience
+        let resources = request.resources.isEmpty ? provider.resources : request.resources
+        let tokens: TokenSet
+        let verified: VerifiedIDToken?
+        do {
+            switch request.flow {
+            case .browser:
+                (tokens, verified) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
+                                                           audience: audience, resources: resources, noBrowser: request.noBrowser, progress: progress)
+            case .device:
+                (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes, progress: progress)
+            }
+            progress(.verifying)
+            return try await finish(provider: provider, metadata: metadata, client: client, request: request,
+                                    requestedScopes: scopes, tokens: tokens, idToken: verified)
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
+    }
+
+    private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
+                             audience: String?, resources: [String], noBrowser: Bool,
+                             progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
+        let listener = try env.loopback.listen("/callback")
+        defer { listener.close() }
+        let pending = try makeAuthorizationRequest(
+            metadata: metadata, client: client,
+            request: AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources),
+            crypto: env.crypto)
+        let opened = noBrowser ? false : await env.browser.open(pending.authorizationURL)
+        progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
+        let callback = try await listener.waitForCallback(env.browserTimeout) { callback in
+            decideRedirectCallback(callback, pending: pending, metadata: metadata).verdict
+        }
+        let validated = try validateAuthorizationResponse(callback: callback, pending: pending, metadata: metadata)
+        progress(.exchangingCode)
+        let access = ProviderAccess(env: env)
+        let result = try await completeAuthorizationCodeGrant(
+            metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
+            jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now())
+        return (result.tokens, result.idToken)
+    }
+
+    private func deviceFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
+                            progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
+        let http = env.http(provider)
+        let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, http: http, now: env.now())
+        let response = authorization.response
+        progress(.deviceCode(DeviceCodeDisplay(
+            userCode: response.userCode, verificationURI: response.verificationURI, verificationURIComplete: response.verificationURIComplete,
+            expiresAt: authorization.expiresAt, interval: .seconds(response.interval))))
+        progress(.devicePending)
+        let sleep = env.sleep
+        let outcome = try await pollDeviceToken(
+            metadata: metadata, client: client, authorization: authorization, http: http, now: env.now,
+            sleep: { seconds in try await sleep(.milliseconds(Int64((seconds * 1000).rounded(.up)))) })
+        switch outcome {
+        case .authorized(let tokens):
+            guard let raw = tokens.idToken else { return (tokens, nil) }
+            let options = IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: tokens)
+            let verified = try await validateIDToken(raw, options: options, crypto: env.crypto, now: env.now(),
+                                                     jwksCache: ProviderAccess(env: env).jwksCache(provider, metadata: metadata))
+            return (tokens, verified)
+        case .denied(let error):
+            throw AuthError.errorResponse(error)
+        case .expired:
+            throw AppError(title: "The device code expired", detail: "Nobody approved the sign-in in time; start it again.",
+                           specReference: "RFC 8628 §3.5 expired_token")
+        }
+    }
+
+    private func finish(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, request: SignInRequest,
+                        requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?) async throws -> SignInOutcome {
+        var subject = idToken?.claims.subject
+        var claims = idToken?.claims.all ?? [:]
+        if subject == nil, metadata.userinfoEndpoint != nil {
+            // Plain OAuth 2.0 (no ID token): the identity comes from userinfo when there is one.
+            (subject, claims) = try await identityFromUserInfo(metadata: metadata, client: client, tokens: tokens, provider: provider)
+        }
+        guard let subject, !subject.isEmpty else {
+            throw AppError(title: "Cannot tell who signed in", detail: "The provider returned no ID token and has no userinfo endpoint.",
+                           specReference: "OIDC Core §2")
+        }
+        let id = AccountID(provider: provider.id, subject: subject)
+        let store = try env.credentials.store()
+        let key = AccountKey(provider: provider.id.rawValue, account: subject)
+        let record = AccountRecord(
+            id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
+            displayName: TokenConversions.displayName(claims, subject: subject),
+            // GitHub's `GET /user` (no OIDC) names the user `login`.
+            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: claims["email"]?.stringValue, alias: request.alias,
+            requestedScopes: requestedScopes.values, grantedScopes: tokens.grantedScopes,
+            accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
+            refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
+            signedInAt: tokens.receivedAt, storage: store.kind)
+        let files = env.files
+        let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
+            // The secrets first, then the metadata that points at them.
+            try store.save(TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil), for: key)
+            try files.saveAccount(record)
+            // The first account (or one replacing a vanished active account) becomes active.
+            let active = try files.activeAccount()
+            let accounts = try files.accounts()
+            guard active == nil || !accounts.contains(where: { $0.id == active }) else { return active == id }
+            try files.saveActiveAccount(id)
+            return true
+        }
+        return SignInOutcome(record: record, becameActive: becameActive)
+    }
+
+    private func identityFromUserInfo(metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet,
+                                      provider: ProviderConfig) async throws -> (String?, [String: JSONValue]) {
+        let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: tokens.accessToken)
+        let response: HTTPResponse
+        do { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
+        guard response.status == 200, let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+              let subject = claims["sub"]?.stringValue ?? claims["id"].map({ value -> String in
+                  if case .number(let n) = value { return String(Int(n)) }
+                  return value.stringValue ?? ""
+              }) else {
+            throw AppError(title: "Userinfo did not identify the account", detail: "HTTP \(response.status)", specReference: "OIDC Core §5.3.2")
+        }
+        return (subject, claims)
+    }
+}

@@ -1,0 +1,135 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// Sign-out, each step reported as it ends:
+/// 1. revoke the refresh token, then the access token (RFC 7009 §2; skipped with `localOnly`);
+/// 2. delete the local secrets and the record, and clear the active account if it was this one —
+///    before the provider's logout page, so an interrupted sign-out never leaves revoked tokens
+///    behind as if they were valid (kept only when revocation failed and the caller asked);
+/// 3. end the provider session (RP-Initiated Logout 1.0) through the browser and a loopback
+///    listener. The URL carries `client_id`, `post_logout_redirect_uri` and `state`, never
+///    `id_token_hint`: the browser gets the URL in its argv, where any local user can read it.
+public struct SignOut: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// - Returns: whether the account was removed locally.
+    public func run(_ id: AccountID, options: SignOutOptions, step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool {
+        let record: AccountRecord
+        let store: any SecretStore
+        do {
+            record = try Accounts(env: env).record(id)
+            store = try env.credentials.store()
+        } catch {
+            step(SignOutStepResult(.deleteLocalSecrets, .failed(error)))
+            return false
+        }
+        let key = Accounts.key(record)
+        let secrets = (try? store.loadIfPresent(key)) ?? nil
+        var revocationFailed = false
+        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
+        if options.localOnly {
+            step(SignOutStepResult(.revokeRefreshToken, .skipped("--local-only")))
+        } else if let secrets, let tokens = TokenConversions.tokenSet(secrets, resource: nil, record: record) {
+            do {
+                let access = ProviderAccess(env: env)
+                let config = try access.provider(record.providerID)
+                let metadata = try await access.metadata(config)
+                let client = try access.client(config)
+                provider = (metadata, client)
+                revocationFailed = await revoke(tokens: tokens, metadata: metadata, client: client, provider: config, step: step)
+            } catch {
+                revocationFailed = true
+                step(SignOutStepResult(.revokeRefreshToken, .failed(error)))
+            }
+        }
+        if revocationFailed && options.keepSecretsIfRevocationFails {
+            step(SignOutStepResult(.deleteLocalSecrets, .skipped("kept: revocation failed and you asked to keep them")))
+            return false
+        }
+        let files = env.files
+        do {
+            try await store.withAccountLock(key) { () async throws -> Void in
+                try store.delete(key)
+                try files.removeAccount(id)
+                if try files.activeAccount() == id { try files.saveActiveAccount(nil) }
+            }
+            step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
+        } catch {
+            step(SignOutStepResult(.deleteLocalSecrets, .failed(ErrorMapping.appError(error))))
+            return false
+        }
+        if options.endSession, let provider {
+            await endSession(metadata: provider.metadata, client: provider.client, step: step)
+        }
+        return true
+    }
+
+    /// Reports each revocation step; returns whether any failed.
+    private func revoke(tokens: TokenSet, metadata: AuthorizationServerMetadata, client: ClientConfiguration, provider: ProviderConfig,
+                        step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
+        let report: RevocationReport
+        do {
+            report = try await revokeTokens(metadata: metadata, client: client, tokens: tokens, http: env.http(provider), now: env.now())
+        } catch {
+            step(SignOutStepResult(.revokeRefreshToken, .skipped("the provider has no revocation endpoint (RFC 7009); tokens stay valid until they expire")))
+            return false
+        }
+        func outcome(_ result: Result<RevocationOutcome, AuthError>) -> (SignOutStepResult.Outcome, Bool) {
+            switch result {
+            case .success(.revoked): return (.done("revoked"), false)
+            case .success(.unsupportedTokenType): return (.skipped("the provider cannot revoke this token type; it expires on its own"), false)
+            case .success(.serviceUnavailable):
+                return (.failed(AppError(title: "Revocation not confirmed (HTTP 503)", detail: "The token must be assumed still valid.",
+                                         specReference: "RFC 7009 §2.2.1", disposition: .transient(retryAfter: nil))), true)
+            case .failure(let error): return (.failed(ErrorMapping.appError(error)), true)
+            }
+        }
+        var failed = false
+        if let refresh = report.refreshToken {
+            let (result, didFail) = outcome(refresh)
+            step(SignOutStepResult(.revokeRefreshToken, result))
+            failed = failed || didFail
+        } else {
+            step(SignOutStepResult(.revokeRefreshToken, .skipped("no refresh token")))
+        }
+        let (result, didFail) = outcome(report.accessToken)
+        step(SignOutStepResult(.revokeAccessToken, result))
+        return failed || didFail
+    }
+
+    private func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, step: @Sendable (SignOutStepResult) -> Void) async {
+        guard metadata.endSessionEndpoint != nil else {
+            step(SignOutStepResult(.endSession, .skipped("the provider has no end_session_endpoint")))
+            return
+        }
+        do {
+            let listener = try env.loopback.listen("/logout-callback")
+            defer { listener.close() }
+            let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: nil,
+                                                    postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
+            guard await env.browser.open(pending.url) else {
+                step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
+                return
+            }
+            let callback = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in
+                decideEndSessionCallback(callback, pending: pending).verdict
+            }
+            try validateEndSessionCallback(callback, pending: pending)
+            step(SignOutStepResult(.endSession, .done("provider session ended")))
+        } catch let error as RedirectListenerFailure {
+            let appError: AppError = switch error {
+            case .timedOut: AppError(title: "The provider's logout page did not redirect back in time",
+                                     detail: "Local secrets are already deleted; the provider session may still be open.",
+                                     specReference: "RP-Initiated Logout 1.0 §3")
+            case .cancelled: AppError(title: "Ending the provider session was cancelled",
+                                      detail: "Local secrets are already deleted.", disposition: .cancelled)
+            case .failed: ErrorMapping.appError(error)
+            }
+            step(SignOutStepResult(.endSession, .failed(appError)))
+        } catch {
+            step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        }
+    }
+}

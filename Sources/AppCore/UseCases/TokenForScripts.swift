@@ -1,0 +1,90 @@
+import AuthEngine
+import CredentialStore
+import Foundation
+
+/// A token for scripts (`authdeck token`, `api`, the TUI's copy): the stored one while it stays
+/// valid for the asked time, else a refreshed one (``RefreshAccount``, under the lock). The hot
+/// path: the account record, one store read, no network.
+///
+/// Rules: an account marked "needs sign-in" hands out nothing (its grant is gone, its stored
+/// token is dead at the provider); a `minimumValidity` longer than the token's whole lifetime is
+/// reduced to half the lifetime, with a warning, instead of refreshing on every call.
+public struct TokenForScripts: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// A token and what to say about it.
+    public struct Issued<Token: Sendable>: Sendable {
+        /// The token, redacted until the front end's last step prints or copies it.
+        public var value: Token
+        /// `Bearer`, or the type the provider named.
+        public var tokenType: String
+        public var expiresAt: Date?
+        /// For stderr: a `--min-valid` that had to be reduced, …
+        public var warnings: [String]
+    }
+
+    /// The access token (default, or for `resource`) valid for at least `minimumValidity`.
+    /// - Throws: `.needsSignIn` (no account grant, `invalid_grant`), store and refresh errors.
+    public func accessToken(_ id: AccountID, minimumValidity: Duration, resource: String? = nil) async throws(AppError) -> Issued<AccessToken> {
+        let accounts = Accounts(env: env)
+        let record = try accounts.record(id)
+        if record.needsSignInSince != nil { throw Accounts.needsSignIn(record) }
+        var warnings: [String] = []
+        var validity = minimumValidity.timeInterval
+        if let info = record.accessTokens.first(where: { $0.resource == resource }), let expiresAt = info.expiresAt {
+            let lifetime = expiresAt.timeIntervalSince(info.issuedAt)
+            if lifetime > 0, validity >= lifetime {
+                warnings.append("--min-valid \(Int(validity))s is not less than the token's whole lifetime (\(Int(lifetime))s); using \(Int(lifetime / 2))s")
+                validity = lifetime / 2
+            }
+        }
+        let key = Accounts.key(record)
+        let store = try env.credentials.store()
+        func stored() throws(AppError) -> StoredAccessTokenEntry? {
+            do { return try store.load(key).accessToken(for: resource) } catch { throw ErrorMapping.appError(error) }
+        }
+        if let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
+            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+        }
+        _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false)
+        guard let entry = try stored() else {
+            throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)
+        }
+        return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+    }
+
+    /// The ID token (`token --id-token`), refreshed when it expires within `minimumValidity`.
+    /// - Throws: `.needsSignIn` when the grant is gone, or when the provider issues no new ID
+    ///   token on refresh (OIDC Core §12.2 makes it optional) and the stored one has expired.
+    public func idToken(_ id: AccountID, minimumValidity: Duration) async throws(AppError) -> Issued<RawIDToken> {
+        let accounts = Accounts(env: env)
+        var record = try accounts.record(id)
+        if record.needsSignInSince != nil { throw Accounts.needsSignIn(record) }
+        let store = try env.credentials.store()
+        func stored() throws(AppError) -> StoredIDToken? {
+            do { return try store.load(Accounts.key(record)).idToken } catch { throw ErrorMapping.appError(error) }
+        }
+        guard try stored() != nil else {
+            throw AppError(title: "\(record.displayName) has no ID token", detail: "The provider did not issue one (no openid scope).")
+        }
+        func fresh(_ record: AccountRecord, for validity: TimeInterval) -> Bool {
+            record.idToken?.expiresAt.map { $0.timeIntervalSince(env.now()) > validity } ?? true
+        }
+        // As for access tokens: never more than half the token's lifetime.
+        var validity = minimumValidity.timeInterval
+        if let info = record.idToken, let expiresAt = info.expiresAt, let issuedAt = info.issuedAt {
+            validity = min(validity, expiresAt.timeIntervalSince(issuedAt) / 2)
+        }
+        if !fresh(record, for: validity) {
+            record = try await RefreshAccount(env).run(id, force: true)
+            guard fresh(record, for: 0) else {
+                throw AppError(title: "The ID token of \(record.displayName) has expired",
+                               detail: "The provider issued no new ID token on refresh (OIDC Core §12.2 leaves it optional); sign in again for a fresh one.",
+                               disposition: .needsSignIn)
+            }
+        }
+        guard let raw = try stored() else { throw AppError(title: "\(record.displayName) has no ID token") }
+        return Issued(value: RawIDToken(raw.exposedValue), tokenType: "id_token", expiresAt: record.idToken?.expiresAt, warnings: [])
+    }
+}

@@ -1,0 +1,62 @@
+import AuthEngine
+import Foundation
+
+/// `authdeck decode --verify`: an ID token checked against an issuer's JWKS as OIDC Core
+/// §3.1.3.7 says (signature, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce` when given).
+public struct VerifyToken: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// The nonce the token must carry.
+    public enum Nonce: Sendable {
+        case none
+        /// The claim itself.
+        case value(String)
+        /// Sign in with Apple: the claim is the SHA-256 (lowercase hex) of this raw nonce.
+        case sha256Of(String)
+    }
+
+    /// - Parameters:
+    ///   - issuer: the expected `iss`; its discovery document names the JWKS.
+    ///   - audience: the client id the token must be issued to.
+    /// - Throws: the ``AuthError`` of the first rule that failed.
+    public func run(_ token: String, issuer: String, audience: String, nonce: Nonce) async throws(AuthError) -> VerifiedIDToken {
+        let http = env.http(nil)
+        let metadata = try await fetchMetadata(issuer: issuer, http: http)
+        let expected: ExpectedNonce
+        switch nonce {
+        case .none: expected = .skipCheck
+        case .value(let value): expected = .value(value)
+        case .sha256Of(let raw): expected = .value(env.crypto.digest(.sha256, Data(raw.utf8)).map { String(format: "%02x", $0) }.joined())
+        }
+        let options = IDTokenValidationOptions(issuer: metadata.issuer, clientID: audience, clientIsPublic: true, nonce: expected,
+                                               accessTokenHash: .skipCheck, serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        return try await validateIDToken(RawIDToken(token), options: options, crypto: env.crypto, now: env.now(),
+                                         jwksCache: JWKSCache(metadata: metadata, http: http))
+    }
+}
+
+/// `authdeck api`: a request to a protected resource with the account's access token
+/// (RFC 6750 §2.1), renewed first when it expires within 30 s. Redirects are not followed: the
+/// token must not travel to another origin.
+public struct CallAPI: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// - Parameter headers: extra headers; an `Authorization` header is refused by the front end.
+    /// - Throws: ``AppError`` for the token; a transport failure as `.transient`.
+    public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader], body: Data?) async throws(AppError) -> HTTPResponse {
+        let record = try Accounts(env: env).record(id)
+        let provider = try? ProviderAccess(env: env).provider(record.providerID)
+        let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
+        var all = [HTTPHeader("Authorization", "\(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.value.exposedValue)")]
+        all += headers
+        if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) { all.append(HTTPHeader("Content-Type", "application/json")) }
+        do {
+            return try await env.http(provider).send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
+        } catch {
+            let presentable = PresentableError(from: .transport(error))
+            throw AppError(title: "The request to \(url.absoluteString) failed", detail: presentable.detail, disposition: .transient(retryAfter: nil))
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import AppCore
+import AuthEngine
+import AuthEngineLive
+import CredentialStore
+import CredentialStoreLive
+import Foundation
+
+/// The composition root: the one place where the edges of ``AppEnvironment`` are made from the
+/// live modules (libcurl, libcrypto, the loopback listener, the browser launcher, the credential
+/// store backends, the metadata and cache files). The TUI and the CLI each build it once.
+extension AppEnvironment {
+    /// - Parameters:
+    ///   - processEnvironment: XDG paths, `AUTHDECK_STORE`, `$BROWSER`, passphrase sources, …
+    ///   - vaultLimits: Argon2id limits for a new vault (tests use cheaper ones).
+    ///   - browserTimeout: how long a browser sign-in waits for the redirect.
+    public static func live(processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
+                            vaultLimits: VaultSecretStore.KDFLimits = .moderate, browserTimeout: Duration = .seconds(300),
+                            policy: ExpiryPolicy = .standard) -> AppEnvironment {
+        let paths = XDGPaths(environment: processEnvironment)
+        let files = ConfigFiles(paths: paths)
+        let browser = BrowserLauncher(environment: processEnvironment)
+        return AppEnvironment(
+            now: { Date() },
+            sleep: { duration in try await Task.sleep(for: duration) },
+            crypto: OpenSSLCrypto.live,
+            http: { provider in CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: provider?.caBundlePath)) },
+            browser: BrowserClient { url in await browser.open(url) },
+            loopback: .live,
+            credentials: .live(paths: paths, files: files, processEnvironment: processEnvironment, vaultLimits: vaultLimits),
+            files: .live(files),
+            cache: .live(directory: "\(paths.cacheDirectory)/providers"),
+            policy: policy,
+            browserTimeout: browserTimeout)
+    }
+}
+
+extension LoopbackClient {
+    /// RFC 8252 §7.3 listeners on 127.0.0.1 (``LoopbackRedirectListener``).
+    static let live = LoopbackClient { (path: String) throws(RedirectListenerFailure) -> RedirectListener in
+        let listener: LoopbackRedirectListener
+        do { listener = try LoopbackRedirectListener(path: path) } catch { throw failure(error) }
+        return RedirectListener(
+            redirectURI: listener.redirectURI,
+            waitForCallback: { (timeout: Duration, decide) async throws(RedirectListenerFailure) -> RedirectCallback in
+                do { return try await listener.waitForCallback(timeout: timeout.timeInterval, decide: decide) } catch { throw failure(error) }
+            },
+            close: { listener.close() })
+    }
+
+    private static func failure(_ error: any Error) -> RedirectListenerFailure {
+        switch error as? LoopbackListenerError {
+        case .timedOut: .timedOut
+        case .cancelled: .cancelled
+        case .bindFailed(let detail): .failed("could not bind a loopback port: \(detail)")
+        case .notListening: .failed("the listener is not listening")
+        case nil: .failed(String(describing: type(of: error)))
+        }
+    }
+}
+
+extension CredentialStoreClient {
+    /// The backend chosen by `AUTHDECK_STORE`, the recorded choice, or a Secret Service probe
+    /// (then the vault); the choice is recorded in `store.json`.
+    static func live(paths: XDGPaths, files: ConfigFiles, processEnvironment: [String: String],
+                     vaultLimits: VaultSecretStore.KDFLimits) -> CredentialStoreClient {
+        let selection: Result<StoreSelection, SecretStoreError>
+        let store: (any SecretStore)?
+        do {
+            let chosen = try LiveSecretStores.select(environment: processEnvironment, configured: files.recordedStore()?.kind)
+            if chosen.reason != .environment { try? files.recordStore(chosen) }
+            selection = .success(chosen)
+            store = LiveSecretStores.make(chosen.kind, paths: paths, environment: processEnvironment, vaultLimits: vaultLimits)
+        } catch {
+            selection = .failure(error)
+            store = nil
+        }
+        @Sendable func opened() throws(AppError) -> any SecretStore {
+            switch selection {
+            case .success: return store!
+            case .failure(let error): throw ErrorMapping.appError(error)
+            }
+        }
+        return CredentialStoreClient(
+            info: {
+                switch selection {
+                case .success(let chosen): StoreInfo(backend: chosen.kind)
+                case .failure: StoreInfo(backend: nil, isLocked: true)
+                }
+            },
+            store: opened,
+            prepareForWrite: { () throws(AppError) in
+                let store = try opened()
+                do {
+                    if let vault = store as? VaultSecretStore {
+                        // A new vault is created now (its passphrase set), an existing one unlocked.
+                        if vault.exists { try vault.unlock() } else { try vault.saveAll([:]) }
+                    } else {
+                        _ = try store.listAccounts()
+                    }
+                } catch {
+                    throw ErrorMapping.appError(error)
+                }
+            },
+            lockVault: { () throws(AppError) -> Bool in
+                guard let vault = try opened() as? VaultSecretStore else { return false }
+                vault.forgetKey()
+                return true
+            },
+            changeVaultPassphrase: { () throws(AppError) -> Bool in
+                guard let vault = try opened() as? VaultSecretStore else { return false }
+                let source: PassphraseSource = processEnvironment["AUTHDECK_NEW_PASSPHRASE_FILE"].map { .file(path: $0) }
+                    ?? .terminal(prompt: "New vault passphrase: ")
+                do { try vault.changePassphrase(to: source) } catch { throw ErrorMapping.appError(error) }
+                return true
+            })
+    }
+}
+
+extension MetadataFiles {
+    /// The JSON files of ``ConfigFiles``.
+    static func live(_ files: ConfigFiles) -> MetadataFiles {
+        @Sendable func mapped<T>(_ body: () throws(SecretStoreError) -> T) throws(AppError) -> T {
+            do { return try body() } catch { throw ErrorMapping.appError(error) }
+        }
+        return MetadataFiles(
+            providers: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.providers() } },
+            saveProvider: { provider throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveProvider(provider) } },
+            removeProvider: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeProvider(id) } },
+            accounts: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.accounts() } },
+            saveAccount: { record throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveAccount(record) } },
+            removeAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeAccount(id) } },
+            activeAccount: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.activeAccount() } },
+            saveActiveAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveActiveAccount(id) } })
+    }
+}
+
+extension ProviderDocumentCache {
+    /// One JSON file per provider and kind under `directory` (0600, atomic, in 0700 folders).
+    /// A damaged or unreadable file counts as absent: the document is fetched again.
+    static func live(directory: String) -> ProviderDocumentCache {
+        @Sendable func file(_ provider: ProviderID, _ kind: CachedDocument.Kind) -> JSONFileStore<CachedDocument> {
+            JSONFileStore(path: "\(directory)/\(folderName(provider))/\(kind.rawValue).json")
+        }
+        return ProviderDocumentCache(
+            load: { provider, kind in try? file(provider, kind).read() },
+            save: { provider, document in try? file(provider, document.kind).write(document) },
+            remove: { provider in
+                for kind in CachedDocument.Kind.allCases { unlink(file(provider, kind).path) }
+            })
+    }
+
+    /// A provider id as one path component: letters, digits, `-`, `_` and `.` kept, the rest
+    /// percent-encoded (so `..` or `/` can never leave the folder).
+    static func folderName(_ provider: ProviderID) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_")
+        let encoded = provider.rawValue.addingPercentEncoding(withAllowedCharacters: allowed) ?? "provider"
+        return encoded.isEmpty ? "%" : encoded
+    }
+}

@@ -1,0 +1,68 @@
+import AppCore
+import AuthEngine
+import CredentialStore
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Sign-out (use case, stub environment)")
+struct SignOutUseCaseTests {
+    @Test("Order: revoke refresh token, revoke access token, delete local secrets, then the provider's logout page")
+    func orderAndStepReports() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let refresh = try #require(world.storedSecrets()?.refreshToken?.exposedValue)
+        let access = try #require(world.storedSecrets()?.defaultAccessToken?.token.exposedValue)
+        let secretsAtLogoutPage = Mutex<Bool?>(nil)
+        world.onBrowserOpen.withLock { [world] in
+            $0 = { url in if url.path == "/logout" { secretsAtLogoutPage.withLock { $0 = world.storedSecrets() != nil } } }
+        }
+        world.browserAction.withLock {
+            $0 = { url in
+                let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value ?? ""
+                return [[("state", state)]]
+            }
+        }
+        let steps = Mutex<[SignOutStepResult]>([])
+        let removed = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }
+        #expect(removed)
+        #expect(steps.withLock { $0 }.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .deleteLocalSecrets, .endSession])
+        #expect(world.provider.revokedTokens == [refresh, access])
+        #expect(secretsAtLogoutPage.withLock { $0 } == false, "local secrets were gone before the logout page opened")
+        let logout = try #require(world.browserOpened.withLock { $0.last })
+        #expect(!logout.absoluteString.contains("id_token_hint"), "no token in the browser's argv")
+    }
+
+    @Test("Sign-out clears the active account and removes the record")
+    func clearsActiveAccount() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        #expect(world.active == alice.record.id)
+        let removed = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
+        #expect(removed)
+        #expect(world.active == nil && world.accounts.isEmpty && world.storedSecrets() == nil)
+        #expect(world.provider.revokedTokens.isEmpty, "--local-only revokes nothing")
+    }
+}
+
+@Suite("Provider administration (use case)")
+struct ProviderAdminTests {
+    @Test("A provider name in use is refused; one with accounts cannot be removed; removal drops its cache")
+    func addAndRemoveRules() async throws {
+        let world = StubWorld()
+        let env = world.environment()
+        do {
+            try ProviderAdmin(env).add(world.provider.config, clientSecret: nil)
+            Issue.record("a duplicate provider was added")
+        } catch {
+            #expect(error.disposition == .usage)
+        }
+        let alice = try await signedIn(world)
+        #expect(throws: AppError.self) { try ProviderAdmin(env).remove("op") }
+        _ = await SignOut(env).run(alice.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
+        #expect(world.cache.withLock { !$0.isEmpty })
+        try ProviderAdmin(env).remove("op")
+        #expect(world.files.withLock { $0.providers.isEmpty })
+        #expect(world.cache.withLock { $0.isEmpty }, "cached discovery and JWKS go with the provider")
+    }
+}

@@ -1,0 +1,185 @@
+import AppCore
+import AuthEngine
+import Foundation
+import Synchronization
+
+/// A scriptable OpenID provider at `https://op.test`, answering the HTTP edge in process:
+/// discovery, JWKS, authorization code / refresh / device code grants (refresh tokens rotate,
+/// a replayed one is `invalid_grant`), device authorization, revocation, userinfo,
+/// introspection. Every request is recorded so stories can count round trips.
+final class StubProvider: Sendable {
+    let issuer = "https://op.test"
+    let clientID = "rp-native"
+
+    struct Script: Sendable {
+        /// Seconds in `expires_in`.
+        var accessTokenLifetime = 3600
+        /// Status of the discovery and JWKS documents (e.g. 503 for an outage).
+        var discoveryStatus = 200
+        var jwksStatus = 200
+        var discoveryCacheControl: String?
+        /// The `kid` of the signing key in the JWKS and in new ID tokens.
+        var publishedKeyIDs = ["k1"]
+        var signingKeyID = "k1"
+        /// Whether a refresh answer carries a new ID token.
+        var idTokenOnRefresh = true
+        /// An error for the next token request (`invalid_grant`, or an HTTP 503).
+        var nextTokenError: (status: Int, body: [String: String], headers: [String: String])?
+        /// Device polling answers before success (`authorization_pending`, `slow_down`, `expired_token`).
+        var devicePolls: [String] = []
+        var deviceInterval = 5
+    }
+
+    let script = Mutex(Script())
+    let requests = Mutex<[HTTPRequest]>([])
+    private let state = Mutex(State())
+
+    private struct State {
+        var counter = 0
+        var codes: [String: (subject: String, nonce: String?)] = [:]
+        /// Live refresh token → subject; rotated ones are removed (reuse → invalid_grant).
+        var refreshTokens: [String: String] = [:]
+        var revoked: [String] = []
+    }
+
+    var config: ProviderConfig {
+        ProviderConfig(id: "op", displayName: "Test OP", issuer: URL(string: issuer)!, clientID: clientID,
+                       endpoints: EndpointOverrides(deviceAuthorization: URL(string: "\(issuer)/device")!))
+    }
+
+    /// Requests to `path` so far (e.g. `/token`).
+    func count(_ path: String) -> Int { requests.withLock { $0.filter { $0.url.path == path }.count } }
+    var total: Int { requests.withLock { $0.count } }
+    func form(of request: HTTPRequest) -> [String: String] {
+        let text = String(decoding: request.body ?? Data(), as: UTF8.self)
+        var result: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if parts.count == 2 { result[parts[0]] = parts[1] }
+        }
+        return result
+    }
+    var tokenRequests: [[String: String]] { requests.withLock { $0.filter { $0.url.path == "/token" } }.map(form(of:)) }
+    var revokedTokens: [String] { state.withLock { $0.revoked } }
+
+    func issueCode(subject: String, nonce: String?) -> String {
+        state.withLock { state in
+            state.counter += 1
+            let code = "code-\(state.counter)"
+            state.codes[code] = (subject, nonce)
+            return code
+        }
+    }
+
+    /// A refresh token the provider knows, for accounts seeded without a sign-in.
+    func issueRefreshToken(subject: String) -> String {
+        state.withLock { state in
+            state.counter += 1
+            let token = "rt-\(state.counter)"
+            state.refreshTokens[token] = subject
+            return token
+        }
+    }
+
+    func idToken(subject: String, nonce: String?, now: Date, keyID: String? = nil) -> String {
+        var claims: [String: Any] = ["iss": issuer, "sub": subject, "aud": clientID, "iat": Int(now.timeIntervalSince1970),
+                                     "exp": Int(now.timeIntervalSince1970) + 3600, "name": subject.capitalized, "preferred_username": subject]
+        if let nonce { claims["nonce"] = nonce }
+        return makeJWT(header: ["alg": "RS256", "kid": keyID ?? script.withLock { $0.signingKeyID }], claims: claims)
+    }
+
+    func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        let script = self.script.withLock { $0 }
+        switch request.url.path {
+        case "/.well-known/openid-configuration":
+            guard script.discoveryStatus == 200 else { return HTTPResponse(status: script.discoveryStatus) }
+            var headers: [String: String] = [:]
+            if let cacheControl = script.discoveryCacheControl { headers["Cache-Control"] = cacheControl }
+            return json([
+                "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize", "token_endpoint": "\(issuer)/token",
+                "jwks_uri": "\(issuer)/jwks", "userinfo_endpoint": "\(issuer)/userinfo", "revocation_endpoint": "\(issuer)/revoke",
+                "introspection_endpoint": "\(issuer)/introspect", "end_session_endpoint": "\(issuer)/logout",
+                "response_types_supported": ["code"], "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
+            ], headers: headers)
+        case "/jwks":
+            guard script.jwksStatus == 200 else { return HTTPResponse(status: script.jwksStatus) }
+            return json(["keys": script.publishedKeyIDs.map { ["kty": "RSA", "kid": $0, "use": "sig", "alg": "RS256", "n": Self.modulus, "e": "AQAB"] }])
+        case "/token":
+            return token(form(of: request), script: script, now: now)
+        case "/device":
+            return json(["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
+                         "expires_in": 600, "interval": script.deviceInterval])
+        case "/revoke":
+            let token = form(of: request)["token"] ?? ""
+            state.withLock { state in
+                state.revoked.append(token)
+                state.refreshTokens[token] = nil
+            }
+            return HTTPResponse(status: 200)
+        case "/userinfo":
+            let subject = state.withLock { $0.refreshTokens.values.first } ?? "alice"
+            return json(["sub": subject, "email": "\(subject)@example.test"])
+        case "/introspect":
+            return json(["active": true, "scope": "openid"])
+        default:
+            return HTTPResponse(status: 404)
+        }
+    }
+
+    private func token(_ form: [String: String], script: Script, now: Date) -> HTTPResponse {
+        if let error = script.nextTokenError {
+            self.script.withLock { $0.nextTokenError = nil }
+            return json(error.body, status: error.status, headers: error.headers)
+        }
+        switch form["grant_type"] {
+        case "authorization_code":
+            guard let grant = state.withLock({ $0.codes.removeValue(forKey: form["code"] ?? "") }) else {
+                return json(["error": "invalid_grant"], status: 400)
+            }
+            return tokens(subject: grant.subject, nonce: grant.nonce, idToken: true, script: script, now: now)
+        case "refresh_token":
+            guard let subject = state.withLock({ $0.refreshTokens.removeValue(forKey: form["refresh_token"] ?? "") }) else {
+                return json(["error": "invalid_grant", "error_description": "refresh token reused or revoked"], status: 400)
+            }
+            return tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now)
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            let next: String? = self.script.withLock { script in script.devicePolls.isEmpty ? nil : script.devicePolls.removeFirst() }
+            if let next { return json(["error": next], status: 400) }
+            return tokens(subject: "bob", nonce: nil, idToken: false, script: script, now: now)
+        default:
+            return json(["error": "unsupported_grant_type"], status: 400)
+        }
+    }
+
+    private func tokens(subject: String, nonce: String?, idToken: Bool, script: Script, now: Date) -> HTTPResponse {
+        let (access, refresh) = state.withLock { state -> (String, String) in
+            state.counter += 1
+            let refresh = "rt-\(state.counter)"
+            state.refreshTokens[refresh] = subject
+            return ("at-\(state.counter)", refresh)
+        }
+        var body: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime,
+                                   "refresh_token": refresh, "scope": "openid profile offline_access"]
+        if idToken { body["id_token"] = self.idToken(subject: subject, nonce: nonce, now: now) }
+        return json(body)
+    }
+
+    private func json(_ object: Any, status: Int = 200, headers: [String: String] = [:]) -> HTTPResponse {
+        var all = headers
+        all["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: all, body: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    /// A 2048-bit-sized modulus (the stub verifier never uses it).
+    static let modulus = Base64URL.encode(Data(repeating: 0xC5, count: 256))
+}
+
+/// A compact JWS from JSON objects, signed with the stub signature.
+func makeJWT(header: [String: Any], claims: [String: Any]) -> String {
+    func part(_ object: [String: Any]) -> String {
+        Base64URL.encode(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+    return part(header) + "." + part(claims) + "." + Base64URL.encode(StubCrypto.validSignature)
+}

@@ -1,0 +1,155 @@
+import AppCore
+import AuthEngine
+import CredentialStore
+import Foundation
+import Synchronization
+import Testing
+
+/// The start instant of every story.
+let t0 = Date(timeIntervalSince1970: 1_900_000_000)
+
+/// A world for the use cases with no network, no files and no terminal: metadata and secrets in
+/// memory, a scripted provider (``StubProvider``) behind the HTTP edge, a browser and a loopback
+/// listener that act as the user would, and a clock the test moves. Edges a story does not use
+/// stay ``AppEnvironment/unimplemented(_:)`` and record a test issue when touched.
+final class StubWorld: Sendable {
+    struct Files: Sendable {
+        var providers: [ProviderConfig] = []
+        var accounts: [AccountRecord] = []
+        var active: AccountID?
+    }
+
+    let provider: StubProvider
+    let secrets: InMemorySecretStore
+    let files = Mutex(Files())
+    /// The document cache, shared by every "process" (environment) made from this world.
+    let cache = Mutex<[String: CachedDocument]>([:])
+    let clock = Mutex(t0)
+    let browserOpened = Mutex<[URL]>([])
+    let sleeps = Mutex<[Duration]>([])
+    /// What the user does in the browser with an authorization URL: the callback parameters
+    /// the listener then receives (several: the listener decides on each in turn).
+    let browserAction = Mutex<@Sendable (URL) -> [[(name: String, value: String)]]>({ _ in [] })
+    /// Checked when a browser opens (e.g. that local secrets are already gone at logout).
+    let onBrowserOpen = Mutex<@Sendable (URL) -> Void>({ _ in })
+    let storeWritable = Mutex(true)
+
+    init(provider: StubProvider = StubProvider(), secrets: InMemorySecretStore = InMemorySecretStore()) {
+        self.provider = provider
+        self.secrets = secrets
+        files.withLock { $0.providers = [provider.config] }
+    }
+
+    var now: Date { clock.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
+
+    /// A new "process": a fresh environment (empty in-process memo) over the same world.
+    func environment(policy: ExpiryPolicy = .standard) -> AppEnvironment {
+        var env = AppEnvironment.unimplemented { message in Issue.record(Comment(rawValue: message)) }
+        env.policy = policy
+        env.browserTimeout = .seconds(5)
+        env.now = { [self] in clock.withLock { $0 } }
+        env.sleep = { [self] duration in
+            sleeps.withLock { $0.append(duration) }
+            clock.withLock { $0 = $0.addingTimeInterval(duration.timeInterval) }
+        }
+        env.crypto = StubCrypto.provider
+        env.http = { [self] _ in
+            HTTPClient { request in self.provider.handle(request, now: self.clock.withLock { $0 }) }
+        }
+        env.browser = BrowserClient { [self] url in
+            browserOpened.withLock { $0.append(url) }
+            onBrowserOpen.withLock { $0 }(url)
+            return true
+        }
+        env.loopback = LoopbackClient { [self] path in
+            let redirectURI = URL(string: "http://127.0.0.1:49152\(path)")!
+            return RedirectListener(
+                redirectURI: redirectURI,
+                waitForCallback: { (_: Duration, decide) async throws(RedirectListenerFailure) -> RedirectCallback in
+                    guard let url = self.browserOpened.withLock({ $0.last }) else { throw .timedOut }
+                    for parameters in self.browserAction.withLock({ $0 })(url) {
+                        let callback = RedirectCallback(method: "GET", path: path, parameters: parameters)
+                        if case .finish = decide(callback) { return callback }
+                    }
+                    throw .timedOut
+                },
+                close: {})
+        }
+        env.credentials = CredentialStoreClient(
+            info: { StoreInfo(backend: .memory) },
+            store: { [secrets] in secrets },
+            prepareForWrite: { [self] () throws(AppError) in
+                guard storeWritable.withLock({ $0 }) else {
+                    throw AppError(title: "The credential store is locked", detail: "no passphrase", disposition: .storeLocked)
+                }
+            },
+            lockVault: { false },
+            changeVaultPassphrase: { false })
+        env.files = MetadataFiles(
+            providers: { [self] in files.withLock { $0.providers } },
+            saveProvider: { [self] provider in files.withLock { $0.providers.removeAll { $0.id == provider.id }; $0.providers.append(provider) } },
+            removeProvider: { [self] id in files.withLock { state in
+                let existed = state.providers.contains { $0.id == id }
+                state.providers.removeAll { $0.id == id }
+                return existed
+            } },
+            accounts: { [self] in files.withLock { $0.accounts } },
+            saveAccount: { [self] record in files.withLock { $0.accounts.removeAll { $0.id == record.id }; $0.accounts.append(record) } },
+            removeAccount: { [self] id in files.withLock { $0.accounts.removeAll { $0.id == id } } },
+            activeAccount: { [self] in files.withLock { $0.active } },
+            saveActiveAccount: { [self] id in files.withLock { $0.active = id } })
+        env.cache = ProviderDocumentCache(
+            load: { [self] provider, kind in cache.withLock { $0["\(provider)/\(kind)"] } },
+            save: { [self] provider, document in cache.withLock { $0["\(provider)/\(document.kind)"] = document } },
+            remove: { [self] provider in cache.withLock { store in for kind in CachedDocument.Kind.allCases { store["\(provider)/\(kind)"] = nil } } })
+        return env
+    }
+
+    /// The browser approves: the callback carries a code and the sent `state` (and `iss`).
+    func approveInBrowser(as subject: String = "alice") {
+        let provider = self.provider
+        browserAction.withLock {
+            $0 = { url in
+                let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                let state = query.first { $0.name == "state" }?.value ?? ""
+                let nonce = query.first { $0.name == "nonce" }?.value
+                let code = provider.issueCode(subject: subject, nonce: nonce)
+                return [[("code", code), ("state", state), ("iss", provider.issuer)]]
+            }
+        }
+    }
+
+    var accounts: [AccountRecord] { files.withLock { $0.accounts } }
+    var active: AccountID? { files.withLock { $0.active } }
+    func storedSecrets(_ subject: String = "alice") -> AccountSecrets? {
+        try? secrets.loadIfPresent(AccountKey(provider: provider.config.id.rawValue, account: subject))
+    }
+}
+
+/// Digests, random bytes and signatures for the stories, without real cryptography: a signature
+/// verifies exactly when it is `valid-signature`; digests are a fixed function of the input
+/// (the stories never depend on a hash value's security, only on equality).
+enum StubCrypto {
+    static let validSignature = Data("valid-signature".utf8)
+    static let counter = Mutex<UInt8>(0)
+
+    static var provider: CryptoProvider {
+        CryptoProvider(
+            digest: { _, data in
+                var out = [UInt8](repeating: 0, count: 32)
+                for (index, byte) in data.enumerated() { out[index % 32] = out[index % 32] &+ byte &+ UInt8(index % 251) }
+                return Data(out)
+            },
+            randomBytes: { count in
+                let value = counter.withLock { value -> UInt8 in
+                    value &+= 1
+                    return value
+                }
+                return Data(repeating: value, count: count)
+            },
+            verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, signature: Data) throws(SignatureVerificationError) in
+                guard signature == validSignature else { throw .invalidSignature }
+            })
+    }
+}
