@@ -26,6 +26,10 @@ let package = Package(
         // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
+        // The terminal's signal state (quit flag and wake pipe, crash-path restore), defined once in
+        // a .c file: a static in a system-library shim header is copied into every user (issue 16).
+        .target(name: "CTerminalSignals"),
+
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
         // The protocol as values and pure functions (no sockets, no clocks; one C library, the
@@ -48,7 +52,7 @@ let package = Package(
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
-        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode"]),
+        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
         .executableTarget(
             name: "authdeck",

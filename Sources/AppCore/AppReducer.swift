@@ -218,7 +218,11 @@ public struct AppReducer: Sendable {
                 sortAccounts(&state)
             }
             state.selectedAccountID = record.id
-            flash(&state, .info, "Signed in as \(record.displayName)")
+            if let warning = record.tokenWarnings?.first {
+                flash(&state, .warn, "Signed in as \(record.displayName); \(warning)")
+            } else {
+                flash(&state, .info, "Signed in as \(record.displayName)")
+            }
             // The sign-in use case decided and saved it; the state mirrors it.
             if outcome.becameActive { state.activeAccountID = record.id }
             return .none

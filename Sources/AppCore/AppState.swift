@@ -46,11 +46,13 @@ public enum AccountStatus: Equatable, Sendable {
         }
     }
 
-    /// Whether `status` should exit non-zero for it.
+    /// Whether `status` should exit non-zero for it. An idle account whose access token expired
+    /// while its refresh token is still good (`.expired`) does not: the next `token` (or the
+    /// TUI) refreshes it without the user doing anything (README exit codes).
     public var needsAttention: Bool {
         switch self {
-        case .valid, .expiringSoon, .refreshing: false
-        case .expired, .needsSignIn, .refreshFailed, .storeLocked: true
+        case .valid, .expiringSoon, .refreshing, .expired: false
+        case .needsSignIn, .refreshFailed, .storeLocked: true
         }
     }
 }
@@ -88,7 +90,12 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         }
         guard let expiresAt = record.accessTokenExpiresAt else { return .valid }
         let left = expiresAt.timeIntervalSince(now)
-        if left <= 0 { return record.hasRefreshToken ? .expired : .needsSignIn }
+        if left <= 0 {
+            // Expired with nothing to renew it (no refresh token, or one past its own expiry) is
+            // "needs sign-in"; with a usable refresh token it is only "expired".
+            let refreshUsable = record.hasRefreshToken && (record.refreshTokenExpiresAt.map { $0 > now } ?? true)
+            return refreshUsable ? .expired : .needsSignIn
+        }
         // Short-lived tokens (2 minutes) are not "expiring soon" for most of their life: the
         // threshold is at most a quarter of the token's lifetime.
         let lifetime = record.defaultAccessToken.map { expiresAt.timeIntervalSince($0.issuedAt) } ?? .infinity

@@ -468,3 +468,64 @@ struct AppReducerTests {
         await store.finish()
     }
 }
+
+@Suite("Account status and status's exit code (README exit codes)")
+struct AccountStatusTests {
+    @Test("An idle expired access token with a usable refresh token is 'expired' and does not need attention")
+    func expiredWithRefreshToken() {
+        let account = AccountState(record: record("alice", expiresIn: 60))
+        let status = account.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .expired)
+        #expect(!status.needsAttention)
+    }
+
+    @Test("Expired with no refresh token, or with a refresh token past its own expiry, needs sign-in")
+    func expiredWithoutUsableRefreshToken() {
+        let none = AccountState(record: record("bob", expiresIn: 60, refresh: false))
+        #expect(none.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false) == .needsSignIn)
+        var stale = record("carol", expiresIn: 60)
+        stale.refreshTokenExpiresAt = t0.addingTimeInterval(90)
+        let status = AccountState(record: stale).status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .needsSignIn)
+        #expect(status.needsAttention)
+        // Before the refresh token's expiry it is still only "expired".
+        #expect(AccountState(record: stale).status(now: t0.addingTimeInterval(80), policy: .standard, storeLocked: false) == .expired)
+    }
+
+    @Test("needsAttention: sign-in, failed refresh and a locked store do; valid, expiring soon, refreshing, expired do not")
+    func needsAttentionTable() {
+        let attention: [(AccountStatus, Bool)] = [
+            (.valid, false), (.expiringSoon, false), (.refreshing, false), (.expired, false),
+            (.needsSignIn, true), (.refreshFailed(retryAt: t0), true), (.storeLocked, true),
+        ]
+        for (status, expected) in attention { #expect(status.needsAttention == expected, "\(status)") }
+    }
+}
+
+@Suite("Provider configuration rules (provider add)")
+struct ProviderConfigValidationTests {
+    @Test("client_id: empty, control characters, non-ASCII and stray spaces are refused (RFC 6749 §2.2, Appendix A.1)",
+          arguments: [("", ProviderConfigViolation.emptyClientID),
+                      ("abc\n", .clientIDCharacters(what: "a newline")),
+                      ("a\tb", .clientIDCharacters(what: "a tab")),
+                      (" abc", .clientIDCharacters(what: "a leading or trailing space")),
+                      ("   ", .clientIDCharacters(what: "only spaces")),
+                      ("clïent", .clientIDCharacters(what: "the character U+00EF"))])
+    func clientID(_ id: String, _ expected: ProviderConfigViolation) {
+        #expect(ProviderConfig.validateClientID(id) == expected)
+    }
+
+    @Test("A good client_id passes (VSCHAR, inner space allowed)", arguments: ["authdeck-native", "0oa1b2c3", "a b"])
+    func goodClientID(_ id: String) {
+        #expect(ProviderConfig.validateClientID(id) == nil)
+    }
+
+    @Test("validate() checks the issuer and every endpoint of the final configuration (as a preset builds it)")
+    func wholeConfiguration() {
+        var config = ProviderConfig(id: "w", issuer: URL(string: "https://ex.auth0.com?x=1/"), clientID: "c")
+        config.endpoints.jwks = URL(string: "https://ex.auth0.com/jwks#k")
+        #expect(config.validate() == [.issuer(.query("x=1/")), .endpoint("jwks-uri", .fragment("k"))])
+        let good = ProviderConfig(id: "local", issuer: URL(string: "http://127.0.0.1:8000/o"), clientID: "authdeck-native")
+        #expect(good.validate().isEmpty)
+    }
+}

@@ -1,4 +1,4 @@
-// One sign-in through a real browser: authdeck (LiveSession, as the TUI and CLI use it) starts
+// One sign-in through a real browser: authdeck (the live environment, as the TUI and CLI use it) starts
 // `$BROWSER` = Tests/IdentityProvider/chromium-browser, which drives headless Debian Chromium
 // with Selenium through the local provider's real login and consent pages and is redirected to
 // authdeck's loopback listener. The test checks the account, the page the browser showed (its

@@ -114,6 +114,19 @@ struct SignInUseCaseTests {
         #expect(try SignIn(world.environment()).resolveProvider("caf\u{E9}") == ProviderID("caf\u{E9}"))
     }
 
+    @Test("A token response without token_type signs in as Bearer and the account carries the warning")
+    func missingTokenTypeIsAWarning() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.omitTokenType = true }
+        let outcome = try await signedIn(world)
+        #expect(outcome.record.tokenWarnings?.count == 1)
+        #expect(world.accounts.first?.tokenWarnings == outcome.record.tokenWarnings, "persisted for status and the TUI")
+        #expect(world.storedSecrets()?.defaultAccessToken?.tokenType == "Bearer")
+        world.provider.script.withLock { $0.omitTokenType = false }
+        let refreshed = try await RefreshAccount(world.environment()).run(outcome.record.id, force: true)
+        #expect(refreshed.tokenWarnings == nil, "a correct answer clears it")
+    }
+
     @Test("Extra scopes are split on spaces and added once after the provider's")
     func extraScopesAreSplitAndDeduplicated() async throws {
         let world = StubWorld()

@@ -82,6 +82,9 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     /// When a refresh learned that the grant is gone (`invalid_grant`: revoked, expired, reused).
     /// Kept in the file so that every process (the TUI, `status`) shows "needs sign-in" at once;
     /// cleared by a successful sign-in or refresh.
+    /// What the provider's last token response got wrong that was tolerated (a missing
+    /// `token_type`, an unusable `expires_in`), one line each; nil when nothing.
+    public var tokenWarnings: [String]?
     /// Why the last refreshed ID token was refused (the previous verified one is kept); nil when
     /// the last one verified.
     public var idTokenProblem: String?

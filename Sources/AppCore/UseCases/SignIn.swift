@@ -140,7 +140,7 @@ public struct SignIn: Sendable {
         let id = AccountID(provider: provider.id, subject: subject)
         let store = try env.credentials.store()
         let key = AccountKey(provider: provider.id.rawValue, account: subject)
-        let record = AccountRecord(
+        var record = AccountRecord(
             id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
             displayName: TokenConversions.displayName(claims, subject: subject),
             // GitHub's `GET /user` (no OIDC) names the user `login`.
@@ -149,6 +149,7 @@ public struct SignIn: Sendable {
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
             signedInAt: tokens.receivedAt, storage: store.kind)
+        record.tokenWarnings = TokenConversions.warnings(tokens)
         let files = env.files
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.

@@ -65,6 +65,12 @@ enum TokenConversions {
         record.hasRefreshToken = tokens.refreshToken != nil
         if let refreshExpiresAt = tokens.refreshExpiresAt { record.refreshTokenExpiresAt = refreshExpiresAt }
         record.lastRefreshAt = tokens.receivedAt
+        record.tokenWarnings = warnings(tokens)
+    }
+
+    /// The tolerated deviations of a token response, as lines; nil when none.
+    static func warnings(_ tokens: TokenSet) -> [String]? {
+        tokens.warnings.isEmpty ? nil : tokens.warnings.map(\.message)
     }
 
     static func idTokenInfo(_ verified: VerifiedIDToken) -> IDTokenInfo {

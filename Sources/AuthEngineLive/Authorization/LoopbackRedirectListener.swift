@@ -446,7 +446,9 @@ enum HTTPRequestParser {
 
         switch method {
         case "GET":
-            return .complete(RedirectCallback(method: method, path: path, parameters: FormDecoding.decode(query)), host: headers["host"])
+            // The one form codec (AuthEngine's): an invalid percent-escape makes the request malformed.
+            guard let parameters = FormEncoding.decode(query) else { return .invalid(status: "400 Bad Request") }
+            return .complete(RedirectCallback(method: method, path: path, parameters: parameters.map { ($0.name, $0.value) }), host: headers["host"])
         case "POST":
             if headers["transfer-encoding"] != nil { return .invalid(status: "411 Length Required") }
             guard let lengthText = headers["content-length"] ?? (query.isEmpty ? "0" : nil), let length = Int(lengthText), length >= 0 else {
@@ -455,32 +457,17 @@ enum HTTPRequestParser {
             let body = bytes[headerEnd.upperBound...]
             guard body.count >= length else { return .incomplete }
             let mediaType = headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-            let parameters = mediaType == "application/x-www-form-urlencoded"
-                ? FormDecoding.decode(String(decoding: body.prefix(length), as: UTF8.self))
-                : []
-            return .complete(RedirectCallback(method: method, path: path, parameters: parameters), host: headers["host"])
+            var parameters: [FormParameter] = []
+            if mediaType == "application/x-www-form-urlencoded" {
+                guard let decoded = FormEncoding.decode(String(decoding: body.prefix(length), as: UTF8.self)) else {
+                    return .invalid(status: "400 Bad Request")
+                }
+                parameters = decoded
+            }
+            return .complete(RedirectCallback(method: method, path: path, parameters: parameters.map { ($0.name, $0.value) }), host: headers["host"])
         default:
             return .invalid(status: "405 Method Not Allowed")
         }
-    }
-}
-
-/// `application/x-www-form-urlencoded` decoding (WHATWG URL §5.1): `&`-separated pairs, `+` is a
-/// space, percent-decoding as UTF-8. Order and repeats are kept; invalid percent sequences are
-/// kept literally.
-public enum FormDecoding {
-    public static func decode(_ string: String) -> [(name: String, value: String)] {
-        string.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = decodeComponent(parts[0])
-            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
-            return (name, value)
-        }
-    }
-
-    private static func decodeComponent(_ component: Substring) -> String {
-        let spaced = component.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 }
 

@@ -54,6 +54,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     switch result {
     case .success(let outcome):
         let record = outcome.record
+        for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
         return ExitCode.ok
     case .failure(let error):
@@ -353,6 +354,7 @@ func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
     case .success(let updated):
         let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
+        for warning in updated.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {
             Output.err("Scopes changed: added [\(change.added.joined(separator: " "))], removed [\(change.removed.joined(separator: " "))]")
         }

@@ -190,7 +190,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
 /// `.build/…/authdeck`), and `$XDG_CONFIG_HOME/authdeck/themes` (later ones win).
 func themeDirectories(_ environment: [String: String]) -> [URL] {
     var directories: [URL] = []
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var folder = executableURL().deletingLastPathComponent()
     for _ in 0..<4 {
         if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
             directories.append(folder.appendingPathComponent("themes"))
