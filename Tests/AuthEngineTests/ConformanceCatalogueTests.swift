@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import AuthEngine
 
-/// The conformance catalogue (shared/specs/conformance.md) case by case: each test is named with
+/// The conformance catalogue (conformance.md, the shared specification) case by case: each test is named with
 /// the case id (and the OIDF module where the row has one) and asserts the typed outcome.
 /// ID-token rows reuse the rule tables of IDTokenTests; the rest are served here.
 @Suite("Conformance catalogue, case by case (docs/CONFORMANCE.md)")

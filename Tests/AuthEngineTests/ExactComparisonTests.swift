@@ -205,6 +205,20 @@ struct ExactComparisonTests {
     }
 }
 
+@Suite("Secrets compare byte for byte")
+struct RedactedEqualityTests {
+    @Test("REF-03 exact: a token spelled with KELVIN SIGN is not equal to the stored one (so a refreshed ID token is never taken as unchanged)")
+    func redactedIsByteEqual() {
+        let stored = RawIDToken("eyJK.payload.sig")
+        let served = RawIDToken("eyJ\u{212A}.payload.sig")
+        #expect(stored.exposedValue == served.exposedValue)
+        #expect(stored != served)
+        #expect(Set([stored, served]).count == 2)
+        #expect(AccessToken("caf\u{E9}") != AccessToken("cafe\u{301}"))
+        #expect(AccessToken("same") == AccessToken("same"))
+    }
+}
+
 extension IDTokenClaims {
     /// Claims of the default test token with `overrides`.
     static func fixture(_ overrides: [String: Any?] = [:]) -> IDTokenClaims {
