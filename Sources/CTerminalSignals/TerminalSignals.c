@@ -33,6 +33,23 @@ static void quit_handler(int sig) {
     errno = saved;
 }
 
+/* ncurses's own SIGWINCH handler (it makes the next read return KEY_RESIZE), called first. */
+static struct sigaction ncurses_winch;
+static volatile sig_atomic_t have_ncurses_winch = 0;
+
+static void winch_handler(int sig) {
+    int saved = errno;
+    if (have_ncurses_winch && ncurses_winch.sa_handler != SIG_DFL && ncurses_winch.sa_handler != SIG_IGN) {
+        ncurses_winch.sa_handler(sig);
+    }
+    if (wake_pipe[1] >= 0) {
+        char byte = 1;
+        ssize_t ignored = write(wake_pipe[1], &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
 static int make_wake_pipe(void) {
     if (wake_pipe[0] >= 0) return 0;
     int fds[2];
@@ -60,6 +77,20 @@ int authdeck_quit_signals_install(void) {
     return wake_pipe[0];
 }
 
+void authdeck_resize_signal_install(void) {
+    (void)make_wake_pipe();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = winch_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    struct sigaction previous;
+    if (sigaction(SIGWINCH, &sa, &previous) == 0 && previous.sa_handler != winch_handler) {
+        ncurses_winch = previous;
+        have_ncurses_winch = 1;
+    }
+}
+
 int authdeck_quit_signal_take(void) {
     if (wake_pipe[0] >= 0) {
         char buf[64];
@@ -72,6 +103,10 @@ int authdeck_quit_signal_take(void) {
 
 void authdeck_quit_signals_restore(void) {
     for (size_t i = 0; i < COUNT(quit_signals); i++) signal(quit_signals[i], SIG_DFL);
+    if (have_ncurses_winch) {
+        sigaction(SIGWINCH, &ncurses_winch, NULL);
+        have_ncurses_winch = 0;
+    }
 }
 
 void authdeck_ui_signals_unblock(void) {

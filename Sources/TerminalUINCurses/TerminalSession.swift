@@ -75,6 +75,8 @@ public final class TerminalSession {
             throw .noCursorAddressing(term)
         }
         Self.installCrashRestore()
+        // A resize wakes the loop at once (ncurses's SIGWINCH handler runs first).
+        authdeck_resize_signal_install()
         cbreak()
         noecho()
         nonl()

@@ -96,6 +96,27 @@ struct TerminalFaultTests {
         #expect(try t.display("#{alternate_on}") == "0")
     }
 
+    @Test("A resize redraws at once, even on the first-run screen that otherwise wakes once a minute")
+    func resizeRedrawsAtOnce() async throws {
+        let (t, home) = try startTUI(term: "tmux-256color")
+        defer { t.kill(); home.remove() }
+        try await t.waitFor("first-run screen") { $0.contains("No accounts. Press l to sign in.") }
+        func widest(_ screen: String) -> Int { screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces).count }.max() ?? 0 }
+        #expect(widest(try t.capture()) > 90, "drawn at 100 columns first")
+        // Several resizes: the kernel hands SIGWINCH to whichever thread it likes, and without the
+        // wake-up one in three redraws waited for the next tick.
+        for width in [70, 90, 60, 80] {
+            let resized = Date()
+            try t.resize(width: width, height: 24)
+            let screen = try await t.waitFor("redrawn at \(width) columns", timeout: 8) {
+                widest($0) <= width && widest($0) >= width - 2 && $0.contains("No accounts")
+            }
+            let took = Date().timeIntervalSince(resized)
+            #expect(took < 1, "the screen was redrawn \(took) s after the resize to \(width) columns")
+            #expect(screen.contains("No accounts. Press l to sign in."))
+        }
+    }
+
     @Test("A TERM without a terminfo entry gets the clear message and exit 1, not a crash (double free)",
           arguments: ["xterm-kitty", "alacritty", "xterm-ghostty", "wezterm", "authdeck-no-such-terminal"])
     func unknownTerminal(_ term: String) async throws {

@@ -24,6 +24,12 @@ int authdeck_quit_signals_install(void);
 /* The signal recorded since the last call (0 if none); empties the wake pipe. */
 int authdeck_quit_signal_take(void);
 
+/* After newterm: SIGWINCH runs ncurses's own handler (so the next read returns KEY_RESIZE), then
+   writes to the same wake pipe, so a resize redraws at once whichever thread the kernel delivers
+   the signal to (measured without it: up to the next tick, 3 s in one of three runs). Undone by
+   authdeck_quit_signals_restore. */
+void authdeck_resize_signal_install(void);
+
 /* Puts SIGINT, SIGTERM and SIGHUP back to their default action. */
 void authdeck_quit_signals_restore(void);
 
