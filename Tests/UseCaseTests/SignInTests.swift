@@ -106,6 +106,17 @@ struct SignInUseCaseTests {
         #expect(try SignIn(world.environment()).resolveProvider(nil) == ProviderID("op"))
     }
 
+    @Test("Two subjects that differ only in Unicode normalisation are two accounts, each with its own secrets")
+    func subjectsAreComparedExactly() async throws {
+        let world = StubWorld()
+        let composed = try await signedIn(world, as: "caf\u{E9}")
+        let decomposed = try await signedIn(world, as: "cafe\u{301}")
+        #expect(composed.record.id != decomposed.record.id)
+        #expect(world.accounts.count == 2)
+        #expect(world.storedSecrets("caf\u{E9}")?.refreshToken != world.storedSecrets("cafe\u{301}")?.refreshToken)
+        #expect(Set([composed.record.id, decomposed.record.id]).count == 2, "hashing agrees with ==")
+    }
+
     @Test("Provider names are compared code unit for code unit")
     func providerNameIsComparedExactly() throws {
         let world = StubWorld()

@@ -170,7 +170,8 @@ public struct SignIn: Sendable {
         let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: tokens.accessToken)
         let response: HTTPResponse
         do { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
-        guard response.status == 200, let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+        // The strict reader: HTTP 200, JSON, duplicate member names refused (GitHub's `GET /user`).
+        guard let claims = try? readUserInfoClaims(response, now: env.now()),
               let subject = claims["sub"]?.stringValue ?? claims["id"].map({ value -> String in
                   if case .number(let n) = value { return String(Int(n)) }
                   return value.stringValue ?? ""

@@ -41,7 +41,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 }
 
 /// Why a protocol document is not a usable JSON object.
-enum JSONObjectFailure: Error, Equatable {
+public enum JSONObjectFailure: Error, Equatable {
     /// Not JSON (RFC 8259), not UTF-8, trailing bytes, nested too deeply, or not an object.
     case malformed
     /// A member name appears twice in one object (at any depth).
@@ -68,7 +68,7 @@ enum JSONObjectFailure: Error, Equatable {
 /// Also refused as ``JSONObjectFailure/malformed``: invalid UTF-8, `\u0000` in a string, bytes
 /// after the value, nesting deeper than ``maximumJSONDepth``, numbers out of `Double` range
 /// (`1e400`), and a top-level value that is not an object.
-func parseJSONObject(_ data: Data) -> Result<[String: JSONValue], JSONObjectFailure> {
+public func parseJSONObject(_ data: Data) -> Result<[String: JSONValue], JSONObjectFailure> {
     var error = json_error_t()
     let root: OpaquePointer? = data.withUnsafeBytes { bytes in
         guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
