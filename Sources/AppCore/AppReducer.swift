@@ -46,7 +46,8 @@ public enum AppAction: Equatable, Sendable {
     case accessTokenForCopyResponse(AccountID, Result<AccessToken, AppError>)
     /// The front end wrote ``AppState/clipboard`` to the terminal (OSC 52).
     case clipboardWritten
-    case revealKeyPressed(AccountID)
+    /// The Raw tab is shown (or reveal pressed): load the stored tokens, masked until revealed.
+    case rawTokensRequested(AccountID)
     case storedTokensResponse(AccountID, Result<[StoredTokens.Entry], AppError>)
 
     case flash(Flash.Level, String)
@@ -330,7 +331,7 @@ public struct AppReducer: Sendable {
             flash(&state, .info, note)
             return .none
 
-        case .revealKeyPressed(let id):
+        case .rawTokensRequested(let id):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
             state.accounts[index].storedTokens = .loading
             return .run { send in send(.storedTokensResponse(id, await useCases.storedTokens(id))) }

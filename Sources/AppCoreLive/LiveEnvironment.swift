@@ -146,6 +146,9 @@ extension MetadataFiles {
     }
 }
 
+/// The largest cached provider document read back, in bytes.
+let maximumCachedDocumentBytes = 1 << 20
+
 extension ProviderDocumentCache {
     /// One JSON file per provider and kind under `directory` (0600, atomic, in 0700 folders).
     /// A damaged or unreadable file counts as absent: the document is fetched again.
@@ -154,8 +157,19 @@ extension ProviderDocumentCache {
             JSONFileStore(path: "\(directory)/\(folderName(provider))/\(kind.rawValue).json")
         }
         return ProviderDocumentCache(
-            load: { provider, kind in try? file(provider, kind).read() },
-            save: { provider, document in try? file(provider, document.kind).write(document) },
+            load: { provider, kind in
+                // No provider document is larger than the HTTP client's limit (1 MiB); a larger
+                // file was not written by authdeck and is not read.
+                let store = file(provider, kind)
+                var info = stat()
+                guard stat(store.path, &info) == 0, info.st_size <= maximumCachedDocumentBytes else { return nil }
+                return try? store.read()
+            },
+            save: { provider, document in
+                let store = file(provider, document.kind)
+                PrivateFiles.removeStaleTempFiles(for: store.path)
+                try? store.write(document)
+            },
             remove: { provider in
                 for kind in CachedDocument.Kind.allCases { unlink(file(provider, kind).path) }
             })

@@ -457,7 +457,7 @@ struct AppReducerTests {
         useCases.storedTokens = { _ in .success(entries) }
         useCases.refresh = { _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: useCases)
-        store.send(.revealKeyPressed(alice.id)) { $0.accounts[0].storedTokens = .loading }
+        store.send(.rawTokensRequested(alice.id)) { $0.accounts[0].storedTokens = .loading }
         await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .success(alice))) {

@@ -8,8 +8,10 @@ import Synchronization
 /// a replayed one is `invalid_grant`), device authorization, revocation, userinfo,
 /// introspection. Every request is recorded so stories can count round trips.
 final class StubProvider: Sendable {
-    let issuer = "https://op.test"
+    let issuer: String
     let clientID = "rp-native"
+
+    init(issuer: String = "https://op.test") { self.issuer = issuer }
 
     struct Script: Sendable {
         /// Seconds in `expires_in`.
@@ -30,6 +32,10 @@ final class StubProvider: Sendable {
         var deviceInterval = 5
         /// Leave `token_type` out of token responses (a provider that forgets it).
         var omitTokenType = false
+        /// Issue no refresh token.
+        var omitRefreshToken = false
+        /// `verification_uri_complete` in device authorization responses.
+        var verificationURIComplete: String?
     }
 
     let script = Mutex(Script())
@@ -111,8 +117,10 @@ final class StubProvider: Sendable {
         case "/token":
             return token(form(of: request), script: script, now: now)
         case "/device":
-            return json(["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
-                         "expires_in": 600, "interval": script.deviceInterval])
+            var body: [String: Any] = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
+                                       "expires_in": 600, "interval": script.deviceInterval]
+            if let complete = script.verificationURIComplete { body["verification_uri_complete"] = complete }
+            return json(body)
         case "/revoke":
             let token = form(of: request)["token"] ?? ""
             state.withLock { state in
@@ -166,6 +174,7 @@ final class StubProvider: Sendable {
                                    "refresh_token": refresh, "scope": "openid profile offline_access"]
         if idToken { body["id_token"] = self.idToken(subject: subject, nonce: nonce, now: now) }
         if script.omitTokenType { body["token_type"] = nil }
+        if script.omitRefreshToken { body["refresh_token"] = nil }
         return json(body)
     }
 

@@ -33,6 +33,8 @@ final class StubWorld: Sendable {
     /// Checked when a browser opens (e.g. that local secrets are already gone at logout).
     let onBrowserOpen = Mutex<@Sendable (URL) -> Void>({ _ in })
     let storeWritable = Mutex(true)
+    /// More providers, by host (the HTTP edge routes by the request's host).
+    let others = Mutex<[String: StubProvider]>([:])
 
     init(provider: StubProvider = StubProvider(), secrets: InMemorySecretStore = InMemorySecretStore()) {
         self.provider = provider
@@ -55,7 +57,10 @@ final class StubWorld: Sendable {
         }
         env.crypto = StubCrypto.provider
         env.http = { [self] _ in
-            HTTPClient { request in self.provider.handle(request, now: self.clock.withLock { $0 }) }
+            HTTPClient { request in
+                let provider = self.others.withLock { $0[request.url.host ?? ""] } ?? self.provider
+                return provider.handle(request, now: self.clock.withLock { $0 })
+            }
         }
         env.browser = BrowserClient { [self] url in
             browserOpened.withLock { $0.append(url) }

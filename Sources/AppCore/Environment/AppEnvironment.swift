@@ -220,8 +220,23 @@ public struct ProviderDocumentCache: Sendable {
     }
 }
 
-/// What one process has fetched already: discovery metadata and a JWKS cache per provider.
+/// What one process has fetched already: discovery metadata and a JWKS cache per provider,
+/// each for the provider configuration it was made from (a provider removed and added again
+/// with another issuer is resolved anew), the metadata for at most ``metadataLifetime``.
 final class ProcessMemo: Sendable {
-    let metadata = Mutex<[ProviderID: AuthorizationServerMetadata]>([:])
-    let jwks = Mutex<[ProviderID: JWKSCache]>([:])
+    struct Metadata: Sendable {
+        var config: ProviderConfig
+        var metadata: AuthorizationServerMetadata
+        var until: Date
+    }
+    struct JWKS: Sendable {
+        var config: ProviderConfig
+        var jwksURI: URL?
+        var cache: JWKSCache
+    }
+    /// How long a long-running process (the TUI) keeps metadata before looking again (the
+    /// document cache then answers without a request while it is fresh).
+    static let metadataLifetime: TimeInterval = 300
+    let metadata = Mutex<[ProviderID: Metadata]>([:])
+    let jwks = Mutex<[ProviderID: JWKS]>([:])
 }

@@ -19,7 +19,15 @@ public enum ErrorMapping {
         } else {
             disposition = .other
         }
-        return AppError(title: presentable.title, detail: presentable.detail, specReference: presentable.specReference, disposition: disposition)
+        return AppError(title: oneLine(presentable.title), detail: oneLine(presentable.detail), specReference: presentable.specReference,
+                        disposition: disposition)
+    }
+
+    /// Error texts are one line: a line break from outside (an `error_description`) could
+    /// otherwise print a line that looks like authdeck's own (`error: run …`).
+    static func oneLine(_ text: String) -> String {
+        guard text.contains(where: { $0.isNewline }) else { return text }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: { $0.isNewline }).joined(separator: "\\n")
     }
 
     static func appError(_ error: SecretStoreError) -> AppError {

@@ -23,7 +23,7 @@ struct Accounts: Sendable {
     /// The one "needs sign-in" error of an account whose grant is known to be gone.
     static func needsSignIn(_ record: AccountRecord) -> AppError {
         AppError(title: "\(record.displayName) needs to sign in again",
-                 detail: "The provider refused its refresh token (invalid_grant); the stored tokens are no longer valid.",
+                 detail: "The provider ended its grant at the last refresh (invalid_grant, or a refreshed ID token for another identity), so its stored tokens are not handed out. Sign in again: authdeck login \(record.providerID).",
                  specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
     }
 

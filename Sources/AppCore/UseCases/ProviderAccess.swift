@@ -33,7 +33,19 @@ struct ProviderAccess: Sendable {
         let record = try Accounts(env: env).record(id)
         let provider = try provider(record.providerID)
         let metadata = try await metadata(provider)
+        try Self.checkSameIssuer(record, provider: provider, metadata: metadata)
         return AccountProvider(record: record, provider: provider, metadata: metadata, client: try client(provider))
+    }
+
+    /// No token goes to another issuer than the one that issued it: a provider removed and added
+    /// again under the same name with another issuer (or a hand-edited providers.json) does not
+    /// receive the account's refresh token, access token or revocation requests.
+    /// - Throws: ``AppError`` naming both issuers.
+    static func checkSameIssuer(_ record: AccountRecord, provider: ProviderConfig, metadata: AuthorizationServerMetadata) throws(AppError) {
+        guard let issuer = record.issuer, !issuer.utf8.elementsEqual(metadata.issuer.utf8) else { return }
+        throw AppError(title: "Provider '\(provider.id)' now names another issuer than the one that issued \(record.displayName)'s tokens",
+                       detail: "The account was issued by \(issuer); '\(provider.id)' is configured with \(metadata.issuer). Nothing was sent. Restore the provider's configuration, or sign the account out with 'authdeck logout \(record.id) --local-only' and sign in again.",
+                       specReference: "RFC 6749 §10.4")
     }
 
     /// The configured provider `id`.
@@ -46,6 +58,11 @@ struct ProviderAccess: Sendable {
 
     /// The one "unknown provider" error (sign-in, refresh, the CLI's `login NAME`).
     static func unknownProvider(_ name: String, known providers: [ProviderConfig]) -> AppError {
+        if providers.isEmpty {
+            return AppError(title: "No provider is configured",
+                            detail: "Add one with 'authdeck provider add NAME --issuer URL --client-id ID' (or --preset; see 'authdeck provider add --help').",
+                            disposition: .usage)
+        }
         let known = providers.map(\.id.rawValue).joined(separator: ", ")
         return AppError(title: "Unknown provider '\(name)'",
                         detail: known.isEmpty ? "No provider is configured; add one with 'authdeck provider add NAME --issuer URL --client-id ID'."
@@ -56,7 +73,8 @@ struct ProviderAccess: Sendable {
     /// Discovery metadata (or the manual endpoints) with the provider's overrides applied.
     /// - Throws: discovery errors (mapped), `.unsupported(.missingEndpoint)` without issuer and token endpoint.
     func metadata(_ provider: ProviderConfig) async throws(AppError) -> AuthorizationServerMetadata {
-        if let known = env.memo.metadata.withLock({ $0[provider.id] }) { return known }
+        let now = env.now()
+        if let known = env.memo.metadata.withLock({ $0[provider.id] }), known.config == provider, now < known.until { return known.metadata }
         do {
             let endpoints = provider.endpoints
             var metadata: AuthorizationServerMetadata
@@ -73,7 +91,7 @@ struct ProviderAccess: Sendable {
                 deviceAuthorizationEndpoint: endpoints.deviceAuthorization, endSessionEndpoint: endpoints.endSession,
                 userinfoEndpoint: endpoints.userinfo)
             let result = metadata
-            env.memo.metadata.withLock { $0[provider.id] = result }
+            env.memo.metadata.withLock { $0[provider.id] = ProcessMemo.Metadata(config: provider, metadata: result, until: now.addingTimeInterval(ProcessMemo.metadataLifetime)) }
             return result
         } catch {
             throw ErrorMapping.appError(error)
@@ -108,9 +126,9 @@ struct ProviderAccess: Sendable {
     /// The provider's JWKS cache for this process, seeded from the document cache.
     func jwksCache(_ provider: ProviderConfig, metadata: AuthorizationServerMetadata) -> JWKSCache {
         env.memo.jwks.withLock { caches in
-            if let cache = caches[provider.id] { return cache }
+            if let known = caches[provider.id], known.config == provider, known.jwksURI == metadata.jwksURI { return known.cache }
             let cache = makeJWKSCache(provider, metadata: metadata)
-            caches[provider.id] = cache
+            caches[provider.id] = ProcessMemo.JWKS(config: provider, jwksURI: metadata.jwksURI, cache: cache)
             return cache
         }
     }
@@ -118,7 +136,8 @@ struct ProviderAccess: Sendable {
     private func makeJWKSCache(_ provider: ProviderConfig, metadata: AuthorizationServerMetadata) -> JWKSCache {
         let env = self.env
         let url = metadata.jwksURI?.absoluteString ?? ""
-        let stored = env.cache.load(provider.id, .jwks).flatMap { $0.url == url ? $0 : nil }
+        // A copy dated in the future (the clock was set back) is not trusted as fresh.
+        let stored = env.cache.load(provider.id, .jwks).flatMap { $0.url == url && $0.fetchedAt <= env.now() ? $0 : nil }
         let storedSet = stored.flatMap { try? JWKSet(parsing: Data($0.body.utf8)) }
         let maximumAge = TimeInterval(stored?.maxAgeSeconds ?? ProviderDocumentCache.defaultMaxAge)
         let initial = storedSet.flatMap { set in stored.map { (set: set, fetchedAt: $0.fetchedAt) } }

@@ -42,7 +42,9 @@ public struct RefreshAccount: Sendable {
                     return latest
                 }
                 guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), tokens.refreshToken != nil else {
-                    throw AppError(title: "No refresh token for \(latest.displayName)", detail: "Sign in again.", disposition: .needsSignIn)
+                    throw AppError(title: "No refresh token for \(latest.displayName)",
+                                   detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
+                                   disposition: .needsSignIn)
                 }
                 let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!, resource: resource)
                 let response: HTTPResponse
@@ -74,9 +76,11 @@ public struct RefreshAccount: Sendable {
                 return latest
             }
         } catch {
-            let appError = ErrorMapping.appError(error)
-            if appError.disposition == .needsSignIn { accounts.markNeedsSignIn(id) }
-            throw appError
+            // Only the provider ending the grant (invalid_grant, another identity) is kept for
+            // every process; a local condition (no refresh token, a secret not in this store) is
+            // reported, never stored.
+            if let authError = error as? AuthError, authError.invalidatesGrant { accounts.markNeedsSignIn(id) }
+            throw ErrorMapping.appError(error)
         }
     }
 

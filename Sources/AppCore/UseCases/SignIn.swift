@@ -102,6 +102,14 @@ public struct SignIn: Sendable {
         let http = env.http(provider)
         let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, http: http, now: env.now())
         let response = authorization.response
+        // Shown to the user and opened by them: https (or loopback http) only, and a user code of
+        // printable characters (RFC 8628 §3.2, §6.1).
+        try URLPolicy.requireSecure(response.verificationURI)
+        if let complete = response.verificationURIComplete { try URLPolicy.requireSecure(complete) }
+        guard !response.userCode.isEmpty, response.userCode.count <= 64,
+              !response.userCode.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace && $0 != " " }) else {
+            throw AuthError.protocolViolation(.invalidField(name: "user_code", expected: "a short code of printable characters"))
+        }
         progress(.deviceCode(DeviceCodeDisplay(
             userCode: response.userCode, verificationURI: response.verificationURI, verificationURIComplete: response.verificationURIComplete,
             expiresAt: authorization.expiresAt, interval: .seconds(response.interval))))
@@ -144,7 +152,9 @@ public struct SignIn: Sendable {
             id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
             displayName: TokenConversions.displayName(claims, subject: subject),
             // GitHub's `GET /user` (no OIDC) names the user `login`.
-            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: claims["email"]?.stringValue, alias: request.alias,
+            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: claims["email"]?.stringValue,
+            // Signing in again without --name keeps the alias scripts use.
+            alias: request.alias ?? (try? env.files.accounts())?.first { $0.id == id }?.alias,
             requestedScopes: requestedScopes.values, grantedScopes: tokens.grantedScopes,
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),

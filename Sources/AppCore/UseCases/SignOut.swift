@@ -26,40 +26,45 @@ public struct SignOut: Sendable {
             return false
         }
         let key = Accounts.key(record)
-        let secrets = (try? store.loadIfPresent(key)) ?? nil
-        var revocationFailed = false
-        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
-        if options.localOnly {
-            step(SignOutStepResult(.revokeRefreshToken, .skipped("--local-only")))
-        } else if let secrets, let tokens = TokenConversions.tokenSet(secrets, resource: nil, record: record) {
-            do {
-                let access = ProviderAccess(env: env)
-                let config = try access.provider(record.providerID)
-                let metadata = try await access.metadata(config)
-                let client = try access.client(config)
-                provider = (metadata, client)
-                revocationFailed = await revoke(tokens: tokens, metadata: metadata, client: client, provider: config, step: step)
-            } catch {
-                revocationFailed = true
-                step(SignOutStepResult(.revokeRefreshToken, .failed(error)))
-            }
-        }
-        if revocationFailed && options.keepSecretsIfRevocationFails {
-            step(SignOutStepResult(.deleteLocalSecrets, .skipped("kept: revocation failed and you asked to keep them")))
-            return false
-        }
         let files = env.files
+        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
+        var removed = false
         do {
+            // Under the account's lock, from reading the secrets to deleting them: a refresh in
+            // another process cannot rotate a token in between and leave a live one behind.
             try await store.withAccountLock(key) { () async throws -> Void in
+                let secrets = (try? store.loadIfPresent(key)) ?? nil
+                var revocationFailed = false
+                if options.localOnly {
+                    step(SignOutStepResult(.revokeRefreshToken, .skipped("--local-only")))
+                } else if let secrets, let tokens = TokenConversions.tokenSet(secrets, resource: nil, record: record) {
+                    do {
+                        let account = try await ProviderAccess(env: env).account(id)
+                        provider = (account.metadata, account.client)
+                        revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: account.client,
+                                                        provider: account.provider, step: step)
+                    } catch {
+                        revocationFailed = true
+                        step(SignOutStepResult(.revokeRefreshToken, .failed(ErrorMapping.appError(error))))
+                    }
+                }
+                if revocationFailed && options.keepSecretsIfRevocationFails {
+                    step(SignOutStepResult(.deleteLocalSecrets, .skipped("kept: revocation failed and you asked to keep them")))
+                    return
+                }
+                // Local secrets go before the (browser, possibly slow) end of the provider session, so an
+                // interrupted sign-out never leaves revoked tokens behind as if they were valid.
                 try store.delete(key)
                 try files.removeAccount(id)
                 if try files.activeAccount() == id { try files.saveActiveAccount(nil) }
+                removed = true
+                step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
             }
-            step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
         } catch {
             step(SignOutStepResult(.deleteLocalSecrets, .failed(ErrorMapping.appError(error))))
             return false
         }
+        guard removed else { return false }
         if options.endSession, let provider {
             await endSession(metadata: provider.metadata, client: provider.client, step: step)
         }

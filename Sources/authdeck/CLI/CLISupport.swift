@@ -220,10 +220,13 @@ enum AccountResolution {
         if accounts.isEmpty {
             throw CLIFailure("No account is signed in", hint: "Sign in with 'authdeck login [PROVIDER]'.", exitCode: ExitCode.needsSignIn)
         }
+        let fromEnvironment = query == nil && environmentAccount?.isEmpty == false
         let query = query ?? environmentAccount.flatMap { $0.isEmpty ? nil : $0 }
+        let source = fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : ""
         guard let query else {
             guard let active, let record = accounts.first(where: { $0.id == active }) else {
-                throw CLIFailure("No active account", hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.")
+                throw CLIFailure("No active account", hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.",
+                                 exitCode: ExitCode.usage)
             }
             return record
         }
@@ -237,11 +240,11 @@ enum AccountResolution {
         }
         if matches.count == 1 { return matches[0] }
         if matches.isEmpty {
-            throw CLIFailure("No account matches '\(query)'",
-                             hint: "Known accounts: \(accounts.map(describe).joined(separator: ", ")). See 'authdeck status'.")
+            throw CLIFailure("No account matches '\(query)'\(source)",
+                             hint: "Known accounts: \(accounts.map(describe).joined(separator: ", ")). See 'authdeck status'.", exitCode: ExitCode.usage)
         }
-        throw CLIFailure("'\(query)' matches several accounts: \(matches.map(describe).joined(separator: ", "))",
-                         hint: "Type more of the name, or use the account id.")
+        throw CLIFailure("'\(query)'\(source) matches several accounts: \(matches.map(describe).joined(separator: ", "))",
+                         hint: "Type more of the name, or use the account id.", exitCode: ExitCode.usage)
     }
 
     static func describe(_ record: AccountRecord) -> String {

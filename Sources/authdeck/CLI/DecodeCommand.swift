@@ -205,6 +205,7 @@ struct APIOptions {
             return "-X '\(method)' is not one of GET, POST, PUT, PATCH, DELETE, HEAD"
         }
         for header in parsed.values("header") {
+            if header.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) { return "-H values cannot hold a line break (CR or LF)" }
             guard let colon = header.firstIndex(of: ":") else { return "-H '\(header)' must look like 'Name: value'" }
             if header[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "authorization" {
                 return "-H Authorization: authdeck sends the bearer token itself"

@@ -208,7 +208,7 @@ func providerListRun(json: Bool, _ context: CLIContext) async throws -> Int32 {
 func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     guard let provider = snapshot.providers.first(where: { $0.id.rawValue == name }) else {
-        throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.")
+        throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.", exitCode: ExitCode.usage)
     }
     let accounts = snapshot.accounts.filter { $0.providerID == provider.id }.count
     if json {

@@ -281,9 +281,14 @@ func switchRun(_ query: String, _ context: CLIContext) async throws -> Int32 {
 
 // MARK: - token
 
+/// The largest `--min-valid`: ten years, in seconds.
+let maximumMinValid: Double = 315_360_000
+
 struct TokenOptions {
     var account: String?
     var minValid: Double
+    /// Whether `--min-valid` was given (its warnings are shown only then).
+    var minValidGiven: Bool
     var resource: String?
     var idToken: Bool
     var json: Bool
@@ -292,6 +297,7 @@ struct TokenOptions {
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
         minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        minValidGiven = parsed.value("minValid") != nil
         resource = parsed.value("resource")
         idToken = parsed.flag("idToken")
         json = parsed.flag("json")
@@ -299,8 +305,11 @@ struct TokenOptions {
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
-        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0.isFinite }) != true {
-            return "--min-valid must be a number of seconds ≥ 0, got '\(text)'"
+        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+            return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
+        }
+        if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
+            return "--resource '\(resource)' must be an absolute URI without a fragment (RFC 8707 §2)"
         }
         if parsed.flag("json") && parsed.flag("execCredential") { return "--json and --exec-credential are two output formats; choose one" }
         if parsed.flag("idToken") && parsed.value("resource") != nil { return "--resource selects an access token; it cannot be used with --id-token" }
@@ -317,13 +326,13 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
     let expiresAt: Date?
     if options.idToken {
         let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity) }
-        for warning in issued.warnings { Output.err("warning: \(warning)") }
+        if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
         let issued = try await context.run { () async throws(AppError) in
             try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource)
         }
-        for warning in issued.warnings { Output.err("warning: \(warning)") }
+        if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     }
     if options.execCredential {

@@ -84,8 +84,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     func handle(_ command: UICommand, model: ScreenModel) -> LoopControl {
         let state = store.state
         if ui.local.apply(command, visibleIDs: model.visibleAccounts.map(\.id)) {
-            if case .toggleReveal = command, ui.local.revealed, let id = ui.local.selection.map({ AccountID($0) }) {
-                store.send(.revealKeyPressed(id))
+            // The Raw tab shows the stored tokens masked from the start; reveal unmasks them.
+            if ui.local.tab == .raw || ui.local.revealed, let id = ui.local.selection.map({ AccountID($0) }),
+               let account = state.account(id), account.storedTokens == .idle {
+                store.send(.rawTokensRequested(id))
             }
             return .continue
         }

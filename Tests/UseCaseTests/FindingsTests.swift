@@ -1,0 +1,98 @@
+import AppCore
+import AuthEngine
+import CredentialStore
+import Foundation
+import Synchronization
+import Testing
+
+/// Rules found by trying to break the use cases (an adversarial review), each as a story.
+@Suite("Hostile and odd situations (use case, stub environment)")
+struct UseCaseFindingsTests {
+    @Test("A provider re-added under the same name with another issuer receives no token, even in a process that cached the old one")
+    func tokensNeverGoToAnotherIssuer() async throws {
+        let world = StubWorld()
+        let other = StubProvider(issuer: "https://op2.test")
+        world.others.withLock { $0["op2.test"] = other }
+        let env = world.environment()  // one long-running process (the TUI)
+        let alice = try await signedIn(world, env: env)
+        let tokenRequests = world.provider.count("/token")
+        world.files.withLock { $0.providers = [ProviderConfig(id: "op", issuer: URL(string: other.issuer)!, clientID: "rp-native")] }
+        do {
+            _ = try await RefreshAccount(env).run(alice.record.id, force: true)
+            Issue.record("a refresh token went to another issuer")
+        } catch {
+            #expect(error.title.contains("another issuer"))
+        }
+        #expect(other.count("/token") == 0 && world.provider.count("/token") == tokenRequests, "nothing was sent")
+        #expect(world.accounts.first?.needsSignInSince == nil, "not a revoked grant")
+        let removed = await SignOut(env).run(alice.record.id, options: SignOutOptions(endSession: false)) { _ in }
+        #expect(removed, "sign-out still removes the account locally")
+        #expect(other.count("/revoke") == 0, "and revokes nothing at the other issuer")
+    }
+
+    @Test("No refresh token is reported, not stored as needs sign-in: the access token is still handed out")
+    func missingRefreshTokenIsNotAGoneGrant() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.omitRefreshToken = true }
+        let alice = try await signedIn(world)
+        do {
+            _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+            Issue.record("a refresh without a refresh token succeeded")
+        } catch {
+            #expect(error.disposition == .needsSignIn)
+        }
+        #expect(world.accounts.first?.needsSignInSince == nil)
+        let issued = try await TokenForScripts(world.environment()).accessToken(alice.record.id, minimumValidity: .seconds(60))
+        #expect(!issued.value.exposedValue.isEmpty)
+    }
+
+    @Test("Sign-out holds the account lock from reading the tokens to deleting them (no refresh in between)")
+    func signOutHoldsTheLockWhileRevoking() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let key = AccountKey(provider: "op", account: "alice")
+        let held = try #require(try world.secrets.tryLockAccount(key))
+        let signOut = Task { await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions(endSession: false)) { _ in } }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(world.provider.revokedTokens.isEmpty, "nothing revoked while another process holds the lock")
+        held.release()
+        #expect(await signOut.value)
+        #expect(world.provider.revokedTokens.count == 2)
+    }
+
+    @Test("Signing in again without --name keeps the account's alias")
+    func aliasIsKeptOnSignInAgain() async throws {
+        let world = StubWorld()
+        world.approveInBrowser()
+        _ = try await SignIn(world.environment()).run(SignInRequest(providerID: "op", alias: "work"), progress: { _ in })
+        let again = try await signedIn(world)
+        #expect(again.record.alias == "work")
+    }
+
+    @Test("RFC 8628 §3.2: a verification URI that is not https is refused before it is shown")
+    func insecureVerificationURIIsRefused() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.verificationURIComplete = "javascript:alert(1)" }
+        let progress = ProgressLog()
+        await #expect(throws: AppError.self) {
+            try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device)) { progress.append($0) }
+        }
+        #expect(!progress.names.contains("deviceCode"), "never shown to the user")
+    }
+
+    @Test("A JWKS cache dated in the future is not trusted as fresh (the clock was set back)")
+    func futureDatedJWKSIsFetchedAgain() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.cache.withLock { cache in
+            if var jwks = cache["op/jwks"] {
+                jwks.fetchedAt = t0.addingTimeInterval(86_400 * 30)
+                jwks.body = #"{"keys":[]}"#
+                cache["op/jwks"] = jwks
+            }
+        }
+        world.advance(60)
+        let record = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(record.idTokenProblem == nil, "the JWKS was fetched again and the new ID token verified")
+    }
+}
