@@ -52,9 +52,9 @@ extension LiveCommandTests {
         let bobByPrefix = try await home.run(["token", "local/b"]).stdout
         #expect(!aliceToken.isEmpty && bobByAlias == bobByPrefix && bobByAlias != aliceToken)
         let ambiguous = try await home.run(["token", "local/"])
-        #expect(ambiguous.exitCode == 1 && ambiguous.stdout.isEmpty)
+        #expect(ambiguous.exitCode == 2 && ambiguous.stdout.isEmpty, "an ambiguous account is a usage error")
         let unknown = try await home.run(["switch", "carol"])
-        #expect(unknown.exitCode == 1 && unknown.stderr.contains("local/alice"), "names the known accounts")
+        #expect(unknown.exitCode == 2 && unknown.stderr.contains("local/alice"), "a usage error naming the known accounts")
         let pinned = try await home.run(["token"], extra: ["AUTHDECK_ACCOUNT": "bob-device"])
         #expect(pinned.stdout == bobByAlias)
 

@@ -148,7 +148,7 @@ struct LiveCommandTests {
         #expect(result.stderr.hasPrefix("HTTP 200"))
         // Without a token the same endpoint refuses: the header is what made it work.
         let refused = try await home.run(["api", idp.endpoints.userinfo.absoluteString], extra: ["AUTHDECK_ACCOUNT": "nobody"])
-        #expect(refused.exitCode == 1)
+        #expect(refused.exitCode == 2 && refused.stderr.contains("$AUTHDECK_ACCOUNT"), "an unknown account, named with where it came from: \(refused)")
 
         // POST with a body from stdin (OIDC Core 5.3.1: userinfo accepts POST).
         let post = try await home.run(["api", "-X", "POST", "-d", "@-", "-H", "Content-Type: application/x-www-form-urlencoded",
