@@ -181,6 +181,9 @@ public struct AppState: Equatable, Sendable {
     public var selectedAccountID: AccountID?
     /// The credential store's backend and state (not to be confused with the state `Store`).
     public var credentialStore: StoreInfo
+    /// Files that could not be read because they are damaged: the screen says "store damaged",
+    /// names them and says to run `authdeck doctor` (instead of "No accounts").
+    public var damage: [FileDamage] = []
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
     public var flash: Flash?
