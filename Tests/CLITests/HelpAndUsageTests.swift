@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
     static let commands: [[String]] = [
         [], ["login"], ["logout"], ["status"], ["switch"], ["token"], ["refresh"], ["userinfo"], ["introspect"],
         ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "list"], ["provider", "show"],
-        ["provider", "remove"], ["lock"], ["passphrase"], ["completion"],
+        ["provider", "remove"], ["lock"], ["passphrase"], ["doctor"], ["completion"],
     ]
 
     @Test("--help of every command matches its golden (argument-parser style)", arguments: commands)
@@ -78,10 +78,10 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: empty --client-id", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", ""]),
         UsageCase(name: "provider add: --client-id with a newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c\n"]),
         UsageCase(name: "provider add: a preset --domain that makes an issuer with a query", arguments: ["provider", "add", "work", "--preset", "auth0", "--domain", "ex.auth0.com?x=1", "--client-id", "c"]),
-        UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
-        UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
-        UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
-        UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
+        UsageCase(name: "unknown command followed by --help", arguments: ["wizard", "--help"]),
+        UsageCase(name: "unknown command followed by -h", arguments: ["wizard", "-h"]),
+        UsageCase(name: "unknown command followed by a command and --help", arguments: ["wizard", "status", "--help"]),
+        UsageCase(name: "unknown command followed by --version", arguments: ["wizard", "--version"]),
         UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
     ]
 
@@ -105,8 +105,8 @@ struct HelpAndUsageTests {
         #expect(!list.stdout.contains("work"), "nothing was saved")
     }
 
-    @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",
-          arguments: [["doctor", "--help"], ["doctor", "-h"], ["doctor", "help"], ["provider", "rename", "--help"]])
+    @Test("An unknown command is a usage error whatever follows it (wizard --help, wizard -h, provider rename --help)",
+          arguments: [["wizard", "--help"], ["wizard", "-h"], ["wizard", "help"], ["provider", "rename", "--help"]])
     func unknownCommandWithHelp(_ arguments: [String]) async throws {
         let home = try CLIHome()
         defer { home.remove() }

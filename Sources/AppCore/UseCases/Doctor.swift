@@ -6,15 +6,16 @@ import Foundation
 /// missing, secrets no account or configured provider owns, and what could not be checked.
 public struct DoctorReport: Equatable, Sendable {
     public var files: [FileHealth]
-    /// Account records with no secret set in the store (sign in again, or log out).
-    public var accountsWithoutSecrets: [AccountID]
+    /// Account records with no secret set in the store (sign in again, or log out); nil when
+    /// that could not be decided (see ``notes``).
+    public var accountsWithoutSecrets: [AccountID]?
     /// Store keys with no account record (provider client secrets of configured providers
     /// excluded); nil when that could not be decided (see ``notes``).
     public var orphanedSecrets: [AccountKey]?
     /// What could not be checked and why.
     public var notes: [String]
 
-    public init(files: [FileHealth], accountsWithoutSecrets: [AccountID], orphanedSecrets: [AccountKey]?, notes: [String]) {
+    public init(files: [FileHealth], accountsWithoutSecrets: [AccountID]?, orphanedSecrets: [AccountKey]?, notes: [String]) {
         self.files = files
         self.accountsWithoutSecrets = accountsWithoutSecrets
         self.orphanedSecrets = orphanedSecrets
@@ -28,7 +29,7 @@ public struct DoctorReport: Equatable, Sendable {
     /// account without secrets.
     public var isHealthy: Bool {
         !files.contains { if case .damaged = $0.condition { true } else if case .unreadable = $0.condition { true } else { false } }
-            && accountsWithoutSecrets.isEmpty && (orphanedSecrets ?? []).isEmpty
+            && (accountsWithoutSecrets ?? []).isEmpty && (orphanedSecrets ?? []).isEmpty
     }
 }
 
@@ -86,7 +87,7 @@ public struct Doctor: Sendable {
         if keys == nil { notes.append("The stored secrets could not be listed (\(secrets.path): \(secrets.condition.label)); accounts without secrets and orphaned secrets were not checked.") }
         if records == nil { notes.append("accounts.json could not be read; accounts without secrets and orphaned secrets were not checked.") }
         if providers == nil { notes.append("providers.json could not be read; orphaned provider client secrets were not checked.") }
-        var withoutSecrets: [AccountID] = []
+        var withoutSecrets: [AccountID]?
         if let records, let keys {
             let stored = Set(keys)
             withoutSecrets = records.filter { !stored.contains(Accounts.key($0)) }.map(\.id)
@@ -96,6 +97,11 @@ public struct Doctor: Sendable {
             orphans = Self.orphans(keys: keys, records: records, providers: providers)
         }
         return DoctorReport(files: files, accountsWithoutSecrets: withoutSecrets, orphanedSecrets: orphans, notes: notes)
+    }
+
+    /// A store key as doctor names it: `provider/account`, or `provider (client secret)`.
+    public static func name(_ key: AccountKey) -> String {
+        key.isProviderClient ? "\(key.provider) (client secret)" : key.description
     }
 
     /// Store keys no record and no configured provider owns.
@@ -159,7 +165,7 @@ public struct Doctor: Sendable {
         // 4. Orphaned secrets, only from files that were all readable at the start.
         if movedAside.isDisjoint(with: [.providers, .accounts, .secrets]), let orphans = before.orphanedSecrets {
             deleteOrphans(orphans, step: step)
-        } else if !movedAside.isEmpty {
+        } else if !movedAside.isDisjoint(with: [.providers, .accounts]) {
             step(RepairStep(subject: "secrets", action: "delete orphaned secrets",
                             outcome: .skipped("a damaged file was just moved aside; run 'authdeck doctor --repair' again to delete secrets no account owns")))
         }
@@ -261,10 +267,10 @@ public struct Doctor: Sendable {
         for key in orphans {
             do {
                 try store.withAccountLock(key) { try store.delete(key) }
-                step(RepairStep(subject: key.description, action: "delete orphaned secret",
+                step(RepairStep(subject: Self.name(key), action: "delete orphaned secret",
                                 outcome: .done(key.isProviderClient ? "client secret of a provider that is no longer configured" : "no account record owns it")))
             } catch {
-                step(RepairStep(subject: key.description, action: "delete orphaned secret", outcome: .failed(ErrorMapping.appError(error))))
+                step(RepairStep(subject: Self.name(key), action: "delete orphaned secret", outcome: .failed(ErrorMapping.appError(error))))
             }
         }
     }
