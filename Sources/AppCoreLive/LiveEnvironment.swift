@@ -88,13 +88,7 @@ extension CredentialStoreClient {
                     // passphrase file or descriptor, e.g. after `authdeck lock`) counts as locked:
                     // `status` reports what a script would meet, and never prompts.
                     let locked = (store as? VaultSecretStore).map { !$0.opensWithoutAsking() } ?? false
-                    // A file store that cannot be read because it is damaged is reported as such
-                    // (`status` says "store damaged"; the Secret Service is not asked here).
-                    var damage: FileDamage?
-                    if !locked, let fileStore = store as? any FileBackedSecretStore {
-                        do throws(SecretStoreError) { _ = try fileStore.listAccounts() } catch { damage = ErrorMapping.damage(error) }
-                    }
-                    return StoreInfo(backend: chosen.kind, isLocked: locked, damage: damage)
+                    return StoreInfo(backend: chosen.kind, isLocked: locked)
                 case .failure:
                     return StoreInfo(backend: nil, isLocked: true)
                 }

@@ -117,6 +117,29 @@ final class DamagedStore: SecretStore {
     final class NoLock: AccountLockHandle { func release() {} }
 }
 
+/// A store in which one item does not decode (a damaged Secret Service item).
+final class OneDamagedItemStore: SecretStore {
+    let base: InMemorySecretStore
+    let damaged: AccountKey
+    let deleted = Mutex(false)
+    init(base: InMemorySecretStore, damaged: AccountKey) {
+        self.base = base
+        self.damaged = damaged
+    }
+    var kind: SecretStoreKind { .secretService }
+    func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
+        if key == damaged, !deleted.withLock({ $0 }) { throw .corrupt(file: nil, reason: .malformedRecord("DecodingError")) }
+        return try base.load(key)
+    }
+    func save(_ secrets: AccountSecrets, for key: AccountKey) throws(SecretStoreError) { try base.save(secrets, for: key) }
+    func delete(_ key: AccountKey) throws(SecretStoreError) {
+        if key == damaged { deleted.withLock { $0 = true } }
+        try base.delete(key)
+    }
+    func listAccounts() throws(SecretStoreError) -> [AccountKey] { try base.listAccounts() }
+    func tryLockAccount(_ key: AccountKey) throws(SecretStoreError) -> (any AccountLockHandle)? { try base.tryLockAccount(key) }
+}
+
 final class StepLog: Sendable {
     let steps = Mutex<[RepairStep]>([])
     func append(_ step: RepairStep) { steps.withLock { $0.append(step) } }
@@ -231,6 +254,27 @@ struct DoctorUseCaseTests {
         let final = Doctor(env).repair { second.append($0) }
         #expect(second.done("delete orphaned secret") == ["op/bob", "op/mallory"])
         #expect(final.isHealthy)
+    }
+
+    @Test("diagnose reads every secret set: an item that does not decode is damaged on its own; repair deletes only that item")
+    func damagedSecretItem() async throws {
+        let damageable = DamageableWorld()
+        let world = damageable.world
+        let alice = try await signedIn(world)
+        _ = try await signedIn(world, as: "bob")
+        let bob = AccountKey(provider: "op", account: "bob")
+        let store = OneDamagedItemStore(base: world.secrets, damaged: bob)
+        var env = damageable.environment()
+        env.credentials.store = { store }
+        let report = Doctor(env).diagnose()
+        #expect(report.damagedSecrets == [bob])
+        #expect(report.damaged.map(\.path) == ["op/bob"])
+        let log = StepLog()
+        let after = Doctor(env).repair { log.append($0) }
+        #expect(log.done("delete damaged secret") == ["op/bob"])
+        #expect(damageable.changes.withLock { $0 }.isEmpty, "the store itself is not moved aside")
+        #expect(try world.secrets.listAccounts() == [storeKey(alice.record)])
+        #expect(after.accountsWithoutSecrets == [AccountID("op/bob")])
     }
 
     @Test("repair moves a damaged active.json aside and resets it (the only account becomes active), never writing over it")

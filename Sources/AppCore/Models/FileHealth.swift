@@ -38,6 +38,8 @@ public enum MetadataFileKind: String, CaseIterable, Sendable {
 public struct FileHealth: Equatable, Sendable {
     public enum Kind: String, Equatable, Sendable {
         case providers, storeChoice = "store", accounts, active, secrets, cache
+        /// One account's secret set (a Secret Service item, a vault record) that does not decode.
+        case secretItem = "secret"
     }
 
     public enum Condition: Equatable, Sendable {

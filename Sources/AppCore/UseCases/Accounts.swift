@@ -94,7 +94,15 @@ public struct LoadAccounts: Sendable {
         let providers = try tolerant([]) { () throws(AppError) in try env.files.providers() }
         let accounts = try tolerant([]) { () throws(AppError) in try env.files.accounts() }
         let active = try Accounts(env: env).activeAccount()
-        return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: env.credentials.info(),
+        var store = env.credentials.info()
+        // The secrets' file is read here (not in ``run()``: a command meets its damage when it
+        // loads the secrets, and the token path stays one decryption).
+        // The Secret Service is not asked (a D-Bus round trip on every reload): its damage is an
+        // item's, met when that account's secrets are loaded.
+        if !store.isLocked, store.backend == .vault || store.backend == .plaintext, let found = env.credentials.check().damage {
+            store.damage = found
+        }
+        return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
                               damage: damage, warnings: active.warning.map { [$0] } ?? [])
     }
 

@@ -14,6 +14,10 @@ public struct DoctorReport: Equatable, Sendable {
     public var orphanedSecrets: [AccountKey]?
     /// What could not be checked and why.
     public var notes: [String]
+    /// Stored secret sets that do not decode (a damaged Secret Service item, a vault record).
+    public var damagedSecrets: [AccountKey] {
+        files.compactMap { file in file.kind == .secretItem ? Doctor.key(named: file.path) : nil }
+    }
 
     public init(files: [FileHealth], accountsWithoutSecrets: [AccountID]?, orphanedSecrets: [AccountKey]?, notes: [String]) {
         self.files = files
@@ -25,10 +29,10 @@ public struct DoctorReport: Equatable, Sendable {
     /// Files that are damaged (a repair moves them aside).
     public var damaged: [FileHealth] { files.filter { if case .damaged = $0.condition { true } else { false } } }
 
-    /// Whether nothing needs doing: no damaged or unreadable file, no orphaned secret, no
-    /// account without secrets.
+    /// Whether nothing needs doing: no damaged, unreadable or unchecked (locked) file, no
+    /// orphaned secret, no account without secrets.
     public var isHealthy: Bool {
-        !files.contains { if case .damaged = $0.condition { true } else if case .unreadable = $0.condition { true } else { false } }
+        !files.contains { !$0.condition.isUsable }
             && (accountsWithoutSecrets ?? []).isEmpty && (orphanedSecrets ?? []).isEmpty
     }
 }
@@ -84,6 +88,15 @@ public struct Doctor: Sendable {
         let records: [AccountRecord]? = accountsFile?.condition.isUsable == true ? try? env.files.accounts() : nil
         let providers: [ProviderConfig]? = providersFile?.condition.isUsable == true ? try? env.files.providers() : nil
         let keys: [AccountKey]? = secrets.condition.isUsable ? storedKeys() : nil
+        // Each secret set is read once: a Secret Service item (or a vault record) that does not
+        // decode is damaged on its own.
+        for key in keys ?? [] {
+            do {
+                _ = try env.credentials.store().load(key)
+            } catch let error as SecretStoreError {
+                if let damage = error.damage { files.append(FileHealth(kind: .secretItem, path: Self.name(key), condition: .damaged(damage.description))) }
+            } catch {}
+        }
         if keys == nil { notes.append("The stored secrets could not be listed (\(secrets.path): \(secrets.condition.label)); accounts without secrets and orphaned secrets were not checked.") }
         if records == nil { notes.append("accounts.json could not be read; accounts without secrets and orphaned secrets were not checked.") }
         if providers == nil { notes.append("providers.json could not be read; orphaned provider client secrets were not checked.") }
@@ -102,6 +115,13 @@ public struct Doctor: Sendable {
     /// A store key as doctor names it: `provider/account`, or `provider (client secret)`.
     public static func name(_ key: AccountKey) -> String {
         key.isProviderClient ? "\(key.provider) (client secret)" : key.description
+    }
+
+    /// The key ``name(_:)`` names.
+    static func key(named name: String) -> AccountKey? {
+        if name.hasSuffix(" (client secret)") { return .providerClient(String(name.dropLast(" (client secret)".count))) }
+        guard let slash = name.firstIndex(of: "/") else { return nil }
+        return AccountKey(provider: String(name[..<slash]), account: String(name[name.index(after: slash)...]))
     }
 
     /// Store keys no record and no configured provider owns.
@@ -129,6 +149,15 @@ public struct Doctor: Sendable {
             case .cache:
                 env.cache.drop(file.path)
                 step(RepairStep(subject: file.path, action: "drop cache file", outcome: .done("removed; it is fetched again when needed")))
+            case .secretItem:
+                guard let key = Self.key(named: file.path) else { continue }
+                do {
+                    let store = try env.credentials.store()
+                    try store.withAccountLock(key) { try store.delete(key) }
+                    step(RepairStep(subject: file.path, action: "delete damaged secret", outcome: .done("it could not be read; the account signs in again")))
+                } catch {
+                    step(RepairStep(subject: file.path, action: "delete damaged secret", outcome: .failed(ErrorMapping.appError(error))))
+                }
             case .secrets:
                 do throws(AppError) {
                     let moved = try env.credentials.moveAside(now)
@@ -178,7 +207,7 @@ public struct Doctor: Sendable {
         case .storeChoice: .storeChoice
         case .accounts: .accounts
         case .active: .active
-        case .secrets, .cache: nil
+        case .secrets, .cache, .secretItem: nil
         }
     }
 
