@@ -37,10 +37,12 @@ enum JSONDamage {
         return text.contains("end of file") || text.contains("unexpected end") || text.contains("premature end")
     }
 
+    /// The parser's words (a position, "Invalid value around character 6."), with anything it
+    /// quotes from the file left out: a damaged secrets file must not leak into a message.
     private static func position(_ error: NSError) -> String {
         let text = error.userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
-        // The parser's text names a character and a position, never a value from the file.
-        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+        let unquoted = text.replacingOccurrences(of: #"(['"]).*?\1"#, with: "…", options: .regularExpression)
+        return unquoted.count > 120 ? String(unquoted.prefix(120)) + "…" : unquoted
     }
 
     /// True when the bytes are two or more whole JSON documents one after another (`cat a a`):
