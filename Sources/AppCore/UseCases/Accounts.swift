@@ -27,8 +27,6 @@ struct Accounts: Sendable {
                  specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
     }
 
-    /// Records that the grant is gone, so that every process sees it (status exits 3, the TUI
-    /// shows "needs sign-in", `token` refuses to hand out the stored token).
     /// The active account. A damaged `active.json` (it holds no secret, only a pointer) blocks
     /// nothing: it counts as no active account, with a warning that names it.
     func activeAccount() throws(AppError) -> (id: AccountID?, warning: String?) {
@@ -52,6 +50,8 @@ struct Accounts: Sendable {
         try env.files.saveActiveAccount(id)
     }
 
+    /// Records that the grant is gone, so that every process sees it (status exits 3, the TUI
+    /// shows "needs sign-in", `token` refuses to hand out the stored token).
     func markNeedsSignIn(_ id: AccountID) {
         guard var record = try? record(id), record.needsSignInSince == nil else { return }
         record.needsSignInSince = env.now()
