@@ -3,6 +3,7 @@
 // file aside (0600, its bytes kept) and drops orphaned secrets. No provider is needed.
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ struct DamagedFilesTests {
         let token = try await home.run(["token"])
         #expect(token.exitCode == 5 && token.stdout.isEmpty, "\(token)")
         #expect(token.stderr.contains(path) && token.stderr.contains("authdeck doctor"))
-        for arguments in [["switch", "alice"], ["logout", "--local-only", "alice"], ["refresh"], ["doctor"]] {
+        for arguments in [["switch", "alice"], ["logout", "--local-only", "alice"], ["refresh"], ["login", "p", "--no-browser"], ["doctor"]] {
             let result = try await home.run(arguments)
             #expect(result.exitCode == 5, "\(arguments): \(result)")
         }
@@ -183,5 +184,30 @@ extension CLIHome {
     func mode(_ area: Area, _ name: String) -> mode_t {
         var st = stat()
         return stat(path(area, name), &st) == 0 ? st.st_mode & 0o777 : 0
+    }
+}
+
+@Suite("TUI: damaged files (real binary under tmux)", .serialized)
+struct DamagedFilesTUITests {
+    @Test("With a truncated accounts.json the accounts screen says 'store damaged', names the file and says to run 'authdeck doctor' (not 'No accounts' or 'No provider configured')")
+    func damagedAccounts() async throws {
+        try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
+        let home = try await DamagedFilesTests.home()
+        defer { home.remove() }
+        let damaged = String(DamagedFilesTests.accounts.prefix(60))
+        try home.write(.state, "accounts.json", damaged)
+        let command = "env TERM=tmux-256color '\(authdeckBinary.replacingOccurrences(of: "'", with: #"'\''"#))'; echo TUI-EXIT-STATUS=$?; exec sleep 600"
+        let t = try TestSupport.TmuxSession(width: 120, height: 30, command: command, environment: home.environment)
+        defer { t.kill() }
+        let screen = try await t.waitFor("store damaged") { $0.contains("store damaged") && $0.contains("run 'authdeck doctor'") }
+        #expect(screen.contains("accounts.json"))
+        #expect(!screen.contains("No accounts"))
+        try t.sendKeys("l")
+        try await Task.sleep(for: .milliseconds(500))
+        let afterSignIn = try t.capture()
+        #expect(afterSignIn.contains("store damaged") && !afterSignIn.contains("No provider configured"), "\(afterSignIn)")
+        try t.sendKeys("q")
+        _ = try await t.waitFor("exit") { $0.contains("TUI-EXIT-STATUS=") }
+        #expect(try home.read(.state, "accounts.json") == damaged, "the TUI wrote nothing over it")
     }
 }
