@@ -81,6 +81,8 @@ public struct AppReducer: Sendable {
             state.providers = snapshot.providers
             state.credentialStore = snapshot.credentialStore
             state.activeAccountID = snapshot.activeAccountID
+            state.damage = snapshot.allDamage
+            if let warning = snapshot.warnings.first, state.flash == nil { flash(&state, .warn, warning) }
             state.accounts = snapshot.accounts.map { record in
                 var account = state.account(record.id) ?? AccountState(record: record)
                 account.record = record
@@ -178,6 +180,9 @@ public struct AppReducer: Sendable {
                 flash(&state, .error, "The credential store is locked")
             case .cancelled:
                 state.accounts[index].refresh = .idle
+            case .storeDamaged:
+                state.accounts[index].refresh = .halted
+                flash(&state, .error, error.description)
             case .securityRelevant, .usage, .other:
                 state.accounts[index].refresh = .halted
                 flash(&state, .error, "Refresh of \(name) failed: \(error)")

@@ -31,6 +31,8 @@ public enum AccountStatus: Equatable, Sendable {
     case needsSignIn
     case refreshFailed(retryAt: Date)
     case storeLocked
+    /// The secrets' file cannot be read because it is damaged (`authdeck doctor`).
+    case storeDamaged
 
     /// The label in the accounts pane and `status`, e.g. "refresh failed, retrying in 8s".
     public func label(now: Date) -> String {
@@ -43,6 +45,7 @@ public enum AccountStatus: Equatable, Sendable {
         case .refreshFailed(let at):
             TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
+        case .storeDamaged: "store damaged"
         }
     }
 
@@ -52,7 +55,7 @@ public enum AccountStatus: Equatable, Sendable {
     public var needsAttention: Bool {
         switch self {
         case .valid, .expiringSoon, .refreshing, .expired: false
-        case .needsSignIn, .refreshFailed, .storeLocked: true
+        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: true
         }
     }
 }
@@ -78,7 +81,8 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     }
 
     /// The status at `now` (pure: no clock read).
-    public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool) -> AccountStatus {
+    public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool, storeDamaged: Bool = false) -> AccountStatus {
+        if storeDamaged { return .storeDamaged }
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
         if record.needsSignInSince != nil { return .needsSignIn }
@@ -181,6 +185,9 @@ public struct AppState: Equatable, Sendable {
     public var selectedAccountID: AccountID?
     /// The credential store's backend and state (not to be confused with the state `Store`).
     public var credentialStore: StoreInfo
+    /// Files that could not be read because they are damaged: the screen says "store damaged",
+    /// names them and says to run `authdeck doctor` (instead of "No accounts").
+    public var damage: [FileDamage] = []
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
     public var flash: Flash?
@@ -211,7 +218,7 @@ public struct AppState: Equatable, Sendable {
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
 
     public func status(of account: AccountState) -> AccountStatus {
-        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked)
+        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked, storeDamaged: credentialStore.damage != nil)
     }
 
     /// Whether anything visible counts down (the ticker runs only then).

@@ -99,9 +99,13 @@ public struct StoreInfo: Equatable, Sendable {
     /// The backend; nil when none could be selected (or before the first load).
     public var backend: SecretStoreKind?
     public var isLocked: Bool
-    public init(backend: SecretStoreKind?, isLocked: Bool = false) {
+    /// The secrets' file cannot be read: it is damaged (the vault's header or authentication
+    /// tag fails, the plaintext file is not what authdeck wrote).
+    public var damage: FileDamage?
+    public init(backend: SecretStoreKind?, isLocked: Bool = false, damage: FileDamage? = nil) {
         self.backend = backend
         self.isLocked = isLocked
+        self.damage = damage
     }
     /// Plaintext: shown as a permanent warning badge.
     public var isInsecure: Bool { backend?.isInsecure ?? false }
@@ -116,12 +120,23 @@ public struct LoadedSnapshot: Equatable, Sendable {
     /// The persisted active account.
     public var activeAccountID: AccountID?
     public var credentialStore: StoreInfo
-    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo) {
+    /// Files that could not be read because they are damaged (``LoadAccounts/overview()``):
+    /// what they hold is missing from this snapshot; the front ends say "store damaged".
+    public var damage: [FileDamage]
+    /// What the user should know but that blocks nothing (a damaged `active.json`).
+    public var warnings: [String]
+    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo,
+                damage: [FileDamage] = [], warnings: [String] = []) {
         self.providers = providers
         self.accounts = accounts
         self.activeAccountID = activeAccountID
         self.credentialStore = credentialStore
+        self.damage = damage
+        self.warnings = warnings
     }
+
+    /// Every damaged file: the metadata files' and the secrets' file.
+    public var allDamage: [FileDamage] { damage + (credentialStore.damage.map { [$0] } ?? []) }
 }
 
 /// The use cases the reducer's effects run, as a struct of closures so reducer tests can script
@@ -176,7 +191,7 @@ public struct UseCaseClient: Sendable {
             do { return .success(try await body()) } catch { return .failure(error) }
         }
         self.init(
-            load: { await result { () throws(AppError) in try LoadAccounts(env).run() } },
+            load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
             signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
             refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).run(id, force: manual) } },

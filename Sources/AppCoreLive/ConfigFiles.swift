@@ -65,7 +65,60 @@ public struct ConfigFiles: Sendable {
 
     public func recordedStore() -> StoreSelection? { try? storeFile.read() }
 
+    /// Records the chosen backend. A damaged `store.json` is left as it is (for `authdeck
+    /// doctor`), never overwritten.
     public func recordStore(_ selection: StoreSelection) throws(SecretStoreError) {
-        if (try? storeFile.read()) != selection { try storeFile.write(selection) }
+        switch storeFile.inspect() {
+        case .success(let current)? where current == selection: return
+        case .failure(let error)? where error.damage != nil: return
+        default: try storeFile.write(selection)
+        }
+    }
+
+    /// The path of a metadata file.
+    public func path(_ kind: MetadataFileKind) -> String {
+        switch kind {
+        case .providers: providersFile.path
+        case .storeChoice: storeFile.path
+        case .accounts: accountsFile.path
+        case .active: activeFile.path
+        }
+    }
+
+    /// A metadata file's condition: ok, missing, damaged (how), unreadable. Reads only.
+    public func check(_ kind: MetadataFileKind) -> FileHealth {
+        let error: SecretStoreError?? = switch kind {
+        case .providers: providersFile.inspect().map(Self.failure)
+        case .storeChoice: storeFile.inspect().map(Self.failure)
+        case .accounts: accountsFile.inspect().map(Self.failure)
+        case .active: activeFile.inspect().map(Self.failure)
+        }
+        let healthKind: FileHealth.Kind = switch kind {
+        case .providers: .providers
+        case .storeChoice: .storeChoice
+        case .accounts: .accounts
+        case .active: .active
+        }
+        let condition: FileHealth.Condition = switch error {
+        case nil: .missing
+        case .some(nil): .ok
+        case .some(let error?): error.damage.map { .damaged($0.description) } ?? .unreadable(error.description)
+        }
+        return FileHealth(kind: healthKind, path: path(kind), condition: condition)
+    }
+
+    private static func failure<T>(_ result: Result<T, SecretStoreError>) -> SecretStoreError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    /// Moves a metadata file aside under its lock; the new path, nil when there was none.
+    public func moveAside(_ kind: MetadataFileKind, now: Date) throws(SecretStoreError) -> String? {
+        switch kind {
+        case .providers: try providersFile.moveAside(now: now)
+        case .storeChoice: try storeFile.moveAside(now: now)
+        case .accounts: try accountsFile.moveAside(now: now)
+        case .active: try activeFile.moveAside(now: now)
+        }
     }
 }

@@ -118,6 +118,37 @@ extension CredentialStoreClient {
                     ?? .terminal(prompt: "New vault passphrase: ")
                 do { try vault.changePassphrase(to: source) } catch { throw ErrorMapping.appError(error) }
                 return true
+            },
+            check: {
+                switch selection {
+                case .failure(let error):
+                    return FileHealth(kind: .secrets, path: "credential store", condition: .unreadable(error.description))
+                case .success:
+                    let store = store!
+                    let fileStore = store as? any FileBackedSecretStore
+                    let path = fileStore?.path ?? "Secret Service (application=authdeck)"
+                    if fileStore != nil, access(path, F_OK) != 0 { return FileHealth(kind: .secrets, path: path, condition: .missing) }
+                    if let vault = store as? VaultSecretStore, !vault.opensWithoutAsking() {
+                        return FileHealth(kind: .secrets, path: path, condition: .locked("the vault's passphrase is needed to check it"))
+                    }
+                    do throws(SecretStoreError) {
+                        _ = try store.listAccounts()
+                        return FileHealth(kind: .secrets, path: path, condition: .ok)
+                    } catch {
+                        if let damage = error.damage { return FileHealth(kind: .secrets, path: path, condition: .damaged(damage.description)) }
+                        if error.needsUserAction, case .permissionDenied = error {
+                            return FileHealth(kind: .secrets, path: path, condition: .unreadable(error.description))
+                        }
+                        if error.needsUserAction { return FileHealth(kind: .secrets, path: path, condition: .locked(error.description)) }
+                        return FileHealth(kind: .secrets, path: path, condition: .unreadable(error.description))
+                    }
+                }
+            },
+            moveAside: { now throws(AppError) -> String? in
+                guard let fileStore = try opened() as? any FileBackedSecretStore else {
+                    throw AppError(title: "The Secret Service keeps its own items", detail: "There is no file to move aside; remove damaged items with your keyring's tool (e.g. seahorse).")
+                }
+                do { return try fileStore.moveAside(now: now) } catch { throw ErrorMapping.appError(error) }
             })
     }
 }
@@ -142,7 +173,9 @@ extension MetadataFiles {
             saveAccount: { record throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveAccount(record) } },
             removeAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeAccount(id) } },
             activeAccount: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.activeAccount() } },
-            saveActiveAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveActiveAccount(id) } })
+            saveActiveAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveActiveAccount(id) } },
+            check: { kind in files.check(kind) },
+            moveAside: { kind, now throws(AppError) in try mapped { () throws(SecretStoreError) in try files.moveAside(kind, now: now) } })
     }
 }
 
@@ -172,6 +205,26 @@ extension ProviderDocumentCache {
             },
             remove: { provider in
                 for kind in CachedDocument.Kind.allCases { unlink(file(provider, kind).path) }
+            },
+            check: {
+                let folders = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                return folders.sorted().flatMap { folder in
+                    CachedDocument.Kind.allCases.compactMap { kind -> FileHealth? in
+                        let store = JSONFileStore<CachedDocument>(path: "\(directory)/\(folder)/\(kind.rawValue).json")
+                        switch store.inspect() {
+                        case nil: return nil
+                        case .success?: return FileHealth(kind: .cache, path: store.path, condition: .ok)
+                        case .failure(let error)?:
+                            return FileHealth(kind: .cache, path: store.path,
+                                              condition: error.damage.map { .damaged($0.description) } ?? .unreadable(error.description))
+                        }
+                    }
+                }
+            },
+            drop: { path in
+                // Only a cache file of this directory (what `check` lists).
+                guard path.hasPrefix(directory + "/"), !path.contains("/../"), path.hasSuffix(".json") else { return }
+                unlink(path)
             })
     }
 

@@ -66,6 +66,19 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case trailingData
         /// The decrypted or plain payload is not a valid record (the decoding error's type).
         case malformedRecord(String)
+        /// The file is empty (zero bytes, or only white space): a write was cut short.
+        case empty
+        /// The bytes are not JSON (where the parser stopped).
+        case notJSON(String)
+        /// JSON that stops before its last value closes: the file was cut short.
+        case truncatedJSON
+        /// Two or more JSON documents one after the other (the file was written twice).
+        case multipleJSONDocuments
+        /// Valid JSON, but not the shape authdeck writes (e.g. an object where a list belongs).
+        case wrongShape(String)
+        /// Valid JSON of the right shape, but one record in it does not decode (its position
+        /// from 0, and the field at fault).
+        case undecodableRecord(index: Int, field: String)
 
         public var description: String {
             switch self {
@@ -76,7 +89,25 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
             case .authenticationFailed: "authentication failed (modified ciphertext or header)"
             case .trailingData: "unexpected data after the end"
             case .malformedRecord(let what): "malformed record (\(what))"
+            case .empty: "empty (a write was cut short)"
+            case .notJSON(let position): "not JSON (\(position))"
+            case .truncatedJSON: "truncated: the JSON stops before it is complete"
+            case .multipleJSONDocuments: "two JSON documents one after the other (written twice)"
+            case .wrongShape(let what): "valid JSON but the wrong shape (\(what))"
+            case .undecodableRecord(let index, let field):
+                "record \(index + 1) does not decode\(field.isEmpty ? "" : " (field '\(field)')")"
             }
+        }
+    }
+
+    /// The damage of a file or item that exists but is not what authdeck wrote (corrupt or
+    /// truncated): the file (nil for a keyring item) and what is wrong, for ``ErrorMapping`` and
+    /// `authdeck doctor`. Nil for every other error (a locked store, a permission, I/O).
+    public var damage: (file: String?, description: String)? {
+        switch self {
+        case .corrupt(let file, let reason): (file, reason.description)
+        case .truncated(_, let expected, let actual): (file, "truncated: expected \(expected) bytes, found \(actual)")
+        default: nil
         }
     }
 

@@ -37,3 +37,30 @@ struct AccountsFile: Sendable {
         try PrivateFiles.writeAtomically(Data(next), to: path)
     }
 }
+
+extension AccountsFile {
+    /// Moves the file aside under the store lock (``PrivateFiles/moveAside(_:now:)``): the new
+    /// path, nil when there was none.
+    func moveAside(now: Date) throws(SecretStoreError) -> String? {
+        try PrivateFiles.ensureDirectory(directory)
+        let lock = try FileLock.lock(storeLockPath)
+        defer { lock.release() }
+        return try PrivateFiles.moveAside(path, now: now)
+    }
+}
+
+/// A store whose secrets are one file (the vault, the plaintext file): `authdeck doctor` names
+/// it and can move it aside when it is damaged.
+public protocol FileBackedSecretStore: SecretStore {
+    var path: String { get }
+    /// Moves the file aside under the store lock; the new path, nil when there was no file.
+    func moveAside(now: Date) throws(SecretStoreError) -> String?
+}
+
+extension VaultSecretStore: FileBackedSecretStore {
+    public func moveAside(now: Date) throws(SecretStoreError) -> String? { try file.moveAside(now: now) }
+}
+
+extension PlaintextFileSecretStore: FileBackedSecretStore {
+    public func moveAside(now: Date) throws(SecretStoreError) -> String? { try file.moveAside(now: now) }
+}

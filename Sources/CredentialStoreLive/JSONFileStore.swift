@@ -22,7 +22,27 @@ public struct JSONFileStore<Value: Codable & Sendable>: Sendable {
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(Value.self, from: data)
         } catch {
-            throw .corrupt(file: path, reason: .malformedRecord(String(describing: type(of: error))))
+            throw .corrupt(file: path, reason: JSONDamage.classify(data, decodingError: error))
+        }
+    }
+
+    /// The file's condition without decoding failures thrown: nil when absent, else the value
+    /// or the error reading it (damage: ``SecretStoreError/corrupt(file:reason:)``).
+    public func inspect() -> Result<Value, SecretStoreError>? {
+        do {
+            guard let value = try read() else { return nil }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Moves the file aside under its lock (see ``PrivateFiles/moveAside(_:now:)``); returns the
+    /// new path, nil when there was no file.
+    public func moveAside(now: Date) throws(SecretStoreError) -> String? {
+        try PrivateFiles.ensureDirectory(PrivateFiles.directoryOf(path))
+        return try FileLock.withLock(path + ".lock") { () throws(SecretStoreError) -> String? in
+            try PrivateFiles.moveAside(path, now: now)
         }
     }
 

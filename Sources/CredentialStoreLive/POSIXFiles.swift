@@ -191,6 +191,34 @@ public enum PrivateFiles {
         }
     }
 
+    /// Moves a damaged file aside, keeping every byte: renamed (atomically, in the same
+    /// directory) to `<name>.damaged-<UTC time>` (with `-2`, `-3`, … when taken), mode 0600, the
+    /// directory fsync'd. Call it holding the lock the file's writers take. Returns the new path;
+    /// nil when there was no file.
+    /// - Throws: ``SecretStoreError/io(file:operation:cause:)``.
+    public static func moveAside(_ path: String, now: Date) throws(SecretStoreError) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .io(file: path, operation: "stat", cause: errnoCause("lstat"))
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = "\(path).damaged-\(formatter.string(from: now))"
+        var target = base
+        var counter = 1
+        while lstat(target, &st) == 0 {
+            counter += 1
+            target = "\(base)-\(counter)"
+        }
+        guard chmod(path, 0o600) == 0 else { throw .io(file: path, operation: "chmod", cause: errnoCause("chmod")) }
+        guard rename(path, target) == 0 else { throw .io(file: path, operation: "move aside", cause: errnoCause("rename")) }
+        try syncDirectory(directoryOf(path))
+        return target
+    }
+
     static func directoryOf(_ path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         return directory.isEmpty ? "." : directory

@@ -160,7 +160,7 @@ struct AccountsDocument: Codable {
         do {
             document = try AccountSecretsEncoding.makeDecoder().decode(AccountsDocument.self, from: Data(bytes))
         } catch {
-            throw .corrupt(file: path, reason: .malformedRecord(String(describing: type(of: error))))
+            throw .corrupt(file: path, reason: JSONDamage.classify(Data(bytes), decodingError: error))
         }
         guard document.version <= currentVersion else {
             throw .corrupt(file: path, reason: .unsupportedVersion(document.version))

@@ -105,7 +105,7 @@ public enum StatusText {
         case .expiringSoon: .statusExpiringSoon
         case .refreshing: .statusRefreshing
         case .expired: .statusExpired
-        case .needsSignIn, .refreshFailed, .storeLocked: .statusError
+        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: .statusError
         }
     }
 
@@ -116,7 +116,7 @@ public enum StatusText {
         case .expiringSoon: "◐"
         case .refreshing: "↻"
         case .expired: "○"
-        case .needsSignIn, .refreshFailed, .storeLocked: "✗"
+        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: "✗"
         }
     }
 }

@@ -147,6 +147,12 @@ public enum Renderer {
             f.draw(line, x: g.inner.x, y: g.inner.y, width: g.inner.width)
         }
         if visible.isEmpty {
+            if m.accounts.isEmpty, let damage = m.storeDamage {
+                for (index, line) in damage.enumerated() where g.top + index < rect.y + rect.height - 1 {
+                    f.draw([.text(Sanitizer.visible(line), index == 0 ? .statusError : .text)], x: g.inner.x + 1, y: g.top + index, width: g.inner.width - 1)
+                }
+                return
+            }
             let msg = m.accounts.isEmpty ? "No accounts. Press l to sign in." : "No account matches the filter."
             f.draw([.text(msg, .textDim)], x: g.inner.x + 1, y: g.top, width: g.inner.width - 1)
             return

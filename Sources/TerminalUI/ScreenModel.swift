@@ -22,6 +22,9 @@ public struct ScreenModel: Equatable, Sendable {
     public var dialog: Dialog?
     public var helpVisible: Bool
     public var flash: Flash?
+    /// Lines such as "store damaged:", the file, what is wrong, "run 'authdeck doctor'" when a
+    /// file authdeck keeps cannot be read: shown instead of "No accounts".
+    public var storeDamage: [String]?
     /// Read-only mode hides destructive bindings (sign out).
     public var readOnly: Bool
     /// Glyphs for the QR code: Unicode half blocks, or ASCII `##` when the terminal lacks UTF-8.

@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
     static let commands: [[String]] = [
         [], ["login"], ["logout"], ["status"], ["switch"], ["token"], ["refresh"], ["userinfo"], ["introspect"],
         ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "list"], ["provider", "show"],
-        ["provider", "remove"], ["lock"], ["passphrase"], ["completion"],
+        ["provider", "remove"], ["lock"], ["passphrase"], ["doctor"], ["completion"],
     ]
 
     @Test("--help of every command matches its golden (argument-parser style)", arguments: commands)
@@ -80,12 +80,12 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: a preset --domain that makes an issuer with a query", arguments: ["provider", "add", "work", "--preset", "auth0", "--domain", "ex.auth0.com?x=1", "--client-id", "c"]),
         UsageCase(name: "api with user info in the URL", arguments: ["api", "https://alice:s3cret@api.test/"]),
         UsageCase(name: "api with a trailing newline in the URL", arguments: ["api", "https://api.test/items\n"]),
-        UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
-        UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
-        UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
-        UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
+        UsageCase(name: "unknown command followed by --help", arguments: ["wizard", "--help"]),
+        UsageCase(name: "unknown command followed by -h", arguments: ["wizard", "-h"]),
+        UsageCase(name: "unknown command followed by a command and --help", arguments: ["wizard", "status", "--help"]),
+        UsageCase(name: "unknown command followed by --version", arguments: ["wizard", "--version"]),
         UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
-        UsageCase(name: "unknown command after a root option, with --help", arguments: ["--theme", "light", "doctor", "--help"]),
+        UsageCase(name: "unknown command after a root option, with --help", arguments: ["--theme", "light", "wizard", "--help"]),
     ]
 
     @Test("provider add names what is wrong with the issuer and what to do, and never echoes a password put in it",
@@ -118,8 +118,8 @@ struct HelpAndUsageTests {
         #expect(secret.exitCode == 2 && !secret.stderr.contains("s3cret") && secret.stderr.contains("https://***@api.test/"), "\(secret)")
     }
 
-    @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",
-          arguments: [["doctor", "--help"], ["doctor", "-h"], ["doctor", "help"], ["provider", "rename", "--help"]])
+    @Test("An unknown command is a usage error whatever follows it (wizard --help, wizard -h, provider rename --help)",
+          arguments: [["wizard", "--help"], ["wizard", "-h"], ["wizard", "help"], ["provider", "rename", "--help"]])
     func unknownCommandWithHelp(_ arguments: [String]) async throws {
         let home = try CLIHome()
         defer { home.remove() }

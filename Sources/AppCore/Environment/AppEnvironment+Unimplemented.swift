@@ -37,7 +37,12 @@ extension AppEnvironment {
                 store: { () throws(AppError) -> any SecretStore in throw failure("credentials.store") },
                 prepareForWrite: { () throws(AppError) in throw failure("credentials.prepareForWrite") },
                 lockVault: { () throws(AppError) -> Bool in throw failure("credentials.lockVault") },
-                changeVaultPassphrase: { () throws(AppError) -> Bool in throw failure("credentials.changeVaultPassphrase") }),
+                changeVaultPassphrase: { () throws(AppError) -> Bool in throw failure("credentials.changeVaultPassphrase") },
+                check: {
+                    report("unimplemented: environment.credentials.check")
+                    return FileHealth(kind: .secrets, path: "unimplemented", condition: .unreadable("unimplemented"))
+                },
+                moveAside: { (_: Date) throws(AppError) -> String? in throw failure("credentials.moveAside") }),
             files: MetadataFiles(
                 providers: { () throws(AppError) -> [ProviderConfig] in throw failure("files.providers") },
                 saveProvider: { (_: ProviderConfig) throws(AppError) in throw failure("files.saveProvider") },
@@ -46,10 +51,17 @@ extension AppEnvironment {
                 saveAccount: { (_: AccountRecord) throws(AppError) in throw failure("files.saveAccount") },
                 removeAccount: { (_: AccountID) throws(AppError) in throw failure("files.removeAccount") },
                 activeAccount: { () throws(AppError) -> AccountID? in throw failure("files.activeAccount") },
-                saveActiveAccount: { (_: AccountID?) throws(AppError) in throw failure("files.saveActiveAccount") }),
+                saveActiveAccount: { (_: AccountID?) throws(AppError) in throw failure("files.saveActiveAccount") },
+                check: { kind in
+                    report("unimplemented: environment.files.check(\(kind.rawValue))")
+                    return FileHealth(kind: .providers, path: kind.rawValue, condition: .unreadable("unimplemented"))
+                },
+                moveAside: { (_: MetadataFileKind, _: Date) throws(AppError) -> String? in throw failure("files.moveAside") }),
             cache: ProviderDocumentCache(
                 load: { _, kind in report("unimplemented: environment.cache.load(\(kind))"); return nil },
                 save: { _, document in report("unimplemented: environment.cache.save(\(document.kind))") },
-                remove: { _ in report("unimplemented: environment.cache.remove") }))
+                remove: { _ in report("unimplemented: environment.cache.remove") },
+                check: { report("unimplemented: environment.cache.check"); return [] },
+                drop: { _ in report("unimplemented: environment.cache.drop") }))
     }
 }

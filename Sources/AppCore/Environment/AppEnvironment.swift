@@ -103,16 +103,27 @@ public struct CredentialStoreClient: Sendable {
     public var lockVault: @Sendable () throws(AppError) -> Bool
     /// Re-encrypts the vault under a new passphrase; false when the store is not a vault.
     public var changeVaultPassphrase: @Sendable () throws(AppError) -> Bool
+    /// The secrets' file (the vault, the plaintext file) or the keyring as `authdeck doctor`
+    /// finds it: ok, missing, damaged (how), unreadable or locked. Never prompts.
+    public var check: @Sendable () -> FileHealth
+    /// Moves the secrets' file aside (same directory, timestamped name, 0600, atomic rename,
+    /// under the store lock); returns the new path, nil when there was no file. Throws for a
+    /// store without a file (Secret Service).
+    public var moveAside: @Sendable (_ now: Date) throws(AppError) -> String?
 
     public init(info: @escaping @Sendable () -> StoreInfo, store: @escaping @Sendable () throws(AppError) -> any SecretStore,
                 prepareForWrite: @escaping @Sendable () throws(AppError) -> Void,
                 lockVault: @escaping @Sendable () throws(AppError) -> Bool,
-                changeVaultPassphrase: @escaping @Sendable () throws(AppError) -> Bool) {
+                changeVaultPassphrase: @escaping @Sendable () throws(AppError) -> Bool,
+                check: @escaping @Sendable () -> FileHealth = { FileHealth(kind: .secrets, path: "unimplemented", condition: .unreadable("unimplemented: credentials.check")) },
+                moveAside: @escaping @Sendable (Date) throws(AppError) -> String? = { _ throws(AppError) in throw unimplementedError("credentials.moveAside") }) {
         self.info = info
         self.store = store
         self.prepareForWrite = prepareForWrite
         self.lockVault = lockVault
         self.changeVaultPassphrase = changeVaultPassphrase
+        self.check = check
+        self.moveAside = moveAside
     }
 }
 
@@ -130,6 +141,11 @@ public struct MetadataFiles: Sendable {
     public var activeAccount: @Sendable () throws(AppError) -> AccountID?
     /// Persists the active account (`nil` clears it).
     public var saveActiveAccount: @Sendable (AccountID?) throws(AppError) -> Void
+    /// A file's condition (ok, missing, damaged and how, unreadable) and its path; reads only.
+    public var check: @Sendable (MetadataFileKind) -> FileHealth
+    /// Moves a file aside (same directory, timestamped name, 0600, atomic rename, under the
+    /// file's lock); returns the new path, nil when there was no file.
+    public var moveAside: @Sendable (MetadataFileKind, _ now: Date) throws(AppError) -> String?
 
     public init(providers: @escaping @Sendable () throws(AppError) -> [ProviderConfig],
                 saveProvider: @escaping @Sendable (ProviderConfig) throws(AppError) -> Void,
@@ -138,7 +154,13 @@ public struct MetadataFiles: Sendable {
                 saveAccount: @escaping @Sendable (AccountRecord) throws(AppError) -> Void,
                 removeAccount: @escaping @Sendable (AccountID) throws(AppError) -> Void,
                 activeAccount: @escaping @Sendable () throws(AppError) -> AccountID?,
-                saveActiveAccount: @escaping @Sendable (AccountID?) throws(AppError) -> Void) {
+                saveActiveAccount: @escaping @Sendable (AccountID?) throws(AppError) -> Void,
+                check: @escaping @Sendable (MetadataFileKind) -> FileHealth = { kind in
+                    FileHealth(kind: .providers, path: kind.rawValue, condition: .unreadable("unimplemented: files.check"))
+                },
+                moveAside: @escaping @Sendable (MetadataFileKind, Date) throws(AppError) -> String? = { _, _ throws(AppError) in
+                    throw unimplementedError("files.moveAside")
+                }) {
         self.providers = providers
         self.saveProvider = saveProvider
         self.removeProvider = removeProvider
@@ -147,6 +169,8 @@ public struct MetadataFiles: Sendable {
         self.removeAccount = removeAccount
         self.activeAccount = activeAccount
         self.saveActiveAccount = saveActiveAccount
+        self.check = check
+        self.moveAside = moveAside
     }
 }
 
@@ -188,13 +212,21 @@ public struct ProviderDocumentCache: Sendable {
     public var save: @Sendable (ProviderID, CachedDocument) -> Void
     /// Drops everything kept for a provider (`provider remove`, `provider add` replacing it).
     public var remove: @Sendable (ProviderID) -> Void
+    /// Every cache file and its condition (`authdeck doctor`); reads only.
+    public var check: @Sendable () -> [FileHealth]
+    /// Deletes one cache file named by ``check`` (a damaged one: it is fetched again when needed).
+    public var drop: @Sendable (_ path: String) -> Void
 
     public init(load: @escaping @Sendable (ProviderID, CachedDocument.Kind) -> CachedDocument?,
                 save: @escaping @Sendable (ProviderID, CachedDocument) -> Void,
-                remove: @escaping @Sendable (ProviderID) -> Void) {
+                remove: @escaping @Sendable (ProviderID) -> Void,
+                check: @escaping @Sendable () -> [FileHealth] = { [] },
+                drop: @escaping @Sendable (String) -> Void = { _ in }) {
         self.load = load
         self.save = save
         self.remove = remove
+        self.check = check
+        self.drop = drop
     }
 
     /// No cache: every process fetches again.

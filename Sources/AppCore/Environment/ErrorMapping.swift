@@ -31,6 +31,7 @@ public enum ErrorMapping {
     }
 
     static func appError(_ error: SecretStoreError) -> AppError {
+        if let damage = error.damage { return FileDamage(file: damage.file ?? "A Secret Service item", damage: damage.description).appError }
         switch error {
         case .locked, .wrongPassphrase, .passphraseUnavailable:
             return AppError(title: "The credential store is locked", detail: "\(error)", disposition: .storeLocked)
@@ -53,6 +54,11 @@ public enum ErrorMapping {
         case .failed(let detail):
             return AppError(title: "The loopback redirect listener failed", detail: detail, specReference: "RFC 8252 §7.3", disposition: .other)
         }
+    }
+
+    /// The damage a store error reports (corrupt or truncated), nil for any other error.
+    public static func damage(_ error: SecretStoreError) -> FileDamage? {
+        error.damage.map { FileDamage(file: $0.file ?? "A Secret Service item", damage: $0.description) }
     }
 
     public static func appError(_ error: any Error) -> AppError {

@@ -13,6 +13,9 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
         case securityRelevant
         /// The credential store is locked (vault passphrase or keyring).
         case storeLocked
+        /// A file authdeck keeps (metadata, the vault, the plaintext store) is damaged: nothing
+        /// was changed; `authdeck doctor` names the damage and `doctor --repair` moves it aside.
+        case storeDamaged(file: String)
         /// The user cancelled.
         case cancelled
         /// The request itself was wrong (unknown provider or account, bad option): nothing was done.
@@ -25,12 +28,15 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The clause that was violated or the spec section of the error response, e.g. "RFC 6749 §5.2".
     public var specReference: String?
     public var disposition: Disposition
+    /// The damaged file and what is wrong with it (with ``Disposition/storeDamaged(file:)``).
+    public var damage: FileDamage?
 
-    public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other) {
+    public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other, damage: FileDamage? = nil) {
         self.title = title
         self.detail = detail
         self.specReference = specReference
         self.disposition = disposition
+        self.damage = damage
     }
 
     /// "title: detail (spec)", without doubled punctuation.

@@ -27,6 +27,29 @@ struct Accounts: Sendable {
                  specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
     }
 
+    /// The active account. A damaged `active.json` (it holds no secret, only a pointer) blocks
+    /// nothing: it counts as no active account, with a warning that names it.
+    func activeAccount() throws(AppError) -> (id: AccountID?, warning: String?) {
+        do {
+            return (try env.files.activeAccount(), nil)
+        } catch {
+            guard let damage = error.damage else { throw error }
+            return (nil, "\(damage.file) is damaged (\(damage.damage)); no account is active until you choose one with 'authdeck switch' (run 'authdeck doctor' for details)")
+        }
+    }
+
+    /// Persists the active account. A damaged `active.json` is moved aside first (kept, 0600,
+    /// timestamped), never overwritten.
+    func saveActiveAccount(_ id: AccountID?) throws(AppError) {
+        do {
+            _ = try env.files.activeAccount()
+        } catch {
+            guard error.damage != nil else { throw error }
+            _ = try env.files.moveAside(.active, env.now())
+        }
+        try env.files.saveActiveAccount(id)
+    }
+
     /// Records that the grant is gone, so that every process sees it (status exits 3, the TUI
     /// shows "needs sign-in", `token` refuses to hand out the stored token).
     func markNeedsSignIn(_ id: AccountID) {
@@ -42,9 +65,45 @@ public struct LoadAccounts: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
 
+    /// What a command needs: a damaged `providers.json` or `accounts.json` throws (disposition
+    /// ``AppError/Disposition/storeDamaged(file:)``: "run 'authdeck doctor'"); a damaged
+    /// `active.json` is a warning and no active account.
     public func run() throws(AppError) -> LoadedSnapshot {
-        LoadedSnapshot(providers: try env.files.providers(), accounts: try env.files.accounts(),
-                       activeAccountID: try env.files.activeAccount(), credentialStore: env.credentials.info())
+        let providers = try env.files.providers()
+        let accounts = try env.files.accounts()
+        let active = try Accounts(env: env).activeAccount()
+        return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: env.credentials.info(),
+                              warnings: active.warning.map { [$0] } ?? [])
+    }
+
+    /// What `status` and the accounts screen show: like ``run()``, but a damaged file is
+    /// reported in ``LoadedSnapshot/damage`` (with the secrets' file's damage in
+    /// ``StoreInfo/damage``) instead of thrown, so that the front ends say "store damaged" and
+    /// name the file rather than "No accounts".
+    public func overview() throws(AppError) -> LoadedSnapshot {
+        var damage: [FileDamage] = []
+        func tolerant<T>(_ empty: T, _ body: () throws(AppError) -> T) throws(AppError) -> T {
+            do {
+                return try body()
+            } catch {
+                guard let found = error.damage else { throw error }
+                damage.append(found)
+                return empty
+            }
+        }
+        let providers = try tolerant([]) { () throws(AppError) in try env.files.providers() }
+        let accounts = try tolerant([]) { () throws(AppError) in try env.files.accounts() }
+        let active = try Accounts(env: env).activeAccount()
+        var store = env.credentials.info()
+        // The secrets' file is read here (not in ``run()``: a command meets its damage when it
+        // loads the secrets, and the token path stays one decryption).
+        // The Secret Service is not asked (a D-Bus round trip on every reload): its damage is an
+        // item's, met when that account's secrets are loaded.
+        if !store.isLocked, store.backend == .vault || store.backend == .plaintext, let found = env.credentials.check().damage {
+            store.damage = found
+        }
+        return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
+                              damage: damage, warnings: active.warning.map { [$0] } ?? [])
     }
 
     /// Opens the store once (the vault asks for its passphrase here, before any screen is drawn).
@@ -60,7 +119,7 @@ public struct SwitchAccount: Sendable {
 
     /// Persists `id` as the active account (`nil` clears it) and returns it.
     public func run(_ id: AccountID?) throws(AppError) -> AccountID? {
-        try env.files.saveActiveAccount(id)
+        try Accounts(env: env).saveActiveAccount(id)
         return id
     }
 }

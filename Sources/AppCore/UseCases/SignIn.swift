@@ -161,15 +161,16 @@ public struct SignIn: Sendable {
             signedInAt: tokens.receivedAt, storage: store.kind)
         record.tokenWarnings = TokenConversions.warnings(tokens)
         let files = env.files
+        let activeAccounts = Accounts(env: env)
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.
             try store.save(TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil), for: key)
             try files.saveAccount(record)
             // The first account (or one replacing a vanished active account) becomes active.
-            let active = try files.activeAccount()
+            let active = try activeAccounts.activeAccount().id
             let accounts = try files.accounts()
             guard active == nil || !accounts.contains(where: { $0.id == active }) else { return active == id }
-            try files.saveActiveAccount(id)
+            try activeAccounts.saveActiveAccount(id)
             return true
         }
         return SignInOutcome(record: record, becameActive: becameActive)

@@ -14,6 +14,19 @@ public struct SignOut: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
 
+    /// Opens the store before a sign-out (the vault asks for its passphrase here). With
+    /// `localOnly`, a damaged store does not stop it: the record is removed all the same.
+    public func prepare(_ options: SignOutOptions) throws(AppError) {
+        do {
+            _ = try env.credentials.store().listAccounts()
+        } catch let error as SecretStoreError {
+            if options.localOnly, error.damage != nil { return }
+            throw ErrorMapping.appError(error)
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
+    }
+
     /// - Returns: whether the account was removed locally.
     public func run(_ id: AccountID, options: SignOutOptions, step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool {
         let record: AccountRecord
@@ -27,6 +40,7 @@ public struct SignOut: Sendable {
         }
         let key = Accounts.key(record)
         let files = env.files
+        let accounts = Accounts(env: env)
         var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
         var removed = false
         do {
@@ -54,11 +68,24 @@ public struct SignOut: Sendable {
                 }
                 // Local secrets go before the (browser, possibly slow) end of the provider session, so an
                 // interrupted sign-out never leaves revoked tokens behind as if they were valid.
-                try store.delete(key)
+                var unreadable: FileDamage?
+                do {
+                    try store.delete(key)
+                } catch let error as SecretStoreError {
+                    // --local-only removes the record even when the secrets cannot be read (a
+                    // damaged vault): what is left in the store is for 'authdeck doctor --repair'.
+                    guard options.localOnly, let damage = ErrorMapping.damage(error) else { throw error }
+                    unreadable = damage
+                }
                 try files.removeAccount(id)
-                if try files.activeAccount() == id { try files.saveActiveAccount(nil) }
+                if try accounts.activeAccount().id == id { try accounts.saveActiveAccount(nil) }
                 removed = true
-                step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
+                if let unreadable {
+                    step(SignOutStepResult(.deleteLocalSecrets, .done(
+                        "record removed; the secrets could not be deleted because \(unreadable.file) is damaged (\(unreadable.damage)): 'authdeck doctor --repair' drops them")))
+                } else {
+                    step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
+                }
             }
         } catch {
             step(SignOutStepResult(.deleteLocalSecrets, .failed(ErrorMapping.appError(error))))

@@ -23,7 +23,7 @@ struct CLIFailure: Error {
     }
 
     /// An ``AppError`` from the live session, with its disposition mapped to the exit code:
-    /// `.needsSignIn` → 3, `.storeLocked` → 4, anything else → 1.
+    /// `.needsSignIn` → 3, `.storeLocked` → 4, `.storeDamaged` → 5, anything else → 1.
     init(_ error: AppError, hint: String? = nil) {
         let code: Int32
         var next = hint
@@ -36,6 +36,7 @@ struct CLIFailure: Error {
             if next == nil {
                 next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
             }
+        case .storeDamaged: code = ExitCode.storeDamaged
         case .cancelled: code = ExitCode.interrupted
         case .usage: code = ExitCode.usage
         case .transient: code = ExitCode.failure
@@ -193,7 +194,9 @@ final class CLIContext: Sendable {
 
     /// Non-secret metadata; fails with the store's error mapped to an exit code.
     func snapshot() throws -> LoadedSnapshot {
-        try run { () throws(AppError) in try LoadAccounts(app).run() }
+        let snapshot = try run { () throws(AppError) in try LoadAccounts(app).run() }
+        for warning in snapshot.warnings { Output.err("warning: \(warning)") }
+        return snapshot
     }
 
     /// Opens the store (asks for the vault passphrase when needed) or fails with exit code 4.

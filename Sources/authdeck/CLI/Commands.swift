@@ -3,13 +3,16 @@ import AppCoreLive
 import Foundation
 import TerminalUI
 
-/// Exit codes (documented in README): 0 ok, 1 failure, 2 usage, 3 needs sign-in, 4 store locked.
+/// Exit codes (documented in README): 0 ok, 1 failure, 2 usage, 3 needs sign-in, 4 store locked,
+/// 5 a damaged file (run `authdeck doctor`).
 enum ExitCode {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 2
     static let needsSignIn: Int32 = 3
     static let storeLocked: Int32 = 4
+    /// A file authdeck keeps is damaged (nothing was changed): run `authdeck doctor`.
+    static let storeDamaged: Int32 = 5
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }
@@ -28,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, completion, complete],
+            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, doctor, completion, complete],
             run: run
         )
     }
@@ -67,7 +70,7 @@ enum Commands {
     static let status = CommandSpec(
         name: "status",
         abstract: "Show every account with its status, expiry times, scopes and storage.",
-        discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 1 when one needs attention otherwise.",
+        discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 5 when a file is damaged (run 'authdeck doctor'), 1 when one needs attention otherwise.",
         options: [json],
         run: { try await statusRun(StatusOptions($0), .current) }
     )

@@ -114,9 +114,9 @@ struct LogoutOptions {
 func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
-    try context.unlock()
-    let failures = FailureCounter()
     let signOutOptions = SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly)
+    try context.run { () throws(AppError) in try SignOut(context.app).prepare(signOutOptions) }
+    let failures = FailureCounter()
     let removed = await SignOut(context.app).run(record.id, options: signOutOptions) { step in
         switch step.outcome {
         case .done(let text): Output.err("✓ \(step.step.rawValue): \(text)")
@@ -234,31 +234,41 @@ struct StatusRow {
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
-    let snapshot = try context.snapshot()
+    // Damaged files are shown ("store damaged", the file named), not thrown.
+    let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
+    for warning in snapshot.warnings { Output.err("warning: \(warning)") }
+    let damage = snapshot.allDamage
     let now = Date()
     let active = context.environment["AUTHDECK_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
         .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
-                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked))
+                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked,
+                                                              storeDamaged: snapshot.credentialStore.damage != nil))
     }
     if snapshot.credentialStore.isInsecure {
         Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
         try Output.json([
-            "store": ["backend": snapshot.credentialStore.name, "insecure": snapshot.credentialStore.isInsecure, "locked": snapshot.credentialStore.isLocked] as [String: Any],
+            "store": ["backend": snapshot.credentialStore.name, "insecure": snapshot.credentialStore.isInsecure, "locked": snapshot.credentialStore.isLocked,
+                      "damaged": damage.map { ["file": $0.file, "damage": $0.damage] }] as [String: Any],
             "activeAccount": active?.rawValue ?? NSNull(),
             "generatedAt": Times.rfc3339(now),
             "accounts": rows.map { $0.json(now: now) },
         ] as [String: Any])
-    } else if rows.isEmpty {
+    } else if rows.isEmpty && damage.isEmpty {
         Output.err("No account is signed in. Add a provider with 'authdeck provider add' and sign in with 'authdeck login'.")
     } else {
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
         lines.append("storage backend: \(snapshot.credentialStore.name)\(snapshot.credentialStore.isInsecure ? " (INSECURE)" : "")\(snapshot.credentialStore.isLocked ? " (locked)" : "")")
+        lines += damage.map { "store damaged: \($0.file): \($0.damage)" }
         Output.out(lines.joined(separator: "\n") + "\n")
+    }
+    if !damage.isEmpty {
+        Output.err("error: store damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed. Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
+        return ExitCode.storeDamaged
     }
     if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
     if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }

@@ -102,7 +102,9 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
                                detail: provider.issuer?.absoluteString ?? "manual endpoints",
                                supportsDevice: true)
             }
-            if providers.isEmpty {
+            if let damage = ScreenMapping.storeDamage(state) {
+                store.send(.flash(.error, damage))
+            } else if providers.isEmpty {
                 store.send(.flash(.warn, "No provider configured: add one with 'authdeck provider add NAME --issuer URL --client-id ID'"))
             } else {
                 // The selected account's provider is preselected.

@@ -43,6 +43,10 @@ enum ScreenMapping {
                                 storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
             accounts: rows, readOnly: ui.readOnly)
         model.flash = state.flash
+        if let damage = storeDamage(state) {
+            model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
+            if model.flash == nil { model.flash = Flash(level: .error, text: damage) }
+        }
         model = ui.local.applied(to: model)
         if let selected = model.selectedAccount, let account = state.account(AccountID(selected.id)) {
             model.detail = detail(account, state: state, ui: ui)
@@ -50,6 +54,13 @@ enum ScreenMapping {
         }
         model.dialog = dialog(state, ui)
         return model
+    }
+
+    /// "store damaged: FILE (what is wrong); run 'authdeck doctor'", nil when nothing is damaged.
+    static func storeDamage(_ state: AppState) -> String? {
+        guard let first = state.damage.first else { return nil }
+        let more = state.damage.count > 1 ? " and \(state.damage.count - 1) more" : ""
+        return "store damaged: \(first.file) (\(first.damage))\(more); run 'authdeck doctor'"
     }
 
     static func claims(_ value: JSONValue) -> ClaimValue {

@@ -1,0 +1,95 @@
+import AppCore
+import CredentialStore
+import Foundation
+
+// `authdeck doctor [--json] [--repair]`: options, the use case (``Doctor``), printing.
+
+extension Commands {
+    static let doctor = CommandSpec(
+        name: "doctor",
+        abstract: "Check every file authdeck keeps; with --repair, move damaged ones aside and drop orphaned secrets.",
+        discussion: "Without --repair nothing is changed. --repair moves a damaged file aside (same directory, <name>.damaged-<UTC time>, mode 0600), rebuilds account records from stored ID tokens when accounts.json was damaged, resets a damaged active.json, drops damaged cache files, and deletes secrets that no account or configured provider owns. Exits 0 when everything is fine, 5 when a file is damaged, 1 when something else needs attention.",
+        options: [
+            json,
+            .flag("repair", help: "Repair what can be repaired, reporting each step."),
+        ],
+        run: { try await doctorRun(json: $0.flag("json"), repair: $0.flag("repair"), .current) }
+    )
+}
+
+func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> Int32 {
+    let doctor = Doctor(context.app)
+    // The vault's contents (its authentication tag) can be checked only once it is open: ask for
+    // the passphrase where the commands would (a damaged vault reports its damage below).
+    _ = context.result { () throws(AppError) in try LoadAccounts(context.app).unlock() }
+    let steps = Locked<[RepairStep]>([])
+    let before = repair ? nil : doctor.diagnose()
+    let report = before ?? doctor.repair { step in
+        steps.withLock { $0.append(step) }
+        if !json { Output.err(doctorStepLine(step)) }
+    }
+    if json {
+        var object: [String: Any] = [
+            "healthy": report.isHealthy,
+            "files": report.files.map { file -> [String: Any] in
+                ["kind": file.kind.rawValue, "path": file.path, "condition": file.condition.label, "detail": file.condition.detail ?? NSNull()]
+            },
+            "accountsWithoutSecrets": report.accountsWithoutSecrets.map { $0.map(\.rawValue) } ?? NSNull(),
+            "orphanedSecrets": report.orphanedSecrets.map { $0.map(doctorKeyName) } ?? NSNull(),
+            "notes": report.notes,
+        ]
+        if repair {
+            object["repair"] = steps.withLock { $0 }.map { step -> [String: Any] in
+                let (outcome, detail): (String, String) = switch step.outcome {
+                case .done(let text): ("done", text)
+                case .skipped(let text): ("skipped", text)
+                case .failed(let error): ("failed", error.description)
+                }
+                return ["subject": step.subject, "action": step.action, "outcome": outcome, "detail": detail]
+            }
+        }
+        try Output.json(object)
+    } else {
+        var lines: [String] = []
+        let width = report.files.map { $0.condition.label.count }.max() ?? 0
+        for file in report.files {
+            let label = file.condition.label.padding(toLength: width, withPad: " ", startingAt: 0)
+            lines.append("\(label)  \(file.path)\(file.condition.detail.map { ": \($0)" } ?? "")")
+        }
+        if let missing = report.accountsWithoutSecrets {
+            lines.append(missing.isEmpty ? "accounts without secrets: none"
+                         : "accounts without secrets (sign in again, or 'authdeck logout --local-only'): \(missing.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let orphans = report.orphanedSecrets {
+            lines.append(orphans.isEmpty ? "orphaned secrets: none"
+                         : "orphaned secrets (no account owns them; 'authdeck doctor --repair' deletes them): \(orphans.map(doctorKeyName).joined(separator: ", "))")
+        }
+        lines += report.notes.map { "note: \($0)" }
+        Output.out(lines.joined(separator: "\n") + "\n")
+        if !report.damaged.isEmpty && !repair {
+            Output.err("Damaged files were found; nothing was changed. Run 'authdeck doctor --repair' to move them aside (their bytes are kept) and rebuild what can be rebuilt.")
+        } else if report.isHealthy {
+            Output.err(repair ? "Repaired; everything is fine now." : "Everything is fine.")
+        }
+    }
+    if !report.damaged.isEmpty { return ExitCode.storeDamaged }
+    return report.isHealthy ? ExitCode.ok : ExitCode.failure
+}
+
+func doctorKeyName(_ key: AccountKey) -> String { Doctor.name(key) }
+
+func doctorStepLine(_ step: RepairStep) -> String {
+    switch step.outcome {
+    case .done(let text): "✓ \(step.action) \(step.subject): \(text)"
+    case .skipped(let text): "- \(step.action) \(step.subject): skipped (\(text))"
+    case .failed(let error): "✗ \(step.action) \(step.subject): \(error.description)"
+    }
+}
+
+/// A value shared with a use case's step callback.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}

@@ -1,0 +1,82 @@
+@testable import CredentialStoreLive
+import CredentialStore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Damaged JSON files: what is wrong, and moving them aside")
+struct DamageTests {
+    struct Record: Codable, Sendable, Equatable {
+        var id: String
+        var subject: String
+    }
+
+    static func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-damage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return path
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var bytes: String
+        var reason: SecretStoreError.CorruptionReason
+        var description: String { name }
+    }
+
+    static let good = #"[{"id": "p/a", "subject": "a"}, {"id": "p/b", "subject": "b"}]"#
+    static let cases: [Case] = [
+        Case(name: "empty", bytes: "", reason: .empty),
+        Case(name: "white space only", bytes: " \n", reason: .empty),
+        Case(name: "truncated", bytes: String(good.prefix(25)), reason: .truncatedJSON),
+        Case(name: "doubled (two documents concatenated)", bytes: good + "\n" + good + "\n", reason: .multipleJSONDocuments),
+        Case(name: "doubled without white space", bytes: good + good, reason: .multipleJSONDocuments),
+        Case(name: "not JSON", bytes: "hello", reason: .notJSON("Invalid value around character 0.")),
+        Case(name: "wrong shape (an object where a list belongs)", bytes: #"{"id": "p/a"}"#, reason: .wrongShape("expected Array<Any>")),
+        Case(name: "a record that does not decode", bytes: #"[{"id": "p/a", "subject": "a"}, {"id": "p/b"}]"#,
+             reason: .undecodableRecord(index: 1, field: "subject")),
+    ]
+
+    @Test("JSONFileStore.read names the file and the damage", arguments: cases)
+    func classify(_ testCase: Case) throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/accounts.json"
+        FileManager.default.createFile(atPath: path, contents: Data(testCase.bytes.utf8), attributes: [.posixPermissions: 0o600])
+        #expect(throws: SecretStoreError.corrupt(file: path, reason: testCase.reason)) { try JSONFileStore<[Record]>(path: path).read() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(testCase.bytes.utf8), "reading changes nothing")
+    }
+
+    @Test("Moving a damaged file aside keeps its bytes under a timestamped name, mode 0600, and never replaces an earlier one")
+    func moveAside() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/accounts.json"
+        let damaged = Data("[{\"id\": \"p/a\"".utf8)
+        FileManager.default.createFile(atPath: path, contents: damaged, attributes: [.posixPermissions: 0o644])
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        let moved = try #require(try JSONFileStore<[Record]>(path: path).moveAside(now: now))
+        #expect(moved == "\(path).damaged-20300317T174640Z")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged)
+        var st = stat()
+        #expect(stat(moved, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        FileManager.default.createFile(atPath: path, contents: Data("again".utf8), attributes: [.posixPermissions: 0o600])
+        let second = try #require(try JSONFileStore<[Record]>(path: path).moveAside(now: now))
+        #expect(second == "\(moved)-2")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the first one is kept")
+        #expect(try JSONFileStore<[Record]>(path: path).moveAside(now: now) == nil, "nothing to move")
+    }
+
+    @Test("A damaged plaintext secrets file reports its damage, not a generic decoding error")
+    func plaintextDamage() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/secrets.insecure.json"
+        FileManager.default.createFile(atPath: path, contents: Data(#"{"accounts": ["#.utf8), attributes: [.posixPermissions: 0o600])
+        #expect(throws: SecretStoreError.corrupt(file: path, reason: .truncatedJSON)) { try PlaintextFileSecretStore(path: path).listAccounts() }
+    }
+}
