@@ -68,7 +68,7 @@ static inline int authdeck_get_click(int *x, int *y) {
 
 /* No mutable state in this header: a `static` here (file scope, or a local of a `static inline`
    function) gets one copy per place the header is compiled into. The signal flag and the crash
-   path's saved terminal modes live once, in the CTerminalSignals C target (issue 16). */
+   path's saved terminal modes live once, in the CTerminalSignals C target. */
 
 /* The terminal's capability string `name` (e.g. "rmcup"), or NULL when absent or not a string. */
 static inline const char *authdeck_tigetstr(const char *name) {

@@ -124,7 +124,7 @@ struct HostileProviderTests {
         }
     }
 
-    @Test("Key rollover (issue 14): two RSA keys under kid k1; the ID token signed with the new one verifies (was: ambiguous key)")
+    @Test("Key rollover: two RSA keys under kid k1; the ID token signed with the new one verifies (was: ambiguous key)")
     func rolloverSameKid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -249,7 +249,7 @@ struct HostileProviderTests {
         #expect(try await provider.requests() == ["GET /.well-known/openid-configuration"])
     }
 
-    @Test("TOK-05 / TOK-10 leniency (issue 14): no token_type and expires_in \"soon\" — signed in as Bearer, expiry unknown, two warnings")
+    @Test("TOK-05 / TOK-10 leniency: no token_type and expires_in \"soon\" — signed in as Bearer, expiry unknown, two warnings")
     func lenientTokenResponseEndToEnd() async throws {
         let provider = try await HostileProvider.start()
         defer { provider.stop() }

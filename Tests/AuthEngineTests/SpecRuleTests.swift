@@ -3,7 +3,7 @@ import Testing
 @testable import AuthEngine
 
 /// Rules of OIDC Core §3.1.3.7 / §12.2, RFC 7515, RFC 7519 and RFC 9207 that had no test of
-/// their own (issue 14, "rule by rule"); each fails without its check.
+/// their own; each fails without its check.
 @Suite("Spec rules, one test each (OIDC Core §3.1.3.7, §12.2; RFC 7515; RFC 7519; RFC 9207)")
 struct SpecRuleTests {
     static func original(_ overrides: [String: Any?] = [:]) throws -> IDTokenClaims {

@@ -69,7 +69,7 @@ struct TokenTests {
         #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .unsupported(.tokenType(type)))
     }
 
-    @Test("TOK-05 (leniency, issue 14): token_type absent or empty is taken as Bearer with a visible warning", arguments: [Optional<String>.none, ""])
+    @Test("TOK-05 (leniency): token_type absent or empty is taken as Bearer with a visible warning", arguments: [Optional<String>.none, ""])
     func tokenTypeMissingIsBearer(_ type: String?) throws {
         var object: [String: Any] = ["access_token": "at", "expires_in": 60]
         object["token_type"] = type
@@ -124,7 +124,7 @@ struct TokenTests {
         #expect(parsed.idToken == nil)
     }
 
-    @Test("TOK-10 (leniency, issue 14): an expires_in that is not a usable number means expiry unknown, with a warning, never 0",
+    @Test("TOK-10 (leniency): an expires_in that is not a usable number means expiry unknown, with a warning, never 0",
           arguments: [#""soon""#, "-5", "1.5", "true", "{}", "1e12"])
     func badExpiresIn(_ value: String) throws {
         let body = #"{"access_token":"at","token_type":"Bearer","expires_in":"# + value + "}"
@@ -142,7 +142,7 @@ struct TokenTests {
         #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": "Bearer", "expires_in": 3600]), now: testNow).warnings.isEmpty)
     }
 
-    @Test("Leniency (issue 14): both at once in the code exchange; the TokenSet keeps the warnings and the tokens")
+    @Test("Leniency: both at once in the code exchange; the TokenSet keeps the warnings and the tokens")
     func codeExchangeWarnings() throws {
         let body = #"{"access_token":"at","expires_in":"soon","refresh_token":"rt","refresh_expires_in":"later"}"#
         let tokens = try processAuthorizationCodeResponse(textResponse(body, contentType: "application/json"), pending: OP.pending(scopes: ["repo"]), now: testNow)
@@ -153,7 +153,7 @@ struct TokenTests {
         #expect(tokens.warnings == [.tokenTypeMissingAssumedBearer, .expiresInUnusable, .refreshExpiresInUnusable(field: "refresh_expires_in")])
     }
 
-    @Test("Leniency (issue 14): a refresh response without token_type and with a bad expires_in succeeds with warnings")
+    @Test("Leniency: a refresh response without token_type and with a bad expires_in succeeds with warnings")
     func refreshWarnings() throws {
         let body = #"{"access_token":"new-at","expires_in":"3600s"}"#
         let tokens = try processRefreshResponse(textResponse(body, contentType: "application/json"), previous: RefreshTests.previous, now: testNow)

@@ -1,4 +1,4 @@
-// `authdeck completion bash|zsh|fish` (issue 16): every command and option, account names for the
+// `authdeck completion bash|zsh|fish`: every command and option, account names for the
 // commands that take ACCOUNT, provider names, shells for `completion`, themes for `--theme`; the
 // names come from the hidden `__complete`, which never prints a token.
 import Foundation

@@ -1,4 +1,4 @@
-// scripts/demo as a newcomer meets it (issue 16): the demo users stay visible (in the sign-in
+// scripts/demo as a newcomer meets it: the demo users stay visible (in the sign-in
 // dialog's provider name and again on quit), it says how to finish the browser step with the
 // bundled stand-in when there is no browser, and the commands it prints work as printed.
 // The demo runs with AUTHDECK_DEMO_BINARY (the debug build) instead of its release build.

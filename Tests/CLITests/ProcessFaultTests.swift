@@ -1,4 +1,4 @@
-// The command line when its process starts in odd conditions (issue 16): stdout closed or full,
+// The command line when its process starts in odd conditions: stdout closed or full,
 // and an empty argument vector. Each runs the real binary.
 import Foundation
 import Testing

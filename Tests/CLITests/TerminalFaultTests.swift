@@ -1,4 +1,4 @@
-// The real `authdeck` accounts screen under tmux when the terminal misbehaves (issue 16): quit
+// The real `authdeck` accounts screen under tmux when the terminal misbehaves: quit
 // signals end it within a second with the terminal restored, and a terminal type it cannot use
 // gets a clear refusal and a non-zero exit instead of a crash (`free(): double free`) or a blank
 // screen.

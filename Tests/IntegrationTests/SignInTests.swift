@@ -90,7 +90,7 @@ struct SignInTests {
         #expect(parameters.stateMatched)
     }
 
-    @Test("ARES-02 (issue 14), RFC 6749 §10.12: a forged callback with a wrong state ends the sign-in at once with stateMismatch (no code exchange); a bare reload gets 404; a new sign-in then completes")
+    @Test("ARES-02, RFC 6749 §10.12: a forged callback with a wrong state ends the sign-in at once with stateMismatch (no code exchange); a bare reload gets 404; a new sign-in then completes")
     func forgedCallbackEndsSignIn() async throws {
         let engine = try await EngineSignIn(provider: try await LocalIdentityProvider.shared.provider())
         let listener = try LoopbackRedirectListener()

@@ -2,7 +2,7 @@
 // functions only. A `static` variable in a header, at file scope or as a local of a `static
 // inline` function, gets one copy per place the header is compiled into: the TUI's signal flag
 // had two copies in the release binary, the handler set one and the loop read the other, so
-// Ctrl-C, SIGTERM and SIGHUP were ignored (issue 16). State that must exist once lives in a C
+// Ctrl-C, SIGTERM and SIGHUP were ignored. State that must exist once lives in a C
 // target with a .c file (Sources/CTerminalSignals).
 import Foundation
 import Testing

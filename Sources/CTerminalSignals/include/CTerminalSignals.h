@@ -8,7 +8,7 @@
  * (the handler writes it, the UI loop reads it). A `static` in a header (file scope, or a local in
  * a `static inline` function) gets one copy per place the header is compiled into, so in a
  * release build, where the UI loop is specialised into the executable, the handler set one copy
- * and the loop read another (issue 16). The variables below are defined once, in
+ * and the loop read another. The variables below are defined once, in
  * TerminalSignals.c; this header declares functions only. Every function is async-signal-safe
  * where its comment says a handler uses it.
  */
