@@ -95,4 +95,16 @@ struct UseCaseFindingsTests {
         let record = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
         #expect(record.idTokenProblem == nil, "the JWKS was fetched again and the new ID token verified")
     }
+
+    @Test("Endpoint overrides apply over discovery: a token endpoint set by hand is where the code and the refresh token go")
+    func tokenEndpointOverrideIsUsed() async throws {
+        let world = StubWorld()
+        var config = world.provider.config
+        config.endpoints.token = URL(string: "https://op.test/alt/token")!
+        world.files.withLock { $0.providers = [config] }
+        let alice = try await signedIn(world)
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.provider.count("/alt/token") == 2, "the exchange and the refresh")
+        #expect(world.provider.count("/token") == 0, "never the discovered one")
+    }
 }

@@ -114,7 +114,7 @@ final class StubProvider: Sendable {
         case "/jwks":
             guard script.jwksStatus == 200 else { return HTTPResponse(status: script.jwksStatus) }
             return json(["keys": script.publishedKeyIDs.map { ["kty": "RSA", "kid": $0, "use": "sig", "alg": "RS256", "n": Self.modulus, "e": "AQAB"] }])
-        case "/token":
+        case "/token", "/alt/token":
             return token(form(of: request), script: script, now: now)
         case "/device":
             var body: [String: Any] = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
