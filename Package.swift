@@ -51,7 +51,16 @@ let package = Package(
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
                 "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
-            ]
+            ],
+            // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
+            // statically: resolving their symbols across a dozen shared objects was most of
+            // `authdeck token`'s start-up (PERFORMANCE.md). Allowed for the root package;
+            // same effect as `swift build --static-swift-stdlib`, but from the README's plain
+            // `swift build -c release`. Debug builds (tests) stay dynamic.
+            // (`-static-stdlib` when compiling too: main's autolink entries then name the static
+            // Foundation's own dependencies, _FoundationICU, CoreFoundation, ….)
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
