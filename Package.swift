@@ -14,7 +14,9 @@ let package = Package(
         // No pkgConfig: ncursesw.pc only adds -D flags, which SwiftPM drops with a warning; the shim defines them.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Header only (no pkgConfig, no link line): libcurl is opened with dlopen when a command
+        // first sends a request (LibraryLoader).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // No pkgConfig: libsecret-1.pc brings glib's -pthread, which SwiftPM drops with a warning on every
         // build. The shim declares the few libsecret/GLib functions it uses (checked against the real
@@ -23,16 +25,19 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
 
+        // dlopen(3) of the C libraries a command needs only sometimes, with typed errors naming the
+        // library and its Debian package.
+        .target(name: "LibraryLoader"),
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
         // The protocol as values and pure functions (no sockets, no clocks, no C libraries).
         .target(name: "AuthEngine", dependencies: ["Secrets"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
-        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "CCurl", "CCrypto"]),
+        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
         .target(name: "CredentialStore", dependencies: ["Secrets"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
-        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
         .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
