@@ -13,7 +13,8 @@ let package = Package(
         // C libraries from Debian, through pkg-config.
         // No pkgConfig: ncursesw.pc only adds -D flags, which SwiftPM drops with a warning; the shim defines them.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Header only, like CCurl: libcrypto is opened with dlopen on first use.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // Header only (no pkgConfig, no link line): libcurl is opened with dlopen when a command
         // first sends a request (LibraryLoader).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
