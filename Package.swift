@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
+        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.
