@@ -89,6 +89,8 @@ let package = Package(
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
+        // Test-only: signature verification rates through the engine and libcrypto, for scripts/bench.
+        .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).
