@@ -1,6 +1,7 @@
 import AuthEngine
 import CCrypto
 import Foundation
+import Synchronization
 
 /// The live ``CryptoProvider``: OpenSSL 3 libcrypto (EVP APIs only, no deprecated calls).
 ///
@@ -100,24 +101,30 @@ public enum OpenSSLCrypto {
 
         switch algorithm {
         case .rs256, .rs384, .rs512:
-            let pkey = try rsaPublicKey(key)
-            defer { lib.EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: signature)
+            }
         case .ps256, .ps384, .ps512:
-            let pkey = try rsaPublicKey(key)
-            defer { lib.EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: algorithm.digest, pss: true, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: true, signingInput: signingInput, signature: signature)
+            }
         case .es256, .es384, .es512:
             let curve = ECCurve(algorithm: algorithm)
-            let pkey = try ecPublicKey(key, curve: curve)
-            defer { lib.EVP_PKEY_free(pkey) }
+            let pkey = try PublicKeyCache.shared.key(key, kind: "EC \(curve.name)") { () throws(SignatureVerificationError) in
+                try ecPublicKey(key, curve: curve)
+            }
             guard signature.count == 2 * curve.coordinateSize else { throw .invalidSignature }
             let der = try ecdsaDER(rawSignature: signature)
-            try digestVerify(pkey, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: der)
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: der)
+            }
         case .edDSA:
-            let pkey = try edwardsPublicKey(key)
-            defer { lib.EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: nil, pss: false, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "OKP") { () throws(SignatureVerificationError) in try edwardsPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: nil, pss: false, signingInput: signingInput, signature: signature)
+            }
         case .hs256, .hs384, .hs512, .none:
             throw .unsupportedAlgorithm(algorithm)
         }
@@ -309,5 +316,38 @@ public enum OpenSSLCrypto {
         }
         guard let pkey else { throw .unusableKey("OKP public key rejected by libcrypto") }
         return pkey
+    }
+}
+
+/// Public keys built from JWKs, kept for the next verification with the same key: building an
+/// `EVP_PKEY` from a JWK (`OSSL_PARAM_BLD`, `EVP_PKEY_fromdata`) costs several times the RSA
+/// verification itself, and every ID token of a provider is checked against the same few JWKS
+/// keys. Keyed by the whole JWK (every member) and the key kind; at most ``capacity`` keys, then
+/// the cache starts over. Keys are only ever used for verification, which OpenSSL allows from
+/// several threads at once on one `EVP_PKEY`.
+final class PublicKeyCache: Sendable {
+    static let shared = PublicKeyCache()
+    static let capacity = 64
+
+    /// One `EVP_PKEY`, freed when the last user lets go (a verification may still hold one the
+    /// cache has dropped).
+    final class Key: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { LibCrypto.required.EVP_PKEY_free(pointer) }
+    }
+
+    private struct Entry: Hashable { var jwk: JWK; var kind: String }
+    private let keys = Mutex<[Entry: Key]>([:])
+
+    func key(_ jwk: JWK, kind: String, make: () throws(SignatureVerificationError) -> OpaquePointer) throws(SignatureVerificationError) -> Key {
+        let entry = Entry(jwk: jwk, kind: kind)
+        if let found = keys.withLock({ $0[entry] }) { return found }
+        let made = Key(try make())
+        keys.withLock { keys in
+            if keys.count >= Self.capacity { keys.removeAll() }
+            keys[entry] = made
+        }
+        return made
     }
 }
