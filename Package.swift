@@ -25,14 +25,22 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
+        // The JSON reader of protocol documents: it rejects duplicate member names, which
+        // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
+
+        // The terminal's signal state (quit flag and wake pipe, crash-path restore), defined once in
+        // a .c file: a static in a system-library shim header is copied into every user (issue 16).
+        .target(name: "CTerminalSignals"),
 
         // dlopen(3) of the C libraries a command needs only sometimes, with typed errors naming the
         // library and its Debian package.
         .target(name: "LibraryLoader"),
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
-        // The protocol as values and pure functions (no sockets, no clocks, no C libraries).
-        .target(name: "AuthEngine", dependencies: ["Secrets"]),
+        // The protocol as values and pure functions (no sockets, no clocks; one C library, the
+        // JSON parser jansson, for strict parsing of what providers send).
+        .target(name: "AuthEngine", dependencies: ["Secrets", "CJansson"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
         .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
@@ -50,7 +58,7 @@ let package = Package(
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
-        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode"]),
+        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
         .executableTarget(
             name: "authdeck",
@@ -85,14 +93,14 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreLive"],
             path: "Tests/CredentialStoreProbe"
         ),
-        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets"]),
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
         // Test-only: signature verification rates through the engine and libcrypto, for scripts/bench.
         .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
-        .executableTarget(name: "tui-preview", dependencies: ["TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
+        .executableTarget(name: "tui-preview", dependencies: ["AppCore", "TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",

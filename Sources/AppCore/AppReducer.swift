@@ -41,6 +41,14 @@ public enum AppAction: Equatable, Sendable {
     case introspect(AccountID)
     case introspectionLoaded(AccountID, Result<JSONValue, AppError>)
 
+    // Copy and reveal: the token stays redacted in the state until the terminal writes it.
+    case copyAccessTokenKeyPressed(AccountID)
+    case accessTokenForCopyResponse(AccountID, Result<AccessToken, AppError>)
+    /// The front end wrote ``AppState/clipboard`` to the terminal (OSC 52).
+    case clipboardWritten
+    case revealKeyPressed(AccountID)
+    case storedTokensResponse(AccountID, Result<[StoredTokens.Entry], AppError>)
+
     case flash(Flash.Level, String)
 }
 
@@ -57,20 +65,20 @@ public struct AppReducer: Sendable {
     public init(dependencies: AppDependencies) { self.dependencies = dependencies }
 
     public func reduce(_ state: inout AppState, _ action: AppAction) -> Effect<AppAction> {
-        let session = dependencies.session
+        let useCases = dependencies.useCases
         switch action {
         case .start:
             state.load = .loading
-            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+            return .run { send in send(.loaded(await useCases.load())) }.cancellable(EffectIDs.load)
 
         case .reload:
             guard state.load == .loaded else { return .none }
-            return .run { send in send(.loaded(await session.load())) }.cancellable(EffectIDs.load)
+            return .run { send in send(.loaded(await useCases.load())) }.cancellable(EffectIDs.load)
 
         case .loaded(.success(let snapshot)):
             state.load = .loaded
             state.providers = snapshot.providers
-            state.store = snapshot.store
+            state.credentialStore = snapshot.credentialStore
             state.activeAccountID = snapshot.activeAccountID
             state.accounts = snapshot.accounts.map { record in
                 var account = state.account(record.id) ?? AccountState(record: record)
@@ -83,13 +91,13 @@ public struct AppReducer: Sendable {
 
         case .loaded(.failure(let error)):
             state.load = .failed(error)
-            if error.disposition == .storeLocked { state.store.isLocked = true }
+            if error.disposition == .storeLocked { state.credentialStore.isLocked = true }
             flash(&state, .error, error.description)
             return .none
 
         case .tick(let now):
             state.now = now
-            if let flash = state.flash, flash.expiresAt <= now { state.flash = nil }
+            if let expiresAt = state.flash?.expiresAt, expiresAt <= now { state.flash = nil }
             return dueRefreshes(&state)
 
         case .select(let id):
@@ -108,7 +116,7 @@ public struct AppReducer: Sendable {
             guard let account = state.account(id) else { return .none }
             state.activeAccountID = id
             flash(&state, .info, "Active account: \(account.record.displayName)")
-            return .run { send in send(.activeSaved(await session.saveActiveAccount(id))) }
+            return .run { send in send(.activeSaved(await useCases.saveActiveAccount(id))) }
 
         case .activeSaved(.success):
             return .none
@@ -135,7 +143,7 @@ public struct AppReducer: Sendable {
                 return .none
             }
             state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await session.refresh(id, manual))) }
+            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual))) }
                 .cancellable(EffectIDs.refresh(id))
 
         case .refreshFinished(let id, .success(let record)):
@@ -143,8 +151,9 @@ public struct AppReducer: Sendable {
             state.accounts[index].record = record
             state.accounts[index].refresh = .idle
             state.accounts[index].lastError = nil
-            // The introspection described the previous access token.
+            // The introspection and the loaded raw tokens described the previous tokens.
             state.accounts[index].introspection = .idle
+            state.accounts[index].storedTokens = .idle
             flash(&state, .info, "Refreshed \(record.displayName)")
             return .none
 
@@ -164,7 +173,7 @@ public struct AppReducer: Sendable {
                 flash(&state, .warn, "Refresh of \(name) failed, retrying in \(Int(delay))s: \(error.title)")
             case .storeLocked:
                 state.accounts[index].refresh = .halted
-                state.store.isLocked = true
+                state.credentialStore.isLocked = true
                 flash(&state, .error, "The credential store is locked")
             case .cancelled:
                 state.accounts[index].refresh = .idle
@@ -181,7 +190,7 @@ public struct AppReducer: Sendable {
             }
             state.signIn = SignInFlow(request: request)
             return .run { send in
-                let result = await session.signIn(request) { progress in send(.signInProgress(progress)) }
+                let result = await useCases.signIn(request) { progress in send(.signInProgress(progress)) }
                 send(.signInFinished(result))
             }.cancellable(EffectIDs.signIn)
 
@@ -209,7 +218,11 @@ public struct AppReducer: Sendable {
                 sortAccounts(&state)
             }
             state.selectedAccountID = record.id
-            flash(&state, .info, "Signed in as \(record.displayName)")
+            if let warning = record.tokenWarnings?.first {
+                flash(&state, .warn, "Signed in as \(record.displayName); \(warning)")
+            } else {
+                flash(&state, .info, "Signed in as \(record.displayName)")
+            }
             // The sign-in use case decided and saved it; the state mirrors it.
             if outcome.becameActive { state.activeAccountID = record.id }
             return .none
@@ -240,7 +253,7 @@ public struct AppReducer: Sendable {
             guard let account = state.account(id), state.signOut?.finished != false else { return .none }
             state.signOut = SignOutFlow(accountID: id, displayName: account.record.displayName)
             return .run { send in
-                let removed = await session.signOut(id, options) { step in send(.signOutStep(step)) }
+                let removed = await useCases.signOut(id, options) { step in send(.signOutStep(step)) }
                 send(.signOutFinished(id, removed: removed))
             }.cancellable(EffectIDs.signOut(id))
 
@@ -272,7 +285,7 @@ public struct AppReducer: Sendable {
         case .fetchUserinfo(let id):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
             state.accounts[index].userinfo = .loading
-            return .run { send in send(.userinfoLoaded(id, await session.userinfo(id))) }
+            return .run { send in send(.userinfoLoaded(id, await useCases.userinfo(id))) }
 
         case .userinfoLoaded(let id, let result):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -287,7 +300,7 @@ public struct AppReducer: Sendable {
         case .introspect(let id):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
             state.accounts[index].introspection = .loading
-            return .run { send in send(.introspectionLoaded(id, await session.introspect(id))) }
+            return .run { send in send(.introspectionLoaded(id, await useCases.introspect(id))) }
 
         case .introspectionLoaded(let id, let result):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -296,6 +309,39 @@ public struct AppReducer: Sendable {
             case .failure(let error):
                 state.accounts[index].introspection = .failed(error)
                 flash(&state, .error, "Introspection failed: \(error)")
+            }
+            return .none
+
+        case .copyAccessTokenKeyPressed(let id):
+            guard state.account(id) != nil else { return .none }
+            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id))) }
+
+        case .accessTokenForCopyResponse(_, .success(let token)):
+            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)")
+            return .none
+
+        case .accessTokenForCopyResponse(_, .failure(let error)):
+            flash(&state, .error, "Could not copy the access token: \(error)")
+            return .none
+
+        case .clipboardWritten:
+            guard let note = state.clipboard?.note else { return .none }
+            state.clipboard = nil
+            flash(&state, .info, note)
+            return .none
+
+        case .revealKeyPressed(let id):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            state.accounts[index].storedTokens = .loading
+            return .run { send in send(.storedTokensResponse(id, await useCases.storedTokens(id))) }
+
+        case .storedTokensResponse(let id, let result):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            switch result {
+            case .success(let entries): state.accounts[index].storedTokens = .loaded(entries)
+            case .failure(let error):
+                state.accounts[index].storedTokens = .failed(error)
+                flash(&state, .error, error.description)
             }
             return .none
 

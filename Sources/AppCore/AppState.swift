@@ -40,16 +40,19 @@ public enum AccountStatus: Equatable, Sendable {
         case .refreshing: "refreshing"
         case .expired: "expired"
         case .needsSignIn: "needs sign-in"
-        case .refreshFailed(let at): "refresh failed, retrying in \(max(0, Int(at.timeIntervalSince(now).rounded(.up))))s"
+        case .refreshFailed(let at):
+            TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
         }
     }
 
-    /// Whether `status` should exit non-zero for it.
+    /// Whether `status` should exit non-zero for it. An idle account whose access token expired
+    /// while its refresh token is still good (`.expired`) does not: the next `token` (or the
+    /// TUI) refreshes it without the user doing anything (README exit codes).
     public var needsAttention: Bool {
         switch self {
-        case .valid, .expiringSoon, .refreshing: false
-        case .expired, .needsSignIn, .refreshFailed, .storeLocked: true
+        case .valid, .expiringSoon, .refreshing, .expired: false
+        case .needsSignIn, .refreshFailed, .storeLocked: true
         }
     }
 }
@@ -61,6 +64,8 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     public var lastError: AppError?
     public var userinfo: Loadable<JSONValue>
     public var introspection: Loadable<JSONValue>
+    /// The stored tokens, loaded when the Raw tab's reveal is asked for (masked until revealed).
+    public var storedTokens: Loadable<[StoredTokens.Entry]> = .idle
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,
@@ -85,7 +90,12 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         }
         guard let expiresAt = record.accessTokenExpiresAt else { return .valid }
         let left = expiresAt.timeIntervalSince(now)
-        if left <= 0 { return record.hasRefreshToken ? .expired : .needsSignIn }
+        if left <= 0 {
+            // Expired with nothing to renew it (no refresh token, or one past its own expiry) is
+            // "needs sign-in"; with a usable refresh token it is only "expired".
+            let refreshUsable = record.hasRefreshToken && (record.refreshTokenExpiresAt.map { $0 > now } ?? true)
+            return refreshUsable ? .expired : .needsSignIn
+        }
         // Short-lived tokens (2 minutes) are not "expiring soon" for most of their life: the
         // threshold is at most a quarter of the token's lifetime.
         let lifetime = record.defaultAccessToken.map { expiresAt.timeIntervalSince($0.issuedAt) } ?? .infinity
@@ -128,13 +138,25 @@ public struct SignOutFlow: Equatable, Sendable {
     }
 }
 
+/// A value to copy to the terminal's clipboard, redacted until the terminal writes it.
+public struct ClipboardRequest: Equatable, Sendable {
+    public var value: AccessToken
+    /// What to flash once it is written.
+    public var note: String
+    public init(value: AccessToken, note: String) {
+        self.value = value
+        self.note = note
+    }
+}
+
 /// A flash line (k9s): a level, a text, and when it goes away (through the clock).
 public struct Flash: Equatable, Sendable {
     public enum Level: String, Equatable, Sendable { case info, warn, error }
     public var level: Level
     public var text: String
-    public var expiresAt: Date
-    public init(level: Level, text: String, expiresAt: Date) {
+    /// When it goes away; nil: it stays until replaced.
+    public var expiresAt: Date?
+    public init(level: Level, text: String, expiresAt: Date? = nil) {
         self.level = level
         self.text = text
         self.expiresAt = expiresAt
@@ -157,10 +179,13 @@ public struct AppState: Equatable, Sendable {
     public var activeOverride: AccountID?
     /// The selected row, by id so that it survives reloads.
     public var selectedAccountID: AccountID?
-    public var store: StoreInfo
+    /// The credential store's backend and state (not to be confused with the state `Store`).
+    public var credentialStore: StoreInfo
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
     public var flash: Flash?
+    /// A token the front end is to put on the clipboard (then it sends `.clipboardWritten`).
+    public var clipboard: ClipboardRequest?
     /// Seconds a flash stays (k9s: 6 s).
     public var flashDuration: Double
 
@@ -173,7 +198,7 @@ public struct AppState: Equatable, Sendable {
         self.activeAccountID = nil
         self.activeOverride = activeOverride
         self.selectedAccountID = nil
-        self.store = StoreInfo(backend: "unknown")
+        self.credentialStore = StoreInfo(backend: nil)
         self.signIn = nil
         self.signOut = nil
         self.flash = nil
@@ -186,7 +211,7 @@ public struct AppState: Equatable, Sendable {
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
 
     public func status(of account: AccountState) -> AccountStatus {
-        account.status(now: now, policy: policy, storeLocked: store.isLocked)
+        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked)
     }
 
     /// Whether anything visible counts down (the ticker runs only then).

@@ -1,4 +1,5 @@
 import AuthEngine
+import CredentialStore
 import Foundation
 
 /// What a sign-in asks for beyond the provider's configuration.
@@ -95,16 +96,17 @@ public struct SignOutOptions: Equatable, Sendable {
 
 /// The credential store as the app sees it.
 public struct StoreInfo: Equatable, Sendable {
-    /// `secret-service`, `vault`, `plaintext` or `memory`.
-    public var backend: String
-    /// Plaintext: shown as a permanent warning badge.
-    public var isInsecure: Bool
+    /// The backend; nil when none could be selected (or before the first load).
+    public var backend: SecretStoreKind?
     public var isLocked: Bool
-    public init(backend: String, isInsecure: Bool = false, isLocked: Bool = false) {
+    public init(backend: SecretStoreKind?, isLocked: Bool = false) {
         self.backend = backend
-        self.isInsecure = isInsecure
         self.isLocked = isLocked
     }
+    /// Plaintext: shown as a permanent warning badge.
+    public var isInsecure: Bool { backend?.isInsecure ?? false }
+    /// `secret-service`, `vault`, `plaintext`, `memory`, or `unavailable`.
+    public var name: String { backend?.rawValue ?? "unavailable" }
 }
 
 /// Everything loaded at start (and on reload).
@@ -113,19 +115,19 @@ public struct LoadedSnapshot: Equatable, Sendable {
     public var accounts: [AccountRecord]
     /// The persisted active account.
     public var activeAccountID: AccountID?
-    public var store: StoreInfo
-    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, store: StoreInfo) {
+    public var credentialStore: StoreInfo
+    public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo) {
         self.providers = providers
         self.accounts = accounts
         self.activeAccountID = activeAccountID
-        self.store = store
+        self.credentialStore = credentialStore
     }
 }
 
 /// The use cases the reducer's effects run, as a struct of closures so reducer tests can script
 /// them. ``init(environment:)`` is the one real value: each closure is a use case over the
 /// environment (no flow is written here).
-public struct SessionClient: Sendable {
+public struct UseCaseClient: Sendable {
     /// Loads providers, account metadata, the active account and the store's state.
     public var load: @Sendable () async -> Result<LoadedSnapshot, AppError>
     /// Persists the active account (`nil` clears it).
@@ -154,8 +156,8 @@ public struct SessionClient: Sendable {
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("session.accessToken")) },
-        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("session.storedTokens")) }
+        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("useCases.accessToken")) },
+        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("useCases.storedTokens")) }
     ) {
         self.load = load
         self.saveActiveAccount = saveActiveAccount
@@ -187,14 +189,14 @@ public struct SessionClient: Sendable {
 
     /// Every operation fails loudly with "unimplemented: <name>": tests override only what
     /// their story uses, and an unexpected call shows up as an unexpected action.
-    public static let unimplemented = SessionClient(
-        load: { .failure(unimplementedError("session.load")) },
-        saveActiveAccount: { _ in .failure(unimplementedError("session.saveActiveAccount")) },
-        signIn: { _, _ in .failure(unimplementedError("session.signIn")) },
-        refresh: { _, _ in .failure(unimplementedError("session.refresh")) },
-        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("session.signOut")))); return false },
-        userinfo: { _ in .failure(unimplementedError("session.userinfo")) },
-        introspect: { _ in .failure(unimplementedError("session.introspect")) }
+    public static let unimplemented = UseCaseClient(
+        load: { .failure(unimplementedError("useCases.load")) },
+        saveActiveAccount: { _ in .failure(unimplementedError("useCases.saveActiveAccount")) },
+        signIn: { _, _ in .failure(unimplementedError("useCases.signIn")) },
+        refresh: { _, _ in .failure(unimplementedError("useCases.refresh")) },
+        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return false },
+        userinfo: { _ in .failure(unimplementedError("useCases.userinfo")) },
+        introspect: { _ in .failure(unimplementedError("useCases.introspect")) }
     )
 }
 
@@ -204,7 +206,7 @@ public func unimplementedError(_ name: String) -> AppError {
 
 /// Everything the reducer's effects may use. Time arrives in actions; effects read the clock.
 public struct AppDependencies: Sendable {
-    public var session: SessionClient
-    public init(session: SessionClient) { self.session = session }
-    public static let unimplemented = AppDependencies(session: .unimplemented)
+    public var useCases: UseCaseClient
+    public init(useCases: UseCaseClient) { self.useCases = useCases }
+    public static let unimplemented = AppDependencies(useCases: .unimplemented)
 }

@@ -83,8 +83,14 @@ extension CredentialStoreClient {
         return CredentialStoreClient(
             info: {
                 switch selection {
-                case .success(let chosen): StoreInfo(backend: chosen.kind.rawValue, isInsecure: chosen.kind.isInsecure)
-                case .failure: StoreInfo(backend: "unavailable", isLocked: true)
+                case .success(let chosen):
+                    // A vault that only a terminal prompt could open now (its key not cached, no
+                    // passphrase file or descriptor, e.g. after `authdeck lock`) counts as locked:
+                    // `status` reports what a script would meet, and never prompts.
+                    let locked = (store as? VaultSecretStore).map { !$0.opensWithoutAsking() } ?? false
+                    return StoreInfo(backend: chosen.kind, isLocked: locked)
+                case .failure:
+                    return StoreInfo(backend: nil, isLocked: true)
                 }
             },
             store: opened,
@@ -117,6 +123,12 @@ extension CredentialStoreClient {
 }
 
 extension MetadataFiles {
+    /// The metadata files alone, for what needs nothing else (shell completion: no credential
+    /// store, no network).
+    public static func live(processEnvironment: [String: String]) -> MetadataFiles {
+        .live(ConfigFiles(paths: XDGPaths(environment: processEnvironment)))
+    }
+
     /// The JSON files of ``ConfigFiles``.
     static func live(_ files: ConfigFiles) -> MetadataFiles {
         @Sendable func mapped<T>(_ body: () throws(SecretStoreError) -> T) throws(AppError) -> T {

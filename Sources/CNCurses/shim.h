@@ -66,103 +66,13 @@ static inline int authdeck_get_click(int *x, int *y) {
     return OK;
 }
 
-/* Crash path (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE): restore the saved terminal
-   modes and write the terminal's "leave alternate screen / show cursor" strings, using only
-   async-signal-safe calls (tcsetattr, write), then re-raise with the default action. */
-/* State lives in function-local statics: Swift's Clang importer does not emit file-scope static
-   variables of a header (the link fails with undefined references). These functions have internal
-   linkage, so EVERY SWIFT FILE THAT CALLS THEM GETS ITS OWN COPY OF THE STATE: call the signal and
-   crash functions below from one Swift file only (TerminalUINCurses/TerminalSession.swift). */
-enum { AUTHDECK_RESTORE_MAX = 256 };
-static inline struct termios *authdeck_termios_slot(void) { static struct termios t; return &t; }
-static inline int *authdeck_have_termios(void) { static int have = 0; return &have; }
-static inline char *authdeck_restore_buf(void) { static char buf[AUTHDECK_RESTORE_MAX]; return buf; }
-static inline size_t *authdeck_restore_len(void) { static size_t len = 0; return &len; }
-static inline volatile sig_atomic_t *authdeck_quit_slot(void) { static volatile sig_atomic_t s = 0; return &s; }
+/* No mutable state in this header: a `static` here (file scope, or a local of a `static inline`
+   function) gets one copy per place the header is compiled into. The signal flag and the crash
+   path's saved terminal modes live once, in the CTerminalSignals C target (issue 16). */
 
-static void authdeck_crash_handler(int sig) {
-    if (*authdeck_have_termios()) tcsetattr(STDIN_FILENO, TCSANOW, authdeck_termios_slot());
-    if (*authdeck_restore_len() > 0) {
-        ssize_t ignored = write(STDOUT_FILENO, authdeck_restore_buf(), *authdeck_restore_len());
-        (void)ignored;
-    }
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* Call before newterm: remembers the terminal modes to restore on a crash. */
-static inline void authdeck_save_termios(void) {
-    if (tcgetattr(STDIN_FILENO, authdeck_termios_slot()) == 0) *authdeck_have_termios() = 1;
-}
-
-/* Call after newterm: installs the crash handlers with the terminal's rmcup + cnorm + sgr0. */
-static inline void authdeck_install_crash_restore(void) {
-    const char *parts[3];
-    parts[0] = tigetstr("rmcup");
-    parts[1] = tigetstr("cnorm");
-    parts[2] = tigetstr("sgr0");
-    char *buf = authdeck_restore_buf();
-    size_t len = 0;
-    for (int i = 0; i < 3; i++) {
-        const char *p = parts[i];
-        if (p == NULL || p == (const char *)-1) continue;
-        size_t n = strlen(p);
-        if (len + n >= AUTHDECK_RESTORE_MAX) break;
-        memcpy(buf + len, p, n);
-        len += n;
-    }
-    *authdeck_restore_len() = len;
-    int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = authdeck_crash_handler;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-/* Undo authdeck_install_crash_restore (after endwin). */
-static inline void authdeck_remove_crash_restore(void) {
-    int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
-}
-
-/* SIGINT / SIGTERM / SIGHUP: set a flag that the main loop polls; poll() returns EINTR. */
-static void authdeck_quit_handler(int sig) { *authdeck_quit_slot() = sig; }
-static inline void authdeck_install_quit_handlers(void) {
-    int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = authdeck_quit_handler;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = 0; /* no SA_RESTART: poll() returns EINTR */
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-/* A parent may have started us with signals blocked (e.g. spawned from a libdispatch worker
-   thread, whose mask is inherited across exec); the loop relies on these arriving. */
-static inline void authdeck_unblock_ui_signals(void) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGWINCH);
-    sigaddset(&set, SIGCONT);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
-static inline int authdeck_take_quit_signal(void) {
-    int s = *authdeck_quit_slot();
-    *authdeck_quit_slot() = 0;
-    return s;
-}
-static inline void authdeck_restore_quit_handlers(void) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+/* The terminal's capability string `name` (e.g. "rmcup"), or NULL when absent or not a string. */
+static inline const char *authdeck_tigetstr(const char *name) {
+    const char *p = tigetstr(name);
+    return (p == NULL || p == (const char *)-1) ? NULL : p;
 }
 #endif

@@ -15,6 +15,18 @@ public struct AccountKey: Sendable, Hashable, Codable, Comparable, CustomStringC
         self.account = account
     }
 
+    /// Code unit for code unit: two subjects that differ only in Unicode normalisation are two
+    /// accounts (Swift's `String ==` would make them one).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.provider.utf8.elementsEqual(rhs.provider.utf8) && lhs.account.utf8.elementsEqual(rhs.account.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in provider.utf8 { hasher.combine(byte) }
+        hasher.combine(0xFF as UInt8)  // never a UTF-8 byte: separates the two parts
+        for byte in account.utf8 { hasher.combine(byte) }
+    }
+
     /// The reserved key under which a provider's shared client secret is stored
     /// (a secret set holding only ``AccountSecrets/clientSecret``).
     public static func providerClient(_ provider: String) -> AccountKey {

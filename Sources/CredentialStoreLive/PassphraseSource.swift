@@ -18,11 +18,31 @@ public enum PassphraseSource: Sendable {
     /// A passphrase already in memory (tests, passphrase change).
     case value(VaultPassphrase)
 
+    /// How many times a terminal prompt may be answered wrong before the vault stays locked.
+    public static let terminalAttempts = 3
+
+    /// True for the terminal prompt (a wrong answer may be corrected; a file's may not).
+    public var isInteractive: Bool {
+        if case .terminal = self { return true }
+        return false
+    }
+
+    /// Shows `message` on the terminal the prompt uses (nothing for other sources).
+    public func tell(_ message: String) {
+        guard isInteractive else { return }
+        let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let line = message + "\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+    }
+
     public static let fileVariable = "AUTHDECK_PASSPHRASE_FILE"
     public static let fileDescriptorVariable = "AUTHDECK_PASSPHRASE_FD"
 
-    /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal.
-    public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase: ") -> PassphraseSource {
+    /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal (the prompt
+    /// says that three tries are allowed).
+    public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
         if let path = environment[fileVariable], !path.isEmpty { return .file(path: path) }
         if let fd = environment[fileDescriptorVariable].flatMap(Int32.init), fd >= 0 { return .fileDescriptor(fd) }
         return .terminal(prompt: prompt)
@@ -37,12 +57,13 @@ public enum PassphraseSource: Sendable {
         case .value(let passphrase):
             value = passphrase.exposedValue
         case .file(let path):
-            guard let data = try PrivateFiles.read(path, requirePrivate: true) else {
-                throw .passphraseUnavailable(cause: .init("\(Self.fileVariable) names \(path), which does not exist"))
-            }
-            value = Self.firstLine(data)
+            value = Self.firstLine(try Self.readPassphraseFile(path))
         case .fileDescriptor(let fd):
-            value = Self.firstLine(try PrivateFiles.readAll(fd: fd, path: "fd \(fd)"))
+            do {
+                value = Self.firstLine(try PrivateFiles.readAll(fd: fd, path: "fd \(fd)"))
+            } catch {
+                throw .passphraseUnavailable(cause: .init("\(Self.fileDescriptorVariable)=\(fd) cannot be read: \(error)"))
+            }
         case .terminal(let prompt):
             let first = try Self.promptWithoutEcho(prompt)
             if confirm {
@@ -55,10 +76,41 @@ public enum PassphraseSource: Sendable {
         return VaultPassphrase(value)
     }
 
+    /// The passphrase file's bytes. Any refusal (missing, a symbolic link, a directory or other
+    /// non-regular file, readable or writable by others, not owned by the user, unreadable) is
+    /// ``SecretStoreError/passphraseUnavailable(cause:)``: the store stays locked (exit 4), and
+    /// the cause names the file, what is wrong and what to do.
+    static func readPassphraseFile(_ path: String) throws(SecretStoreError) -> Data {
+        let fix = "\(fileVariable) must name a regular file of yours with mode 0600 (chmod 600 \(path))"
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            let type = st.st_mode & S_IFMT
+            if type == S_IFLNK {
+                throw .passphraseUnavailable(cause: .init("refusing \(path): it is a symbolic link; \(fix)"))
+            }
+            if type != S_IFREG {
+                let what = type == S_IFDIR ? "a directory" : "not a regular file"
+                throw .passphraseUnavailable(cause: .init("refusing \(path): it is \(what); \(fix)"))
+            }
+        }
+        let data: Data?
+        do throws(SecretStoreError) {
+            data = try PrivateFiles.read(path, requirePrivate: true)
+        } catch {
+            throw .passphraseUnavailable(cause: .init("\(error); \(fix)"))
+        }
+        guard let data else {
+            throw .passphraseUnavailable(cause: .init("\(fileVariable) names \(path), which does not exist"))
+        }
+        return data
+    }
+
+    /// The first line, without its line ending (LF or CRLF). Bytes, not Characters: in Swift
+    /// "\r\n" is one Character, so splitting a String on "\n" kept a CRLF file's "\r\n".
     static func firstLine(_ data: Data) -> String {
-        let text = String(decoding: data, as: UTF8.self)
-        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        var line = data.prefix { $0 != UInt8(ascii: "\n") }
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        return String(decoding: line, as: UTF8.self)
     }
 
     static func promptWithoutEcho(_ prompt: String) throws(SecretStoreError) -> String {

@@ -151,6 +151,30 @@ public final class VaultSecretStore: SecretStore {
         _ = try open(bytes)
     }
 
+    /// Whether the vault can be opened right now without asking anyone: there is no vault yet,
+    /// or its key is held here or in the key cache, or the passphrase source is a file or a
+    /// descriptor that opens it (then the key is cached). False when only a terminal prompt
+    /// could open it, or the file source is refused or wrong: `status` reports that as locked
+    /// (after `authdeck lock` with no passphrase source). Never prompts. A damaged vault is not
+    /// "locked" (true here; reading it reports the damage).
+    public func opensWithoutAsking() -> Bool {
+        guard let bytes = try? file.read(), let header = try? VaultHeader.decode(bytes, path: path) else { return true }
+        if let keys = unlocked.withLock({ $0 }), keys.salt == header.salt, Self.same(keys.keyCheck, header.keyCheck) { return true }
+        if keyCacheTTL > .zero, let master = keyCache.get(VaultKeys.cacheID(salt: header.salt)),
+           Self.same(VaultKeys(master: master, salt: header.salt).keyCheck, header.keyCheck) {
+            return true
+        }
+        if case .terminal = passphrase { return false }
+        do {
+            _ = try open(bytes)
+            return true
+        } catch {
+            if case .corrupt = error { return true }
+            if case .truncated = error { return true }
+            return false
+        }
+    }
+
     /// Forgets the derived key here and in the key cache (`authdeck lock`).
     public func forgetKey() {
         let keys = unlocked.withLock { value -> VaultKeys? in
@@ -212,10 +236,19 @@ public final class VaultSecretStore: SecretStore {
             }
             keyCache.remove(cacheID)
         }
-        let keys = try derive(passphrase.read(), salt: header.salt, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
-        guard Self.same(keys.keyCheck, header.keyCheck) else { throw .wrongPassphrase(file: path) }
-        remember(keys)
-        return keys
+        // A typed passphrase gets three tries, and each wrong one says how many are left; a file
+        // or descriptor gives the same answer every time, so it gets one.
+        let attempts = passphrase.isInteractive ? PassphraseSource.terminalAttempts : 1
+        for attempt in 1...attempts {
+            let keys = try derive(passphrase.read(), salt: header.salt, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
+            if Self.same(keys.keyCheck, header.keyCheck) {
+                remember(keys)
+                return keys
+            }
+            let left = attempts - attempt
+            if left > 0 { passphrase.tell("Wrong passphrase; \(left) \(left == 1 ? "try" : "tries") left.") }
+        }
+        throw .wrongPassphrase(file: path)
     }
 
     private func newKeys(limits: KDFLimits, source: PassphraseSource) throws(SecretStoreError) -> VaultKeys {

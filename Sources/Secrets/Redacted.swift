@@ -23,6 +23,18 @@ public struct Redacted<Kind: SecretKind>: Sendable, Hashable, Codable, CustomStr
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
     public var isEmpty: Bool { exposedValue.isEmpty }
+
+    /// Byte equality: a secret is a string of code units, never compared with Unicode canonical
+    /// equivalence (`String ==` would call an ID token spelled with KELVIN SIGN instead of `K`
+    /// "unchanged" and skip its validation).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.exposedValue.utf8.elementsEqual(rhs.exposedValue.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in exposedValue.utf8 { hasher.combine(byte) }
+        hasher.combine(exposedValue.utf8.count)
+    }
 }
 
 /// Names the kind of a ``Redacted`` value for its redacted description.

@@ -1,4 +1,5 @@
 // Content of the detail tabs and the dialogs as lines of spans (pure; sanitised here).
+import AppCore
 import Foundation
 
 enum DetailContent {
@@ -203,17 +204,34 @@ enum DialogContent {
         return [.text(DisplayWidth.pad(label, to: 15), focused ? .title : .text), .text(" " + shown, focused ? .inputFocused : .input)]
     }
 
-    static func signIn(_ s: SignInDialog, width: Int) -> [Line] {
-        var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text)]]
+    /// The lines of the sign-in dialog besides the provider rows.
+    static let signInFixedLines = 9
+
+    /// The provider rows shown: all of them when they fit in `rows`, else a window that keeps the
+    /// selection visible, with "↑ N more" / "↓ N more" lines standing for the rest.
+    static func providerWindow(count: Int, selected: Int, rows: Int) -> (range: Range<Int>, above: Int, below: Int) {
+        guard count > rows, rows >= 3 else { return (0..<count, 0, 0) }
+        let visible = rows - 2  // room for the two "more" lines
+        let start = min(max(0, selected - visible / 2), count - visible)
+        return (start..<(start + visible), start, count - start - visible)
+    }
+
+    static func signIn(_ s: SignInDialog, width: Int, providerRows: Int = .max) -> [Line] {
+        var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text),
+                            .text(s.providers.count > 1 ? "  (\(s.selectedProvider + 1) of \(s.providers.count))" : "", .textDim)]]
         if s.providers.isEmpty {
             out.append([.text("  No provider configured: authdeck provider add ISSUER", .statusError)])
         }
-        for (i, p) in s.providers.enumerated() {
+        let window = providerWindow(count: s.providers.count, selected: s.selectedProvider, rows: providerRows)
+        if window.above > 0 { out.append([.text("   ↑ \(window.above) more", .textDim)]) }
+        for i in window.range {
+            let p = s.providers[i]
             let sel = i == s.selectedProvider
             let role: StyleRole = sel ? (s.focusedField == .provider ? .selection : .selectionUnfocused) : .text
             out.append([.text(sel ? " ▸ " : "   ", role), .text(Sanitizer.visible(p.name), role),
                         .text("  " + Sanitizer.visible(p.detail), sel ? role : .textDim)])
         }
+        if window.below > 0 { out.append([.text("   ↓ \(window.below) more", .textDim)]) }
         out.append([])
         let device = s.providers.indices.contains(s.selectedProvider) ? s.providers[s.selectedProvider].supportsDevice : true
         let flowFocused = s.focusedField == .flow

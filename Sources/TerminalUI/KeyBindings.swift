@@ -220,7 +220,7 @@ public enum KeyBindings {
     ]
 
     static let signIn: [KeyBinding] = [
-        KeyBinding(keys: [.up, .down], description: "Choose a provider", shortDescription: "choose", showInFooter: false) { _, _ in nil },
+        KeyBinding(keys: [.up, .down, .char("k"), .char("j")], description: "Choose a provider (PgUp/PgDn: by ten)", shortDescription: "choose", showInFooter: false) { _, _ in nil },
         KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .dialogNextField },
         KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .dialogPreviousField },
         KeyBinding(keys: [.left, .right, .char(" ")], description: "Switch between browser and device flow (on the flow field)",
@@ -322,8 +322,10 @@ public enum KeyBindings {
             }
         }
         if case .signIn(let d) = m.dialog, d.focusedField == .provider {
-            if key == .up { return .command(.dialogMove(by: -1)) }
-            if key == .down { return .command(.dialogMove(by: 1)) }
+            if key == .up || key == .char("k") { return .command(.dialogMove(by: -1)) }
+            if key == .down || key == .char("j") { return .command(.dialogMove(by: 1)) }
+            if key == .pageUp { return .command(.dialogMove(by: -10)) }
+            if key == .pageDown { return .command(.dialogMove(by: 10)) }
         }
         for ctx in contexts {
             for b in table(ctx, readOnly: m.readOnly) where b.keys.contains(key) {

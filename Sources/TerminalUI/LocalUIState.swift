@@ -1,3 +1,5 @@
+import AppCore
+import AuthEngine
 import Foundation
 // The parts of the screen state that only the UI cares about (selection, focus, tab, filter,
 // help, reveal). The app may keep these in its own State instead; this is the ready-made reducer.
@@ -80,18 +82,6 @@ public struct LocalUIState: Equatable, Sendable {
     }
 }
 
-/// What the sign-in dialog asks the app to start.
-public struct SignInRequest: Equatable, Sendable {
-    public var providerID: String
-    public var flow: SignInFlow
-    /// Extra scopes beyond the provider's defaults.
-    public var extraScopes: [String]
-    /// Auth0-style `audience`, nil when empty.
-    public var audience: String?
-    /// RFC 8707 resource indicators.
-    public var resources: [String]
-}
-
 extension SignInDialog {
     /// Applies a dialog-editing intent (`dialogMove`, `dialogNextField`, `dialogPreviousField`,
     /// `dialogToggleFlow`, `dialogSetText`). Returns false for other intents.
@@ -125,9 +115,9 @@ extension SignInDialog {
     /// The request to start on submit; nil without a provider.
     public var request: SignInRequest? {
         guard providers.indices.contains(selectedProvider) else { return nil }
-        func words(_ s: String) -> [String] { s.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }
         let aud = audience.trimmingCharacters(in: .whitespaces)
-        return SignInRequest(providerID: providers[selectedProvider].id, flow: flow, extraScopes: words(extraScopes),
-                             audience: aud.isEmpty ? nil : aud, resources: words(resource))
+        let resources = resource.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        return SignInRequest(providerID: ProviderID(providers[selectedProvider].id), flow: flow, extraScopes: ScopeSet(parsing: extraScopes).values,
+                             audience: aud.isEmpty ? nil : aud, resources: resources)
     }
 }

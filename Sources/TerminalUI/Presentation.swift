@@ -1,79 +1,7 @@
 // Presentation: pure functions from values (and an explicit `now`) to display strings.
+// The time formatter (`TimeText`) and the claim order (`ClaimOrder`) live in AppCore, shared with the CLI.
+import AppCore
 import Foundation
-
-public enum TimeText {
-    /// A duration in whole seconds as "42s", "4m 10s", "3h 5m", "2d 4h" (two units at most).
-    public static func duration(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m \(s % 60)s" }
-        if s < 86400 { return "\(s / 3600)h \((s % 3600) / 60)m" }
-        return "\(s / 86400)d \((s % 86400) / 3600)h"
-    }
-
-    /// A past duration, coarser than `duration`: "42s", "3m", "3h 5m", "2d 4h".
-    public static func pastDuration(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m" }
-        return duration(s)
-    }
-
-    /// Whole seconds from `now` to `date`, rounded toward `now` (so "in 4m 10s" lasts a full second).
-    static func secondsUntil(_ date: Date, now: Date) -> Int {
-        let d = date.timeIntervalSince(now)
-        return d >= 0 ? Int(d.rounded(.down)) : -Int((-d).rounded(.down))
-    }
-
-    /// Token expiry countdown: "in 4m 10s" while valid, "expires now" in the last second,
-    /// "expired 3m ago" after.
-    public static func countdown(to expiry: Date, now: Date) -> String {
-        let s = secondsUntil(expiry, now: now)
-        if s > 0 { return "in " + duration(s) }
-        if expiry.timeIntervalSince(now) > 0 { return "expires now" }
-        return "expired " + pastDuration(-s) + " ago"
-    }
-
-    /// A relative time: "in 4m 10s", "now", "3m ago".
-    public static func relative(_ date: Date, now: Date) -> String {
-        let s = secondsUntil(date, now: now)
-        if s > 0 { return "in " + duration(s) }
-        if s == 0 { return "now" }
-        return pastDuration(-s) + " ago"
-    }
-
-    /// Absolute local time "2026-11-30 10:04:10 +00:00" in `timeZone`.
-    public static func absolute(_ date: Date, timeZone: TimeZone) -> String {
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = timeZone
-        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let off = timeZone.secondsFromGMT(for: date)
-        let sign = off < 0 ? "-" : "+"
-        let p2 = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year!)-\(p2(c.month!))-\(p2(c.day!)) \(p2(c.hour!)):\(p2(c.minute!)):\(p2(c.second!)) "
-            + "\(sign)\(p2(abs(off) / 3600)):\(p2((abs(off) % 3600) / 60))"
-    }
-
-    /// Interprets a numeric timestamp claim. Seconds since the epoch (RFC 7519 NumericDate) unless
-    /// the value is too large to be seconds (> 1e11, i.e. after year 5138): then milliseconds
-    /// (Logto's `updated_at` / `created_at`).
-    public static func claimDate(_ value: Double) -> (date: Date, isMilliseconds: Bool)? {
-        guard value.isFinite, value >= 0 else { return nil }
-        if value > 1e11 { return (Date(timeIntervalSince1970: value / 1000), true) }
-        return (Date(timeIntervalSince1970: value), false)
-    }
-
-    /// Claims whose numeric values are timestamps: the RFC 7519 / OIDC ones and any `*_at`.
-    public static func isTimestampClaim(_ key: String) -> Bool {
-        ["exp", "nbf", "iat", "auth_time", "updated_at"].contains(key) || key.hasSuffix("_at")
-    }
-
-    /// Fraction (0…1) of the lifetime left, for countdown bars; nil without a lifetime.
-    public static func remainingFraction(expiresAt: Date, lifetime: TimeInterval?, now: Date) -> Double? {
-        guard let lifetime, lifetime > 0 else { return nil }
-        return min(1, max(0, expiresAt.timeIntervalSince(now) / lifetime))
-    }
-}
 
 public enum TokenMask {
     /// Known recognizable token prefixes (kept visible, gh style).
@@ -88,27 +16,6 @@ public enum TokenMask {
         let prefix = prefixes.first { token.hasPrefix($0) } ?? String(token.prefix(4))
         let rest = token.count - prefix.count
         return Sanitizer.visible(prefix) + String(repeating: "*", count: min(max(rest, 4), 16))
-    }
-}
-
-public enum ClaimOrder {
-    /// RFC 7519 §4.1 registered claims, in the RFC's order.
-    public static let registered = ["iss", "sub", "aud", "exp", "nbf", "iat", "jti"]
-    /// OIDC Core §2 (ID token) and §5.1 (standard claims), in the spec's order.
-    public static let oidc = [
-        "auth_time", "nonce", "acr", "amr", "azp", "at_hash", "c_hash", "sid",
-        "name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "profile", "picture",
-        "website", "email", "email_verified", "gender", "birthdate", "zoneinfo", "locale", "phone_number",
-        "phone_number_verified", "address", "updated_at",
-    ]
-    /// Top-level claim order: registered first, then OIDC, then the rest alphabetically.
-    public static func sorted(_ keys: [String]) -> [String] {
-        func rank(_ k: String) -> (Int, Int, String) {
-            if let i = registered.firstIndex(of: k) { return (0, i, k) }
-            if let i = oidc.firstIndex(of: k) { return (1, i, k) }
-            return (2, 0, k)
-        }
-        return keys.sorted { rank($0) < rank($1) }
     }
 }
 
@@ -189,20 +96,8 @@ public enum ClaimTable {
 
 public enum StatusText {
     /// The status column: "valid", "expiring soon", "refresh failed, retrying in 8s", …
-    public static func text(_ status: AccountStatus, now: Date) -> String {
-        switch status {
-        case .valid: return "valid"
-        case .expiringSoon: return "expiring soon"
-        case .refreshing: return "refreshing"
-        case .expired: return "expired"
-        case .needsSignIn: return "needs login"
-        case .refreshFailed(let at):
-            guard let at else { return "refresh failed" }
-            let s = TimeText.secondsUntil(at, now: now)
-            return s > 0 ? "refresh failed, retrying in \(TimeText.duration(s))" : "refresh failed, retrying"
-        case .storeLocked: return "keyring locked"
-        }
-    }
+    /// The one label set, shared with `status` (``AccountStatus/label(now:)``).
+    public static func text(_ status: AccountStatus, now: Date) -> String { status.label(now: now) }
 
     public static func role(_ status: AccountStatus) -> StyleRole {
         switch status {

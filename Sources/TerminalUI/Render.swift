@@ -1,4 +1,5 @@
 // render(model, size, theme) -> Frame: the whole screen as a pure function.
+import AppCore
 import Foundation
 
 /// A run of text in one role, or a countdown bar.
@@ -261,7 +262,9 @@ public enum Renderer {
     static func drawDialog(_ f: inout Frame, _ m: ScreenModel, _ d: Dialog, size: Size) {
         switch d {
         case .signIn(let s):
-            let lines = DialogContent.signIn(s, width: min(70, size.width - 6))
+            // The provider list scrolls inside the dialog: as many rows as the terminal leaves.
+            let rows = max(3, size.height - 4 - DialogContent.signInFixedLines)
+            let lines = DialogContent.signIn(s, width: min(70, size.width - 6), providerRows: rows)
             let r = dialogRect(size: size, width: 70, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
         case .browserWaiting(let b):

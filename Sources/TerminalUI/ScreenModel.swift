@@ -1,6 +1,7 @@
 // The input of `render`: plain values describing everything a screen shows. The app layer maps
 // its state into this model each turn; TerminalUI never reads a clock or a store.
 // All strings are raw (as received); `render` sanitises them before drawing.
+import AppCore
 import Foundation
 
 /// Everything the TUI shows, for one instant `now`.
@@ -73,7 +74,7 @@ public struct ScreenModel: Equatable, Sendable {
         var out: [Date] = []
         for a in visibleAccounts {
             if let e = a.accessExpiresAt { out.append(e) }
-            if case .refreshFailed(let at?) = a.status { out.append(at) }
+            if case .refreshFailed(let at) = a.status { out.append(at) }
         }
         if let o = detail?.overview {
             out += [o.accessExpiresAt, o.refreshExpiresAt, o.idTokenExpiresAt].compactMap { $0 }
@@ -162,19 +163,10 @@ public struct AccountRow: Equatable, Sendable, Identifiable {
     }
 }
 
-public enum AccountStatus: Equatable, Sendable {
-    case valid
-    case expiringSoon
-    case refreshing
-    case expired
-    case needsSignIn
-    /// The last refresh failed transiently; the next attempt is at `retryAt` (absolute).
-    case refreshFailed(retryAt: Date?)
-    /// The credential store is locked (keyring locked / vault passphrase needed).
-    case storeLocked
-
+extension AccountStatus {
+    /// Whether the status itself counts down (a retry timer).
     var isTimed: Bool {
-        if case .refreshFailed(let at) = self { return at != nil }
+        if case .refreshFailed = self { return true }
         return false
     }
 }
@@ -355,11 +347,6 @@ public struct ClaimMember: Equatable, Sendable {
     }
 }
 
-public enum SignatureStatus: Equatable, Sendable {
-    case verified(alg: String, kid: String?)
-    case notVerified(reason: String)
-}
-
 public struct IDTokenModel: Equatable, Sendable {
     /// The JOSE header as an object.
     public var header: ClaimValue
@@ -419,164 +406,5 @@ public struct RawTokenEntry: Equatable, Sendable {
     public init(label: String, value: SecretText) {
         self.label = label
         self.value = value
-    }
-}
-
-public struct Flash: Equatable, Sendable {
-    public enum Level: Equatable, Sendable { case info, warn, error }
-    public var level: Level
-    public var text: String
-    /// When the app will drop it (k9s: 6 s); only used to decide ticking.
-    public var expiresAt: Date?
-    public init(level: Level, text: String, expiresAt: Date? = nil) {
-        self.level = level
-        self.text = text
-        self.expiresAt = expiresAt
-    }
-}
-
-// MARK: - Dialogs
-
-public enum Dialog: Equatable, Sendable {
-    case signIn(SignInDialog)
-    case browserWaiting(BrowserWaitingDialog)
-    case device(DeviceDialog)
-    case signOutConfirm(SignOutConfirmDialog)
-    case signOutProgress(SignOutProgressDialog)
-}
-
-public enum SignInFlow: Equatable, Sendable { case browser, device }
-
-public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource }
-
-public struct ProviderOption: Equatable, Sendable {
-    public var id: String
-    public var name: String
-    /// e.g. the issuer, or "preset".
-    public var detail: String
-    public var supportsDevice: Bool
-    public init(id: String, name: String, detail: String = "", supportsDevice: Bool = true) {
-        self.id = id
-        self.name = name
-        self.detail = detail
-        self.supportsDevice = supportsDevice
-    }
-}
-
-public struct SignInDialog: Equatable, Sendable {
-    public var providers: [ProviderOption]
-    public var selectedProvider: Int
-    public var flow: SignInFlow
-    /// Space-separated extra scopes.
-    public var extraScopes: String
-    public var audience: String
-    /// Space-separated resource indicators (RFC 8707).
-    public var resource: String
-    public var focusedField: SignInField
-    public init(
-        providers: [ProviderOption], selectedProvider: Int = 0, flow: SignInFlow = .browser, extraScopes: String = "",
-        audience: String = "", resource: String = "", focusedField: SignInField = .provider
-    ) {
-        self.providers = providers
-        self.selectedProvider = selectedProvider
-        self.flow = flow
-        self.extraScopes = extraScopes
-        self.audience = audience
-        self.resource = resource
-        self.focusedField = focusedField
-    }
-}
-
-public struct BrowserWaitingDialog: Equatable, Sendable {
-    public var providerName: String
-    /// The authorization request URL (shown so it can be opened by hand).
-    public var url: String
-    /// e.g. "opened with xdg-open", or why opening failed.
-    public var browserNote: String?
-    /// Where the browser flow stands; decides the heading and the Esc hint.
-    public var stage: Stage
-    public enum Stage: Equatable, Sendable { case contacting, waiting, verifying, failed }
-    public init(providerName: String, url: String, browserNote: String? = nil, stage: Stage = .waiting) {
-        self.providerName = providerName
-        self.url = url
-        self.browserNote = browserNote
-        self.stage = stage
-    }
-}
-
-public enum DevicePollingState: Equatable, Sendable {
-    case waiting
-    case authorizationPending
-    /// RFC 8628 §3.5: the interval grew to `interval` seconds.
-    case slowDown(interval: Int)
-    case approved
-    case denied
-    case expired
-    case failed(ErrorLine)
-}
-
-public struct DeviceDialog: Equatable, Sendable {
-    public var providerName: String
-    public var userCode: String
-    public var verificationURI: String
-    public var verificationURIComplete: String?
-    /// QR modules of `verification_uri_complete` (or `verification_uri`), row-major, `true` = dark;
-    /// computed by the caller (TerminalUINCurses `QRCode.matrix(for:)`). Without quiet zone.
-    public var qr: [[Bool]]?
-    public var expiresAt: Date
-    public var polling: DevicePollingState
-    public init(
-        providerName: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
-        qr: [[Bool]]? = nil, expiresAt: Date, polling: DevicePollingState = .waiting
-    ) {
-        self.providerName = providerName
-        self.userCode = userCode
-        self.verificationURI = verificationURI
-        self.verificationURIComplete = verificationURIComplete
-        self.qr = qr
-        self.expiresAt = expiresAt
-        self.polling = polling
-    }
-}
-
-public struct SignOutConfirmDialog: Equatable, Sendable {
-    public var accountID: AccountRow.ID
-    public var accountName: String
-    /// RFC 7009 revocation will be attempted.
-    public var willRevoke: Bool
-    /// RP-Initiated Logout will be opened in the browser.
-    public var willEndSession: Bool
-    public init(accountID: AccountRow.ID, accountName: String, willRevoke: Bool, willEndSession: Bool) {
-        self.accountID = accountID
-        self.accountName = accountName
-        self.willRevoke = willRevoke
-        self.willEndSession = willEndSession
-    }
-}
-
-public struct SignOutStep: Equatable, Sendable {
-    public enum Result: Equatable, Sendable {
-        case pending, running
-        case done(String)
-        case skipped(String)
-        case failed(ErrorLine)
-    }
-    /// e.g. "Revoke refresh token (RFC 7009)", "End provider session", "Delete local secrets".
-    public var name: String
-    public var result: Result
-    public init(name: String, result: Result) {
-        self.name = name
-        self.result = result
-    }
-}
-
-public struct SignOutProgressDialog: Equatable, Sendable {
-    public var accountName: String
-    public var steps: [SignOutStep]
-    public var finished: Bool
-    public init(accountName: String, steps: [SignOutStep], finished: Bool) {
-        self.accountName = accountName
-        self.steps = steps
-        self.finished = finished
     }
 }

@@ -140,10 +140,18 @@ public final class TerminalApp<Message: Sendable> {
             let now = clock()
             let wake = current.nextRedraw(after: now).timeIntervalSince(now)
             let timeoutMS = Int32(min(60_000, max(1, (wake * 1000).rounded(.up) + 2)))
+            // The signal pipe wakes us even when the kernel delivers the signal to another thread.
+            // That is the usual case in authdeck: with Swift's async main on Linux, thread 0 parks
+            // in dispatch_main (sigsuspend) while the main queue, and so this loop, runs on a worker
+            // thread; a process-directed SIGTERM runs its handler on thread 0 and never
+            // interrupted this poll (measured: 10 s, the test's limit, without the pipe).
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, timeoutMS)
-            if ready < 0 && errno != EINTR { return .terminalGone }
+                       pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: session.signalFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, nfds_t(fds.count), timeoutMS)
+            let pollError = errno  // before anything else can change it
+            if let sig = session.takeQuitSignal() { return .signal(sig) }
+            if ready < 0 && pollError != EINTR { return .terminalGone }
             if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
                 return .terminalGone
             }

@@ -1,6 +1,7 @@
 // The ncurses session: setup and teardown, colour pairs from a theme, blitting frames, and
 // decoding keys. Every call here must run on the one UI thread (the main thread).
 @preconcurrency import CNCurses
+import CTerminalSignals
 import Foundation
 import TerminalUI
 
@@ -12,12 +13,15 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownTerminal(String)
     /// stdin or stdout is not a terminal.
     case notATerminal
+    /// The terminfo entry for `TERM` has no cursor addressing (`cup`), e.g. `TERM=dumb`.
+    case noCursorAddressing(String)
 
     public var description: String {
         switch self {
         case .noTerminalType: "TERM is not set; the interactive UI needs a terminal (use a subcommand instead, e.g. authdeck status)"
         case .unknownTerminal(let t): "unknown terminal type \"\(Sanitizer.visible(t))\" (no terminfo entry); try TERM=xterm-256color"
         case .notATerminal: "standard input and output must be a terminal for the interactive UI"
+        case .noCursorAddressing(let t): "terminal type \"\(Sanitizer.visible(t))\" cannot move the cursor, which the interactive UI needs; try TERM=xterm-256color, or use a subcommand (e.g. authdeck status)"
         }
     }
 }
@@ -52,22 +56,27 @@ public final class TerminalSession {
         setlocale(LC_ALL, "")
         isUTF8 = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        authdeck_save_termios()
-        authdeck_unblock_ui_signals()
+        authdeck_crash_restore_save_termios(STDIN_FILENO)
+        authdeck_ui_signals_unblock()
         // Our SIGINT/SIGTERM/SIGHUP handlers go in first: ncurses then leaves those signals alone.
-        authdeck_install_quit_handlers()
+        signalFD = authdeck_quit_signals_install()
         fflush(authdeck_stdout())
         output = fdopen(dup(STDOUT_FILENO), "w")
         input = fdopen(dup(STDIN_FILENO), "r")
         guard let output, let input, let s = newterm(term, output, input) else {
-            authdeck_restore_quit_handlers()
-            if let o = self.output { fclose(o) }
-            if let i = self.input { fclose(i) }
+            failStart()
             throw .unknownTerminal(term)
         }
         screen = s
         set_term(s)
-        authdeck_install_crash_restore()
+        // Without cursor addressing (TERM=dumb, printing terminals) the screen cannot be drawn.
+        guard authdeck_tigetstr("cup") != nil else {
+            failStart()
+            throw .noCursorAddressing(term)
+        }
+        Self.installCrashRestore()
+        // A resize wakes the loop at once (ncurses's SIGWINCH handler runs first).
+        authdeck_resize_signal_install()
         cbreak()
         noecho()
         nonl()
@@ -86,6 +95,35 @@ public final class TerminalSession {
 
     isolated deinit { end() }
 
+    /// Undoes a half-done `init` and marks the session ended, so `deinit` (which runs for a
+    /// throwing init of a fully initialised class) closes nothing twice.
+    private func failStart() {
+        ended = true
+        if let screen {
+            endwin()
+            delscreen(screen)
+        }
+        screen = nil
+        if let output { fclose(output) }
+        if let input { fclose(input) }
+        output = nil
+        input = nil
+        authdeck_quit_signals_restore()
+    }
+
+    /// Hands the crash path the terminal's "leave alternate screen, show cursor, plain text"
+    /// strings (rmcup + cnorm + sgr0), whole parts only.
+    private static func installCrashRestore() {
+        var bytes: [CChar] = []
+        for name in ["rmcup", "cnorm", "sgr0"] {
+            guard let p = authdeck_tigetstr(name) else { continue }
+            let part = Array(UnsafeBufferPointer(start: p, count: strlen(p)))
+            if bytes.count + part.count >= 256 { break }
+            bytes += part
+        }
+        authdeck_crash_restore_install(bytes, bytes.count)
+    }
+
     /// Restores the terminal (leaves the alternate screen, shows the cursor). Idempotent.
     public func end() {
         guard !ended else { return }
@@ -97,16 +135,19 @@ public final class TerminalSession {
         if let input { fclose(input) }
         output = nil
         input = nil
-        authdeck_remove_crash_restore()
-        authdeck_restore_quit_handlers()
+        authdeck_crash_restore_remove()
+        authdeck_quit_signals_restore()
     }
 
-    /// The SIGINT / SIGTERM / SIGHUP received since the last call, if any (the handlers only set
-    /// a flag; `poll` returns EINTR so the loop sees it at once).
+    /// The SIGINT / SIGTERM / SIGHUP received since the last call, if any (the handlers set a
+    /// flag and write to `signalFD`, so the loop's `poll` wakes on whichever thread the signal hit).
     func takeQuitSignal() -> Int32? {
-        let s = authdeck_take_quit_signal()
+        let s = authdeck_quit_signal_take()
         return s == 0 ? nil : s
     }
+
+    /// Readable when a quit signal arrived (-1 without a wake pipe); poll it next to stdin.
+    private(set) var signalFD: Int32 = -1
 
     /// The terminal size now.
     public var size: Size {

@@ -6,14 +6,14 @@ let authdeckVersion = "0.1.0"
 func runMain(_ arguments: [String]) async -> Int32 {
     let root = Commands.root { parsed in
         if parsed.flag("version") {
-            print("authdeck \(authdeckVersion)")
+            Output.line("authdeck \(authdeckVersion)")
             return ExitCode.ok
         }
         return await runTUI(parsed)
     }
     switch ArgumentParser.parse(arguments, root: root) {
     case .failure(.help(let text)):
-        print(text, terminator: "")
+        Output.raw(Data(text.utf8))
         return ExitCode.ok
     case .failure(.usage(let error)):
         Output.err(error.description)
@@ -34,6 +34,7 @@ func runMain(_ arguments: [String]) async -> Int32 {
     }
 }
 
+reserveStandardDescriptors()
 let arguments = Array(CommandLine.arguments.dropFirst())
 // A subcommand (the line-mode CLI) runs on the main thread through CommandLineExecutor; the TUI
 // (no subcommand) keeps the default executors, which its main-actor loop relies on.

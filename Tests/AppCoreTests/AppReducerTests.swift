@@ -1,6 +1,7 @@
 import AppCore
 import AuthEngine
 import Foundation
+import Secrets
 import Testing
 
 let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -12,18 +13,18 @@ func record(_ name: String, expiresIn: Double = 3600, issuedAt: Date = t0, refre
         subject: name, displayName: name.capitalized, username: name, email: "\(name)@example.test",
         requestedScopes: ["openid", "profile"], grantedScopes: ["openid", "profile"],
         accessTokens: [AccessTokenInfo(expiresAt: issuedAt.addingTimeInterval(expiresIn), issuedAt: issuedAt, scopes: ["openid", "profile"])],
-        hasRefreshToken: refresh, signedInAt: issuedAt, storage: "memory")
+        hasRefreshToken: refresh, signedInAt: issuedAt, storage: .memory)
 }
 
-func makeStore(_ state: AppState = AppState(now: t0), session: SessionClient) -> TestStore<AppState, AppAction> {
-    let reducer = AppReducer(dependencies: AppDependencies(session: session))
+func makeStore(_ state: AppState = AppState(now: t0), session: UseCaseClient) -> TestStore<AppState, AppAction> {
+    let reducer = AppReducer(dependencies: AppDependencies(useCases: session))
     return TestStore(initialState: state, reduce: reducer.reduce)
 }
 
 func loadedState(_ records: [AccountRecord], active: AccountID? = nil, now: Date = t0) -> AppState {
     var state = AppState(now: now)
     state.load = .loaded
-    state.store = StoreInfo(backend: "memory")
+    state.credentialStore = StoreInfo(backend: .memory)
     state.accounts = records.map { AccountState(record: $0) }
     state.activeAccountID = active
     state.selectedAccountID = records.first?.id
@@ -35,14 +36,14 @@ struct AppReducerTests {
     @Test("Start loads accounts and keeps the selection by id across reloads")
     func loadKeepsSelection() async {
         let alice = record("alice"), bob = record("bob")
-        var session = SessionClient.unimplemented
-        session.load = { .success(LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))) }
+        var session = UseCaseClient.unimplemented
+        session.load = { .success(LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .vault))) }
         let store = makeStore(session: session)
         store.send(.start) { $0.load = .loading }
-        let snapshot = LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))
+        let snapshot = LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .vault))
         await store.receive(.loaded(.success(snapshot))) {
             $0.load = .loaded
-            $0.store = StoreInfo(backend: "vault")
+            $0.credentialStore = StoreInfo(backend: .vault)
             $0.activeAccountID = alice.id
             $0.accounts = [AccountState(record: alice), AccountState(record: bob)]
             $0.selectedAccountID = alice.id
@@ -50,7 +51,7 @@ struct AppReducerTests {
         store.send(.select(bob.id)) { $0.selectedAccountID = bob.id }
         // A reload where bob moved to the first row keeps bob selected.
         let carol = record("aaron")
-        store.send(.loaded(.success(LoadedSnapshot(providers: [], accounts: [alice, bob, carol], activeAccountID: alice.id, store: StoreInfo(backend: "vault"))))) {
+        store.send(.loaded(.success(LoadedSnapshot(providers: [], accounts: [alice, bob, carol], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .vault))))) {
             $0.accounts = [AccountState(record: carol), AccountState(record: alice), AccountState(record: bob)]
         }
         await store.finish()
@@ -60,8 +61,8 @@ struct AppReducerTests {
     func reloadFromOtherProcesses() async {
         let alice = record("alice"), bob = record("bob")
         let refreshedElsewhere = { var r = alice; r.lastRefreshAt = t0.addingTimeInterval(30); return r }()
-        let snapshot = LoadedSnapshot(providers: [], accounts: [refreshedElsewhere, bob], activeAccountID: alice.id, store: StoreInfo(backend: "memory"))
-        var session = SessionClient.unimplemented
+        let snapshot = LoadedSnapshot(providers: [], accounts: [refreshedElsewhere, bob], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .memory))
+        var session = UseCaseClient.unimplemented
         session.load = { .success(snapshot) }
         var state = loadedState([alice], active: alice.id)
         state.accounts[0].refresh = .retryScheduled(at: t0.addingTimeInterval(8), attempt: 1)
@@ -89,7 +90,7 @@ struct AppReducerTests {
     @Test("A refresh clears the introspection of the previous access token")
     func refreshClearsIntrospection() async {
         let alice = record("alice")
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.refresh = { _, _ in .success(alice) }
         var state = loadedState([alice])
         state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
@@ -107,7 +108,7 @@ struct AppReducerTests {
     func browserSignIn() async {
         let alice = record("alice")
         let url = URL(string: "http://127.0.0.1:8000/o/authorize/?client_id=x")!
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signIn = { _, progress in
             progress(.discovering)
             progress(.waitingForBrowser(url: url, browserOpened: true))
@@ -135,7 +136,7 @@ struct AppReducerTests {
     @Test("Browser sign-in cancelled: the flow's effect is cancelled and nothing is added")
     func browserSignInCancelled() async {
         let started = Gate()
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signIn = { _, progress in
             progress(.waitingForBrowser(url: URL(string: "http://127.0.0.1:1/a")!, browserOpened: false))
             started.open()
@@ -160,7 +161,7 @@ struct AppReducerTests {
     @Test("RFC 6749 §10.12: a state mismatch fails the sign-in with a security error and adds no account")
     func stateMismatch() async {
         let mismatch = AppError(title: "state mismatch", detail: "the callback's state does not match the request", specReference: "RFC 6749 §10.12", disposition: .securityRelevant)
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signIn = { _, _ in .failure(mismatch) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local)
@@ -178,7 +179,7 @@ struct AppReducerTests {
         let bob = record("bob")
         let device = DeviceCodeDisplay(userCode: "ABCD-EFGH", verificationURI: URL(string: "http://127.0.0.1:8000/o/device/")!,
                                        verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(1800), interval: .seconds(5))
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signIn = { _, progress in
             progress(.deviceCode(device))
             progress(.devicePending)
@@ -217,7 +218,7 @@ struct AppReducerTests {
     @Test("RFC 8628 §3.5: expired_token ends the device flow with an error shown in the dialog")
     func deviceExpired() async {
         let expired = AppError(title: "The device code expired", detail: "expired_token", specReference: "RFC 8628 §3.5", disposition: .other)
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signIn = { _, _ in .failure(expired) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local, flow: .device)
@@ -229,12 +230,12 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Refresh is single-flight: two triggers, one request")
+    @Test("REF-09: refresh is single-flight — two triggers, one request")
     func refreshSingleFlight() async {
         let alice = record("alice")
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
         let calls = Counter(), gate = Gate()
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.refresh = { _, _ in
             calls.increment()
             await gate.wait()
@@ -257,7 +258,7 @@ struct AppReducerTests {
     func refreshScheduledByClock() async {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.refresh = { _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: session)
         let early = clock.advance(by: 539)
@@ -280,7 +281,7 @@ struct AppReducerTests {
         let alice = record("alice", expiresIn: 30)
         let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let calls = Counter()
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.refresh = { _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
@@ -306,7 +307,7 @@ struct AppReducerTests {
         let alice = record("alice")
         let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
         let attempts = Counter()
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.refresh = { _, _ in
             attempts.increment()
             return attempts.count == 1 ? .failure(down) : .success(alice)
@@ -336,13 +337,13 @@ struct AppReducerTests {
     @Test("A locked credential store shows every account as store locked")
     func storeLocked() async {
         let locked = AppError(title: "The vault is locked", detail: "no passphrase", disposition: .storeLocked)
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.load = { .failure(locked) }
         let store = makeStore(session: session)
         store.send(.start) { $0.load = .loading }
         await store.receive(.loaded(.failure(locked))) {
             $0.load = .failed(locked)
-            $0.store.isLocked = true
+            $0.credentialStore.isLocked = true
             $0.flash = Flash(level: .error, text: locked.description, expiresAt: t0.addingTimeInterval(6))
         }
         let alice = AccountState(record: record("alice"))
@@ -375,7 +376,7 @@ struct AppReducerTests {
     @Test("Switching the active account persists it; AUTHDECK_ACCOUNT overrides without saving")
     func switchActive() async {
         let alice = record("alice"), bob = record("bob")
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.saveActiveAccount = { .success($0) }
         var state = loadedState([alice, bob], active: alice.id)
         state.activeOverride = alice.id
@@ -397,7 +398,7 @@ struct AppReducerTests {
             SignOutStepResult(.revokeRefreshToken, .failed(unavailable)),
             SignOutStepResult(.deleteLocalSecrets, .done("deleted")),
         ]
-        var session = SessionClient.unimplemented
+        var session = UseCaseClient.unimplemented
         session.signOut = { _, options, step in
             #expect(options.keepSecretsIfRevocationFails == false)
             steps.forEach(step)
@@ -429,5 +430,102 @@ struct AppReducerTests {
             $0.flash = nil
         }
         await store.finish()
+    }
+
+    @Test("Copy goes through the store: the token stays redacted in the state until the terminal writes it")
+    func copyAccessTokenThroughTheStore() async {
+        let alice = record("alice")
+        var useCases = UseCaseClient.unimplemented
+        useCases.accessToken = { _ in .success(AccessToken("at-secret")) }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.copyAccessTokenKeyPressed(alice.id))
+        let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token copied to the clipboard (OSC 52)")
+        await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-secret")))) { $0.clipboard = request }
+        #expect(!String(describing: store.state).contains("at-secret"), "the state never prints the token")
+        store.send(.clipboardWritten) {
+            $0.clipboard = nil
+            $0.flash = Flash(level: .info, text: "Access token copied to the clipboard (OSC 52)", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("Reveal loads the stored tokens through the store; a refresh drops them")
+    func revealThroughTheStore() async {
+        let alice = record("alice")
+        let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-secret"))]
+        var useCases = UseCaseClient.unimplemented
+        useCases.storedTokens = { _ in .success(entries) }
+        useCases.refresh = { _, _ in .success(alice) }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.revealKeyPressed(alice.id)) { $0.accounts[0].storedTokens = .loading }
+        await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.accounts[0].storedTokens = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+}
+
+@Suite("Account status and status's exit code (README exit codes)")
+struct AccountStatusTests {
+    @Test("An idle expired access token with a usable refresh token is 'expired' and does not need attention")
+    func expiredWithRefreshToken() {
+        let account = AccountState(record: record("alice", expiresIn: 60))
+        let status = account.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .expired)
+        #expect(!status.needsAttention)
+    }
+
+    @Test("Expired with no refresh token, or with a refresh token past its own expiry, needs sign-in")
+    func expiredWithoutUsableRefreshToken() {
+        let none = AccountState(record: record("bob", expiresIn: 60, refresh: false))
+        #expect(none.status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false) == .needsSignIn)
+        var stale = record("carol", expiresIn: 60)
+        stale.refreshTokenExpiresAt = t0.addingTimeInterval(90)
+        let status = AccountState(record: stale).status(now: t0.addingTimeInterval(120), policy: .standard, storeLocked: false)
+        #expect(status == .needsSignIn)
+        #expect(status.needsAttention)
+        // Before the refresh token's expiry it is still only "expired".
+        #expect(AccountState(record: stale).status(now: t0.addingTimeInterval(80), policy: .standard, storeLocked: false) == .expired)
+    }
+
+    @Test("needsAttention: sign-in, failed refresh and a locked store do; valid, expiring soon, refreshing, expired do not")
+    func needsAttentionTable() {
+        let attention: [(AccountStatus, Bool)] = [
+            (.valid, false), (.expiringSoon, false), (.refreshing, false), (.expired, false),
+            (.needsSignIn, true), (.refreshFailed(retryAt: t0), true), (.storeLocked, true),
+        ]
+        for (status, expected) in attention { #expect(status.needsAttention == expected, "\(status)") }
+    }
+}
+
+@Suite("Provider configuration rules (provider add)")
+struct ProviderConfigValidationTests {
+    @Test("client_id: empty, control characters, non-ASCII and stray spaces are refused (RFC 6749 §2.2, Appendix A.1)",
+          arguments: [("", ProviderConfigViolation.emptyClientID),
+                      ("abc\n", .clientIDCharacters(what: "a newline")),
+                      ("a\tb", .clientIDCharacters(what: "a tab")),
+                      (" abc", .clientIDCharacters(what: "a leading or trailing space")),
+                      ("   ", .clientIDCharacters(what: "only spaces")),
+                      ("clïent", .clientIDCharacters(what: "the character U+00EF"))])
+    func clientID(_ id: String, _ expected: ProviderConfigViolation) {
+        #expect(ProviderConfig.validateClientID(id) == expected)
+    }
+
+    @Test("A good client_id passes (VSCHAR, inner space allowed)", arguments: ["authdeck-native", "0oa1b2c3", "a b"])
+    func goodClientID(_ id: String) {
+        #expect(ProviderConfig.validateClientID(id) == nil)
+    }
+
+    @Test("validate() checks the issuer and every endpoint of the final configuration (as a preset builds it)")
+    func wholeConfiguration() {
+        var config = ProviderConfig(id: "w", issuer: URL(string: "https://ex.auth0.com?x=1/"), clientID: "c")
+        config.endpoints.jwks = URL(string: "https://ex.auth0.com/jwks#k")
+        #expect(config.validate() == [.issuer(.query("x=1/")), .endpoint("jwks-uri", .fragment("k"))])
+        let good = ProviderConfig(id: "local", issuer: URL(string: "http://127.0.0.1:8000/o"), clientID: "authdeck-native")
+        #expect(good.validate().isEmpty)
     }
 }

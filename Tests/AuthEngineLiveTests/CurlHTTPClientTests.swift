@@ -118,7 +118,7 @@ struct CurlHTTPClientTests {
         #expect(response.body.isEmpty)
     }
 
-    @Test("RFC 6749 §3.2 (token requests): a 302 is returned, not followed, by default")
+    @Test("TOK-13, TLS-03, RFC 6749 §3.2 (token requests): a 302 is returned, not followed, by default")
     func redirectNotFollowed() async throws {
         let server = try await Self.startServer()
         defer { server.stop() }
@@ -144,7 +144,7 @@ struct CurlHTTPClientTests {
         #expect(!echo.headers.contains { $0.first == "Content-Type" })
     }
 
-    @Test("followRedirects: a 307 keeps the method and body; Authorization is dropped when the origin changes")
+    @Test("TLS-03, RFC 9700 §4.12: followRedirects — a 307 keeps the method and body; Authorization is dropped when the origin changes")
     func redirect307CrossOrigin() async throws {
         let first = try await Self.startServer()
         defer { first.stop() }
@@ -261,7 +261,7 @@ struct CurlHTTPClientTests {
 
     // MARK: TLS
 
-    @Test("TLS: a server whose certificate is issued by an unknown CA is refused (tls); accepted with that CA bundle configured")
+    @Test("TLS-01: a server whose certificate is issued by an unknown CA is refused (tls); accepted with that CA bundle configured")
     func customCA() async throws {
         let pki = try await TestPKI()
         defer { pki.directory.remove() }
@@ -292,7 +292,7 @@ struct CurlHTTPClientTests {
         #expect(response.status == 200)
     }
 
-    @Test("TLS: a certificate for another name is refused (tls) even from a trusted CA")
+    @Test("TLS-01: a certificate for another name is refused (tls) even from a trusted CA")
     func hostnameMismatch() async throws {
         let pki = try await TestPKI(subjectAltName: "DNS:other.invalid")
         defer { pki.directory.remove() }
@@ -301,6 +301,28 @@ struct CurlHTTPClientTests {
         let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: pki.caCertificate))
         let error = await Self.transportError(client, HTTPRequest(method: .get, url: Self.url(server, "/echo", scheme: "https")))
         guard case .tls = error else { Issue.record("expected tls, got \(String(describing: error))"); return }
+    }
+
+    @Test("TLS-02, RFC 8996: a server that offers only TLS 1.0/1.1 is refused (tls), even with its CA trusted")
+    func oldTLSRefused() async throws {
+        let pki = try await TestPKI()
+        defer { pki.directory.remove() }
+        let server = try await Self.startServer([pki.serverCertificate, pki.serverKey, "tls1.1"])
+        defer { server.stop() }
+        let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: pki.caCertificate))
+        let error = await Self.transportError(client, HTTPRequest(method: .get, url: Self.url(server, "/echo", scheme: "https")))
+        guard case .tls = error else { Issue.record("expected tls, got \(String(describing: error))"); return }
+    }
+
+    @Test("TLS-04: responses are never cached — a second identical GET reaches the server although it allowed an hour of caching")
+    func noResponseCache() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let client = CurlHTTPClient.live()
+        let first = try await client.send(HTTPRequest(method: .get, url: Self.url(server, "/count")))
+        let second = try await client.send(HTTPRequest(method: .get, url: Self.url(server, "/count")))
+        #expect(String(decoding: first.body, as: UTF8.self) == "1")
+        #expect(String(decoding: second.body, as: UTF8.self) == "2")
     }
 
     // MARK: Proxies

@@ -59,12 +59,34 @@ struct AuthorizationResponseTests {
             == .protocolViolation(.authorizationResponseIssuerMismatch(expected: "https://op.test", actual: "https://op.test/")))
     }
 
-    @Test("ARES-07, RFC 6749 §4.1.2.1: access_denied is a denial, read before state", arguments: [Optional("state-1"), "other", nil])
-    func accessDenied(_ state: String?) {
-        var parameters = [("error", "access_denied"), ("error_description", "User cancelled")]
-        if let state { parameters.append(("state", state)) }
+    @Test("ARES-07, RFC 6749 §4.1.2.1: access_denied with the sent state is a denial, with its description")
+    func accessDenied() {
+        let parameters = [("error", "access_denied"), ("error_description", "User cancelled"), ("state", "state-1")]
         #expect(authError { try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata()) }
-            == .authorizationDenied(AuthorizationErrorParameters(code: .accessDenied, errorDescription: "User cancelled", stateMatched: state == "state-1")))
+            == .authorizationDenied(AuthorizationErrorParameters(code: .accessDenied, errorDescription: "User cancelled", stateMatched: true)))
+    }
+
+    @Test("ARES-02 + ARES-07, RFC 6749 §10.12: an error with a wrong or missing state is a state mismatch; the code is kept unverified, the description dropped",
+          arguments: [Optional("other"), nil])
+    func errorWithForeignState(_ state: String?) {
+        var parameters = [("error", "access_denied"), ("error_description", "Your account is locked, call +1 555 0100")]
+        if let state { parameters.append(("state", state)) }
+        let error = authError { try validateAuthorizationResponse(callback: OP.callback(parameters), pending: pending, metadata: OP.metadata()) }
+        #expect(error == .protocolViolation(.stateMismatch(expected: "state-1", actual: state, unverifiedError: .accessDenied)))
+        let shown = error.map(PresentableError.init(from:))
+        #expect(shown?.detail.contains("locked") == false)
+        #expect(shown?.detail.contains("unverified") == true)
+        #expect(error?.isSecurityRelevant == true)
+    }
+
+    @Test("ARES-04 + ARES-07, RFC 9207 §2.4: an error with a wrong or missing iss keeps the code unverified, never the description")
+    func errorWithForeignIssuer() {
+        let wrong = [("error", "access_denied"), ("error_description", "Call us"), ("state", "state-1"), ("iss", "https://attacker.test")]
+        #expect(authError { try validateAuthorizationResponse(callback: OP.callback(wrong), pending: pending, metadata: OP.metadata()) }
+            == .protocolViolation(.authorizationResponseIssuerMismatch(expected: "https://op.test", actual: "https://attacker.test", unverifiedError: .accessDenied)))
+        let missing = [("error", "login_required"), ("error_description", "Call us"), ("state", "state-1")]
+        #expect(authError { try validateAuthorizationResponse(callback: OP.callback(missing), pending: pending, metadata: OP.metadata(issSupported: true)) }
+            == .protocolViolation(.missingAuthorizationResponseIssuer(expected: "https://op.test", unverifiedError: .loginRequired)))
     }
 
     @Test("ARES-08, OIDC Core §3.1.2.6: login_required and friends are redirect errors", arguments: [
@@ -127,17 +149,46 @@ struct AuthorizationResponseTests {
         }
     }
 
-    @Test("RFC 6749 §10.12: a callback without the sent state is not for this sign-in — ignored (404), the listener keeps waiting", arguments: [
-        [],
+    @Test("ARES-02, RFC 6749 §10.12: a callback with a missing or wrong state ends the sign-in with a state mismatch and a failure page (no 404, no waiting)", arguments: [
         [("code", "x"), ("state", "wrong")],
         [("code", "x")],
         [("error", "access_denied")],
         [("error", "access_denied"), ("state", "wrong")],
         [("code", "x"), ("state", "")],
+        [("state", "wrong")],
     ])
-    func verdictIgnoresForeignState(_ parameters: [(String, String)]) {
+    func verdictEndsOnForeignState(_ parameters: [(String, String)]) {
+        let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
+        guard case .finish(page: .failure(let title, let message)) = decision.verdict, case .failure(let error) = decision.outcome else {
+            Issue.record("expected the sign-in to end with a failure page")
+            return
+        }
+        guard case .protocolViolation(.stateMismatch(let expected, _, _)) = error else {
+            Issue.record("expected stateMismatch, got \(error)")
+            return
+        }
+        #expect(expected == "state-1")
+        #expect(title.contains("state"))
+        #expect(!message.contains("access_denied"))
+    }
+
+    @Test("ARES-13: a request on the callback path without any response parameter (a bare reload) is ignored and the listener keeps waiting",
+          arguments: [[], [("foo", "bar")]])
+    func verdictIgnoresBareCallbackPath(_ parameters: [(String, String)]) {
         let decision = decideRedirectCallback(OP.callback(parameters), pending: pending, metadata: OP.metadata())
         #expect(decision.verdict == .ignore)
         #expect(decision.outcome == nil)
+    }
+
+    @Test("ARES-04: an iss mismatch on the redirect ends the sign-in with an issuer failure page")
+    func verdictEndsOnForeignIssuer() {
+        let decision = decideRedirectCallback(OP.callback([("code", "c"), ("state", "state-1"), ("iss", "https://attacker.test")]),
+                                              pending: pending, metadata: OP.metadata(issSupported: true))
+        guard case .finish(page: .failure(let title, _)) = decision.verdict,
+              case .failure(.protocolViolation(.authorizationResponseIssuerMismatch)) = decision.outcome else {
+            Issue.record("expected an issuer failure page")
+            return
+        }
+        #expect(title.contains("issuer"))
     }
 }

@@ -156,7 +156,58 @@ struct DeviceAuthorizationTests {
     func ownExpiry() {
         let state = DevicePollingState(interval: 5, expiresAt: testNow.addingTimeInterval(30))
         #expect(nextDevicePollDecision(after: Self.error(.authorizationPending), state: state, now: testNow.addingTimeInterval(26)) == .expired)
-        #expect(DevicePollingState(interval: 5, expiresAt: testNow.addingTimeInterval(3)).firstPoll(receivedAt: testNow) == nil)
+        #expect(DevicePollingState(interval: 5, expiresAt: testNow).firstPoll(receivedAt: testNow) == nil)
+        #expect(DevicePollingState(interval: 5, expiresAt: testNow.addingTimeInterval(-1)).firstPoll(receivedAt: testNow) == nil)
+    }
+
+    @Test("An interval of 0 or below (or absent) means the default 5 s (RFC 8628 §3.2)", arguments: [0, -1, -30])
+    func unusableInterval(_ interval: Int) throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": "https://op.test/device",
+                                     "expires_in": 1800, "interval": interval])
+        let authorization = try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow)
+        #expect(authorization.response.interval == 5)
+        #expect(DevicePollingState(authorization: authorization).firstPoll(receivedAt: testNow) == testNow.addingTimeInterval(5))
+        // A value built in code with a bad interval is treated the same.
+        #expect(DevicePollingState(authorization: Self.authorization(interval: interval)).interval == 5)
+    }
+
+    @Test("pollDeviceToken with interval 0: waits 5 s between polls, never a tight loop")
+    func asyncZeroInterval() async throws {
+        let stub = StubHTTPClient()
+        stub.on(.post, "https://op.test/token", respond:
+            jsonResponse(["error": "authorization_pending"], status: 400), jsonResponse(["access_token": "at", "token_type": "bearer"]))
+        let clock = FakeClock()
+        let outcome = try await pollDeviceToken(metadata: Self.metadata, client: OP.client, authorization: Self.authorization(interval: 0),
+                                                http: stub.client, now: { clock.now }, sleep: { clock.sleep($0) })
+        guard case .authorized = outcome else { Issue.record("expected authorized, got \(outcome)"); return }
+        #expect(clock.sleeps == [5, 5])
+    }
+
+    @Test("An interval as long as the code's lifetime or longer still polls once, shortly before expiry",
+          arguments: [(interval: 5.0, lifetime: 3.0, at: 2.0), (interval: 600, lifetime: 300, at: 299), (interval: 30, lifetime: 30, at: 29),
+                      (interval: 10, lifetime: 1, at: 0.5)])
+    func intervalLongerThanLifetime(_ c: (interval: Double, lifetime: Double, at: Double)) {
+        let state = DevicePollingState(interval: c.interval, expiresAt: testNow.addingTimeInterval(c.lifetime))
+        #expect(state.firstPoll(receivedAt: testNow) == testNow.addingTimeInterval(c.at))
+    }
+
+    @Test("pollDeviceToken: interval 60 and expires_in 30 polls once at 29 s; approval then is picked up, else expired")
+    func asyncIntervalLongerThanLifetime() async throws {
+        for approved in [true, false] {
+            let stub = StubHTTPClient()
+            stub.on(.post, "https://op.test/token", respond: approved
+                ? jsonResponse(["access_token": "at", "token_type": "bearer"]) : jsonResponse(["error": "authorization_pending"], status: 400))
+            let clock = FakeClock()
+            let outcome = try await pollDeviceToken(metadata: Self.metadata, client: OP.client, authorization: Self.authorization(interval: 60, expiresIn: 30),
+                                                    http: stub.client, now: { clock.now }, sleep: { clock.sleep($0) })
+            #expect(clock.sleeps == [29])
+            #expect(stub.requests.count == 1)
+            if approved {
+                guard case .authorized = outcome else { Issue.record("expected authorized, got \(outcome)"); continue }
+            } else {
+                #expect(outcome == .expired)
+            }
+        }
     }
 
     @Test("Success yields the token response")

@@ -57,19 +57,21 @@ struct RefreshTests {
         let response = jsonResponse(["error": "invalid_grant", "error_description": "token revoked"], status: status)
         let error = authError { try processRefreshResponse(response, previous: Self.previous, now: testNow) }
         #expect(error?.invalidatesGrant == true)
-        #expect(error?.refreshDisposition(attempt: 0) == .needsReauthentication)
+        #expect(error?.isTransient == false, "never retried")
     }
 
-    @Test("Transient refresh failures retry, honouring Retry-After, else exponential backoff", arguments: [
-        (AuthError.httpStatus(HTTPStatusFailure(status: 503, url: "u", retryAfter: 42)), 0, RefreshFailureDisposition.retry(after: 42)),
-        (AuthError.transport(.connection(url: "u", detail: "reset")), 0, .retry(after: 2)),
-        (AuthError.transport(.timeout(url: "u", seconds: 10)), 2, .retry(after: 8)),
-        (AuthError.httpStatus(HTTPStatusFailure(status: 500, url: "u")), 20, .retry(after: 300)),
-        (AuthError.errorResponse(OAuthErrorResponse(code: .invalidClient, status: 401)), 0, .fail),
-        (AuthError.protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "a", actual: "b")), 0, .needsReauthentication),
+    @Test("Refresh failures are classified: transient (with the server's Retry-After), needs sign-in, or neither", arguments: [
+        (AuthError.httpStatus(HTTPStatusFailure(status: 503, url: "u", retryAfter: 42)), true, false, 42.0 as Double?),
+        (AuthError.transport(.connection(url: "u", detail: "reset")), true, false, nil),
+        (AuthError.transport(.timeout(url: "u", seconds: 10)), true, false, nil),
+        (AuthError.httpStatus(HTTPStatusFailure(status: 500, url: "u")), true, false, nil),
+        (AuthError.errorResponse(OAuthErrorResponse(code: .invalidClient, status: 401)), false, false, nil),
+        (AuthError.protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "a", actual: "b")), false, true, nil),
     ])
-    func dispositions(_ error: AuthError, _ attempt: Int, _ expected: RefreshFailureDisposition) {
-        #expect(error.refreshDisposition(attempt: attempt) == expected)
+    func classification(_ error: AuthError, _ transient: Bool, _ needsSignIn: Bool, _ retryAfter: Double?) {
+        #expect(error.isTransient == transient)
+        #expect(error.invalidatesGrant == needsSignIn)
+        #expect(error.retryAfter == retryAfter)
     }
 
     static func original() throws -> IDTokenClaims {

@@ -64,14 +64,25 @@ struct TokenTests {
         #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow).tokenType == type)
     }
 
-    @Test("TOK-05, RFC 6749 §7.1: token_type absent or unknown is rejected", arguments: [
-        (Optional<String>.none, AuthError.protocolViolation(.missingField("token_type"))),
-        ("mac", AuthError.unsupported(.tokenType("mac"))), ("N_A", AuthError.unsupported(.tokenType("N_A"))),
-    ])
-    func tokenTypeUnknown(_ type: String?, _ expected: AuthError) {
-        var object: [String: Any] = ["access_token": "at"]
+    @Test("TOK-05, RFC 6749 §7.1: an unknown token_type is rejected; the access token is never used", arguments: ["mac", "N_A", "DPoP"])
+    func tokenTypeUnknown(_ type: String) {
+        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .unsupported(.tokenType(type)))
+    }
+
+    @Test("TOK-05 (leniency, issue 14): token_type absent or empty is taken as Bearer with a visible warning", arguments: [Optional<String>.none, ""])
+    func tokenTypeMissingIsBearer(_ type: String?) throws {
+        var object: [String: Any] = ["access_token": "at", "expires_in": 60]
         object["token_type"] = type
-        #expect(authError { try parseTokenResponse(jsonResponse(object), now: testNow) } == expected)
+        let parsed = try parseTokenResponse(jsonResponse(object), now: testNow)
+        #expect(parsed.tokenType == "Bearer")
+        #expect(parsed.warnings == [.tokenTypeMissingAssumedBearer])
+        #expect(parsed.expiresIn == 60)
+    }
+
+    @Test("TOK-05: a token_type that is not a string is still refused")
+    func tokenTypeWrongType() {
+        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": 1]), now: testNow) }
+            == .protocolViolation(.invalidField(name: "token_type", expected: "a string")))
     }
 
     @Test("TOK-06: access_token absent or empty is rejected", arguments: [["token_type": "Bearer"], ["token_type": "Bearer", "access_token": ""]])
@@ -113,11 +124,59 @@ struct TokenTests {
         #expect(parsed.idToken == nil)
     }
 
-    @Test("TOK-10: a non-numeric or negative expires_in is rejected cleanly, never 0", arguments: [#""soon""#, "-5", "1.5", "true"])
-    func badExpiresIn(_ value: String) {
+    @Test("TOK-10 (leniency, issue 14): an expires_in that is not a usable number means expiry unknown, with a warning, never 0",
+          arguments: [#""soon""#, "-5", "1.5", "true", "{}", "1e12"])
+    func badExpiresIn(_ value: String) throws {
         let body = #"{"access_token":"at","token_type":"Bearer","expires_in":"# + value + "}"
-        #expect(authError { try parseTokenResponse(textResponse(body, contentType: "application/json"), now: testNow) }
-            == .protocolViolation(.invalidField(name: "expires_in", expected: "a non-negative integer number of seconds")))
+        let parsed = try parseTokenResponse(textResponse(body, contentType: "application/json"), now: testNow)
+        #expect(parsed.expiresIn == nil)
+        #expect(parsed.warnings == [.expiresInUnusable])
+        let tokens = TokenSet(response: parsed, requestedScopes: [], now: testNow)
+        #expect(tokens.expiresAt == nil)
+        #expect(tokens.warnings == [.expiresInUnusable])
+    }
+
+    @Test("TOK-07: a clean response carries no warnings; an absent expires_in is not a warning")
+    func noWarnings() throws {
+        #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": "Bearer"]), now: testNow).warnings.isEmpty)
+        #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": "Bearer", "expires_in": 3600]), now: testNow).warnings.isEmpty)
+    }
+
+    @Test("Leniency (issue 14): both at once in the code exchange; the TokenSet keeps the warnings and the tokens")
+    func codeExchangeWarnings() throws {
+        let body = #"{"access_token":"at","expires_in":"soon","refresh_token":"rt","refresh_expires_in":"later"}"#
+        let tokens = try processAuthorizationCodeResponse(textResponse(body, contentType: "application/json"), pending: OP.pending(scopes: ["repo"]), now: testNow)
+        #expect(tokens.tokenType == "Bearer")
+        #expect(tokens.expiresAt == nil)
+        #expect(tokens.refreshToken?.exposedValue == "rt")
+        #expect(tokens.refreshExpiresAt == nil)
+        #expect(tokens.warnings == [.tokenTypeMissingAssumedBearer, .expiresInUnusable, .refreshExpiresInUnusable(field: "refresh_expires_in")])
+    }
+
+    @Test("Leniency (issue 14): a refresh response without token_type and with a bad expires_in succeeds with warnings")
+    func refreshWarnings() throws {
+        let body = #"{"access_token":"new-at","expires_in":"3600s"}"#
+        let tokens = try processRefreshResponse(textResponse(body, contentType: "application/json"), previous: RefreshTests.previous, now: testNow)
+        #expect(tokens.accessToken.exposedValue == "new-at")
+        #expect(tokens.refreshToken == RefreshTests.previous.refreshToken)
+        #expect(tokens.expiresAt == nil)
+        #expect(tokens.warnings == [.tokenTypeMissingAssumedBearer, .expiresInUnusable])
+    }
+
+    @Test("Leniency: each warning has a one-line message naming the field, without the value sent")
+    func warningMessages() {
+        #expect(TokenResponseWarning.tokenTypeMissingAssumedBearer.message.contains("token_type"))
+        #expect(TokenResponseWarning.expiresInUnusable.message.contains("expires_in"))
+        #expect(TokenResponseWarning.refreshExpiresInUnusable(field: "refresh_expires_in").message.contains("refresh_expires_in"))
+    }
+
+    @Test("Leniency: warnings are not persisted with the token set (they describe one response)")
+    func warningsNotPersisted() throws {
+        var tokens = RefreshTests.previous
+        tokens.warnings = [.expiresInUnusable]
+        let decoded = try JSONDecoder().decode(TokenSet.self, from: JSONEncoder().encode(tokens))
+        #expect(decoded.warnings.isEmpty)
+        #expect(decoded.accessToken == tokens.accessToken)
     }
 
     @Test("RFC 6749 §5.1: scope as a space-separated string, a comma list (GitHub), an array", arguments: [

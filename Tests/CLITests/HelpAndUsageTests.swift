@@ -68,7 +68,67 @@ struct HelpAndUsageTests {
         UsageCase(name: "provider add: preset without its --domain", arguments: ["provider", "add", "work", "--preset", "auth0", "--client-id", "c"]),
         UsageCase(name: "provider add: secret method without the secret", arguments: ["provider", "add", "work", "--issuer", "https://op.test", "--client-id", "c", "--client-authentication", "client_secret_post"]),
         UsageCase(name: "completion for an unknown shell", arguments: ["completion", "tcsh"]),
+        UsageCase(name: "provider add: issuer with a query (RFC 8414 §2)", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o?x=1", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a fragment (RFC 8414 §2)", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o#f", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with user info", arguments: ["provider", "add", "work", "--issuer", "https://alice:s3cret@op.test/o", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with port 99999", arguments: ["provider", "add", "work", "--issuer", "https://op.test:99999/o", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a trailing newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o\n", "--client-id", "c"]),
+        UsageCase(name: "provider add: issuer with a trailing space", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o ", "--client-id", "c"]),
+        UsageCase(name: "provider add: endpoint with a fragment (RFC 6749 §3.1)", arguments: ["provider", "add", "work", "--token-endpoint", "https://op.test/t#x", "--client-id", "c"]),
+        UsageCase(name: "provider add: empty --client-id", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", ""]),
+        UsageCase(name: "provider add: --client-id with a newline", arguments: ["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c\n"]),
+        UsageCase(name: "provider add: a preset --domain that makes an issuer with a query", arguments: ["provider", "add", "work", "--preset", "auth0", "--domain", "ex.auth0.com?x=1", "--client-id", "c"]),
+        UsageCase(name: "api with user info in the URL", arguments: ["api", "https://alice:s3cret@api.test/"]),
+        UsageCase(name: "api with a trailing newline in the URL", arguments: ["api", "https://api.test/items\n"]),
+        UsageCase(name: "unknown command followed by --help", arguments: ["doctor", "--help"]),
+        UsageCase(name: "unknown command followed by -h", arguments: ["doctor", "-h"]),
+        UsageCase(name: "unknown command followed by a command and --help", arguments: ["doctor", "status", "--help"]),
+        UsageCase(name: "unknown command followed by --version", arguments: ["doctor", "--version"]),
+        UsageCase(name: "unknown provider subcommand followed by --help", arguments: ["provider", "rename", "--help"]),
+        UsageCase(name: "unknown command after a root option, with --help", arguments: ["--theme", "light", "doctor", "--help"]),
     ]
+
+    @Test("provider add names what is wrong with the issuer and what to do, and never echoes a password put in it",
+          arguments: [
+            (["--issuer", "https://op.test/o?x=1"], "has a query ('?x=1'); an issuer identifier has none (RFC 8414 §2)"),
+            (["--issuer", "https://op.test/o#f"], "has a fragment ('#f')"),
+            (["--issuer", "https://alice:s3cret@op.test/o"], "contains user information (user:password@)"),
+            (["--issuer", "https://op.test:99999/o"], "has port 99999, outside 1–65535"),
+            (["--issuer", "https://op.test/o\n"], "contains a trailing newline"),
+          ])
+    func issuerChecks(_ options: [String], _ message: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["provider", "add", "work", "--client-id", "c"] + options)
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count >= 3, "message, what to do, usage: \(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+        let list = try await home.run(["provider", "list", "--json"])
+        #expect(!list.stdout.contains("work"), "nothing was saved")
+    }
+
+    @Test("api keeps the general URL rules only: a query and a fragment pass the URL check (then: no account, exit 3)")
+    func apiURLRules() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["api", "https://api.test/items?page=2#top"])
+        #expect(result.exitCode == 3, "\(result)")
+        let secret = try await home.run(["api", "https://alice:s3cret@api.test/"])
+        #expect(secret.exitCode == 2 && !secret.stderr.contains("s3cret") && secret.stderr.contains("https://***@api.test/"), "\(secret)")
+    }
+
+    @Test("An unknown command is a usage error whatever follows it (doctor --help, doctor -h, provider rename --help)",
+          arguments: [["doctor", "--help"], ["doctor", "-h"], ["doctor", "help"], ["provider", "rename", "--help"]])
+    func unknownCommandWithHelp(_ arguments: [String]) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(arguments)
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("error: unknown command '\(arguments[arguments.count - 2])'"), "\(result.stderr)")
+        #expect(!result.stderr.contains("OVERVIEW:"))
+    }
 
     @Test("Usage errors exit 2 with the message and the usage line on stderr, nothing on stdout", arguments: usageCases)
     func usageErrors(_ usage: UsageCase) async throws {
@@ -150,7 +210,8 @@ struct HelpAndUsageTests {
         defer { home.remove() }
         let result = try await home.run(["completion", shell])
         #expect(result.exitCode == 0)
-        for command in ["login", "logout", "status", "switch", "token", "refresh", "userinfo", "introspect", "decode", "api", "provider"] {
+        for command in ["login", "logout", "status", "switch", "token", "refresh", "userinfo", "introspect", "decode", "api", "provider",
+                        "lock", "passphrase", "completion"] {
             #expect(result.stdout.contains(command), "\(shell) completion lacks \(command)")
         }
     }
@@ -247,6 +308,51 @@ struct VaultCommandTests {
         #expect(try await addProvider("five", ["AUTHDECK_PASSPHRASE_FILE": newPassphrase.path]) == 0)
         let list = try await home.run(["provider", "list"], extra: ["AUTHDECK_PASSPHRASE_FILE": newPassphrase.path])
         #expect(["one", "two", "five"].allSatisfy { list.stdout.contains($0) }, "nothing stored was lost")
+    }
+}
+
+@Suite("Exit codes of a locked store (README table)")
+struct LockedStoreExitCodeTests {
+    @Test("A refused passphrase file (mode 0644, symbolic link, directory) exits 4 like a missing one, naming the file and the fix",
+          arguments: ["0644", "symlink", "directory"])
+    func refusedPassphraseFile(_ kind: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let good = home.root.appendingPathComponent("passphrase").path
+        let refused = home.root.appendingPathComponent("refused-passphrase").path
+        switch kind {
+        case "0644":
+            _ = FileManager.default.createFile(atPath: refused, contents: Data("cli test vault passphrase".utf8), attributes: [.posixPermissions: 0o644])
+        case "symlink":
+            try FileManager.default.createSymbolicLink(atPath: refused, withDestinationPath: good)
+        default:
+            try FileManager.default.createDirectory(atPath: refused, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
+        let add = try await home.run(["provider", "add", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+                                     stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": refused])
+        #expect(add.exitCode == 4, "\(add)")
+        #expect(add.stderr.contains(refused) && add.stderr.contains("0600"), "\(add.stderr)")
+        #expect(!add.stderr.contains("s3cret") && !add.stderr.contains("cli test vault passphrase"))
+    }
+
+    @Test("After 'authdeck lock' with no passphrase source, status --json says locked: true; with the key cached or a passphrase file, false")
+    func statusAfterLock() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "p", "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
+                                     stdin: Data("fixture-client-secret\n".utf8))
+        try #require(add.exitCode == 0, "\(add)")
+        let noPassphrase = ["AUTHDECK_PASSPHRASE_FILE": ""]
+        func locked(_ extra: [String: String]) async throws -> Bool? {
+            let result = try await home.run(["status", "--json"], extra: extra)
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (object?["store"] as? [String: Any])?["locked"] as? Bool
+        }
+        #expect(try await locked(noPassphrase) == false, "the key is cached")
+        #expect(try await home.run(["lock"]).exitCode == 0)
+        #expect(try await locked(noPassphrase) == true, "no cached key, no passphrase source")
+        #expect(try await locked([:]) == false, "the passphrase file opens it (and caches the key again)")
+        #expect(try await locked(noPassphrase) == false)
     }
 }
 

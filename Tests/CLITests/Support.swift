@@ -33,6 +33,16 @@ struct RunResult: CustomStringConvertible {
     var description: String { "exit \(exitCode), \(stdout.utf8.count) bytes on stdout, stderr: \(stderr)" }
 }
 
+/// Where a child's descriptor 1 goes.
+enum StandardOutputTarget: Sendable {
+    /// A pipe read by the test (the default).
+    case pipe
+    /// Closed before exec (`>&-`).
+    case closed
+    /// A file opened write-only (e.g. `/dev/full`).
+    case file(String)
+}
+
 /// A running `authdeck` (posix_spawn, its own process group); its stdout and stderr are
 /// collected by reader threads as they arrive.
 final class RunningCommand: Sendable {
@@ -42,7 +52,9 @@ final class RunningCommand: Sendable {
     private let exited = Locked<Int32?>(nil)
     private let drained = Locked(0)
 
-    init(_ arguments: [String], environment: [String: String], stdin: Data? = nil) throws {
+    init(_ arguments: [String], environment: [String: String], stdin: Data? = nil,
+         stdout target: StandardOutputTarget = .pipe, argumentVector: [String]? = nil,
+         executable: String = authdeckBinary) throws {
         var outFDs: [Int32] = [-1, -1], errFDs: [Int32] = [-1, -1], inFDs: [Int32] = [-1, -1]
         guard pipe(&outFDs) == 0, pipe(&errFDs) == 0, pipe(&inFDs) == 0 else { throw POSIXError(.EMFILE) }
         for fd in outFDs + errFDs + inFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -50,7 +62,11 @@ final class RunningCommand: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inFDs[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outFDs[1], 1)
+        switch target {
+        case .pipe: posix_spawn_file_actions_adddup2(&actions, outFDs[1], 1)
+        case .closed: posix_spawn_file_actions_addclose(&actions, 1)
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, errFDs[1], 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -64,14 +80,15 @@ final class RunningCommand: Sendable {
         sigemptyset(&emptyMask)
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv = ([authdeckBinary] + arguments).map { strdup($0) } + [nil]
+        // `argumentVector` replaces the whole argument vector (an empty one is argc 0).
+        let argv = (argumentVector ?? ([executable] + arguments)).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, authdeckBinary, &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         close(inFDs[0]); close(outFDs[1]); close(errFDs[1])
         guard result == 0 else {
             close(inFDs[1]); close(outFDs[0]); close(errFDs[0])
@@ -194,8 +211,15 @@ struct CLIHome {
         try await start(arguments, stdin: stdin, extra: extra).wait(timeout: timeout)
     }
 
-    func start(_ arguments: [String], stdin: Data? = nil, extra: [String: String] = [:]) throws -> RunningCommand {
-        try RunningCommand(arguments, environment: environment.merging(extra, uniquingKeysWith: { $1 }), stdin: stdin)
+    func start(_ arguments: [String], stdin: Data? = nil, extra: [String: String] = [:],
+               stdout target: StandardOutputTarget = .pipe, argv: [String]? = nil) throws -> RunningCommand {
+        try RunningCommand(arguments, environment: environment.merging(extra, uniquingKeysWith: { $1 }), stdin: stdin,
+                           stdout: target, argumentVector: argv)
+    }
+
+    /// Runs `authdeck arguments…` with descriptor 1 closed or on a file.
+    func run(_ arguments: [String], stdout target: StandardOutputTarget, extra: [String: String] = [:]) async throws -> RunResult {
+        try await start(arguments, extra: extra, stdout: target).wait()
     }
 
     /// `provider add local --issuer … --client-id authdeck-native`.

@@ -239,8 +239,42 @@ struct VaultTests {
         try makeVault(dir).save(secrets("r"), for: alice)
         #expect(try makeVault(dir, passphrase: source).load(alice) == secrets("r"))
         chmod(passFile, 0o644)
-        #expect(storeError { _ = try source.read() } == .permissionDenied(
-            file: passFile, cause: .init("mode 644 lets group or others read or write it (need 600/700)")))
+        // Refused like a missing file (the store stays locked: exit 4), naming the file and the fix.
+        let refused = storeError { _ = try source.read() }
+        #expect(refused?.caseName == "passphraseUnavailable")
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("refusing to use \(passFile): mode 644 lets group or others read or write it"))
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("chmod 600"))
+    }
+
+    @Test("A refused passphrase file (symbolic link, directory, FIFO, 0640) is .passphraseUnavailable like a missing one",
+          arguments: ["symlink", "directory", "fifo", "0640"])
+    func refusedPassphraseFile(_ kind: String) throws {
+        let dir = TemporaryDirectory()
+        let real = dir.file("real")
+        writeBytes(Array("\(testPassphrase.exposedValue)\n".utf8), real, mode: 0o600)
+        let path = dir.file("pass")
+        switch kind {
+        case "symlink": symlink(real, path)
+        case "directory": mkdir(path, 0o700)
+        case "fifo": mkfifo(path, 0o600)
+        default: writeBytes(Array("\(testPassphrase.exposedValue)\n".utf8), path, mode: 0o640)
+        }
+        let refused = storeError { _ = try PassphraseSource.file(path: path).read() }
+        #expect(refused?.caseName == "passphraseUnavailable", "\(String(describing: refused))")
+        let text = refused.map { "\($0)" } ?? ""
+        #expect(text.contains(path) && text.contains("0600"), "\(text)")
+        #expect(!text.contains(testPassphrase.exposedValue))
+    }
+
+    @Test("A CRLF-terminated passphrase file gives the passphrase without \\r (LF, CRLF, no newline, one line of several)",
+          arguments: ["\n", "\r\n", "", "\r\nsecond line\r\n"])
+    func passphraseFileLineEndings(_ ending: String) throws {
+        let dir = TemporaryDirectory()
+        let passFile = dir.file("pass")
+        writeBytes(Array("\(testPassphrase.exposedValue)\(ending)".utf8), passFile, mode: 0o600)
+        #expect(try PassphraseSource.file(path: passFile).read() == testPassphrase)
+        try makeVault(dir).save(secrets("r"), for: alice)
+        #expect(try makeVault(dir, passphrase: .file(path: passFile), cache: MemoryKeyCache()).load(alice) == secrets("r"))
     }
 
     @Test("The passphrase from a file descriptor (AUTHDECK_PASSPHRASE_FD)")
@@ -272,7 +306,7 @@ struct VaultTests {
         // script(1) gives the probe a pseudo-terminal and flushes its typescript (-f); the passphrase
         // is typed once the prompt shows in the typescript.
         let typed = """
-            (while ! grep -q 'Vault passphrase:' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+            (while ! grep -q 'Vault passphrase' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
              cat "$PASSPHRASE_FILE"; printf '\\n') | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
             """
         let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
@@ -281,9 +315,54 @@ struct VaultTests {
         ]), outputDirectory: vault.directory.path)
         #expect(child.wait(timeout: .seconds(30)) == 0)
         let transcript = child.stdout
-        #expect(transcript.contains("Vault passphrase:"))
+        #expect(transcript.contains("Vault passphrase (3 tries):"))
         #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#))
         #expect(!transcript.contains(testPassphrase.exposedValue))
+    }
+
+    @Test("The terminal prompt allows three tries and says how many are left; a third wrong one is .wrongPassphrase",
+          arguments: [3, 4])
+    func terminalPromptThreeTries(goodAnswer: Int) throws {
+        let vault = ProbeVault()
+        try vault.reader().save(secrets("r"), for: alice)
+        // Answer n waits for the n-th prompt; answers before `GOOD` are wrong (GOOD 4: all three).
+        let typed = """
+            last=$GOOD; [ "$last" -gt 3 ] && last=3
+            (i=1; while [ $i -le $last ]; do
+               while [ "$(grep -o 'Vault passphrase' "$TYPESCRIPT" 2>/dev/null | wc -l)" -lt $i ]; do sleep 0.05; done
+               if [ $i -lt $GOOD ]; then printf 'not-the-passphrase-%s\n' $i; else cat "$PASSPHRASE_FILE"; printf '\n'; fi
+               i=$((i + 1))
+             done) | script -qfec "$PROBE vault-list-tty $VAULT" "$TYPESCRIPT"
+            """
+        let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
+            "HOME": vault.directory.path, "PROBE": ChildProcess.probePath, "VAULT": vault.path, "GOOD": "\(goodAnswer)",
+            "PASSPHRASE_FILE": vault.directory.file("passphrase"), "TYPESCRIPT": vault.directory.file("typescript"),
+        ]), outputDirectory: vault.directory.path)
+        #expect(child.wait(timeout: .seconds(60)) == 0)
+        let transcript = child.stdout
+        #expect(transcript.contains("Vault passphrase (3 tries):"), "the prompt says how many tries")
+        #expect(transcript.contains("Wrong passphrase; 2 tries left."), "\(transcript)")
+        #expect(transcript.contains("Wrong passphrase; 1 try left."), "\(transcript)")
+        #expect(transcript.components(separatedBy: "Vault passphrase (3 tries):").count - 1 == 3)
+        if goodAnswer <= 3 {
+            #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#), "\(transcript)")
+        } else {
+            #expect(transcript.contains(#"{"error":"wrongPassphrase"}"#), "\(transcript)")
+            #expect(!transcript.contains("0 tries left"))
+        }
+        #expect(!transcript.contains(testPassphrase.exposedValue))
+        #expect(!transcript.contains("not-the-passphrase"), "typed answers are not echoed")
+    }
+
+    @Test("A passphrase file that is wrong is tried once (it would give the same answer again)")
+    func wrongPassphraseFileOnce() throws {
+        let dir = TemporaryDirectory()
+        try makeVault(dir).save(secrets("r"), for: alice)
+        let passFile = dir.file("pass")
+        writeBytes(Array("not the passphrase\n".utf8), passFile, mode: 0o600)
+        let vault = makeVault(dir, passphrase: .file(path: passFile))
+        #expect(storeError { _ = try vault.load(alice) }?.caseName == "wrongPassphrase")
+        #expect(vault.derivations == 1)
     }
 
     @Test("Saving one account leaves the others as they were; stale temp files of killed writers are removed")

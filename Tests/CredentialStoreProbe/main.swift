@@ -138,7 +138,8 @@ func run() -> Int32 {
         }
     case "vault-list-tty" where arguments.count == 2:
         // Unlocks with a passphrase typed on the controlling terminal (echo off).
-        let store = VaultSecretStore(path: arguments[1], passphrase: .terminal(prompt: "Vault passphrase: "), newVaultLimits: .minimum)
+        // The real prompt (`fromEnvironment` with no file or fd): three tries.
+        let store = VaultSecretStore(path: arguments[1], passphrase: PassphraseSource.fromEnvironment([:]), newVaultLimits: .minimum)
         do { emit(["accounts": try store.listAccounts().map(\.description)]) } catch { emit(["error": caseName(error)]) }
     case "bench" where arguments.count == 2:
         return benchmark(directory: arguments[1])

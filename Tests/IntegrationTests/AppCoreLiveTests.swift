@@ -57,10 +57,10 @@ struct AppCoreLiveTests {
         let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
         try env.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
-        let store = Store(initialState: AppState(now: Date()), reduce: AppReducer(dependencies: AppDependencies(session: SessionClient(environment: env))).reduce)
+        let store = Store(initialState: AppState(now: Date()), reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: env))).reduce)
         store.send(.start)
         #expect(await waitUntil { store.state.load == .loaded })
-        #expect(store.state.store.backend == "vault")
+        #expect(store.state.credentialStore.backend == .vault)
         #expect(store.state.providers.map(\.id) == ["local"])
 
         store.send(.signIn(SignInRequest(providerID: "local")))
@@ -68,7 +68,7 @@ struct AppCoreLiveTests {
         let account = try #require(store.state.accounts.first)
         #expect(account.record.displayName == "Alice Example")
         #expect(account.record.username == "alice")
-        #expect(account.record.storage == "vault")
+        #expect(account.record.storage == .vault)
         #expect(store.state.activeAccountID == account.id)
         guard case .verified(let algorithm, let keyID)? = account.record.idToken?.signature else {
             Issue.record("ID token not verified: \(String(describing: account.record.idToken?.signature))")
@@ -126,7 +126,7 @@ struct RevokedGrantTests {
             try await http.send(try makeRevocationRequest(metadata: metadata, client: client, token: .refreshToken(RefreshToken(refreshToken)))), now: Date())
         #expect(revoked == .revoked)
 
-        let refresh = await SessionClient(environment: env).refresh(record.id, true)
+        let refresh = await UseCaseClient(environment: env).refresh(record.id, true)
         guard case .failure(let error) = refresh else {
             Issue.record("refresh with a revoked grant succeeded")
             return

@@ -54,7 +54,7 @@ func runAuthdeck(_ arguments: [String], environment: [String: String], timeout: 
 
 @Suite("Concurrent refresh across processes against the real local provider")
 struct ConcurrentRefreshTests {
-    @Test("8 processes run 'authdeck token --min-valid' on one expiring account: one refresh request, one new token, no invalid_grant")
+    @Test("REF-09: 8 processes run 'authdeck token --min-valid' on one expiring account: one refresh request, one new token, no invalid_grant")
     func eightProcessesOneRefresh() async throws {
         let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 30, logRequests: true)
         defer { Task { await idp.stop() } }
@@ -89,7 +89,7 @@ struct ConcurrentRefreshTests {
         #expect(tokenRequests() - before == 1, "exactly one refresh request reached the provider")
 
         // The rotated refresh token still works: nothing was revoked by a reuse.
-        let again = await SessionClient(environment: env).refresh(record.id, true)
+        let again = await UseCaseClient(environment: env).refresh(record.id, true)
         #expect((try? again.get()) != nil, "refresh after the race: \(again)")
     }
 }

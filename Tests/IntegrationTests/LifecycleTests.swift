@@ -105,7 +105,7 @@ private func expectInvalidGrant(_ outcome: Result<RefreshResult, AuthError>, _ w
         return
     }
     #expect(error.invalidatesGrant, "\(what): \(error)", sourceLocation: sourceLocation)
-    #expect(error.refreshDisposition(attempt: 0) == .needsReauthentication, "\(what)", sourceLocation: sourceLocation)
+    #expect(!error.isTransient, "\(what): never retried", sourceLocation: sourceLocation)
     guard case .errorResponse(let response) = error else {
         Issue.record("\(what): expected an invalid_grant error response, got \(error)", sourceLocation: sourceLocation)
         return

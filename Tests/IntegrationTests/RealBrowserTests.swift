@@ -1,4 +1,4 @@
-// One sign-in through a real browser: authdeck (LiveSession, as the TUI and CLI use it) starts
+// One sign-in through a real browser: authdeck (the live environment, as the TUI and CLI use it) starts
 // `$BROWSER` = Tests/IdentityProvider/chromium-browser, which drives headless Debian Chromium
 // with Selenium through the local provider's real login and consent pages and is redirected to
 // authdeck's loopback listener. The test checks the account, the page the browser showed (its
@@ -82,7 +82,7 @@ struct RealBrowserTests {
         try env.files.saveProvider(ProviderConfig(id: "local", displayName: "Local demo", issuer: idp.issuer, clientID: idp.nativeClient.clientID))
 
         let progress = RealBrowserProgressLog()
-        let outcome = await SessionClient(environment: env).signIn(SignInRequest(providerID: "local"), { progress.append($0) }).map(\.record)
+        let outcome = await UseCaseClient(environment: env).signIn(SignInRequest(providerID: "local"), { progress.append($0) }).map(\.record)
         let log = (try? String(contentsOf: browserLog, encoding: .utf8)) ?? "(no browser log)"
 
         // authdeck started the browser itself ($BROWSER), it did not fall back to showing the URL.

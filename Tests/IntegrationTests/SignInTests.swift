@@ -90,8 +90,8 @@ struct SignInTests {
         #expect(parameters.stateMatched)
     }
 
-    @Test("RFC 6749 §10.12, RFC 8252 §8.10: forged callbacks (wrong state, no parameters) get 404 and do not end the sign-in; the real one completes it")
-    func forgedCallbacksDoNotAbortSignIn() async throws {
+    @Test("ARES-02 (issue 14), RFC 6749 §10.12: a forged callback with a wrong state ends the sign-in at once with stateMismatch (no code exchange); a bare reload gets 404; a new sign-in then completes")
+    func forgedCallbackEndsSignIn() async throws {
         let engine = try await EngineSignIn(provider: try await LocalIdentityProvider.shared.provider())
         let listener = try LoopbackRedirectListener()
         let pending = try makeAuthorizationRequest(
@@ -100,23 +100,31 @@ struct SignInTests {
         let metadata = engine.metadata
         async let callback = listener.waitForCallback(timeout: 60) { decideRedirectCallback($0, pending: pending, metadata: metadata).verdict }
 
-        // Any local process can reach the listener's port; its requests lack the sent state.
-        for query in ["?code=x&state=wrong", ""] {
+        func get(_ query: String?) async throws -> (Int?, String) {
             var components = URLComponents(url: listener.redirectURI, resolvingAgainstBaseURL: false)!
-            components.query = query.isEmpty ? nil : String(query.dropFirst())
+            components.query = query
             var request = URLRequest(url: components.url!)
             request.timeoutInterval = 30
-            let (_, response) = try await URLSession.shared.data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 404, "forged callback \(query.isEmpty ? "(none)" : query)")
+            let (body, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode, String(decoding: body, as: UTF8.self))
+        }
+        // A bare reload of the callback URL is not an authorization response: 404, keep waiting.
+        #expect(try await get(nil).0 == 404)
+        // Any local process (or a stale tab) can reach the port; a response without the sent state ends the sign-in.
+        let (status, page) = try await get("code=x&state=wrong")
+        #expect(status == 200)
+        #expect(page.contains("state mismatch"))
+        let received = try await callback
+        #expect(throws: AuthError.protocolViolation(.stateMismatch(expected: pending.state, actual: "wrong"))) {
+            try validateAuthorizationResponse(callback: received, pending: pending, metadata: metadata)
         }
 
-        let browser = try await engine.provider.runBrowser(url: pending.authorizationURL, user: "alice", consent: .allow)
-        let received = try await callback
+        // The user starts again: the real callback completes a new sign-in.
+        let (newPending, outcome, browser) = try await engine.authorize(user: "alice", scopes: ["openid", "profile"])
         #expect(browser.exitCode == 0, "browser stand-in: \(browser.stderr)")
-        let validated = try validateAuthorizationResponse(callback: received, pending: pending, metadata: metadata)
         let result = try await completeAuthorizationCodeGrant(
-            metadata: engine.metadata, client: engine.client, response: validated, http: engine.http,
+            metadata: engine.metadata, client: engine.client, response: try outcome.get(), http: engine.http,
             crypto: engine.crypto, jwksCache: JWKSCache(metadata: engine.metadata, http: engine.http), now: Date())
-        #expect(result.idToken?.claims.nonce == pending.nonce)
+        #expect(result.idToken?.claims.nonce == newPending.nonce)
     }
 }

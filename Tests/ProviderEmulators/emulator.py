@@ -390,7 +390,10 @@ class Handler(BaseHTTPRequestHandler):
             response["access_token"] = self.state.key.sign_jwt({
                 "iss": issuer, "sub": AUTH0_USER["sub"], "aud": [audience, issuer + "userinfo"],
                 "iat": now, "exp": now + self.state.args.expires_in, "azp": self.state.args.client_id,
-                "jti": secrets.token_urlsafe(12), "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
+                # A unique id, as Auth0's tokens differ per issuance: without it two tokens issued
+                # in the same second were identical and "refresh stored a new token" could not tell.
+                "jti": secrets.token_urlsafe(12),
+                "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:

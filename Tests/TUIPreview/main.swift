@@ -5,6 +5,7 @@
 //   tui-preview --crash-key  pressing ! crashes (fatalError) to test the crash-path terminal restore
 //   tui-preview --bench N  print the time to render a frame with N accounts (no terminal needed)
 import Foundation
+import AppCore
 import TerminalUI
 import TerminalUINCurses
 
@@ -39,7 +40,7 @@ func detail(for a: AccountRow, ui: LocalUIState) -> DetailModel {
         idToken: IDTokenModel(header: .object([ClaimMember(key: "alg", value: .string("RS256"))]),
                               claims: .object([ClaimMember(key: "sub", value: .string("sub-\(a.id)")),
                                                ClaimMember(key: "name", value: .string(a.displayName))]),
-                              signature: .verified(alg: "RS256", kid: "k1")),
+                              signature: .verified(algorithm: "RS256", keyID: "k1")),
         raw: [RawTokenEntry(label: "access token", value: ui.revealed ? .revealed(token) : .masked(TokenMask.mask(token)))])
 }
 

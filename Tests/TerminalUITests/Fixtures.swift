@@ -1,3 +1,4 @@
+import AppCore
 import Foundation
 import TerminalUI
 
@@ -47,7 +48,7 @@ enum Fixtures {
             scopes: ScopesModel(requested: ["openid", "profile", "email", "offline_access"],
                                 granted: ["openid", "profile", "email", "offline_access"]),
             idToken: IDTokenModel(header: obj([("alg", .string("RS256")), ("kid", .string("k1")), ("typ", .string("JWT"))]),
-                                  claims: idTokenClaims, signature: .verified(alg: "RS256", kid: "k1")),
+                                  claims: idTokenClaims, signature: .verified(algorithm: "RS256", keyID: "k1")),
             accessTokens: [AccessTokenEntry(kind: .opaque, expiresAt: at(250))],
             raw: [RawTokenEntry(label: "access token", value: .masked(TokenMask.mask("at_0123456789abcdef0123")))])
     }

@@ -74,6 +74,21 @@ struct FrameGoldenTests {
         try assertSnapshot(f, named: "signInDialog")
     }
 
+    @Test("Sign-in dialog with 100 providers at 80×24: the list scrolls inside the dialog and keeps the selection visible")
+    func signInDialogWithManyProviders() throws {
+        let providers = (1...100).map { ProviderOption(id: "p\($0)", name: "Provider \($0)", detail: "https://op\($0).example") }
+        for selected in [0, 57, 99] {
+            let s = SignInDialog(providers: providers, selectedProvider: selected)
+            let text = Renderer.render(Fixtures.screen(dialog: .signIn(s)), size: Size(width: 80, height: 24), theme: mono).plainText
+            #expect(text.contains("▸ Provider \(selected + 1) "), "the selection is on screen (\(selected))")
+            #expect(text.contains("(\(selected + 1) of 100)"))
+            #expect(text.contains("Enter sign in"), "the dialog's last line still fits")
+            #expect(text.contains("↑") == (selected > 0) && text.contains("↓") == (selected < 99), "the more-lines stand for the rest")
+        }
+        try assertSnapshot(Renderer.render(Fixtures.screen(dialog: .signIn(SignInDialog(providers: providers, selectedProvider: 57))),
+                                           size: Size(width: 80, height: 24), theme: mono), named: "signInDialog100Providers")
+    }
+
     @Test("Narrow 60×20 stacks the detail pane under the accounts")
     func narrow() throws {
         let f = Renderer.render(Fixtures.screen(), size: Size(width: 60, height: 20), theme: mono)

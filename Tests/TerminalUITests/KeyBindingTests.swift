@@ -1,3 +1,4 @@
+import AppCore
 import Foundation
 import Testing
 @testable import TerminalUI
@@ -77,6 +78,9 @@ struct KeyBindingTests {
     @Test("Sign-in dialog: provider choice, fields and text entry")
     func signInDialog() {
         var d = SignInDialog(providers: [ProviderOption(id: "a", name: "A"), ProviderOption(id: "b", name: "B")])
+        #expect(KeyBindings.dispatch(.char("j"), model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogMove(by: 1)), "j/k move on the provider list")
+        #expect(KeyBindings.dispatch(.char("k"), model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogMove(by: -1)))
+        #expect(KeyBindings.dispatch(.pageDown, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogMove(by: 10)))
         #expect(KeyBindings.dispatch(.down, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogMove(by: 1)))
         #expect(KeyBindings.dispatch(.tab, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogNextField))
         #expect(KeyBindings.dispatch(.enter, model: Fixtures.screen(dialog: .signIn(d))) == .command(.dialogSubmit))

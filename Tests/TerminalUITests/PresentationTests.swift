@@ -1,3 +1,4 @@
+import AppCore
 import Foundation
 import Testing
 @testable import TerminalUI
@@ -95,15 +96,16 @@ struct PresentationTests {
         #expect(rows.first { $0.key == "locality" }!.guide == "└─ ")
     }
 
-    @Test("Status texts", arguments: [
+    @Test("Status texts: one label set for the TUI and `status`", arguments: [
         (AccountStatus.valid, "valid"),
         (.expiringSoon, "expiring soon"),
         (.refreshing, "refreshing"),
         (.expired, "expired"),
-        (.needsSignIn, "needs login"),
+        (.needsSignIn, "needs sign-in"),
         (.refreshFailed(retryAt: at(8)), "refresh failed, retrying in 8s"),
-        (.refreshFailed(retryAt: nil), "refresh failed"),
-        (.storeLocked, "keyring locked"),
+        (.refreshFailed(retryAt: at(75)), "refresh failed, retrying in 1m 15s"),
+        (.refreshFailed(retryAt: at(0)), "refresh failed, retrying"),
+        (.storeLocked, "store locked"),
     ])
     func statusText(status: AccountStatus, expected: String) {
         #expect(StatusText.text(status, now: pinnedNow) == expected)

@@ -164,15 +164,20 @@ struct TmuxBackendTests {
         #expect(try t.captureWithHistory().contains("TUI-EXIT-STATUS=0"))
     }
 
-    @Test("SIGTERM ends the loop and restores the terminal")
-    func sigterm() throws {
+    @Test("SIGINT, SIGTERM and SIGHUP (kill) end the loop within a second and restore the terminal",
+          arguments: [SIGINT, SIGTERM, SIGHUP])
+    func quitSignal(_ number: Int32) throws {
         let t = try start()
         defer { t.kill() }
         try t.waitFor("accounts screen") { $0.contains("Accounts (3)") }
         let pid = try #require(try t.programPID())
-        #expect(Glibc.kill(pid, SIGTERM) == 0)
+        let sent = Date()
+        #expect(Glibc.kill(pid, number) == 0)
+        while Glibc.kill(pid, 0) == 0 && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+        let took = Date().timeIntervalSince(sent)
+        #expect(took < 1, "the program was still running \(took) s after signal \(number)")
         let after = try t.waitFor("exit message", history: true) { $0.contains("TUI-EXIT-STATUS=") }
-        #expect(after.contains("tui-preview exited: signal(15)"))
+        #expect(after.contains("tui-preview exited: signal(\(number))"))
         #expect(after.contains("TUI-EXIT-STATUS=0"))
         #expect(!after.contains("┌ Accounts"))
         #expect(try t.display("#{alternate_on}") == "0")

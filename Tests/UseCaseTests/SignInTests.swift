@@ -106,12 +106,36 @@ struct SignInUseCaseTests {
         #expect(try SignIn(world.environment()).resolveProvider(nil) == ProviderID("op"))
     }
 
+    @Test("Two subjects that differ only in Unicode normalisation are two accounts, each with its own secrets")
+    func subjectsAreComparedExactly() async throws {
+        let world = StubWorld()
+        let composed = try await signedIn(world, as: "caf\u{E9}")
+        let decomposed = try await signedIn(world, as: "cafe\u{301}")
+        #expect(composed.record.id != decomposed.record.id)
+        #expect(world.accounts.count == 2)
+        #expect(world.storedSecrets("caf\u{E9}")?.refreshToken != world.storedSecrets("cafe\u{301}")?.refreshToken)
+        #expect(Set([composed.record.id, decomposed.record.id]).count == 2, "hashing agrees with ==")
+    }
+
     @Test("Provider names are compared code unit for code unit")
     func providerNameIsComparedExactly() throws {
         let world = StubWorld()
         world.files.withLock { $0.providers = [ProviderConfig(id: "caf\u{E9}", issuer: URL(string: "https://op.test")!, clientID: "rp-native")] }
         #expect(throws: AppError.self) { try SignIn(world.environment()).resolveProvider("cafe\u{301}") }
         #expect(try SignIn(world.environment()).resolveProvider("caf\u{E9}") == ProviderID("caf\u{E9}"))
+    }
+
+    @Test("A token response without token_type signs in as Bearer and the account carries the warning")
+    func missingTokenTypeIsAWarning() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.omitTokenType = true }
+        let outcome = try await signedIn(world)
+        #expect(outcome.record.tokenWarnings?.count == 1)
+        #expect(world.accounts.first?.tokenWarnings == outcome.record.tokenWarnings, "persisted for status and the TUI")
+        #expect(world.storedSecrets()?.defaultAccessToken?.tokenType == "Bearer")
+        world.provider.script.withLock { $0.omitTokenType = false }
+        let refreshed = try await RefreshAccount(world.environment()).run(outcome.record.id, force: true)
+        #expect(refreshed.tokenWarnings == nil, "a correct answer clears it")
     }
 
     @Test("Extra scopes are split on spaces and added once after the provider's")

@@ -28,6 +28,8 @@ final class StubProvider: Sendable {
         /// Device polling answers before success (`authorization_pending`, `slow_down`, `expired_token`).
         var devicePolls: [String] = []
         var deviceInterval = 5
+        /// Leave `token_type` out of token responses (a provider that forgets it).
+        var omitTokenType = false
     }
 
     let script = Mutex(Script())
@@ -163,6 +165,7 @@ final class StubProvider: Sendable {
         var body: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime,
                                    "refresh_token": refresh, "scope": "openid profile offline_access"]
         if idToken { body["id_token"] = self.idToken(subject: subject, nonce: nonce, now: now) }
+        if script.omitTokenType { body["token_type"] = nil }
         return json(body)
     }
 

@@ -77,7 +77,7 @@ final class StubWorld: Sendable {
                 close: {})
         }
         env.credentials = CredentialStoreClient(
-            info: { StoreInfo(backend: "memory") },
+            info: { StoreInfo(backend: .memory) },
             store: { [secrets] in secrets },
             prepareForWrite: { [self] () throws(AppError) in
                 guard storeWritable.withLock({ $0 }) else {

@@ -33,7 +33,7 @@ extension AppEnvironment {
                 throw .failed("unimplemented")
             },
             credentials: CredentialStoreClient(
-                info: { report("unimplemented: environment.credentials.info"); return StoreInfo(backend: "memory") },
+                info: { report("unimplemented: environment.credentials.info"); return StoreInfo(backend: .memory) },
                 store: { () throws(AppError) -> any SecretStore in throw failure("credentials.store") },
                 prepareForWrite: { () throws(AppError) in throw failure("credentials.prepareForWrite") },
                 lockVault: { () throws(AppError) -> Bool in throw failure("credentials.lockVault") },

@@ -1,4 +1,5 @@
 import AuthEngine
+import CredentialStore
 import Foundation
 
 /// What is known about one access token (one per resource or audience), without the token.
@@ -77,10 +78,13 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     public var signedInAt: Date
     public var lastRefreshAt: Date?
     /// Where the secrets live (`secret-service`, `vault`, `plaintext`, `memory`).
-    public var storage: String
+    public var storage: SecretStoreKind
     /// When a refresh learned that the grant is gone (`invalid_grant`: revoked, expired, reused).
     /// Kept in the file so that every process (the TUI, `status`) shows "needs sign-in" at once;
     /// cleared by a successful sign-in or refresh.
+    /// What the provider's last token response got wrong that was tolerated (a missing
+    /// `token_type`, an unusable `expires_in`), one line each; nil when nothing.
+    public var tokenWarnings: [String]?
     /// Why the last refreshed ID token was refused (the previous verified one is kept); nil when
     /// the last one verified.
     public var idTokenProblem: String?
@@ -90,7 +94,7 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],
                 grantedScopes: [String], previousGrantedScopes: [String]? = nil, accessTokens: [AccessTokenInfo],
                 hasRefreshToken: Bool, refreshTokenExpiresAt: Date? = nil, idToken: IDTokenInfo? = nil,
-                signedInAt: Date, lastRefreshAt: Date? = nil, storage: String) {
+                signedInAt: Date, lastRefreshAt: Date? = nil, storage: SecretStoreKind) {
         self.id = id
         self.providerID = providerID
         self.issuer = issuer

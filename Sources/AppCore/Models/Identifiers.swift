@@ -6,6 +6,9 @@ public struct ProviderID: RawRepresentable, Hashable, Comparable, Codable, Senda
     public init(stringLiteral value: String) { rawValue = value }
     public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
     public func encode(to encoder: any Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(rawValue) }
+    /// Code unit for code unit (Swift's `String ==` would merge canonically equivalent names).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+    public func hash(into hasher: inout Hasher) { for byte in rawValue.utf8 { hasher.combine(byte) } }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }
@@ -19,6 +22,9 @@ public struct AccountID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     public init(stringLiteral value: String) { rawValue = value }
     public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
     public func encode(to encoder: any Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(rawValue) }
+    /// Code unit for code unit (Swift's `String ==` would merge canonically equivalent names).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+    public func hash(into hasher: inout Hasher) { for byte in rawValue.utf8 { hasher.combine(byte) } }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }

@@ -44,7 +44,7 @@ public struct LoadAccounts: Sendable {
 
     public func run() throws(AppError) -> LoadedSnapshot {
         LoadedSnapshot(providers: try env.files.providers(), accounts: try env.files.accounts(),
-                       activeAccountID: try env.files.activeAccount(), store: env.credentials.info())
+                       activeAccountID: try env.files.activeAccount(), credentialStore: env.credentials.info())
     }
 
     /// Opens the store once (the vault asks for its passphrase here, before any screen is drawn).

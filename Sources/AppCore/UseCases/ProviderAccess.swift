@@ -19,6 +19,23 @@ struct ProviderAccess: Sendable {
     /// Seconds after a JWKS fetch during which an unknown `kid` does not fetch again.
     static let unknownKeyCooldown: TimeInterval = 30
 
+    /// What a provider request for an account needs: its record, provider, metadata and client.
+    struct AccountProvider: Sendable {
+        var record: AccountRecord
+        var provider: ProviderConfig
+        var metadata: AuthorizationServerMetadata
+        var client: ClientConfiguration
+    }
+
+    /// The account `id` with its provider's metadata and client configuration.
+    /// - Throws: unknown account or provider, discovery and store errors.
+    func account(_ id: AccountID) async throws(AppError) -> AccountProvider {
+        let record = try Accounts(env: env).record(id)
+        let provider = try provider(record.providerID)
+        let metadata = try await metadata(provider)
+        return AccountProvider(record: record, provider: provider, metadata: metadata, client: try client(provider))
+    }
+
     /// The configured provider `id`.
     /// - Throws: "Unknown provider" naming the configured ones.
     func provider(_ id: ProviderID) throws(AppError) -> ProviderConfig {

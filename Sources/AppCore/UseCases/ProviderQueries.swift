@@ -10,14 +10,11 @@ public struct ShowUserInfo: Sendable {
     public init(_ env: AppEnvironment) { self.env = env }
 
     public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
-        let record = try Accounts(env: env).record(id)
-        let access = ProviderAccess(env: env)
-        let provider = try access.provider(record.providerID)
-        let metadata = try await access.metadata(provider)
+        let account = try await ProviderAccess(env: env).account(id)
         let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value
         do {
-            let response = try await fetchUserInfo(metadata: metadata, client: try access.client(provider), accessToken: token,
-                                                   expectedSubject: record.subject, http: env.http(provider), now: env.now())
+            let response = try await fetchUserInfo(metadata: account.metadata, client: account.client, accessToken: token,
+                                                   expectedSubject: account.record.subject, http: env.http(account.provider), now: env.now())
             return .object(response.claims)
         } catch {
             throw ErrorMapping.appError(error)
@@ -31,16 +28,13 @@ public struct IntrospectAccessToken: Sendable {
     public init(_ env: AppEnvironment) { self.env = env }
 
     public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
-        let record = try Accounts(env: env).record(id)
-        let access = ProviderAccess(env: env)
-        let provider = try access.provider(record.providerID)
-        let metadata = try await access.metadata(provider)
+        let account = try await ProviderAccess(env: env).account(id)
         do {
-            guard let entry = try env.credentials.store().load(Accounts.key(record)).defaultAccessToken else {
+            guard let entry = try env.credentials.store().load(Accounts.key(account.record)).defaultAccessToken else {
                 throw AppError(title: "No access token stored", disposition: .needsSignIn)
             }
-            let response = try await introspectToken(metadata: metadata, client: try access.client(provider),
-                                                     token: .accessToken(AccessToken(entry.token.exposedValue)), http: env.http(provider), now: env.now())
+            let response = try await introspectToken(metadata: account.metadata, client: account.client,
+                                                     token: .accessToken(AccessToken(entry.token.exposedValue)), http: env.http(account.provider), now: env.now())
             return .object(response.all)
         } catch {
             throw ErrorMapping.appError(error)
@@ -58,6 +52,10 @@ public struct StoredTokens: Sendable {
     public struct Entry: Equatable, Sendable {
         public var label: String
         public var value: Redacted<StoredTokenKind>
+        public init(label: String, value: Redacted<StoredTokenKind>) {
+            self.label = label
+            self.value = value
+        }
     }
 
     public func run(_ id: AccountID) throws(AppError) -> [Entry] {

@@ -27,12 +27,9 @@ public struct RefreshAccount: Sendable {
     public func run(_ id: AccountID, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool) async throws(AppError) -> AccountRecord {
         let accounts = Accounts(env: env)
         do {
-            let record = try accounts.record(id)
-            let access = ProviderAccess(env: env)
-            let provider = try access.provider(record.providerID)
+            let account = try await ProviderAccess(env: env).account(id)
+            let (record, provider, metadata, client) = (account.record, account.provider, account.metadata, account.client)
             let store = try env.credentials.store()
-            let metadata = try await access.metadata(provider)
-            let client = try access.client(provider)
             let policy = env.policy
             let env = self.env
             return try await store.withAccountLock(Accounts.key(record)) { () async throws -> AccountRecord in

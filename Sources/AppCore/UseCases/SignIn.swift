@@ -140,7 +140,7 @@ public struct SignIn: Sendable {
         let id = AccountID(provider: provider.id, subject: subject)
         let store = try env.credentials.store()
         let key = AccountKey(provider: provider.id.rawValue, account: subject)
-        let record = AccountRecord(
+        var record = AccountRecord(
             id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
             displayName: TokenConversions.displayName(claims, subject: subject),
             // GitHub's `GET /user` (no OIDC) names the user `login`.
@@ -148,7 +148,8 @@ public struct SignIn: Sendable {
             requestedScopes: requestedScopes.values, grantedScopes: tokens.grantedScopes,
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
-            signedInAt: tokens.receivedAt, storage: store.kind.rawValue)
+            signedInAt: tokens.receivedAt, storage: store.kind)
+        record.tokenWarnings = TokenConversions.warnings(tokens)
         let files = env.files
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.
@@ -169,7 +170,8 @@ public struct SignIn: Sendable {
         let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: tokens.accessToken)
         let response: HTTPResponse
         do { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
-        guard response.status == 200, let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+        // The strict reader: HTTP 200, JSON, duplicate member names refused (GitHub's `GET /user`).
+        guard let claims = try? readUserInfoClaims(response, now: env.now()),
               let subject = claims["sub"]?.stringValue ?? claims["id"].map({ value -> String in
                   if case .number(let n) = value { return String(Int(n)) }
                   return value.stringValue ?? ""

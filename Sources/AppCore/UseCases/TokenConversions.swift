@@ -48,8 +48,8 @@ enum TokenConversions {
         let value = accessToken.exposedValue
         guard value.split(separator: ".", omittingEmptySubsequences: false).count == 3,
               let jws = try? CompactJWS(parsing: value),
-              let claims = try? JSONDecoder().decode(JSONValue.self, from: jws.payload) else { return nil }
-        return .object(["header": .object(jws.header.members), "claims": claims])
+              case .success(let claims) = parseJSONObject(jws.payload) else { return nil }
+        return .object(["header": .object(jws.header.members), "claims": .object(claims)])
     }
 
     /// A refresh's effect on the record: the token's info, the granted scopes (default token),
@@ -65,6 +65,12 @@ enum TokenConversions {
         record.hasRefreshToken = tokens.refreshToken != nil
         if let refreshExpiresAt = tokens.refreshExpiresAt { record.refreshTokenExpiresAt = refreshExpiresAt }
         record.lastRefreshAt = tokens.receivedAt
+        record.tokenWarnings = warnings(tokens)
+    }
+
+    /// The tolerated deviations of a token response, as lines; nil when none.
+    static func warnings(_ tokens: TokenSet) -> [String]? {
+        tokens.warnings.isEmpty ? nil : tokens.warnings.map(\.message)
     }
 
     static func idTokenInfo(_ verified: VerifiedIDToken) -> IDTokenInfo {

@@ -77,8 +77,12 @@ public struct TokenForScripts: Sendable {
             validity = min(validity, expiresAt.timeIntervalSince(issuedAt) / 2)
         }
         if !fresh(record, for: validity) {
+            let before = try stored()
             record = try await RefreshAccount(env).run(id, force: true)
-            guard fresh(record, for: 0) else {
+            // A new ID token is the freshest there can be, however short its life; none means the
+            // provider does not issue one on refresh.
+            let renewed = try stored().map { new in before.map { !new.exposedValue.utf8.elementsEqual($0.exposedValue.utf8) } ?? true } ?? false
+            guard renewed || fresh(record, for: 0) else {
                 throw AppError(title: "The ID token of \(record.displayName) has expired",
                                detail: "The provider issued no new ID token on refresh (OIDC Core §12.2 leaves it optional); sign in again for a fresh one.",
                                disposition: .needsSignIn)

@@ -49,7 +49,7 @@ public struct CallAPI: Sendable {
         let record = try Accounts(env: env).record(id)
         let provider = try? ProviderAccess(env: env).provider(record.providerID)
         let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
-        var all = [HTTPHeader("Authorization", "\(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.value.exposedValue)")]
+        var all = [HTTPHeader("Authorization", "\(token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType) \(token.value.exposedValue)")]
         all += headers
         if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) { all.append(HTTPHeader("Content-Type", "application/json")) }
         do {

@@ -87,11 +87,12 @@ public func makeRandomState(crypto: CryptoProvider) -> String {
 /// with a fresh `state`, a `nonce` when `openid` is requested, and a new S256 PKCE pair.
 /// The endpoint's own query is kept (AREQ-07); empty values are omitted; no parameter repeats
 /// (except `resource`, RFC 8707 §2).
-/// - Throws: `.unsupported(.missingEndpoint / .insecureURL / .invalidRedirectURI /
+/// - Throws: `.unsupported(.missingEndpoint / .pushedAuthorizationRequestsRequired / .insecureURL / .invalidRedirectURI /
 ///   .invalidResourceIndicator / .contradictoryPromptAndMaxAge / .repeatedParameter)`.
 public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
                                      request: AuthorizationRequest, crypto: CryptoProvider) throws(AuthError) -> PendingAuthorization {
     guard let endpoint = metadata.authorizationEndpoint else { throw .unsupported(.missingEndpoint("authorization_endpoint")) }
+    if metadata.requirePushedAuthorizationRequests == true { throw .unsupported(.pushedAuthorizationRequestsRequired) }
     try URLPolicy.requireSecure(endpoint)
     try validateRedirectURI(request.redirectURI)
     for resource in request.resources { try validateResourceIndicator(resource) }

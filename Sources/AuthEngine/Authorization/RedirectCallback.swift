@@ -16,9 +16,9 @@ public struct RedirectCallback: Sendable, Equatable {
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.method == rhs.method && lhs.path == rhs.path
-            && lhs.parameters.map(\.name) == rhs.parameters.map(\.name)
-            && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+        lhs.method.exactlyEquals(rhs.method) && lhs.path.exactlyEquals(rhs.path)
+            && lhs.parameters.count == rhs.parameters.count
+            && zip(lhs.parameters, rhs.parameters).allSatisfy { $0.name.exactlyEquals($1.name) && $0.value.exactlyEquals($1.value) }
     }
 }
 

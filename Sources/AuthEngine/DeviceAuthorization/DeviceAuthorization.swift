@@ -73,14 +73,17 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
         throw .protocolViolation(.invalidField(name: "verification_uri", expected: "an absolute URI"))
     }
     guard let expiresIn = try object.lenientInteger("expires_in") else { throw .protocolViolation(.missingField("expires_in")) }
-    let interval = try object.lenientInteger("interval") ?? 5
+    // RFC 8628 §3.2/§3.5: absent means 5 s; 0, a negative or an unreadable value is no usable
+    // interval either (0 would poll in a tight loop), so it means the default too: the interval
+    // is the client's pace, not a reason to fail the sign-in.
+    let interval = DevicePollingState.usableInterval(try? object.lenientInteger("interval"))
     let complete = try object.optionalString("verification_uri_complete").flatMap(URL.init(string:))
     let expectedHost = (metadata.tokenEndpoint ?? metadata.deviceAuthorizationEndpoint)?.host
-    let suspicious = (verificationURI.scheme?.lowercased() != "https" && !URLPolicy.isLoopbackHTTP(verificationURI))
-        || (expectedHost != nil && verificationURI.host != expectedHost)
+    let suspicious = (!(verificationURI.scheme ?? "").equalsIgnoringASCIICase("https") && !URLPolicy.isLoopbackHTTP(verificationURI))
+        || (expectedHost != nil && !(verificationURI.host ?? "").equalsIgnoringASCIICase(expectedHost ?? ""))
     return DeviceAuthorization(
         response: DeviceAuthorizationResponse(deviceCode: DeviceCode(deviceCode), userCode: userCode, verificationURI: verificationURI,
-                                              verificationURIComplete: complete, expiresIn: expiresIn, interval: max(interval, 1)),
+                                              verificationURIComplete: complete, expiresIn: expiresIn, interval: interval),
         receivedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), requestedScopes: scopes,
         verificationURIIsSuspicious: suspicious)
 }
@@ -104,9 +107,18 @@ public struct DevicePollingState: Sendable, Equatable {
     /// Consecutive transport failures (for backoff).
     public var transportFailures: Int
 
+    /// The default interval when none (or no usable one) is given: 5 s (RFC 8628 §3.2, §3.5).
+    public static let defaultInterval = 5
+
+    /// `interval` as given, or ``defaultInterval`` when absent, zero or negative.
+    public static func usableInterval(_ interval: Int?) -> Int {
+        guard let interval, interval > 0 else { return defaultInterval }
+        return interval
+    }
+
     /// The state after the device authorization response; the first poll is one interval later (DEV-04).
     public init(authorization: DeviceAuthorization) {
-        self.init(interval: TimeInterval(authorization.response.interval), expiresAt: authorization.expiresAt)
+        self.init(interval: TimeInterval(Self.usableInterval(authorization.response.interval)), expiresAt: authorization.expiresAt)
     }
 
     public init(interval: TimeInterval, expiresAt: Date, transportFailures: Int = 0) {
@@ -115,10 +127,18 @@ public struct DevicePollingState: Sendable, Equatable {
         self.transportFailures = transportFailures
     }
 
-    /// When to poll first, given the response was received at `receivedAt`; `nil` when already expired.
+    /// When to poll first, given the response was received at `receivedAt`; `nil` when already
+    /// expired. One interval later (DEV-04), or, when the interval is as long as the code's
+    /// lifetime or longer, once shortly before the code expires (1 s before, or half way for a
+    /// code living under 2 s): otherwise the user's approval could never be picked up. RFC 8628
+    /// §3.5's "wait at least the interval" is between polling requests, so the first may come
+    /// sooner; later polls always wait the whole interval.
     public func firstPoll(receivedAt: Date) -> Date? {
         let at = receivedAt.addingTimeInterval(interval)
-        return at < expiresAt ? at : nil
+        if at < expiresAt { return at }
+        let lifetime = expiresAt.timeIntervalSince(receivedAt)
+        guard lifetime > 0 else { return nil }
+        return expiresAt.addingTimeInterval(-min(1, lifetime / 2))
     }
 }
 

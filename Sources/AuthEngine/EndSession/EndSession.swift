@@ -39,10 +39,10 @@ public func makeEndSessionRequest(metadata: AuthorizationServerMetadata, client:
 /// be the one sent; otherwise the provider logout is not confirmed (local logout stands).
 /// - Throws: `.protocolViolation(.redirectPathMismatch / .endSessionStateMismatch)`.
 public func validateEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) throws(AuthError) {
-    let expectedPath = pending.postLogoutRedirectURI.flatMap(URL.init(string:)).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
-    guard callback.path == expectedPath else { throw .protocolViolation(.redirectPathMismatch(expected: expectedPath, actual: callback.path)) }
-    let states = callback.parameters.filter { $0.name == "state" }.map(\.value)
-    guard states.count == 1, states[0] == pending.state else {
+    let expectedPath = pending.postLogoutRedirectURI.map(redirectPath(of:)) ?? "/"
+    guard callback.path.exactlyEquals(expectedPath) else { throw .protocolViolation(.redirectPathMismatch(expected: expectedPath, actual: callback.path)) }
+    let states = callback.parameters.filter { $0.name.exactlyEquals("state") }.map(\.value)
+    guard states.count == 1, states[0].exactlyEquals(pending.state) else {
         throw .protocolViolation(.endSessionStateMismatch(expected: pending.state, actual: states.first))
     }
 }
@@ -51,9 +51,9 @@ public func validateEndSessionCallback(_ callback: RedirectCallback, pending: Pe
 /// the sent `state` (absent or different: not for this logout), are ignored (404, keep waiting);
 /// a request carrying the sent `state` finishes with a "signed out" or "not confirmed" page.
 public func decideEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) -> (verdict: RedirectCallbackVerdict, outcome: Result<Void, AuthError>?) {
-    let expectedPath = pending.postLogoutRedirectURI.flatMap(URL.init(string:)).map { $0.path.isEmpty ? "/" : $0.path } ?? "/"
-    guard callback.method.uppercased() == "GET", callback.path == expectedPath,
-          callback.parameters.contains(where: { $0.name == "state" && $0.value == pending.state }) else { return (.ignore, nil) }
+    let expectedPath = pending.postLogoutRedirectURI.map(redirectPath(of:)) ?? "/"
+    guard callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(expectedPath),
+          callback.parameters.contains(where: { $0.name.exactlyEquals("state") && $0.value.exactlyEquals(pending.state) }) else { return (.ignore, nil) }
     do {
         try validateEndSessionCallback(callback, pending: pending)
         return (.finish(page: .success(title: "Signed out", message: "You can close this tab and return to the terminal.")), .success(()))

@@ -6,7 +6,9 @@ extension AuthError {
     public var invalidatesGrant: Bool {
         switch self {
         case .errorResponse(let response): response.code == .invalidGrant
-        case .protocolViolation(.refreshedIDTokenSubjectMismatch), .protocolViolation(.refreshedIDTokenIssuerMismatch): true
+        case .protocolViolation(.refreshedIDTokenSubjectMismatch), .protocolViolation(.refreshedIDTokenIssuerMismatch),
+             .protocolViolation(.refreshedIDTokenAudienceMismatch), .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch),
+             .protocolViolation(.refreshedIDTokenAuthTimeMismatch): true
         default: false
         }
     }

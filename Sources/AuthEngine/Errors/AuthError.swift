@@ -35,6 +35,10 @@ public enum ProtocolViolation: Sendable, Equatable {
     case invalidField(name: String, expected: String)
     /// The body is not the JSON (or form) document expected; `context` names the response.
     case malformedJSON(context: String)
+    /// A JSON object (or form body) repeats a member name (`name`, possibly ""): rejected in JOSE
+    /// headers and JWT claims (RFC 7515 §4, RFC 7519 §4) and, as hardening, in every other
+    /// document (RFC 8259 §4, PARSE-09). `context` names the document.
+    case duplicateMember(name: String, context: String)
     /// The Content-Type is not one the endpoint may answer with.
     case unexpectedContentType(expected: String, actual: String?)
 
@@ -43,12 +47,14 @@ public enum ProtocolViolation: Sendable, Equatable {
     case malformedAuthorizationResponse(MalformedAuthorizationResponse)
     /// RFC 8252 §8.10: the response arrived on another path than the pending `redirect_uri`.
     case redirectPathMismatch(expected: String, actual: String)
-    /// RFC 6749 §10.12: `state` must equal the sent one.
-    case stateMismatch(expected: String, actual: String?)
-    /// RFC 9207 §2.4: `iss` must equal the issuer.
-    case authorizationResponseIssuerMismatch(expected: String, actual: String)
-    /// RFC 9207 §2.4: `iss` is absent although the server advertises it.
-    case missingAuthorizationResponseIssuer(expected: String)
+    /// RFC 6749 §10.12: `state` must equal the sent one (possible forgery, or a stale tab).
+    /// `unverifiedError` is the `error` code the mismatched response carried, if any: it may be
+    /// forged, so it is shown only as unverified, and its `error_description` is not kept.
+    case stateMismatch(expected: String, actual: String?, unverifiedError: OAuthErrorCode? = nil)
+    /// RFC 9207 §2.4: `iss` must equal the issuer (`unverifiedError` as for ``stateMismatch(expected:actual:unverifiedError:)``).
+    case authorizationResponseIssuerMismatch(expected: String, actual: String, unverifiedError: OAuthErrorCode? = nil)
+    /// RFC 9207 §2.4: `iss` is absent although the server advertises it (`unverifiedError` as above).
+    case missingAuthorizationResponseIssuer(expected: String, unverifiedError: OAuthErrorCode? = nil)
 
     // MARK: JOSE (RFC 7515, RFC 7517)
     /// RFC 7515 §7.1: not a compact JWS (three base64url parts, JSON header and payload).
@@ -97,6 +103,12 @@ public enum ProtocolViolation: Sendable, Equatable {
     case refreshedIDTokenSubjectMismatch(expected: String, actual: String)
     /// OIDC Core §12.2: the refreshed ID token's `iss` must equal the original's.
     case refreshedIDTokenIssuerMismatch(expected: String, actual: String)
+    /// OIDC Core §12.2: the refreshed ID token's `aud` must be the original's.
+    case refreshedIDTokenAudienceMismatch(expected: [String], actual: [String])
+    /// OIDC Core §12.2: the refreshed ID token's `azp` must be the original's (absent if it was absent).
+    case refreshedIDTokenAuthorizedPartyMismatch(expected: String?, actual: String?)
+    /// OIDC Core §12.2: a refreshed `auth_time` must still be the time of the original authentication.
+    case refreshedIDTokenAuthTimeMismatch(expected: Date, actual: Date)
 
     // MARK: UserInfo (OIDC Core §5.3.2)
     /// OIDC Core §5.3.2: the UserInfo `sub` must equal the ID token's `sub`.
@@ -136,4 +148,6 @@ public enum UnsupportedReason: Sendable, Equatable {
     case noSupportedSigningAlgorithm(advertised: [String])
     /// The server metadata lacks an endpoint the operation needs (wire name, e.g. `end_session_endpoint`).
     case missingEndpoint(String)
+    /// RFC 9126 §5: the provider requires pushed authorization requests, which are not implemented.
+    case pushedAuthorizationRequestsRequired
 }

@@ -24,7 +24,7 @@ public enum OAuthErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     /// The code as sent on the wire (`error`).
     public init(rawValue: String) {
-        self = Self.known.first { $0.1 == rawValue }?.0 ?? .other(rawValue)
+        self = Self.known.first { $0.1.exactlyEquals(rawValue) }?.0 ?? .other(rawValue)
     }
 
     /// The wire value.
@@ -75,7 +75,10 @@ public struct AuthorizationErrorParameters: Sendable, Equatable {
     public var errorDescription: String?
     /// `error_uri`.
     public var uri: String?
-    /// Whether the redirect's `state` equalled the pending request's.
+    /// Whether the redirect's `state` equalled the pending request's. Always true for an error
+    /// thrown by ``validateAuthorizationResponse(callback:pending:metadata:)``: a mismatched
+    /// `state` (or `iss`) is reported as `.stateMismatch` / issuer mismatch with the code as
+    /// `unverifiedError`, never as a denial.
     public var stateMatched: Bool
 
     public init(code: OAuthErrorCode, errorDescription: String? = nil, uri: String? = nil, stateMatched: Bool) {

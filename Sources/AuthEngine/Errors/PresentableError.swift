@@ -78,6 +78,7 @@ public struct PresentableError: Sendable, Equatable {
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
         case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
         case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
+        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), which authdeck does not support; use the device flow or another client.", "RFC 9126 §5")
         }
     }
 
@@ -95,6 +96,8 @@ public struct PresentableError: Sendable, Equatable {
             ("Invalid field", "`\(name)` is not \(expected).", nil)
         case .malformedJSON(let context):
             ("Malformed response", "The \(context) is not valid JSON of the expected shape.", nil)
+        case .duplicateMember(let name, let context):
+            ("Duplicate member", "The \(context) has the member `\(name)` more than once; it is ambiguous and refused.", "RFC 7515 §4, RFC 7519 §4, RFC 8259 §4")
         case .unexpectedContentType(let expected, let actual):
             ("Unexpected content type", "Expected \(expected), got \(actual ?? "none").", nil)
         case .malformedAuthorizationResponse(let reason):
@@ -107,12 +110,13 @@ public struct PresentableError: Sendable, Equatable {
             }(), "RFC 6749 §4.1.2")
         case .redirectPathMismatch(let expected, let actual):
             ("Wrong redirect path", "The response arrived on \(actual), expected \(expected).", "RFC 8252 §8.10")
-        case .stateMismatch:
-            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab). Start the sign-in again.", "RFC 6749 §10.12")
-        case .authorizationResponseIssuerMismatch(let expected, let actual):
-            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "RFC 9207 §2.4")
-        case .missingAuthorizationResponseIssuer(let expected):
-            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\").", "RFC 9207 §2.4")
+        case .stateMismatch(_, _, let unverifiedError):
+            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab); nothing was exchanged or stored."
+                + unverified(unverifiedError) + " Start the sign-in again.", "RFC 6749 §10.12")
+        case .authorizationResponseIssuerMismatch(let expected, let actual, let unverifiedError):
+            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual) + unverified(unverifiedError), "RFC 9207 §2.4")
+        case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
+            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError), "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
         case .unsupportedCriticalHeader(let names):
@@ -157,11 +161,23 @@ public struct PresentableError: Sendable, Equatable {
             ("Refreshed ID token for another user", "`sub` is \"\(actual)\", expected \"\(expected)\". Sign in again.", "OIDC Core §12.2")
         case .refreshedIDTokenIssuerMismatch(let expected, let actual):
             ("Refreshed ID token from another issuer", "`iss` is \"\(actual)\", expected \"\(expected)\".", "OIDC Core §12.2")
+        case .refreshedIDTokenAudienceMismatch(let expected, let actual):
+            ("Refreshed ID token for another audience", "`aud` is [\(actual.joined(separator: ", "))], the original's was [\(expected.joined(separator: ", "))]. Sign in again.", "OIDC Core §12.2")
+        case .refreshedIDTokenAuthorizedPartyMismatch(let expected, let actual):
+            ("Refreshed ID token for another party", "`azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), the original's was \(expected.map { "\"\($0)\"" } ?? "absent"). Sign in again.", "OIDC Core §12.2")
+        case .refreshedIDTokenAuthTimeMismatch(let expected, let actual):
+            ("Refreshed ID token with another authentication time", "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.", "OIDC Core §12.2")
         case .userInfoSubjectMismatch(let expected, let actual):
             ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")
         case .endSessionStateMismatch:
             ("Logout not confirmed", "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.", "OpenID Connect RP-Initiated Logout 1.0 §3")
         }
+    }
+
+    /// The `error` code of a response that failed `state`/`iss`, named as unverified (its
+    /// description is never shown: it may not be the provider's words).
+    private static func unverified(_ code: OAuthErrorCode?) -> String {
+        code.map { " The response also carried `error=\($0.rawValue)`, unverified (it may be forged)." } ?? ""
     }
 
     private static func hint(_ expected: String, _ actual: String) -> String {

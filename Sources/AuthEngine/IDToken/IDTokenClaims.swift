@@ -33,10 +33,14 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var all: [String: JSONValue]
 
     /// Reads the claims of a JWT payload.
-    /// - Throws: `.protocolViolation(.malformedJWT / .missingClaim / .invalidClaim)`.
+    /// - Throws: `.protocolViolation(.malformedJWT / .duplicateMember / .missingClaim / .invalidClaim)`
+    ///   (two `sub` claims are refused, RFC 7519 §4).
     public init(payload: Data) throws(AuthError) {
-        guard let object = decodeJSONObject(payload) else {
-            throw .protocolViolation(.malformedJWT(reason: "the payload is not a JSON object"))
+        let object: [String: JSONValue]
+        switch parseJSONObject(payload) {
+        case .success(let parsed): object = parsed
+        case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "JWT claims"))
+        case .failure(.malformed): throw .protocolViolation(.malformedJWT(reason: "the payload is not a JSON object"))
         }
         func string(_ name: String) throws(AuthError) -> String? {
             guard let value = object.member(name) else { return nil }

@@ -82,7 +82,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     public var effectiveAlgorithms: [JWSAlgorithm] {
         let refused: Set<JWSAlgorithm> = [.none, .hs256, .hs384, .hs512]
         var result = allowedAlgorithms.subtracting(refused)
-        if let serverAlgorithms { result = result.filter { serverAlgorithms.contains($0.rawValue) } }
+        if let serverAlgorithms { result = result.filter { serverAlgorithms.containsExactly($0.rawValue) } }
         return result.sorted { $0.rawValue < $1.rawValue }
     }
 
@@ -111,38 +111,62 @@ public struct VerifiedIDToken: Sendable, Equatable {
 ///   .unsupportedCriticalHeader / .unexpectedJWTType / .algorithmNotAllowed)`.
 public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) throws(AuthError) -> (jws: CompactJWS, algorithm: JWSAlgorithm) {
     let jws = try CompactJWS(parsing: raw.exposedValue)
-    if let typ = jws.header.type, !["jwt", "application/jwt"].contains(typ.lowercased()) {
+    if let typ = jws.header.type, !["jwt", "application/jwt"].contains(where: { typ.equalsIgnoringASCIICase($0) }) {
         throw .protocolViolation(.unexpectedJWTType(typ))
     }
     let allowed = options.effectiveAlgorithms
-    guard let algorithm = JWSAlgorithm(rawValue: jws.header.algorithm), allowed.contains(algorithm) else {
+    guard let algorithm = JWSAlgorithm(exactRawValue: jws.header.algorithm), allowed.contains(algorithm) else {
         throw .protocolViolation(.algorithmNotAllowed(alg: jws.header.algorithm, allowed: allowed.map(\.rawValue)))
     }
     return (jws, algorithm)
 }
 
 /// Validates an ID token against a key set (OIDC Core §3.1.3.7): JWS shape, `typ`, `alg`,
-/// key selection, signature (through `crypto`), then the claim rules of
-/// ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
+/// key candidates (``verificationKeyCandidates(in:header:algorithm:)``), the signature
+/// (through `crypto`) with each candidate until one verifies (key rollover: two keys under one
+/// `kid`), then the claim rules of ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
 public func validateIDToken(_ raw: RawIDToken, keys: JWKSet, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
     let (jws, algorithm) = try decodeIDToken(raw, options: options)
-    let key = try selectVerificationKey(in: keys, header: jws.header, algorithm: algorithm)
-    return try verifyIDToken(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+    let candidates = try verificationKeyCandidates(in: keys, header: jws.header, algorithm: algorithm)
+    let key = try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto)
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+}
+
+/// The first candidate whose signature verifies (OIDC Core §3.1.3.7 step 6).
+/// - Throws: `.protocolViolation(.signatureInvalid)` when some candidate was usable but none
+///   verified; otherwise the first candidate's `.unsupportedKey` / `.algorithmNotAllowed`.
+func verifySignature(_ jws: CompactJWS, algorithm: JWSAlgorithm, candidates: [JWK], options: IDTokenValidationOptions,
+                     crypto: CryptoProvider) throws(AuthError) -> JWK {
+    var firstError: AuthError?
+    var invalidSignature: AuthError?
+    for key in candidates {
+        do {
+            try crypto.verifySignature(algorithm, key, jws.signingInput, jws.signature)
+            return key
+        } catch {
+            let mapped: AuthError = switch error {
+            case .invalidSignature: .protocolViolation(.signatureInvalid(kid: key.keyID))
+            case .unusableKey(let reason): .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
+            case .unsupportedAlgorithm(let alg):
+                .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
+            }
+            if case .invalidSignature = error, invalidSignature == nil { invalidSignature = mapped }
+            if firstError == nil { firstError = mapped }
+        }
+    }
+    throw invalidSignature ?? firstError ?? .protocolViolation(.noMatchingKey(kid: jws.header.keyID))
 }
 
 /// The signature and claim steps with a chosen key.
 public func verifyIDToken(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK, options: IDTokenValidationOptions,
                           crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
-    do {
-        try crypto.verifySignature(algorithm, key, jws.signingInput, jws.signature)
-    } catch {
-        switch error {
-        case .invalidSignature: throw .protocolViolation(.signatureInvalid(kid: key.keyID))
-        case .unusableKey(let reason): throw .protocolViolation(.unsupportedKey(kid: key.keyID, reason: reason))
-        case .unsupportedAlgorithm(let alg):
-            throw .protocolViolation(.algorithmNotAllowed(alg: alg.rawValue, allowed: options.effectiveAlgorithms.map(\.rawValue)))
-        }
-    }
+    let verifiedWith = try verifySignature(jws, algorithm: algorithm, candidates: [key], options: options, crypto: crypto)
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: verifiedWith, options: options, crypto: crypto, now: now)
+}
+
+/// The claim steps after the signature verified with `key`.
+func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK, options: IDTokenValidationOptions,
+                  crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
     let claims = try IDTokenClaims(payload: jws.payload)
     try validateIDTokenClaims(claims, options: options, crypto: crypto, now: now, algorithm: algorithm)
     return VerifiedIDToken(raw: raw, header: jws.header, claims: claims, verifiedWith: key)
@@ -160,15 +184,15 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
         guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
         expectedIssuer = expectedIssuer.replacingOccurrences(of: "{tenantid}", with: tid)
     }
-    guard claims.issuer == expectedIssuer else {
+    guard claims.issuer.exactlyEquals(expectedIssuer) else {
         throw .protocolViolation(.idTokenIssuerMismatch(expected: expectedIssuer, actual: claims.issuer))
     }
-    let trusted = options.additionalTrustedAudiences.union([options.clientID])
-    guard claims.audience.contains(options.clientID), claims.audience.allSatisfy(trusted.contains) else {
+    let trusted = Array(options.additionalTrustedAudiences) + [options.clientID]
+    guard claims.audience.containsExactly(options.clientID), claims.audience.allSatisfy({ trusted.containsExactly($0) }) else {
         throw .protocolViolation(.audienceMismatch(expected: options.clientID, actual: claims.audience))
     }
     if claims.audience.count > 1 || claims.authorizedParty != nil {
-        guard claims.authorizedParty == options.clientID else {
+        guard claims.authorizedParty.exactlyEquals(options.clientID) else {
             throw .protocolViolation(.azpMismatch(expected: options.clientID, actual: claims.authorizedParty))
         }
     }
@@ -184,9 +208,9 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     }
     switch options.nonce {
     case .value(let expected):
-        guard claims.nonce == expected else { throw .protocolViolation(.nonceMismatch(expected: expected, actual: claims.nonce)) }
+        guard claims.nonce.exactlyEquals(expected) else { throw .protocolViolation(.nonceMismatch(expected: expected, actual: claims.nonce)) }
     case .ifPresent(let expected):
-        if let actual = claims.nonce, actual != expected { throw .protocolViolation(.nonceMismatch(expected: expected, actual: actual)) }
+        if let actual = claims.nonce, !actual.exactlyEquals(expected) { throw .protocolViolation(.nonceMismatch(expected: expected, actual: actual)) }
     case .none, .skipCheck:
         break
     }
@@ -199,6 +223,6 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     if case .accessToken(let accessToken) = options.accessTokenHash, let atHash = claims.accessTokenHash {
         guard let digestAlgorithm = algorithm.digest else { throw .protocolViolation(.atHashMismatch) }
         let digest = crypto.digest(digestAlgorithm, Data(accessToken.exposedValue.utf8))
-        guard Base64URL.encode(digest.prefix(digest.count / 2)) == atHash else { throw .protocolViolation(.atHashMismatch) }
+        guard Base64URL.encode(digest.prefix(digest.count / 2)).exactlyEquals(atHash) else { throw .protocolViolation(.atHashMismatch) }
     }
 }

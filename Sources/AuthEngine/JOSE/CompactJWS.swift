@@ -34,6 +34,7 @@ public struct CompactJWS: Sendable, Equatable {
 
     /// Parses `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.
     /// - Throws: `.unsupported(.encryptedIDToken)` for a 5-part JWE (RFC 7516 §7.1);
+    ///   `.protocolViolation(.duplicateMember)` for a header that repeats a member (RFC 7515 §4);
     ///   `.protocolViolation(.malformedJWT)` for anything else that is not a JWS;
     ///   `.protocolViolation(.unsupportedCriticalHeader)` for any `crit` (RFC 7515 §4.1.11).
     public init(parsing compact: String) throws(AuthError) {
@@ -43,8 +44,14 @@ public struct CompactJWS: Sendable, Equatable {
             .map { String(decoding: $0, as: UTF8.self) }
         if parts.count == 5 { throw .unsupported(.encryptedIDToken) }
         guard parts.count == 3 else { throw .protocolViolation(.malformedJWT(reason: "expected 3 parts, found \(parts.count)")) }
-        guard let headerData = Base64URL.decode(parts[0]), let headerObject = decodeJSONObject(headerData) else {
+        guard let headerData = Base64URL.decode(parts[0]) else {
             throw .protocolViolation(.malformedJWT(reason: "the header is not base64url JSON"))
+        }
+        let headerObject: [String: JSONValue]
+        switch parseJSONObject(headerData) {
+        case .success(let object): headerObject = object
+        case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "JOSE header"))
+        case .failure(.malformed): throw .protocolViolation(.malformedJWT(reason: "the header is not base64url JSON"))
         }
         guard let payload = Base64URL.decode(parts[1]) else {
             throw .protocolViolation(.malformedJWT(reason: "the payload is not base64url"))
@@ -55,6 +62,14 @@ public struct CompactJWS: Sendable, Equatable {
         guard let alg = headerObject.member("alg")?.stringValue else {
             throw .protocolViolation(.malformedJWT(reason: "the header has no alg"))
         }
+        // RFC 7515 §4.1.4, §4.1.9: `kid` and `typ` are strings; another type is not "absent" (PARSE-07).
+        let keyID: String?, type: String?
+        do {
+            keyID = try headerObject.optionalString("kid")
+            type = try headerObject.optionalString("typ")
+        } catch {
+            throw .protocolViolation(.malformedJWT(reason: "kid or typ is not a string"))
+        }
         let critical: [String]?
         do {
             critical = try headerObject.optionalStringArray("crit")
@@ -62,8 +77,7 @@ public struct CompactJWS: Sendable, Equatable {
             throw .protocolViolation(.malformedJWT(reason: "crit is not an array of strings"))
         }
         if let critical { throw .protocolViolation(.unsupportedCriticalHeader(critical)) }
-        self.header = JOSEHeader(algorithm: alg, keyID: headerObject.member("kid")?.stringValue,
-                                 type: headerObject.member("typ")?.stringValue, critical: critical, members: headerObject)
+        self.header = JOSEHeader(algorithm: alg, keyID: keyID, type: type, critical: critical, members: headerObject)
         self.payload = payload
         self.signingInput = Data((parts[0] + "." + parts[1]).utf8)
         self.signature = signature

@@ -6,7 +6,10 @@ import Foundation
 /// - when no key matches, the set is re-fetched once per lookup if the token's `kid` is not in
 ///   the cached set (key rotation, JWKS-04) and the set is at least ``unknownKeyCooldown`` old,
 ///   or the cache is at least ``minimumRefetchAge`` (60 s) old; a failed re-fetch keeps the
-///   cached keys and fails closed (JWKS-05).
+///   cached keys and fails closed (JWKS-05);
+/// - when no cached candidate verifies a signature, the set is re-fetched once if it is at least
+///   ``minimumRefetchAge`` old (a key replaced under its `kid`,
+///   ``candidateKeysAfterFailedSignature(for:algorithm:now:)``).
 public actor JWKSCache {
     public let maximumAge: TimeInterval
     public let minimumRefetchAge: TimeInterval
@@ -41,21 +44,42 @@ public actor JWKSCache {
         return set
     }
 
-    /// The one key that verifies a JWS with `header`/`algorithm`, re-fetching once as described above.
+    /// Every key that may verify a JWS with `header`/`algorithm`
+    /// (``verificationKeyCandidates(in:header:algorithm:)``), re-fetching once as described above.
     /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
-    public func key(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> JWK {
+    public func candidateKeys(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> [JWK] {
         let wasFresh = cached.map { now.timeIntervalSince($0.fetchedAt) < maximumAge } ?? false
         let set = try await keySet(now: now)
         do throws(AuthError) {
-            return try selectVerificationKey(in: set, header: header, algorithm: algorithm)
+            return try verificationKeyCandidates(in: set, header: header, algorithm: algorithm)
         } catch {
             guard case .protocolViolation(.noMatchingKey) = error, wasFresh, let cached else { throw error }
             let age = now.timeIntervalSince(cached.fetchedAt)
-            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID == kid } } ?? false
+            let unknownKid = header.keyID.map { kid in !cached.set.keys.contains { $0.keyID.exactlyEquals(kid) } } ?? false
             guard (unknownKid && age >= unknownKeyCooldown) || age >= minimumRefetchAge else { throw error }
             let refreshed = try await fetch()
             self.cached = (refreshed, now)
-            return try selectVerificationKey(in: refreshed, header: header, algorithm: algorithm)
+            return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)
         }
+    }
+
+    /// After no cached candidate verified a signature: re-fetches the set when the cached one is
+    /// at least ``minimumRefetchAge`` old (a provider that replaced a key but kept its `kid`), and
+    /// returns the new candidates; nil when the set is too fresh to fetch again (fail closed).
+    public func candidateKeysAfterFailedSignature(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> [JWK]? {
+        guard let cached, now.timeIntervalSince(cached.fetchedAt) >= minimumRefetchAge else { return nil }
+        let refreshed = try await fetch()
+        self.cached = (refreshed, now)
+        return try verificationKeyCandidates(in: refreshed, header: header, algorithm: algorithm)
+    }
+
+    /// The one key that fits a JWS with `header`/`algorithm` (``candidateKeys(for:algorithm:now:)``,
+    /// re-fetching once as described above). ID token validation does not use this: it tries
+    /// every candidate.
+    /// - Throws: `.protocolViolation(.noMatchingKey / .multipleMatchingKeys)`, or the fetch error.
+    public func key(for header: JOSEHeader, algorithm: JWSAlgorithm, now: Date) async throws(AuthError) -> JWK {
+        let candidates = try await candidateKeys(for: header, algorithm: algorithm, now: now)
+        guard candidates.count == 1 else { throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count)) }
+        return candidates[0]
     }
 }

@@ -8,11 +8,17 @@ public struct JWKSet: Sendable, Equatable {
     public init(keys: [JWK]) { self.keys = keys }
 
     /// Parses a JWK Set document.
-    /// - Throws: `.protocolViolation(.malformedJWKSet)` when the body is not JSON or `keys` is not an array.
+    /// - Throws: `.protocolViolation(.malformedJWKSet)` when the body is not JSON or `keys` is not an array;
+    ///   `.protocolViolation(.duplicateMember)` when any object repeats a member (the whole set is refused).
     public init(parsing data: Data) throws(AuthError) {
-        guard let object = decodeJSONObject(data) else { throw .protocolViolation(.malformedJWKSet(reason: "not a JSON object")) }
+        let object: [String: JSONValue]
+        switch parseJSONObject(data) {
+        case .success(let parsed): object = parsed
+        case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "JWK Set"))
+        case .failure(.malformed): throw .protocolViolation(.malformedJWKSet(reason: "not a JSON object"))
+        }
         guard let entries = object["keys"]?.arrayValue else { throw .protocolViolation(.malformedJWKSet(reason: "no keys array")) }
-        keys = entries.compactMap { $0.objectValue.flatMap(JWK.init(jsonObject:)) }.filter { $0.use != "enc" }
+        keys = entries.compactMap { $0.objectValue.flatMap(JWK.init(jsonObject:)) }.filter { !$0.use.exactlyEquals("enc") }
     }
 }
 
@@ -25,6 +31,7 @@ extension JWK {
         func bytes(_ name: String) -> Data? { object[name]?.stringValue.flatMap(Base64URL.decode) }
         let keyOps: [String]? = object["key_ops"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         let common = (kid: object["kid"]?.stringValue, use: object["use"]?.stringValue, alg: object["alg"]?.stringValue)
+        guard ["RSA", "EC", "OKP"].containsExactly(kty) else { return nil }
         switch kty {
         case "RSA":
             guard let n = bytes("n"), let e = bytes("e"), !n.isEmpty, !e.isEmpty else { return nil }
@@ -43,7 +50,7 @@ extension JWK {
 
 extension JWSAlgorithm {
     /// The curves a key must have for this algorithm (RFC 7518 §3.4, RFC 8037 §3.1); nil = any.
-    var allowedCurves: Set<String>? {
+    var allowedCurves: [String]? {
         switch self {
         case .es256: ["P-256"]
         case .es384: ["P-384"]
@@ -54,24 +61,40 @@ extension JWSAlgorithm {
     }
 }
 
-/// Selects the one key that may verify a JWS with `header` and `algorithm` (oauth4webapi's
-/// rules, docs/ARCHITECTURE.md "Refusals"): same `kty` as the algorithm; same `kid` when the header has one;
-/// `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing `verify`;
-/// a fitting `crv`. Zero matches → ``ProtocolViolation/noMatchingKey(kid:)``; several →
-/// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``.
-public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> JWK {
+/// Most keys tried for one signature (key rollover and `kid`-less sets need a few; a set
+/// that fits more than this is refused as ambiguous rather than verified key by key).
+public let maximumVerificationCandidates = 8
+
+/// Every key that may verify a JWS with `header` and `algorithm` (oauth4webapi's rules,
+/// docs/ARCHITECTURE.md "Refusals", compared byte for byte): same `kty` as the algorithm; same `kid` when the header
+/// has one; `alg` absent or equal; `use` absent or `sig`; `key_ops` absent or containing
+/// `verify`; a fitting `crv`. Several candidates are normal during key rollover (a provider
+/// publishing the old and the new key under one `kid`) and for `kid`-less sets (JWKS-02): the
+/// ID token validation tries each and accepts the one that verifies.
+/// - Throws: ``ProtocolViolation/noMatchingKey(kid:)`` for none;
+///   ``ProtocolViolation/multipleMatchingKeys(kid:count:)`` for more than ``maximumVerificationCandidates``.
+public func verificationKeyCandidates(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> [JWK] {
     let candidates = set.keys.filter { key in
-        guard key.keyType == algorithm.keyType else { return false }
-        if let kid = header.keyID, key.keyID != kid { return false }
-        if let alg = key.algorithm, alg != algorithm.rawValue { return false }
-        if let use = key.use, use != "sig" { return false }
-        if let ops = key.keyOperations, !ops.contains("verify") { return false }
-        if let curves = algorithm.allowedCurves, !(key.curve.map(curves.contains) ?? false) { return false }
+        guard let keyType = algorithm.keyType, key.keyType.exactlyEquals(keyType) else { return false }
+        if let kid = header.keyID, !key.keyID.exactlyEquals(kid) { return false }
+        if let alg = key.algorithm, !alg.exactlyEquals(algorithm.rawValue) { return false }
+        if let use = key.use, !use.exactlyEquals("sig") { return false }
+        if let ops = key.keyOperations, !ops.containsExactly("verify") { return false }
+        if let curves = algorithm.allowedCurves, !(key.curve.map { curves.containsExactly($0) } ?? false) { return false }
         return true
     }
-    switch candidates.count {
-    case 0: throw .protocolViolation(.noMatchingKey(kid: header.keyID))
-    case 1: return candidates[0]
-    default: throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count))
+    if candidates.isEmpty { throw .protocolViolation(.noMatchingKey(kid: header.keyID)) }
+    if candidates.count > maximumVerificationCandidates {
+        throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count))
     }
+    return candidates
+}
+
+/// The one key that fits (``verificationKeyCandidates(in:header:algorithm:)``); several →
+/// ``ProtocolViolation/multipleMatchingKeys(kid:count:)``. ID token validation does not use
+/// this: it tries every candidate.
+public func selectVerificationKey(in set: JWKSet, header: JOSEHeader, algorithm: JWSAlgorithm) throws(AuthError) -> JWK {
+    let candidates = try verificationKeyCandidates(in: set, header: header, algorithm: algorithm)
+    guard candidates.count == 1 else { throw .protocolViolation(.multipleMatchingKeys(kid: header.keyID, count: candidates.count)) }
+    return candidates[0]
 }

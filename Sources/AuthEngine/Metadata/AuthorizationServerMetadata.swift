@@ -43,6 +43,9 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
     public var authorizationResponseIssParameterSupported: Bool?
     /// `claims_supported`.
     public var claimsSupported: [String]?
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): PAR is not implemented, so a
+    /// provider that requires it is refused before the browser opens (PAR-01).
+    public var requirePushedAuthorizationRequests: Bool?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -65,6 +68,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
         case endSessionEndpoint = "end_session_endpoint"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case claimsSupported = "claims_supported"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 
     public init(issuer: String, authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, userinfoEndpoint: URL? = nil,
@@ -74,7 +78,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
                 idTokenSigningAlgValuesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
                 codeChallengeMethodsSupported: [String]? = nil, revocationEndpoint: URL? = nil,
                 introspectionEndpoint: URL? = nil, deviceAuthorizationEndpoint: URL? = nil, endSessionEndpoint: URL? = nil,
-                authorizationResponseIssParameterSupported: Bool? = nil, claimsSupported: [String]? = nil) {
+                authorizationResponseIssParameterSupported: Bool? = nil, claimsSupported: [String]? = nil,
+                requirePushedAuthorizationRequests: Bool? = nil) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -95,6 +100,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
         self.endSessionEndpoint = endSessionEndpoint
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
         self.claimsSupported = claimsSupported
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
     }
 
     /// The issuer is plain http on a loopback address (the local test provider): accepted, but

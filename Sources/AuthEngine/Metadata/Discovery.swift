@@ -59,11 +59,9 @@ public enum Discovery {
         guard response.mediaType == "application/json" else {
             throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
         }
-        guard let object = decodeJSONObject(response.body) else {
-            throw .protocolViolation(.malformedJSON(context: "discovery document"))
-        }
+        let object = try readJSONObject(response.body, context: "discovery document")
         let issuer = try object.requiredString("issuer")
-        guard issuer == expectedIssuer else {
+        guard issuer.exactlyEquals(expectedIssuer) else {
             throw .protocolViolation(.issuerMismatch(expected: expectedIssuer, actual: issuer))
         }
         let metadata: AuthorizationServerMetadata
@@ -90,10 +88,10 @@ public enum Discovery {
             guard let algorithms = metadata.idTokenSigningAlgValuesSupported else {
                 throw .protocolViolation(.missingField("id_token_signing_alg_values_supported"))
             }
-            let usable = algorithms.compactMap(JWSAlgorithm.init(rawValue:)).filter { IDTokenValidationOptions.defaultAllowedAlgorithms.contains($0) }
+            let usable = algorithms.compactMap { JWSAlgorithm(exactRawValue: $0) }.filter { IDTokenValidationOptions.defaultAllowedAlgorithms.contains($0) }
             if usable.isEmpty { throw .unsupported(.noSupportedSigningAlgorithm(advertised: algorithms)) }
         }
-        guard responseTypes.contains("code") else { throw .protocolViolation(.responseTypeCodeNotSupported) }
+        guard responseTypes.containsExactly("code") else { throw .protocolViolation(.responseTypeCodeNotSupported) }
         try validateEndpointSecurity(metadata)
     }
 

@@ -44,7 +44,7 @@ public func processRevocationResponse(_ response: HTTPResponse, now: Date) throw
     if response.status == 200 { return .revoked }
     let retryAfter = parseRetryAfter(response.headers["retry-after"], now: now)
     var errorBody: OAuthErrorResponse?
-    if case .some(.some(let object)) = decodeOAuthBody(response) { errorBody = oauthError(in: object, response: response, now: now) }
+    if case .members(let object) = decodeOAuthBody(response) { errorBody = oauthError(in: object, response: response, now: now) }
     if errorBody?.code == .unsupportedTokenType { return .unsupportedTokenType }
     if response.status == 503 { return .serviceUnavailable(retryAfter: retryAfter) }
     if let errorBody { throw .errorResponse(errorBody) }

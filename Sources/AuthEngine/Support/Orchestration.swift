@@ -58,12 +58,23 @@ public func exchangeCode(metadata: AuthorizationServerMetadata, client: ClientCo
     return try processAuthorizationCodeResponse(httpResponse, pending: response.pending, now: now)
 }
 
-/// Validates an ID token with keys from `jwksCache` (re-fetched once for an unknown `kid`).
+/// Validates an ID token with keys from `jwksCache`: every candidate key is tried (key
+/// rollover); the set is re-fetched once for an unknown `kid`, and once when no cached
+/// candidate verifies and the cache is at least a minute old (a key replaced under its `kid`).
 public func validateIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date,
                             jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
     let (jws, algorithm) = try decodeIDToken(raw, options: options)
-    let key = try await jwksCache.key(for: jws.header, algorithm: algorithm, now: now)
-    return try verifyIDToken(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+    let candidates = try await jwksCache.candidateKeys(for: jws.header, algorithm: algorithm, now: now)
+    let key: JWK
+    do {
+        key = try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto)
+    } catch {
+        guard case .protocolViolation(.signatureInvalid) = error,
+              let refreshed = (try? await jwksCache.candidateKeysAfterFailedSignature(for: jws.header, algorithm: algorithm, now: now)) ?? nil,
+              refreshed != candidates else { throw error }
+        key = try verifySignature(jws, algorithm: algorithm, candidates: refreshed, options: options, crypto: crypto)
+    }
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
 }
 
 /// Fetches UserInfo with the access token and checks its `sub` against the ID token's.

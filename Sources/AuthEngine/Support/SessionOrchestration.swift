@@ -14,7 +14,8 @@ public struct RefreshResult: Sendable, Equatable {
 
 /// Refreshes a grant (RFC 6749 §6): sends the refresh request, applies rotation, and validates
 /// a returned ID token against the original identity (OIDC Core §12.2). On failure use
-/// ``AuthError/refreshDisposition(attempt:)``: `invalid_grant` → sign in again, transient → retry.
+/// ``AuthError/invalidatesGrant`` (sign in again) and ``AuthError/isTransient`` (retry, after
+/// ``AuthError/retryAfter`` when the server said; the backoff is the app's one policy).
 /// - Parameter originalIDToken: the claims of the first ID token; nil for plain OAuth grants
 ///   (a returned ID token is then validated without the identity comparison).
 public func refreshTokens(metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet, originalIDToken: IDTokenClaims?,
@@ -24,7 +25,7 @@ public func refreshTokens(metadata: AuthorizationServerMetadata, client: ClientC
     let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken, scopes: scopes, resource: resource)
     let response = try await http.perform(request)
     let refreshed = try processRefreshResponse(response, previous: tokens, requestedScopes: scopes, now: now)
-    guard refreshed.idToken != tokens.idToken, let raw = refreshed.idToken, let jwksCache else {
+    guard let raw = refreshed.idToken, !raw.exposedValue.exactlyEquals(tokens.idToken?.exposedValue ?? ""), let jwksCache else {
         return RefreshResult(tokens: refreshed, idToken: nil)
     }
     let options: IDTokenValidationOptions = originalIDToken.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: refreshed) }

@@ -49,10 +49,14 @@ extension IDTokenValidationOptions {
     }
 }
 
-/// OIDC Core §12.2: a refreshed ID token is validated like the first one, and its `iss` and
-/// `sub` must equal the original's.
+/// OIDC Core §12.2: a refreshed ID token is validated like the first one, and its `iss`,
+/// `sub`, `aud` and `azp` must equal the original's (byte for byte; `aud` as a set), an
+/// `auth_time` must still be the original authentication's, and a `nonce`, if present at all,
+/// must be the original's (so none is allowed when the original had none).
 /// - Throws: everything ``validateIDToken(_:keys:options:crypto:now:)`` throws, plus
-///   `.protocolViolation(.refreshedIDTokenIssuerMismatch / .refreshedIDTokenSubjectMismatch)`.
+///   `.protocolViolation(.refreshedIDTokenIssuerMismatch / .refreshedIDTokenSubjectMismatch /
+///   .refreshedIDTokenAudienceMismatch / .refreshedIDTokenAuthorizedPartyMismatch /
+///   .refreshedIDTokenAuthTimeMismatch / .nonceMismatch)`.
 public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims, options: IDTokenValidationOptions, keys: JWKSet,
                                      crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
     let verified = try validateIDToken(raw, keys: keys, options: options, crypto: crypto, now: now)
@@ -61,33 +65,22 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
 }
 
 public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
-    guard claims.issuer == original.issuer else {
+    guard claims.issuer.exactlyEquals(original.issuer) else {
         throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
     }
-    guard claims.subject == original.subject else {
+    guard claims.subject.exactlyEquals(original.subject) else {
         throw .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: original.subject, actual: claims.subject))
     }
-}
-
-/// What the caller should do after a failed refresh (AppAuth's terminal/transient split).
-public enum RefreshFailureDisposition: Sendable, Equatable {
-    /// `invalid_grant` (revoked, expired, reused) or another user's token: sign in again; never retried.
-    case needsReauthentication
-    /// Transport failure, 5xx, 429: retry after `delay` seconds (`Retry-After` when sent).
-    case retry(after: TimeInterval)
-    /// Anything else: show the error; do not retry automatically.
-    case fail
-}
-
-extension AuthError {
-    /// Classifies a refresh failure. `attempt` (0-based) drives the backoff when the server gave
-    /// no `Retry-After`: 2, 4, 8 … seconds, at most 300.
-    public func refreshDisposition(attempt: Int) -> RefreshFailureDisposition {
-        if invalidatesGrant { return .needsReauthentication }
-        if isTransient {
-            let backoff = min(300, pow(2, Double(max(0, min(attempt, 16)) + 1)))
-            return .retry(after: retryAfter ?? backoff)
-        }
-        return .fail
+    guard claims.audience.allSatisfy({ original.audience.containsExactly($0) }), original.audience.allSatisfy({ claims.audience.containsExactly($0) }) else {
+        throw .protocolViolation(.refreshedIDTokenAudienceMismatch(expected: original.audience, actual: claims.audience))
+    }
+    guard claims.authorizedParty.exactlyEquals(original.authorizedParty) else {
+        throw .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch(expected: original.authorizedParty, actual: claims.authorizedParty))
+    }
+    if let authTime = claims.authTime, let originalAuthTime = original.authTime, authTime != originalAuthTime {
+        throw .protocolViolation(.refreshedIDTokenAuthTimeMismatch(expected: originalAuthTime, actual: authTime))
+    }
+    if let nonce = claims.nonce, !nonce.exactlyEquals(original.nonce ?? "") || original.nonce == nil {
+        throw .protocolViolation(.nonceMismatch(expected: original.nonce, actual: nonce))
     }
 }

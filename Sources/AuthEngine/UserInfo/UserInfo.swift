@@ -41,9 +41,9 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
     guard response.mediaType == "application/json" else {
         throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
     }
-    guard let object = decodeJSONObject(response.body) else { throw .protocolViolation(.malformedJSON(context: "UserInfo response")) }
+    let object = try readJSONObject(response.body, context: "UserInfo response")
     let subject = try object.requiredString("sub")
-    guard subject == expectedSubject else {
+    guard subject.exactlyEquals(expectedSubject) else {
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
     }
     return UserInfoResponse(subject: subject, claims: object)
@@ -55,4 +55,31 @@ func bearerChallengeError(_ header: String) -> String? {
     let rest = header[range.upperBound...]
     guard let end = rest.firstIndex(of: "\"") else { return nil }
     return String(rest[..<end])
+}
+
+extension UserInfoResponse {
+    /// OIDC Core §5.1: `email_verified` is a boolean; the `email` counts as verified only for
+    /// JSON `true` (not the string `"true"`, UI-08). Never link accounts by email.
+    public var emailIsVerified: Bool { claims["email_verified"] == .bool(true) && claims["email"]?.stringValue != nil }
+}
+
+extension IDTokenClaims {
+    /// As ``UserInfoResponse/emailIsVerified`` for the ID token's claims.
+    public var emailIsVerified: Bool { all["email_verified"] == .bool(true) && all["email"]?.stringValue != nil }
+}
+
+/// The claims of a UserInfo-like response whose subject is not yet known (plain OAuth
+/// providers such as GitHub's `/user`, where the account id is `sub` or `id`): HTTP 2xx,
+/// `application/json`, read with the engine's strict parser (duplicate members refused, as in
+/// ``processUserInfoResponse(_:expectedSubject:now:)``).
+/// - Throws: `.httpStatus`, `.protocolViolation(.unexpectedContentType / .malformedJSON / .duplicateMember)`.
+public func readUserInfoClaims(_ response: HTTPResponse, now: Date) throws(AuthError) -> [String: JSONValue] {
+    guard (200..<300).contains(response.status) else {
+        throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
+                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+    }
+    guard response.mediaType == "application/json" else {
+        throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
+    }
+    return try readJSONObject(response.body, context: "UserInfo response")
 }

@@ -25,6 +25,13 @@ public enum LoopbackListenerError: Error, Sendable, Equatable {
 ///   ``RedirectCallback`` (query of a GET, `application/x-www-form-urlencoded` body of a POST for
 ///   `response_mode=form_post`), and asks `decide`: `.ignore` answers 404 and keeps waiting,
 ///   `.finish(page:)` answers the page and closes the listener.
+/// - A request whose `Host` is not the bound literal and port (`127.0.0.1:PORT`, `[::1]:PORT`)
+///   is answered 400 without reaching `decide`, and the listener keeps waiting: a web page that
+///   rebinds its own DNS name to 127.0.0.1 cannot deliver a callback (ARES-13).
+/// - With ``decideRedirectCallback(_:pending:metadata:)`` as `decide`, an authorization
+///   response with a wrong or missing `state` finishes (failure page, the caller's
+///   `validateAuthorizationResponse` then throws `.stateMismatch`); `/favicon.ico` and other
+///   paths are answered 404 and the listener keeps waiting.
 /// - Requests are bounded (64 KiB) and each connection has a read timeout, so idle browser
 ///   pre-connections or a silent client cannot hold it up. Several connections are served at once.
 /// - Nothing is logged: browsers send the provider's cookies to this port.
@@ -131,7 +138,7 @@ public final class LoopbackRedirectListener: Sendable {
                 DedicatedThread.run(name: "authdeck.loopback-listener") {
                     let server = CallbackServer(
                         listenDescriptor: descriptors.listen, wakeDescriptor: descriptors.wake,
-                        connectionReadTimeout: self.connectionReadTimeout, decide: decide
+                        connectionReadTimeout: self.connectionReadTimeout, acceptedHosts: self.acceptedHosts, decide: decide
                     )
                     let outcome = server.run(timeout: timeout)
                     self.state.withLock { state in
@@ -171,6 +178,12 @@ public final class LoopbackRedirectListener: Sendable {
         state.wakeRead = -1
         state.wakeWrite = -1
         state.phase = .closed
+    }
+
+    /// The `Host` values a request may carry: the bound literal with the port (RFC 9110 §7.2).
+    var acceptedHosts: [String] {
+        let host = boundAddress.contains(":") ? "[\(boundAddress)]" : boundAddress
+        return ["\(host):\(port)"]
     }
 
     static func errorText(_ code: Int32) -> String {
@@ -248,6 +261,7 @@ private struct CallbackServer {
     let listenDescriptor: Int32
     let wakeDescriptor: Int32
     let connectionReadTimeout: Double
+    let acceptedHosts: [String]
     let decide: @Sendable (RedirectCallback) -> RedirectCallbackVerdict
 
     final class Connection {
@@ -345,7 +359,11 @@ private struct CallbackServer {
         case .invalid(let status):
             Self.respond(connection.descriptor, status: status, html: nil)
             return .closed
-        case .complete(let callback):
+        case .complete(let callback, let host):
+            if let host, !acceptedHosts.contains(where: { $0.equalsIgnoringASCIICase(host) }) {
+                Self.respond(connection.descriptor, status: "400 Bad Request", html: nil)
+                return .closed
+            }
             switch decide(callback) {
             case .ignore:
                 Self.respond(connection.descriptor, status: "404 Not Found", html: nil)
@@ -392,7 +410,8 @@ enum HTTPRequestParser {
     enum Result: Equatable {
         case incomplete
         case invalid(status: String)
-        case complete(RedirectCallback)
+        /// A whole request, with its `Host` header when sent.
+        case complete(RedirectCallback, host: String?)
     }
 
     static func parse(_ bytes: [UInt8]) -> Result {
@@ -427,7 +446,9 @@ enum HTTPRequestParser {
 
         switch method {
         case "GET":
-            return .complete(RedirectCallback(method: method, path: path, parameters: FormDecoding.decode(query)))
+            // The one form codec (AuthEngine's): an invalid percent-escape makes the request malformed.
+            guard let parameters = FormEncoding.decode(query) else { return .invalid(status: "400 Bad Request") }
+            return .complete(RedirectCallback(method: method, path: path, parameters: parameters.map { ($0.name, $0.value) }), host: headers["host"])
         case "POST":
             if headers["transfer-encoding"] != nil { return .invalid(status: "411 Length Required") }
             guard let lengthText = headers["content-length"] ?? (query.isEmpty ? "0" : nil), let length = Int(lengthText), length >= 0 else {
@@ -436,32 +457,17 @@ enum HTTPRequestParser {
             let body = bytes[headerEnd.upperBound...]
             guard body.count >= length else { return .incomplete }
             let mediaType = headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-            let parameters = mediaType == "application/x-www-form-urlencoded"
-                ? FormDecoding.decode(String(decoding: body.prefix(length), as: UTF8.self))
-                : []
-            return .complete(RedirectCallback(method: method, path: path, parameters: parameters))
+            var parameters: [FormParameter] = []
+            if mediaType == "application/x-www-form-urlencoded" {
+                guard let decoded = FormEncoding.decode(String(decoding: body.prefix(length), as: UTF8.self)) else {
+                    return .invalid(status: "400 Bad Request")
+                }
+                parameters = decoded
+            }
+            return .complete(RedirectCallback(method: method, path: path, parameters: parameters.map { ($0.name, $0.value) }), host: headers["host"])
         default:
             return .invalid(status: "405 Method Not Allowed")
         }
-    }
-}
-
-/// `application/x-www-form-urlencoded` decoding (WHATWG URL §5.1): `&`-separated pairs, `+` is a
-/// space, percent-decoding as UTF-8. Order and repeats are kept; invalid percent sequences are
-/// kept literally.
-public enum FormDecoding {
-    public static func decode(_ string: String) -> [(name: String, value: String)] {
-        string.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = decodeComponent(parts[0])
-            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
-            return (name, value)
-        }
-    }
-
-    private static func decodeComponent(_ component: Substring) -> String {
-        let spaced = component.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 }
 

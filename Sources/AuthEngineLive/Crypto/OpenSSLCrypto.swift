@@ -86,16 +86,16 @@ public enum OpenSSLCrypto {
         default:
             break
         }
-        guard let keyType = algorithm.keyType, key.keyType == keyType else {
+        guard let keyType = algorithm.keyType, key.keyType.exactlyEquals(keyType) else {
             throw .unusableKey("kty \(key.keyType) cannot verify \(algorithm.rawValue)")
         }
-        if let keyAlgorithm = key.algorithm, keyAlgorithm != algorithm.rawValue {
+        if let keyAlgorithm = key.algorithm, !keyAlgorithm.exactlyEquals(algorithm.rawValue) {
             throw .unusableKey("key alg \(keyAlgorithm) does not match \(algorithm.rawValue)")
         }
-        if let use = key.use, use != "sig" {
+        if let use = key.use, !use.exactlyEquals("sig") {
             throw .unusableKey("key use \(use) is not sig")
         }
-        if let operations = key.keyOperations, !operations.contains("verify") {
+        if let operations = key.keyOperations, !operations.containsExactly("verify") {
             throw .unusableKey("key_ops does not contain verify")
         }
 
@@ -243,7 +243,7 @@ public enum OpenSSLCrypto {
     }
 
     private static func ecPublicKey(_ key: JWK, curve: ECCurve) throws(SignatureVerificationError) -> OpaquePointer {
-        guard key.curve == curve.name else {
+        guard key.curve.exactlyEquals(curve.name) else {
             throw .unusableKey("crv \(key.curve ?? "(absent)") (expected \(curve.name))")
         }
         guard let x = key.x, let y = key.y else { throw .unusableKey("EC key without x or y") }
@@ -305,7 +305,7 @@ public enum OpenSSLCrypto {
     private static func edwardsPublicKey(_ key: JWK) throws(SignatureVerificationError) -> OpaquePointer {
         let type: Int32
         let size: Int
-        switch key.curve {
+        switch ["Ed25519", "Ed448"].first(where: { key.curve.exactlyEquals($0) }) {
         case "Ed25519": (type, size) = (EVP_PKEY_ED25519, 32)
         case "Ed448": (type, size) = (EVP_PKEY_ED448, 57)
         default: throw .unusableKey("crv \(key.curve ?? "(absent)") (expected Ed25519 or Ed448)")
@@ -337,11 +337,43 @@ final class PublicKeyCache: Sendable {
         deinit { LibCrypto.required.EVP_PKEY_free(pointer) }
     }
 
-    private struct Entry: Hashable { var jwk: JWK; var kind: String }
+    /// Every member of the JWK and the kind, byte for byte (length-prefixed UTF-8 and raw key
+    /// bytes): two keys share an entry only when they are identical code unit for code unit, never
+    /// merely canonically equivalent (`String ==`).
+    private struct Entry: Hashable {
+        var bytes: [UInt8]
+
+        init(_ jwk: JWK, kind: String) {
+            bytes = []
+            func add<C: Collection>(_ part: C?) where C.Element == UInt8 {
+                guard let part else { bytes.append(0); return }
+                bytes.append(1)
+                withUnsafeBytes(of: UInt32(part.count).littleEndian) { bytes += $0 }
+                bytes += part
+            }
+            add(kind.utf8)
+            add(jwk.keyType.utf8)
+            add(jwk.keyID?.utf8)
+            add(jwk.use?.utf8)
+            add(jwk.algorithm?.utf8)
+            add(jwk.curve?.utf8)
+            if let operations = jwk.keyOperations {
+                withUnsafeBytes(of: UInt32(operations.count).littleEndian) { bytes += $0 }
+                for operation in operations { add(operation.utf8) }
+            } else {
+                add(nil as [UInt8]?)
+            }
+            add(jwk.modulus)
+            add(jwk.exponent)
+            add(jwk.x)
+            add(jwk.y)
+        }
+    }
+
     private let keys = Mutex<[Entry: Key]>([:])
 
     func key(_ jwk: JWK, kind: String, make: () throws(SignatureVerificationError) -> OpaquePointer) throws(SignatureVerificationError) -> Key {
-        let entry = Entry(jwk: jwk, kind: kind)
+        let entry = Entry(jwk, kind: kind)
         if let found = keys.withLock({ $0[entry] }) { return found }
         let made = Key(try make())
         keys.withLock { keys in

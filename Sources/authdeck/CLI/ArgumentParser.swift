@@ -50,6 +50,8 @@ struct CommandSpec: Sendable {
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Left out of help and completion (`__complete`, used by the completion scripts).
+    var hidden: Bool = false
     /// Checks the parsed values before `run` (argument-parser's `validate()`); a returned
     /// message is a usage error (exit 2).
     var validate: (@Sendable (ParsedCommand) -> String?)? = nil
@@ -88,10 +90,18 @@ enum ArgumentParser {
             path.append(next)
             rest = rest.dropFirst()
         }
+        // A word where a subcommand goes that names none is a usage error whatever follows it:
+        // `authdeck doctor --help` must not print the root help and exit 0.
+        // The same after the command's own options (`authdeck --theme light doctor --help`).
+        let takesSubcommand = !command.subcommands.isEmpty && command.positionals.isEmpty
+        if takesSubcommand, let word = firstWord(rest, options: command.options), !(command.run == nil && word == "help"),
+           !command.subcommands.contains(where: { $0.name == word }) {
+            return .failure(.usage(UsageError(message: "unknown command '\(word)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+        }
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
-        if command.run == nil || (!command.subcommands.isEmpty && command.positionals.isEmpty && rest.first.map { !$0.hasPrefix("-") } == true) {
+        if command.run == nil {
             if let first = rest.first {
                 return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
             }
@@ -161,6 +171,21 @@ enum ArgumentParser {
         return .success((command, parsed))
     }
 
+    /// The first argument that is neither an option nor an option's value (`--theme light`), if any.
+    static func firstWord(_ arguments: ArraySlice<String>, options: [OptionSpec]) -> String? {
+        var rest = arguments
+        while let argument = rest.first {
+            rest = rest.dropFirst()
+            if argument == "--" { return rest.first }
+            guard argument.hasPrefix("-"), argument != "-" else { return argument }
+            let takesValue = options.contains { option in
+                option.kind != .flag && ("--" + option.flagName == argument || option.short.map { "-\($0)" } == argument)
+            }
+            if takesValue { rest = rest.dropFirst() }
+        }
+        return nil
+    }
+
     enum ParseOutcome: Error {
         case help(String)
         case usage(UsageError)
@@ -197,7 +222,7 @@ enum ArgumentParser {
         lines.append(pad("  -h, --help", "Show help information."))
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
-            for s in command.subcommands { lines.append(pad("  \(s.name)", s.abstract)) }
+            for s in command.subcommands where !s.hidden { lines.append(pad("  \(s.name)", s.abstract)) }
             lines += ["", "  See '\(path.joined(separator: " ")) <subcommand> --help' for detailed help."]
         }
         return lines.joined(separator: "\n") + "\n"

@@ -46,6 +46,9 @@ struct CLIFailure: Error {
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: ExitCode.usage) }
+
+    /// A usage error (exit 2) with what to do next.
+    init(usageMessage: String, hint: String) { self.init(usageMessage, hint: hint, exitCode: ExitCode.usage) }
 }
 
 /// stdout carries only the result; everything else goes to stderr.
@@ -57,18 +60,52 @@ enum Output {
     static let stdoutIsTerminal = isatty(1) == 1
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(visible(text).utf8))
+        raw(Data(visible(text).utf8))
     }
 
     /// Bytes as they are: JSON documents, and response bodies going to a pipe.
+    /// When stdout is closed or cannot take them (`>&-`, `>/dev/full`, EIO), the result did not
+    /// reach its reader: one line on stderr and exit 1, never a trap (FileHandle.write traps).
     static func raw(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        if let error = writeAll(STDOUT_FILENO, data) {
+            writeAll(STDERR_FILENO, Data("authdeck: cannot write the result to standard output: \(describe(errno: error)); check what stdout is redirected to\n".utf8))
+            exit(ExitCode.failure)
+        }
     }
 
     static func line(_ text: String) { out(text + "\n") }
 
+    /// A message on stderr. If stderr itself is closed or full there is nowhere to say so: the
+    /// message is dropped (the exit code still tells).
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
+        writeAll(STDERR_FILENO, Data((visible(text) + "\n").utf8))
+    }
+
+    /// Writes every byte to `fd` (retrying short writes and EINTR); the errno of a failure, else nil.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ data: Data) -> Int32? {
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, base + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
+    }
+
+    /// "No space left on device (ENOSPC)"-style text for an errno.
+    static func describe(errno code: Int32) -> String {
+        let names: [Int32: String] = [EBADF: "EBADF", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EIO: "EIO", EISDIR: "EISDIR", EAGAIN: "EAGAIN"]
+        let text = String(cString: strerror(code))
+        return names[code].map { code == EBADF ? "it is closed (\($0))" : "\(text) (\($0))" } ?? "\(text) (errno \(code))"
     }
 
     /// `Sanitizer.visible` on every piece, keeping the layout's newlines and tabs.
@@ -93,7 +130,8 @@ enum Output {
     }
 }
 
-/// Times as the CLI shows them: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and "in 59m 10s".
+/// Times in the CLI's machine-readable output: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and whole
+/// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
 enum Times {
     static func rfc3339(_ date: Date) -> String {
         // Date.ISO8601FormatStyle (FoundationEssentials, a value type): UTC, `Z`, whole seconds,
@@ -106,21 +144,6 @@ enum Times {
 
     /// Whole seconds from `now` to `date` (negative when past).
     static func secondsLeft(_ date: Date, now: Date) -> Int { Int(date.timeIntervalSince(now).rounded(.down)) }
-
-    /// "in 1h 2m", "in 42s", "3m 5s ago".
-    static func relative(_ date: Date, now: Date) -> String {
-        let seconds = secondsLeft(date, now: now)
-        let text = duration(abs(seconds))
-        return seconds >= 0 ? "in \(text)" : "\(text) ago"
-    }
-
-    static func duration(_ seconds: Int) -> String {
-        let days = seconds / 86_400, hours = (seconds % 86_400) / 3600, minutes = (seconds % 3600) / 60, secs = seconds % 60
-        if days > 0 { return "\(days)d \(hours)h" }
-        if hours > 0 { return "\(hours)h \(minutes)m" }
-        if minutes > 0 { return "\(minutes)m \(secs)s" }
-        return "\(secs)s"
-    }
 }
 
 /// The process environment and the live environment of the use cases, shared by every
@@ -262,23 +285,69 @@ final class InterruptFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 }
 
-/// Reads all of stdin (client secrets, `decode -`, `api -d @-`).
+/// Reads all of stdin (client secrets, `decode -`, `api -d @-`). A read error (stdin a
+/// directory, EIO) is one line on stderr and exit 1, never a trap.
 func readStandardInput() -> Data {
-    FileHandle.standardInput.readDataToEndOfFile()
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(STDIN_FILENO, &chunk, chunk.count)
+        if n > 0 {
+            data.append(contentsOf: chunk[0..<n])
+        } else if n == 0 {
+            return data
+        } else if errno != EINTR {
+            let code = errno
+            Output.err("authdeck: cannot read standard input: \(Output.describe(errno: code))")
+            exit(ExitCode.failure)
+        }
+    }
+}
+
+/// The running executable (`/proc/self/exe`), whatever argv[0] says: it may be missing (argc 0,
+/// seen under an LD_PRELOAD library), empty (Linux passes "" for an empty argv), or a bare name
+/// found through PATH (which would make paths relative to the working directory).
+func executableURL() -> URL {
+    if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        return URL(fileURLWithPath: path)
+    }
+    if let url = Bundle.main.executableURL { return url }
+    return URL(fileURLWithPath: CommandLine.arguments.first ?? "authdeck")
+}
+
+/// Makes sure descriptors 0, 1 and 2 are open before anything else opens a file. A closed one
+/// (`authdeck token >&-`) would otherwise be handed to the next file opened (the store, a lock),
+/// and a token written to "stdout" would land in that file. A closed 0 is reopened on /dev/null
+/// for reading (empty input); a closed 1 or 2 is reopened on /dev/null **read-only**, so it keeps
+/// its number taken while writes to it still fail (EBADF) and `Output` reports that stdout is
+/// closed instead of pretending the result was delivered.
+func reserveStandardDescriptors() {
+    for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+        let opened = open("/dev/null", O_RDONLY)
+        if opened >= 0 && opened != fd {
+            _ = dup2(opened, fd)
+            close(opened)
+        }
+    }
 }
 
 /// Whether `url` is plain HTTP on a loopback address (accepted, and marked as such).
 /// The engine's one rule: plain http only on a loopback IP literal (127.0.0.0/8, ::1).
 func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 
-/// https, or plain http on loopback; anything else is refused with what to do instead.
-func checkSecureURL(_ text: String, option: String) throws -> URL {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil else {
-        throw CLIFailure.usage("--\(option) '\(text)' is not an absolute URL (expected https://…)")
+/// https, or plain http on loopback, and the configured-URL rules for `role` (no whitespace or
+/// control characters, no user info, a real port; for an issuer no query or fragment, for an
+/// endpoint no fragment; `.request`, the default for `api URL` and `decode --issuer`, only the
+/// general rules): anything else is a usage error saying what to do instead.
+func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .request) throws -> URL {
+    switch URLPolicy.validateConfigured(text, role: role) {
+    case .success(let url): return url
+    case .failure(let violation):
+        throw CLIFailure(usageMessage: "--\(option) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: violation.hint)
     }
-    if scheme == "https" || isLoopbackHTTP(url) { return url }
-    if scheme == "http" {
-        throw CLIFailure.usage("--\(option) '\(text)' uses plain http on a non-loopback host; tokens would travel unencrypted. Use the https:// URL (plain http is accepted only on a loopback address: 127.0.0.1 or [::1], not the name localhost).")
-    }
-    throw CLIFailure.usage("--\(option) '\(text)' must be an https:// URL")
+}
+
+/// The first violation of a provider configuration as a usage error (`provider add`).
+func checkProviderConfig(_ config: ProviderConfig) throws {
+    if let violation = config.validate().first { throw CLIFailure(usageMessage: violation.description, hint: violation.hint) }
 }

@@ -1,4 +1,7 @@
+import AppCore
+import AppCoreLive
 import Foundation
+import TerminalUI
 
 /// Exit codes (documented in README): 0 ok, 1 failure, 2 usage, 3 needs sign-in, 4 store locked.
 enum ExitCode {
@@ -25,7 +28,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, completion],
+            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, completion, complete],
             run: run
         )
     }
@@ -110,9 +113,11 @@ enum Commands {
 
     static let introspect = CommandSpec(
         name: "introspect",
-        abstract: "Ask the provider about the account's access token (RFC 7662), as JSON.",
+        abstract: "Ask the provider about the account's access token (RFC 7662).",
+        discussion: "Prints the claims as lines; --json prints the provider's JSON as received.",
         positionals: [account],
-        run: { try await introspectRun($0.positional("account"), .current) }
+        options: [json],
+        run: { try await introspectRun($0.positional("account"), json: $0.flag("json"), .current) }
     )
 
     static let decode = CommandSpec(
@@ -208,6 +213,20 @@ enum Commands {
         run: { try await providerRemoveRun($0.positional("name") ?? "", .current) }
     )
 
+    /// Hidden: the names a completion script offers (see ``Completion``).
+    static let complete = CommandSpec(
+        name: "__complete",
+        abstract: "Print names for shell completion (accounts, providers, themes, shells).",
+        positionals: [PositionalSpec(name: "kind", optional: false, help: "accounts, providers, themes or shells.")],
+        hidden: true,
+        run: { parsed in
+            guard let source = parsed.positional("kind").flatMap(Completion.Source.init(rawValue:)) else { return ExitCode.usage }
+            let names = Completion.names(source, files: .live(processEnvironment: CLIContext.current.environment), environment: CLIContext.current.environment)
+            if !names.isEmpty { Output.out(names.joined(separator: "\n") + "\n") }
+            return ExitCode.ok
+        }
+    )
+
     static let completion = CommandSpec(
         name: "completion",
         abstract: "Print a shell completion script.",
@@ -217,71 +236,8 @@ enum Commands {
                 Output.err("error: unknown shell '\(parsed.positional("shell") ?? "")'; expected bash, zsh or fish")
                 return ExitCode.usage
             }
-            print(script, terminator: "")
+            Output.raw(Data(script.utf8))
             return ExitCode.ok
         }
     )
-}
-
-/// Shell completion scripts generated from the command table.
-enum Completion {
-    static func script(for shell: String, root: CommandSpec) -> String? {
-        let commands = root.subcommands.map(\.name)
-        func words(_ command: CommandSpec) -> [String] {
-            command.subcommands.map(\.name) + command.options.map { "--" + $0.flagName } + ["--help"]
-        }
-        switch shell {
-        case "bash":
-            var cases = ""
-            for command in root.subcommands {
-                cases += "        \(command.name)) opts=\"\(words(command).joined(separator: " "))\" ;;\n"
-            }
-            return """
-            # authdeck bash completion: eval "$(authdeck completion bash)"
-            _authdeck() {
-                local cur="${COMP_WORDS[COMP_CWORD]}" opts
-                if [ "$COMP_CWORD" -eq 1 ]; then
-                    opts="\(commands.joined(separator: " ")) --help --version"
-                else
-                    case "${COMP_WORDS[1]}" in
-            \(cases)        *) opts="" ;;
-                    esac
-                fi
-                COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
-            }
-            complete -F _authdeck authdeck
-
-            """
-        case "zsh":
-            var cases = ""
-            for command in root.subcommands {
-                cases += "    \(command.name)) compadd -- \(words(command).joined(separator: " ")) ;;\n"
-            }
-            return """
-            #compdef authdeck
-            # authdeck zsh completion: authdeck completion zsh > "${fpath[1]}/_authdeck"
-            _authdeck() {
-              if (( CURRENT == 2 )); then
-                compadd -- \(commands.joined(separator: " ")) --help --version
-                return
-              fi
-              case "${words[2]}" in
-            \(cases)  esac
-            }
-            compdef _authdeck authdeck
-
-            """
-        case "fish":
-            var lines = ["# authdeck fish completion: authdeck completion fish | source"]
-            for command in root.subcommands {
-                lines.append("complete -c authdeck -n __fish_use_subcommand -a \(command.name) -d '\(command.abstract.replacingOccurrences(of: "'", with: "\\'"))'")
-                for option in command.options {
-                    lines.append("complete -c authdeck -n '__fish_seen_subcommand_from \(command.name)' -l \(option.flagName) -d '\(option.help.replacingOccurrences(of: "'", with: "\\'"))'")
-                }
-            }
-            return lines.joined(separator: "\n") + "\n"
-        default:
-            return nil
-        }
-    }
 }

@@ -91,8 +91,8 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
     case .jws(let jws, let claims):
         var times: [String: String] = [:]
-        for (name, value) in claims ?? [:] where ClaimsText.timeClaims.contains(name) {
-            if case .number(let seconds) = value { times[name] = Times.rfc3339(Date(timeIntervalSince1970: seconds)) }
+        for (name, value) in claims ?? [:] {
+            if let date = ClaimsText.date(name, value) { times[name] = Times.rfc3339(date) }
         }
         result = ["kind": "jws", "header": jsonObject(.object(jws.header.members)),
                   "claims": claims.map { jsonObject(.object($0)) } ?? NSNull(), "times": times]

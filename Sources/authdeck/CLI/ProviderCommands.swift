@@ -57,6 +57,7 @@ struct ProviderAddOptions {
             return "unknown preset '\(preset)'; known presets: \(ProviderPreset.all.map(\.name).joined(separator: ", "))"
         }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
+        if let violation = ProviderConfig.validateClientID(parsed.value("clientId") ?? "") { return "\(violation). \(violation.hint)" }
         if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
             return "give --issuer URL (discovery), or --authorization-endpoint and --token-endpoint, or --preset NAME"
         }
@@ -87,7 +88,7 @@ struct ProviderAddOptions {
         } else {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
-        if let issuer { config.issuer = try checkSecureURL(issuer, option: "issuer") }
+        if let issuer { config.issuer = try checkSecureURL(issuer, option: "issuer", role: .issuer) }
         if let clientID { config.clientID = clientID }
         if let displayName { config.displayName = displayName }
         if !scopes.isEmpty { config.scopes = scopes }
@@ -103,7 +104,7 @@ struct ProviderAddOptions {
         }
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
         func endpoint(_ option: String) throws -> URL? {
-            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option)) }
+            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
         }
         var e = config.endpoints
         e.authorization = try endpoint("authorizationEndpoint") ?? e.authorization
@@ -126,6 +127,7 @@ struct ProviderAddOptions {
         if config.clientAuthentication != .none && !clientSecretStdin {
             throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
         }
+        try checkProviderConfig(config)  // also what a preset built from --domain
         return config
     }
 }

@@ -54,6 +54,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     switch result {
     case .success(let outcome):
         let record = outcome.record
+        for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
         return ExitCode.ok
     case .failure(let error):
@@ -197,7 +198,7 @@ struct StatusRow {
                              "secondsLeft": left(record.refreshTokenExpiresAt)] as [String: Any],
             "idToken": idToken,
             "scopes": record.grantedScopes,
-            "storage": record.storage,
+            "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
             "lastRefreshAt": time(record.lastRefreshAt),
         ]
@@ -216,18 +217,18 @@ struct StatusRow {
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
             if let expiresAt = token.expiresAt {
-                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(Times.relative(expiresAt, now: now)))")
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))")
             } else {
                 lines.append("    \(label): no expiry given")
             }
         }
         if record.hasRefreshToken {
-            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(Times.relative($0, now: now)))" } ?? "")")
+            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? "")")
         } else {
             lines.append("    refresh token: none")
         }
         lines.append("    scopes: \(record.grantedScopes.joined(separator: " "))")
-        lines.append("    storage: \(record.storage)")
+        lines.append("    storage: \(record.storage.rawValue)")
         return lines
     }
 }
@@ -239,14 +240,14 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
-                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.store.isLocked))
+                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked))
     }
-    if snapshot.store.isInsecure {
-        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.store.backend) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
+    if snapshot.credentialStore.isInsecure {
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
         try Output.json([
-            "store": ["backend": snapshot.store.backend, "insecure": snapshot.store.isInsecure, "locked": snapshot.store.isLocked] as [String: Any],
+            "store": ["backend": snapshot.credentialStore.name, "insecure": snapshot.credentialStore.isInsecure, "locked": snapshot.credentialStore.isLocked] as [String: Any],
             "activeAccount": active?.rawValue ?? NSNull(),
             "generatedAt": Times.rfc3339(now),
             "accounts": rows.map { $0.json(now: now) },
@@ -256,10 +257,10 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     } else {
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
-        lines.append("storage backend: \(snapshot.store.backend)\(snapshot.store.isInsecure ? " (INSECURE)" : "")\(snapshot.store.isLocked ? " (locked)" : "")")
+        lines.append("storage backend: \(snapshot.credentialStore.name)\(snapshot.credentialStore.isInsecure ? " (INSECURE)" : "")\(snapshot.credentialStore.isLocked ? " (locked)" : "")")
         Output.out(lines.joined(separator: "\n") + "\n")
     }
-    if snapshot.store.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
+    if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
     if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
     if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
     return ExitCode.ok
@@ -351,8 +352,9 @@ func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
     let record = try context.account(query, in: snapshot)
     switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record.id, force: true) }) {
     case .success(let updated):
-        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(Times.relative($0, now: Date())))" } ?? ""
+        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
+        for warning in updated.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {
             Output.err("Scopes changed: added [\(change.added.joined(separator: " "))], removed [\(change.removed.joined(separator: " "))]")
         }
@@ -378,35 +380,38 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
     }
 }
 
-func introspectRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
+func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
     switch await context.result({ () async throws(AppError) in try await IntrospectAccessToken(context.app).run(record.id) }) {
     case .success(let response):
-        try Output.json(response)
+        if json {
+            try Output.json(response)
+        } else if case .object(let members) = response {
+            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+        }
         return ExitCode.ok
     case .failure(let error):
         throw CLIFailure(error, hint: error.title.contains("Not supported") ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)
     }
 }
 
-/// Claims as `name: value` lines; registered times get their RFC 3339 form and distance.
+/// Claims as `name: value` lines in the one claim order (``ClaimOrder``); timestamps get their
+/// RFC 3339 form and distance (``TimeText``).
 enum ClaimsText {
-    static let timeClaims: Set<String> = ["exp", "iat", "nbf", "auth_time", "updated_at"]
-    static let order = ["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "auth_time", "nonce", "acr", "amr", "azp", "at_hash"]
-
     static func lines(_ claims: [String: JSONValue], now: Date) -> [String] {
-        let keys = claims.keys.sorted { lhs, rhs in
-            let l = order.firstIndex(of: lhs) ?? order.count, r = order.firstIndex(of: rhs) ?? order.count
-            return l != r ? l < r : lhs < rhs
-        }
-        return keys.map { key in "\(key): \(render(key, claims[key]!, now: now))" }
+        ClaimOrder.sorted(Array(claims.keys)).map { key in "\(key): \(render(key, claims[key]!, now: now))" }
+    }
+
+    /// The time of a timestamp claim (seconds, or Logto's milliseconds), nil for other claims.
+    static func date(_ key: String, _ value: JSONValue) -> Date? {
+        guard TimeText.isTimestampClaim(key), case .number(let number) = value else { return nil }
+        return TimeText.claimDate(number)?.date
     }
 
     static func render(_ key: String, _ value: JSONValue, now: Date) -> String {
-        if timeClaims.contains(key), case .number(let seconds) = value {
-            let date = Date(timeIntervalSince1970: seconds)
-            return "\(format(value)) (\(Times.rfc3339(date)), \(Times.relative(date, now: now)))"
+        if let date = date(key, value) {
+            return "\(format(value)) (\(Times.rfc3339(date)), \(TimeText.relative(date, now: now)))"
         }
         return format(value)
     }

@@ -9,9 +9,6 @@ import TerminalUINCurses
 enum TUIMessage: Sendable {
     /// The store's state changed (an effect finished, a refresh, a poll answer).
     case stateChanged
-    /// Text to copy with OSC 52, and what to say about it.
-    case copy(AccessToken, note: String)
-    case flash(AppCore.Flash.Level, String)
 }
 
 /// `authdeck` with no subcommand: the accounts screen over the state store and the live session.
@@ -22,8 +19,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
     let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
     var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
-    if let unlockError, unlockError.disposition == .storeLocked { initial.store.isLocked = true }
-    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(session: SessionClient(environment: live))).reduce)
+    if let unlockError, unlockError.disposition == .storeLocked { initial.credentialStore.isLocked = true }
+    let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: live))).reduce)
 
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
     var themeNames = catalog.names()
@@ -46,17 +43,28 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
 
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
-    var lastTick = Int(Date().timeIntervalSince1970)
     var lastStoreSelection: AccountID?
 
-    func currentModel(_ now: Date) -> ScreenModel {
-        let second = Int(now.timeIntervalSince1970)
-        if second != lastTick {
-            lastTick = second
-            store.send(.tick(now))
-            // Pick up what other processes did (`authdeck login`, `token`, `logout`).
-            if second % 5 == 0 { store.send(.reload) }
+    // The clock, an effect source of its own (never a side effect of drawing): a tick each second
+    // while something counts down (the reducer schedules refreshes and expires flashes from it),
+    // and every 5 s a tick and a reload that picks up what other processes did (`authdeck login`,
+    // `token`, `logout`).
+    let clock = Task.detached {
+        var second = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            second += 1
+            if second % 5 == 0 {
+                store.send(.tick(Date()))
+                store.send(.reload)
+            } else if store.state.hasLiveCountdown {
+                store.send(.tick(Date()))
+            }
         }
+    }
+    defer { clock.cancel() }
+
+    func currentModel(_ now: Date) -> ScreenModel {
         let state = store.state
         // Follow the store's selection when it moves (after a load, or to a new sign-in).
         if state.load == .loaded, state.selectedAccountID != lastStoreSelection {
@@ -76,12 +84,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     func handle(_ command: UICommand, model: ScreenModel) -> LoopControl {
         let state = store.state
         if ui.local.apply(command, visibleIDs: model.visibleAccounts.map(\.id)) {
-            if case .toggleReveal = command, ui.local.revealed || ui.raw == nil, let id = ui.local.selection.map({ AccountID($0) }) {
-                do throws(AppError) {
-                    ui.raw = (id, try StoredTokens(live).run(id).map { ($0.label, $0.value.exposedValue) })
-                } catch {
-                    store.send(.flash(.error, error.description))
-                }
+            if case .toggleReveal = command, ui.local.revealed, let id = ui.local.selection.map({ AccountID($0) }) {
+                store.send(.revealKeyPressed(id))
             }
             return .continue
         }
@@ -99,7 +103,10 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             if providers.isEmpty {
                 store.send(.flash(.warn, "No provider configured: add one with 'authdeck provider add NAME --issuer URL --client-id ID'"))
             } else {
-                ui.signInForm = SignInDialog(providers: providers)
+                // The selected account's provider is preselected.
+                let selectedProvider = ui.local.selection.flatMap { state.account(AccountID($0))?.record.providerID }
+                    .flatMap { id in state.providers.firstIndex { $0.id == id } } ?? 0
+                ui.signInForm = SignInDialog(providers: providers, selectedProvider: selectedProvider)
             }
         case .requestSignOut(let id):
             ui.confirmSignOut = AccountID(id)
@@ -115,14 +122,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             ui.local.tab = .accessToken
             store.send(.introspect(AccountID(id)))
         case .copyAccessToken(let id):
-            Task.detached {
-                do {
-                    let token = try await TokenForScripts(live).accessToken(AccountID(id), minimumValidity: .seconds(10)).value
-                    inbox.post(.copy(token, note: "Access token copied to the clipboard (OSC 52)"))
-                } catch {
-                    inbox.post(.flash(.error, "Could not copy the access token: \(error)"))
-                }
-            }
+            store.send(.copyAccessTokenKeyPressed(AccountID(id)))
         case .copyUserCode:
             if let code = state.signIn?.device?.userCode {
                 app.copyToClipboard(code)
@@ -152,9 +152,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         case .dialogSubmit:
             if let form = ui.signInForm, let request = form.request {
                 ui.signInForm = nil
-                store.send(.signIn(AppCore.SignInRequest(
-                    providerID: ProviderID(request.providerID), flow: request.flow == .device ? .device : .browser,
-                    extraScopes: request.extraScopes, audience: request.audience, resources: request.resources)))
+                store.send(.signIn(request))
             }
         default:
             break
@@ -174,12 +172,11 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             case .key(_, .unhandled), .resize:
                 break
             case .message(.stateChanged):
-                break
-            case .message(.copy(let token, let note)):
-                app.copyToClipboard(token.exposedValue)
-                store.send(.flash(.info, note))
-            case .message(.flash(let level, let text)):
-                store.send(.flash(level, text))
+                // The terminal's last step: only here does a copied token leave its redacting type.
+                if let clipboard = store.state.clipboard {
+                    app.copyToClipboard(clipboard.value.exposedValue)
+                    store.send(.clipboardWritten)
+                }
             }
             return .continue
         })
@@ -196,7 +193,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
 /// `.build/…/authdeck`), and `$XDG_CONFIG_HOME/authdeck/themes` (later ones win).
 func themeDirectories(_ environment: [String: String]) -> [URL] {
     var directories: [URL] = []
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var folder = executableURL().deletingLastPathComponent()
     for _ in 0..<4 {
         if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
             directories.append(folder.appendingPathComponent("themes"))

@@ -11,15 +11,12 @@ struct TUIState: Equatable {
     var signInForm: SignInDialog?
     /// The account whose sign-out awaits confirmation.
     var confirmSignOut: AccountID?
-    /// Raw tokens of the selected account, loaded when the user reveals them.
-    var raw: (account: AccountID, entries: [(label: String, value: String)])?
     /// The device-flow QR code, computed once per verification URI.
     var qr: (text: String, matrix: [[Bool]]?)?
     var readOnly = false
 
     static func == (lhs: TUIState, rhs: TUIState) -> Bool {
         lhs.local == rhs.local && lhs.signInForm == rhs.signInForm && lhs.confirmSignOut == rhs.confirmSignOut
-            && lhs.raw?.account == rhs.raw?.account && lhs.raw?.entries.map(\.value) == rhs.raw?.entries.map(\.value)
             && lhs.qr?.text == rhs.qr?.text && lhs.readOnly == rhs.readOnly
     }
 }
@@ -36,16 +33,16 @@ enum ScreenMapping {
             return AccountRow(
                 id: record.id.rawValue, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
                 provider: providers[record.providerID]?.displayName ?? record.providerID.rawValue,
-                isActive: record.id == active, status: status(state.status(of: account)),
+                isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
                 isLoopbackHTTP: providers[record.providerID]?.isLoopbackHTTP ?? false)
         }
         var model = ScreenModel(
             now: now, timeZone: .current,
             header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
-                                storeBackend: state.store.backend, storeIsInsecure: state.store.isInsecure),
+                                storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
             accounts: rows, readOnly: ui.readOnly)
-        model.flash = state.flash.map { TerminalUI.Flash(level: level($0.level), text: $0.text, expiresAt: $0.expiresAt) }
+        model.flash = state.flash
         model = ui.local.applied(to: model)
         if let selected = model.selectedAccount, let account = state.account(AccountID(selected.id)) {
             model.detail = detail(account, state: state, ui: ui)
@@ -53,26 +50,6 @@ enum ScreenMapping {
         }
         model.dialog = dialog(state, ui)
         return model
-    }
-
-    static func status(_ status: AppCore.AccountStatus) -> TerminalUI.AccountStatus {
-        switch status {
-        case .valid: .valid
-        case .expiringSoon: .expiringSoon
-        case .refreshing: .refreshing
-        case .expired: .expired
-        case .needsSignIn: .needsSignIn
-        case .refreshFailed(let at): .refreshFailed(retryAt: at)
-        case .storeLocked: .storeLocked
-        }
-    }
-
-    static func level(_ level: AppCore.Flash.Level) -> TerminalUI.Flash.Level {
-        switch level {
-        case .info: .info
-        case .warn: .warn
-        case .error: .error
-        }
     }
 
     static func claims(_ value: JSONValue) -> ClaimValue {
@@ -96,7 +73,7 @@ enum ScreenMapping {
         let token = record.defaultAccessToken
         let overview = OverviewModel(
             provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.issuer, subject: record.subject,
-            storage: record.storage, storageIsInsecure: record.storage == "plaintext",
+            storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,
             idTokenExpiresAt: record.idToken?.expiresAt, lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
@@ -104,11 +81,7 @@ enum ScreenMapping {
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })
         let idToken = record.idToken.map { info -> IDTokenModel in
-            let signature: TerminalUI.SignatureStatus = switch info.signature {
-            case .verified(let algorithm, let keyID): .verified(alg: algorithm, kid: keyID)
-            case .notVerified(let reason): .notVerified(reason: reason)
-            }
-            return IDTokenModel(header: claims(info.header), claims: claims(info.claims), signature: signature)
+            IDTokenModel(header: claims(info.header), claims: claims(info.claims), signature: info.signature)
         }
         let introspection: ClaimValue? = if case .loaded(let value) = account.introspection { claims(value) } else { nil }
         let accessTokens = record.accessTokens.map { info -> AccessTokenEntry in
@@ -128,8 +101,11 @@ enum ScreenMapping {
         case .failed(let error): .failed(errorLine(error))
         }
         var raw: [RawTokenEntry] = []
-        if let loaded = ui.raw, loaded.account == record.id {
-            raw = loaded.entries.map { RawTokenEntry(label: $0.label, value: ui.local.revealed ? .revealed($0.value) : .masked(TokenMask.mask($0.value))) }
+        if case .loaded(let entries) = account.storedTokens {
+            // The renderer's last step: revealed values leave the redacting type only here.
+            raw = entries.map { entry in
+                RawTokenEntry(label: entry.label, value: ui.local.revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
+            }
         }
         return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw)
     }
@@ -154,7 +130,7 @@ enum ScreenMapping {
         if let flow = state.signIn {
             let providerName = state.providers.first { $0.id == flow.request.providerID }?.displayName ?? flow.request.providerID.rawValue
             if let device = flow.device {
-                let polling: TerminalUI.DevicePollingState
+                let polling: DevicePollStatus
                 switch flow.phase {
                 case .failed(let error): polling = .failed(errorLine(error))
                 case .progress(.deviceSlowDown(let interval)): polling = .slowDown(interval: Int(interval.components.seconds))

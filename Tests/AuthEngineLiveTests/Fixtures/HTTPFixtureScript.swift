@@ -8,6 +8,7 @@ Binds 127.0.0.1 on a free port and prints the port as the first line of stdout.
 
     python3 http_fixture.py                 plain HTTP
     python3 http_fixture.py CERT KEY        HTTPS with that certificate chain and key
+    python3 http_fixture.py CERT KEY tls1.1 HTTPS that offers only TLS 1.0 and 1.1 (TLS-02)
     python3 http_fixture.py proxy PORT      a forward proxy: CONNECT tunnels to 127.0.0.1:PORT
                                             whatever host is asked for; other requests are
                                             answered 200 "via proxy: <request line>"
@@ -17,6 +18,7 @@ Endpoints:
     /redirect       302 (or ?status=NNN) with Location: ?to=... (default /echo)
     /bytes          ?n=N bytes of "a"; ?length=0 omits Content-Length (read until close)
     /slow           sleeps ?seconds=S before answering 200
+    /count          the number of /count requests so far, cacheable for an hour (TLS-04)
 """
 import json
 import select
@@ -30,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
+    count = 0
 
     def log_message(self, *args):
         pass
@@ -66,6 +69,9 @@ class Handler(BaseHTTPRequestHandler):
             n = int(query.get("n", ["0"])[0])
             with_length = query.get("length", ["1"])[0] != "0"
             self._send(200, b"a" * n, [("Content-Type", "application/octet-stream")], content_length=with_length)
+        elif parts.path == "/count":
+            Handler.count += 1
+            self._send(200, str(Handler.count).encode(), [("Content-Type", "text/plain"), ("Cache-Control", "public, max-age=3600")])
         elif parts.path == "/slow":
             time.sleep(float(query.get("seconds", ["5"])[0]))
             self._send(200, b"slow")
@@ -121,9 +127,13 @@ def main():
         return
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    if len(sys.argv) == 3:
+    if len(sys.argv) >= 3:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[1], sys.argv[2])
+        if sys.argv[3:] == ["tls1.1"]:
+            context.minimum_version = ssl.TLSVersion.TLSv1
+            context.maximum_version = ssl.TLSVersion.TLSv1_1
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")
         server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -1,0 +1,72 @@
+import AuthEngine
+import Foundation
+
+/// Why a provider configuration is refused before it is saved (`provider add`). Pure: the CLI
+/// calls ``ProviderConfig/validate()`` and ``ProviderConfig/validateClientID(_:)`` and shows the
+/// first violation with its hint.
+public enum ProviderConfigViolation: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `--client-id ""` (RFC 6749 §2.2: the client identifier the provider issued).
+    case emptyClientID
+    /// Characters a client_id cannot have (RFC 6749 Appendix A.1: `client-id = *VSCHAR`,
+    /// %x20-7E), or leading/trailing spaces (a copy-paste slip); `what` names them.
+    case clientIDCharacters(what: String)
+    /// The issuer breaks a URL rule.
+    case issuer(URLPolicy.ConfiguredURLViolation)
+    /// An endpoint (named by its option, e.g. `token-endpoint`) breaks a URL rule.
+    case endpoint(String, URLPolicy.ConfiguredURLViolation)
+
+    public var description: String {
+        switch self {
+        case .emptyClientID: "--client-id is empty"
+        case .clientIDCharacters(let what): "--client-id contains \(what)"
+        case .issuer(let violation): "the issuer \(violation)"
+        case .endpoint(let option, let violation): "--\(option) \(violation)"
+        }
+    }
+
+    public var hint: String {
+        switch self {
+        case .emptyClientID: "Give the client ID the provider shows for your registered application (RFC 6749 §2.2)."
+        case .clientIDCharacters: "Copy the client ID again without spaces or line breaks; it is printable ASCII only (RFC 6749 Appendix A.1)."
+        case .issuer(let violation), .endpoint(_, let violation): violation.hint
+        }
+    }
+}
+
+extension ProviderConfig {
+    /// RFC 6749 §2.2 and Appendix A.1: a non-empty string of VSCHAR (%x20-7E), and no leading or
+    /// trailing space.
+    public static func validateClientID(_ clientID: String) -> ProviderConfigViolation? {
+        if clientID.isEmpty { return .emptyClientID }
+        if let bad = clientID.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
+            let name = bad == "\n" ? "a newline" : bad == "\r" ? "a carriage return" : bad == "\t" ? "a tab" : String(format: "the character U+%04X", bad.value)
+            return .clientIDCharacters(what: name)
+        }
+        if clientID.first == " " || clientID.last == " " {
+            return .clientIDCharacters(what: clientID.allSatisfy { $0 == " " } ? "only spaces" : "a leading or trailing space")
+        }
+        return nil
+    }
+
+    /// Every rule for a configuration about to be saved: the client ID, the issuer (RFC 8414 §2)
+    /// and every endpoint (RFC 6749 §3.1), whether typed or built by a preset from `--domain`.
+    public func validate() -> [ProviderConfigViolation] {
+        var violations: [ProviderConfigViolation] = []
+        if let violation = Self.validateClientID(clientID) { violations.append(violation) }
+        if let issuer, case .failure(let violation) = URLPolicy.validateConfigured(issuer.absoluteString, role: .issuer) {
+            violations.append(.issuer(violation))
+        }
+        let endpointList: [(String, URL?)] = [
+            ("authorization-endpoint", endpoints.authorization), ("token-endpoint", endpoints.token),
+            ("device-authorization-endpoint", endpoints.deviceAuthorization), ("revocation-endpoint", endpoints.revocation),
+            ("introspection-endpoint", endpoints.introspection), ("userinfo-endpoint", endpoints.userinfo),
+            ("end-session-endpoint", endpoints.endSession), ("jwks-uri", endpoints.jwks),
+        ]
+        for (option, url) in endpointList {
+            if let url, case .failure(let violation) = URLPolicy.validateConfigured(url.absoluteString, role: .endpoint) {
+                violations.append(.endpoint(option, violation))
+            }
+        }
+        return violations
+    }
+}

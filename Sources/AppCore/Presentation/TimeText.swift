@@ -1,0 +1,77 @@
+import Foundation
+
+/// The one time formatter of both front ends: durations, countdowns and relative times from an
+/// explicit `now` (pure; whole seconds rounded toward `now`).
+public enum TimeText {
+    /// A duration in whole seconds as "42s", "4m 10s", "3h 5m", "2d 4h" (two units at most).
+    public static func duration(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m \(s % 60)s" }
+        if s < 86400 { return "\(s / 3600)h \((s % 3600) / 60)m" }
+        return "\(s / 86400)d \((s % 86400) / 3600)h"
+    }
+
+    /// A past duration, coarser than `duration`: "42s", "3m", "3h 5m", "2d 4h".
+    public static func pastDuration(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" }
+        return duration(s)
+    }
+
+    /// Whole seconds from `now` to `date`, rounded toward `now` (so "in 4m 10s" lasts a full second).
+    public static func secondsUntil(_ date: Date, now: Date) -> Int {
+        let d = date.timeIntervalSince(now)
+        return d >= 0 ? Int(d.rounded(.down)) : -Int((-d).rounded(.down))
+    }
+
+    /// Token expiry countdown: "in 4m 10s" while valid, "expires now" in the last second,
+    /// "expired 3m ago" after.
+    public static func countdown(to expiry: Date, now: Date) -> String {
+        let s = secondsUntil(expiry, now: now)
+        if s > 0 { return "in " + duration(s) }
+        if expiry.timeIntervalSince(now) > 0 { return "expires now" }
+        return "expired " + pastDuration(-s) + " ago"
+    }
+
+    /// A relative time: "in 4m 10s", "now", "3m ago".
+    public static func relative(_ date: Date, now: Date) -> String {
+        let s = secondsUntil(date, now: now)
+        if s > 0 { return "in " + duration(s) }
+        if s == 0 { return "now" }
+        return pastDuration(-s) + " ago"
+    }
+
+    /// Absolute local time "2026-11-30 10:04:10 +00:00" in `timeZone`.
+    public static func absolute(_ date: Date, timeZone: TimeZone) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = timeZone
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let off = timeZone.secondsFromGMT(for: date)
+        let sign = off < 0 ? "-" : "+"
+        let p2 = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return "\(c.year!)-\(p2(c.month!))-\(p2(c.day!)) \(p2(c.hour!)):\(p2(c.minute!)):\(p2(c.second!)) "
+            + "\(sign)\(p2(abs(off) / 3600)):\(p2((abs(off) % 3600) / 60))"
+    }
+
+    /// Interprets a numeric timestamp claim. Seconds since the epoch (RFC 7519 NumericDate) unless
+    /// the value is too large to be seconds (> 1e11, i.e. after year 5138): then milliseconds
+    /// (Logto's `updated_at` / `created_at`).
+    public static func claimDate(_ value: Double) -> (date: Date, isMilliseconds: Bool)? {
+        guard value.isFinite, value >= 0 else { return nil }
+        if value > 1e11 { return (Date(timeIntervalSince1970: value / 1000), true) }
+        return (Date(timeIntervalSince1970: value), false)
+    }
+
+    /// Claims whose numeric values are timestamps: the RFC 7519 / OIDC ones and any `*_at`.
+    public static func isTimestampClaim(_ key: String) -> Bool {
+        ["exp", "nbf", "iat", "auth_time", "updated_at"].contains(key) || key.hasSuffix("_at")
+    }
+
+    /// Fraction (0…1) of the lifetime left, for countdown bars; nil without a lifetime.
+    public static func remainingFraction(expiresAt: Date, lifetime: TimeInterval?, now: Date) -> Double? {
+        guard let lifetime, lifetime > 0 else { return nil }
+        return min(1, max(0, expiresAt.timeIntervalSince(now) / lifetime))
+    }
+}

@@ -1,0 +1,21 @@
+#ifndef AUTHDECK_CJANSSON_SHIM_H
+#define AUTHDECK_CJANSSON_SHIM_H
+#include <jansson.h>
+
+/* The engine's JSON reader (AuthEngine/Support/JSONValue.swift). Macros and inline functions
+   that do not import into Swift, as functions. */
+
+/* Flags: reject duplicate member names (RFC 7515 §4, RFC 7519 §4, RFC 8259 §4), decode every
+   number as a double (the engine's JSONValue is Double; an integer beyond long long would
+   otherwise fail the whole document), and keep the default checks: top level an object or
+   array, nothing after it, valid UTF-8, no \u0000 in strings, nesting at most
+   JSON_PARSER_MAX_DEPTH. */
+static inline size_t authdeck_json_decode_flags(void) { return JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL; }
+
+static inline json_type authdeck_json_typeof(const json_t *json) { return json_typeof(json); }
+
+static inline void authdeck_json_decref(json_t *json) { json_decref(json); }
+
+static inline enum json_error_code authdeck_json_error_code(const json_error_t *error) { return json_error_code(error); }
+
+#endif

@@ -1,0 +1,83 @@
+// scripts/demo as a newcomer meets it (issue 16): the demo users stay visible (in the sign-in
+// dialog's provider name and again on quit), it says how to finish the browser step with the
+// bundled stand-in when there is no browser, and the commands it prints work as printed.
+// The demo runs with AUTHDECK_DEMO_BINARY (the debug build) instead of its release build.
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let demoScript = packageRoot.appendingPathComponent("scripts/demo").path
+
+/// The demo's environment: a private HOME and TMPDIR, no browser, no display.
+private func demoEnvironment(_ home: URL) -> [String: String] {
+    [
+        "HOME": home.path, "TMPDIR": home.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "LANG": "C.UTF-8", "AUTHDECK_DEMO_BINARY": authdeckBinary, "no_proxy": "127.0.0.1,localhost,::1",
+    ]
+}
+
+@Suite("scripts/demo", .serialized)
+struct DemoScriptTests {
+    @Test("Off a terminal: users printed, the stand-in browser named, and the printed CLI path signs in and shows status")
+    func printedHintsWork() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-demo-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: home) }
+        let demo = try RunningCommand([], environment: demoEnvironment(home), executable: demoScript)
+        var stopped = false
+        defer { if !stopped { kill(-demo.pid, SIGKILL) } }
+        let cli = try #require(await demo.waitForStderr(#"try: (\S+/bin/authdeck) status"#, timeout: 120), "demo output: \(demo.stderrText)")
+        let text = demo.stderrText
+        let users = try #require(text.split(separator: "\n").first { $0.contains("Demo users:") }, "\(text)")
+        #expect(users.contains("alice / ") && users.contains("bob / "))
+        #expect(text.contains("No browser found: the browser flow uses the bundled stand-in"), "\(text)")
+        let approve = try #require(text.split(separator: "\n").first { $0.contains("approve-device --issuer") })
+        let approvePath = String(approve.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+        #expect(FileManager.default.isExecutableFile(atPath: approvePath), "\(approvePath) as printed")
+        #expect(!text.contains("'authdeck login"), "no hint naming a bare authdeck that is not on PATH: \(text)")
+
+        // The printed wrapper is the demo's authdeck: its provider, its store, its stand-in browser.
+        let env = ["PATH": "/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8"]
+        let status = try await RunningCommand(["status", "--json"], environment: env, executable: cli).wait()
+        #expect(status.exitCode == 0, "\(status)")
+        let show = try await RunningCommand(["provider", "show", "local"], environment: env, executable: cli).wait()
+        #expect(show.stdout.contains("display name: Local demo (alice / "), "the dialog lists the users: \(show.stdout)")
+        let login = try await RunningCommand(["login", "local"], environment: env, executable: cli).wait(timeout: 90)
+        #expect(login.exitCode == 0, "login through the stand-in browser as printed: \(login)")
+        let after = try await RunningCommand(["status"], environment: env, executable: cli).wait()
+        #expect(after.stdout.contains("local/alice"), "\(after)")
+
+        // Ctrl-C (SIGINT to the group, as a terminal sends it) stops the provider and removes everything.
+        let demoDirectory = URL(fileURLWithPath: cli).deletingLastPathComponent().deletingLastPathComponent().path
+        kill(-demo.pid, SIGINT)
+        let ended = await demo.wait(timeout: 30)
+        stopped = true
+        #expect(ended.exitCode != -1, "the demo ended on SIGINT")
+        #expect(!FileManager.default.fileExists(atPath: demoDirectory), "\(demoDirectory) removed")
+    }
+
+    @Test("On a terminal: the sign-in dialog shows the users, and they are printed again after q")
+    func usersVisibleInTheTUI() async throws {
+        try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-demo-tui-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: home) }
+        let command = "env TERM=tmux-256color '\(demoScript)'; echo DEMO-EXIT-STATUS=$?; exec sleep 600"
+        let t = try TestSupport.TmuxSession(width: 120, height: 40, command: command, environment: demoEnvironment(home))
+        defer { t.kill() }
+        try await t.waitFor("accounts screen", timeout: 120) { $0.contains("No accounts. Press l to sign in.") }
+        try t.sendKeys("l")
+        try await t.waitFor("sign-in dialog lists the users", timeout: 10) { $0.contains("Local demo (alice / ") }
+        try t.sendKeys("Escape")
+        try t.sendKeys("q")
+        let after = try await t.waitFor("exit", timeout: 30, history: 100) { $0.contains("DEMO-EXIT-STATUS=") }
+        let lines = after.split(separator: "\n")
+        let exitLine = try #require(lines.lastIndex { $0.contains("DEMO-EXIT-STATUS=") })
+        #expect(lines[..<exitLine].suffix(4).contains { $0.contains("Demo users:  alice / ") && $0.contains("bob / ") }, "\(after)")
+        #expect(after.contains("DEMO-EXIT-STATUS=0"), "\(after)")
+    }
+}
