@@ -13,8 +13,11 @@ let package = Package(
         // C libraries from Debian, through pkg-config.
         // No pkgConfig: ncursesw.pc only adds -D flags, which SwiftPM drops with a warning; the shim defines them.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Header only, like CCurl: libcrypto is opened with dlopen on first use.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        // Header only (no pkgConfig, no link line): libcurl is opened with dlopen when a command
+        // first sends a request (LibraryLoader).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // No pkgConfig: libsecret-1.pc brings glib's -pthread, which SwiftPM drops with a warning on every
         // build. The shim declares the few libsecret/GLib functions it uses (checked against the real
@@ -30,17 +33,20 @@ let package = Package(
         // a .c file: a static in a system-library shim header is copied into every user (issue 16).
         .target(name: "CTerminalSignals"),
 
+        // dlopen(3) of the C libraries a command needs only sometimes, with typed errors naming the
+        // library and its Debian package.
+        .target(name: "LibraryLoader"),
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
         // The protocol as values and pure functions (no sockets, no clocks; one C library, the
         // JSON parser jansson, for strict parsing of what providers send).
         .target(name: "AuthEngine", dependencies: ["Secrets", "CJansson"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
-        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "CCurl", "CCrypto"]),
+        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
         .target(name: "CredentialStore", dependencies: ["Secrets"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
-        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "CSodium", "CLibSecret", "CKeyutils"]),
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
         .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
@@ -59,7 +65,16 @@ let package = Package(
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
                 "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
-            ]
+            ],
+            // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
+            // statically: resolving their symbols across a dozen shared objects was most of
+            // `authdeck token`'s start-up (PERFORMANCE.md). Allowed for the root package;
+            // same effect as `swift build --static-swift-stdlib`, but from the README's plain
+            // `swift build -c release`. Debug builds (tests) stay dynamic.
+            // (`-static-stdlib` when compiling too: main's autolink entries then name the static
+            // Foundation's own dependencies, _FoundationICU, CoreFoundation, ….)
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
@@ -69,6 +84,7 @@ let package = Package(
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
+        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.
@@ -81,6 +97,8 @@ let package = Package(
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
+        // Test-only: signature verification rates through the engine and libcrypto, for scripts/bench.
+        .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["AppCore", "TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
         // Against the real local provider (and, for the TUI, tmux).

@@ -28,6 +28,43 @@ static inline const char *authdeck_group_p256(void) { return "P-256"; }
 static inline const char *authdeck_group_p384(void) { return "P-384"; }
 static inline const char *authdeck_group_p521(void) { return "P-521"; }
 
-static inline void authdeck_openssl_free(void *ptr) { OPENSSL_free(ptr); }
+
+/*
+ * libcrypto is not linked: AuthEngineLive opens libcrypto.so.3 with dlopen the first time it
+ * hashes, draws random bytes or verifies a signature (LibraryLoader), and resolves each function
+ * with dlsym, typed by these typedefs (from the real prototypes, so they cannot drift).
+ * `authdeck token` with a valid cached token never loads it.
+ */
+typedef __typeof__(BN_bin2bn) *authdeck_BN_bin2bn_fn;
+typedef __typeof__(BN_free) *authdeck_BN_free_fn;
+typedef __typeof__(ECDSA_SIG_free) *authdeck_ECDSA_SIG_free_fn;
+typedef __typeof__(ECDSA_SIG_new) *authdeck_ECDSA_SIG_new_fn;
+typedef __typeof__(ECDSA_SIG_set0) *authdeck_ECDSA_SIG_set0_fn;
+typedef __typeof__(ERR_clear_error) *authdeck_ERR_clear_error_fn;
+typedef __typeof__(EVP_Digest) *authdeck_EVP_Digest_fn;
+typedef __typeof__(EVP_DigestVerify) *authdeck_EVP_DigestVerify_fn;
+typedef __typeof__(EVP_DigestVerifyInit) *authdeck_EVP_DigestVerifyInit_fn;
+typedef __typeof__(EVP_MD_CTX_free) *authdeck_EVP_MD_CTX_free_fn;
+typedef __typeof__(EVP_MD_CTX_new) *authdeck_EVP_MD_CTX_new_fn;
+typedef __typeof__(EVP_PKEY_CTX_free) *authdeck_EVP_PKEY_CTX_free_fn;
+typedef __typeof__(EVP_PKEY_CTX_new_from_name) *authdeck_EVP_PKEY_CTX_new_from_name_fn;
+typedef __typeof__(EVP_PKEY_CTX_set_rsa_padding) *authdeck_EVP_PKEY_CTX_set_rsa_padding_fn;
+typedef __typeof__(EVP_PKEY_CTX_set_rsa_pss_saltlen) *authdeck_EVP_PKEY_CTX_set_rsa_pss_saltlen_fn;
+typedef __typeof__(EVP_PKEY_free) *authdeck_EVP_PKEY_free_fn;
+typedef __typeof__(EVP_PKEY_fromdata) *authdeck_EVP_PKEY_fromdata_fn;
+typedef __typeof__(EVP_PKEY_fromdata_init) *authdeck_EVP_PKEY_fromdata_init_fn;
+typedef __typeof__(EVP_PKEY_new_raw_public_key) *authdeck_EVP_PKEY_new_raw_public_key_fn;
+typedef __typeof__(EVP_sha256) *authdeck_EVP_sha256_fn;
+typedef __typeof__(EVP_sha384) *authdeck_EVP_sha384_fn;
+typedef __typeof__(EVP_sha512) *authdeck_EVP_sha512_fn;
+typedef __typeof__(OSSL_PARAM_BLD_free) *authdeck_OSSL_PARAM_BLD_free_fn;
+typedef __typeof__(OSSL_PARAM_BLD_new) *authdeck_OSSL_PARAM_BLD_new_fn;
+typedef __typeof__(OSSL_PARAM_BLD_push_BN) *authdeck_OSSL_PARAM_BLD_push_BN_fn;
+typedef __typeof__(OSSL_PARAM_BLD_push_octet_string) *authdeck_OSSL_PARAM_BLD_push_octet_string_fn;
+typedef __typeof__(OSSL_PARAM_BLD_push_utf8_string) *authdeck_OSSL_PARAM_BLD_push_utf8_string_fn;
+typedef __typeof__(OSSL_PARAM_BLD_to_param) *authdeck_OSSL_PARAM_BLD_to_param_fn;
+typedef __typeof__(OSSL_PARAM_free) *authdeck_OSSL_PARAM_free_fn;
+typedef __typeof__(RAND_bytes) *authdeck_RAND_bytes_fn;
+typedef __typeof__(i2d_ECDSA_SIG) *authdeck_i2d_ECDSA_SIG_fn;
 
 #endif

@@ -110,6 +110,41 @@ SecretCollection *secret_collection_for_alias_sync(SecretService *service, const
                                                    GError **error);
 gboolean secret_collection_get_locked(SecretCollection *self);
 
+
+/*
+ * Nothing here is linked: CredentialStoreLive opens libsecret-1.so.0 with dlopen when the Secret
+ * Service store is first used (LibraryLoader) and resolves each function with dlsym, typed by
+ * these typedefs (taken from the prototypes above, so they cannot drift). Commands on the vault
+ * or plaintext store never load libsecret, gio, gobject or glib.
+ */
+typedef __typeof__(g_hash_table_new_full) *authdeck_g_hash_table_new_full_fn;
+typedef __typeof__(g_hash_table_insert) *authdeck_g_hash_table_insert_fn;
+typedef __typeof__(g_hash_table_lookup) *authdeck_g_hash_table_lookup_fn;
+typedef __typeof__(g_hash_table_unref) *authdeck_g_hash_table_unref_fn;
+typedef __typeof__(g_str_hash) *authdeck_g_str_hash_fn;
+typedef __typeof__(g_str_equal) *authdeck_g_str_equal_fn;
+typedef __typeof__(g_strdup) *authdeck_g_strdup_fn;
+typedef __typeof__(g_free) *authdeck_g_free_fn;
+typedef __typeof__(g_error_free) *authdeck_g_error_free_fn;
+typedef __typeof__(g_quark_to_string) *authdeck_g_quark_to_string_fn;
+typedef __typeof__(g_quark_from_string) *authdeck_g_quark_from_string_fn;
+typedef __typeof__(g_list_free_full) *authdeck_g_list_free_full_fn;
+typedef __typeof__(g_object_unref) *authdeck_g_object_unref_fn;
+typedef __typeof__(g_object_ref) *authdeck_g_object_ref_fn;
+typedef __typeof__(g_cancellable_new) *authdeck_g_cancellable_new_fn;
+typedef __typeof__(g_cancellable_cancel) *authdeck_g_cancellable_cancel_fn;
+typedef __typeof__(secret_schema_newv) *authdeck_secret_schema_newv_fn;
+typedef __typeof__(secret_schema_unref) *authdeck_secret_schema_unref_fn;
+typedef __typeof__(secret_password_storev_sync) *authdeck_secret_password_storev_sync_fn;
+typedef __typeof__(secret_password_lookupv_sync) *authdeck_secret_password_lookupv_sync_fn;
+typedef __typeof__(secret_password_clearv_sync) *authdeck_secret_password_clearv_sync_fn;
+typedef __typeof__(secret_password_free) *authdeck_secret_password_free_fn;
+typedef __typeof__(secret_password_searchv_sync) *authdeck_secret_password_searchv_sync_fn;
+typedef __typeof__(secret_retrievable_get_attributes) *authdeck_secret_retrievable_get_attributes_fn;
+typedef __typeof__(secret_service_get_sync) *authdeck_secret_service_get_sync_fn;
+typedef __typeof__(secret_collection_for_alias_sync) *authdeck_secret_collection_for_alias_sync_fn;
+typedef __typeof__(secret_collection_get_locked) *authdeck_secret_collection_get_locked_fn;
+
 /* Passing a small integer as a gpointer, as GINT_TO_POINTER does (schema attribute types). */
 static inline gpointer authdeck_int_to_pointer(gint value) { return (gpointer)(intptr_t)value; }
 

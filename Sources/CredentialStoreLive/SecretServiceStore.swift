@@ -34,12 +34,12 @@ public final class SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
-        let found: String? = try Self.call("lookup", timeout: timeout) { cancellable, error in
-            Self.withSchemaAndAttributes(key) { schema, attributes in
-                guard let password = secret_password_lookupv_sync(schema, attributes, cancellable, error) else {
+        let found: String? = try Self.call("lookup", timeout: timeout) { lib, cancellable, error in
+            Self.withSchemaAndAttributes(lib, key) { schema, attributes in
+                guard let password = lib.secret_password_lookupv_sync(schema, attributes, cancellable, error) else {
                     return nil
                 }
-                defer { secret_password_free(password) }
+                defer { lib.secret_password_free(password) }
                 return String(cString: password)
             }
         }
@@ -65,9 +65,9 @@ public final class SecretServiceStore: SecretStore {
         }
         let stored: Bool
         do {
-            stored = try Self.call("store", timeout: timeout) { cancellable, error in
-                Self.withSchemaAndAttributes(key) { schema, attributes in
-                    secret_password_storev_sync(schema, attributes, nil, label, secret, cancellable, error) != 0
+            stored = try Self.call("store", timeout: timeout) { lib, cancellable, error in
+                Self.withSchemaAndAttributes(lib, key) { schema, attributes in
+                    lib.secret_password_storev_sync(schema, attributes, nil, label, secret, cancellable, error) != 0
                 }
             }
         } catch .timeout(let operation, let seconds) {
@@ -81,29 +81,29 @@ public final class SecretServiceStore: SecretStore {
     }
 
     public func delete(_ key: AccountKey) throws(SecretStoreError) {
-        let _: Bool = try Self.call("clear", timeout: timeout) { cancellable, error in
-            Self.withSchemaAndAttributes(key) { schema, attributes in
-                secret_password_clearv_sync(schema, attributes, cancellable, error) != 0
+        let _: Bool = try Self.call("clear", timeout: timeout) { lib, cancellable, error in
+            Self.withSchemaAndAttributes(lib, key) { schema, attributes in
+                lib.secret_password_clearv_sync(schema, attributes, cancellable, error) != 0
             }
         }
     }
 
     public func listAccounts() throws(SecretStoreError) -> [AccountKey] {
-        let keys: [AccountKey] = try Self.call("search", timeout: timeout) { cancellable, error in
-            Self.withSchemaAndAttributes(nil) { schema, attributes in
+        let keys: [AccountKey] = try Self.call("search", timeout: timeout) { lib, cancellable, error in
+            Self.withSchemaAndAttributes(lib, nil) { schema, attributes in
                 let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
-                guard let list = secret_password_searchv_sync(schema, attributes, flags, cancellable, error) else {
+                guard let list = lib.secret_password_searchv_sync(schema, attributes, flags, cancellable, error) else {
                     return []
                 }
-                defer { g_list_free_full(list, g_object_unref) }
+                defer { lib.g_list_free_full(list, lib.g_object_unref) }
                 var keys: [AccountKey] = []
                 var node: UnsafeMutablePointer<GList>? = list
                 while let current = node {
-                    if let item = current.pointee.data, let table = secret_retrievable_get_attributes(OpaquePointer(item)) {
-                        let provider = g_hash_table_lookup(table, "provider").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-                        let account = g_hash_table_lookup(table, "account").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                    if let item = current.pointee.data, let table = lib.secret_retrievable_get_attributes(OpaquePointer(item)) {
+                        let provider = lib.g_hash_table_lookup(table, "provider").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                        let account = lib.g_hash_table_lookup(table, "account").map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
                         if let provider, let account { keys.append(AccountKey(provider: provider, account: account)) }
-                        g_hash_table_unref(table)
+                        lib.g_hash_table_unref(table)
                     }
                     node = current.pointee.next
                 }
@@ -132,16 +132,16 @@ public final class SecretServiceStore: SecretStore {
     /// The state of the default collection (alias `default`).
     /// - Throws: ``SecretStoreError/unavailable(cause:)`` without a bus or service; `timeout`.
     public static func defaultCollectionState(timeout: Duration) throws(SecretStoreError) -> CollectionState {
-        try call("open default collection", timeout: timeout) { cancellable, error in
-            guard let service = secret_service_get_sync(SecretServiceFlags(rawValue: 0), cancellable, error) else {
+        try call("open default collection", timeout: timeout) { lib, cancellable, error in
+            guard let service = lib.secret_service_get_sync(SecretServiceFlags(rawValue: 0), cancellable, error) else {
                 return .missing
             }
-            defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-            guard let collection = secret_collection_for_alias_sync(service, "default", SecretCollectionFlags(rawValue: 0), cancellable, error) else {
+            defer { lib.g_object_unref(UnsafeMutableRawPointer(service)) }
+            guard let collection = lib.secret_collection_for_alias_sync(service, "default", SecretCollectionFlags(rawValue: 0), cancellable, error) else {
                 return .missing
             }
-            defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-            return secret_collection_get_locked(collection) != 0 ? .locked : .unlocked
+            defer { lib.g_object_unref(UnsafeMutableRawPointer(collection)) }
+            return lib.secret_collection_get_locked(collection) != 0 ? .locked : .unlocked
         }
     }
 
@@ -158,32 +158,33 @@ public final class SecretServiceStore: SecretStore {
     /// Runs `body` (one libsecret call) on a new thread; waits up to `timeout`, then cancels it.
     static func call<T: Sendable>(
         _ operation: String, timeout: Duration,
-        _ body: @escaping @Sendable (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+        _ body: @escaping @Sendable (LibSecret, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
     ) throws(SecretStoreError) -> T {
-        guard let raw = g_cancellable_new() else { throw .unavailable(cause: .init("g_cancellable_new failed")) }
+        let lib = try LibSecret.loaded()
+        guard let raw = lib.g_cancellable_new() else { throw .unavailable(cause: .init("g_cancellable_new failed")) }
         let cancellable = Cancellable(pointer: raw)
-        _ = g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
+        _ = lib.g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
         let outcome = Outcome<T>()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let thread = Thread {
             var error: UnsafeMutablePointer<GError>?
-            let value = body(cancellable.pointer, &error)
+            let value = body(lib, cancellable.pointer, &error)
             let result: Result<T, SecretStoreError>
             if let error {
-                result = .failure(mapError(error.pointee, operation: operation, seconds: seconds))
-                g_error_free(error)
+                result = .failure(mapError(lib, error.pointee, operation: operation, seconds: seconds))
+                lib.g_error_free(error)
             } else {
                 result = .success(value)
             }
             outcome.value.withLock { $0 = result }
             outcome.done.signal()
-            g_object_unref(UnsafeMutableRawPointer(cancellable.pointer))
+            lib.g_object_unref(UnsafeMutableRawPointer(cancellable.pointer))
         }
         thread.name = "authdeck-secret-service"
         thread.start()
-        defer { g_object_unref(UnsafeMutableRawPointer(raw)) }
+        defer { lib.g_object_unref(UnsafeMutableRawPointer(raw)) }
         if outcome.done.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .timedOut {
-            g_cancellable_cancel(raw)
+            lib.g_cancellable_cancel(raw)
             throw .timeout(operation: "Secret Service \(operation)", seconds: seconds)
         }
         switch outcome.value.withLock({ $0 }) {
@@ -197,8 +198,8 @@ public final class SecretServiceStore: SecretStore {
     /// `g-io-error-quark` 19 = G_IO_ERROR_CANCELLED (our deadline), 24 = G_IO_ERROR_TIMED_OUT;
     /// `g-dbus-error-quark` 4 = NO_REPLY, 12 = TIMEOUT, 9 = ACCESS_DENIED. Anything else means
     /// no usable Secret Service.
-    static func mapError(_ error: GError, operation: String, seconds: Double) -> SecretStoreError {
-        let domain = g_quark_to_string(error.domain).map { String(cString: $0) } ?? "unknown"
+    static func mapError(_ lib: LibSecret, _ error: GError, operation: String, seconds: Double) -> SecretStoreError {
+        let domain = lib.g_quark_to_string(error.domain).map { String(cString: $0) } ?? "unknown"
         let code = Int(error.code)
         let cause = SecretStoreError.Cause(
             error.message.map { String(cString: $0) } ?? "libsecret error", domain: domain, code: code)
@@ -212,20 +213,20 @@ public final class SecretServiceStore: SecretStore {
     }
 
     /// Builds the schema and the attribute table for `key` (nil: only `application`), runs `body`, frees both.
-    static func withSchemaAndAttributes<T>(_ key: AccountKey?, _ body: (OpaquePointer, OpaquePointer) -> T) -> T {
-        let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)!
+    static func withSchemaAndAttributes<T>(_ lib: LibSecret, _ key: AccountKey?, _ body: (OpaquePointer, OpaquePointer) -> T) -> T {
+        let types = lib.g_hash_table_new_full(lib.g_str_hash, lib.g_str_equal, lib.g_free, nil)!
         for name in ["application", "provider", "account"] {
-            _ = g_hash_table_insert(types, g_strdup(name), authdeck_int_to_pointer(gint(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue)))
+            _ = lib.g_hash_table_insert(types, lib.g_strdup(name), authdeck_int_to_pointer(gint(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue)))
         }
-        let schema = secret_schema_newv(schemaName, SecretSchemaFlags(rawValue: 0), types)!
-        g_hash_table_unref(types)
-        defer { secret_schema_unref(schema) }
-        let attributes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
-        defer { g_hash_table_unref(attributes) }
-        _ = g_hash_table_insert(attributes, g_strdup("application"), g_strdup(applicationAttribute))
+        let schema = lib.secret_schema_newv(schemaName, SecretSchemaFlags(rawValue: 0), types)!
+        lib.g_hash_table_unref(types)
+        defer { lib.secret_schema_unref(schema) }
+        let attributes = lib.g_hash_table_new_full(lib.g_str_hash, lib.g_str_equal, lib.g_free, lib.g_free)!
+        defer { lib.g_hash_table_unref(attributes) }
+        _ = lib.g_hash_table_insert(attributes, lib.g_strdup("application"), lib.g_strdup(applicationAttribute))
         if let key {
-            _ = g_hash_table_insert(attributes, g_strdup("provider"), g_strdup(key.provider))
-            _ = g_hash_table_insert(attributes, g_strdup("account"), g_strdup(key.account))
+            _ = lib.g_hash_table_insert(attributes, lib.g_strdup("provider"), lib.g_strdup(key.provider))
+            _ = lib.g_hash_table_insert(attributes, lib.g_strdup("account"), lib.g_strdup(key.account))
         }
         return body(schema, attributes)
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// everything; a passphrase change is a single atomic rename (with a file per account it could
 /// not be atomic); listing needs no directory scan. The cost, a read-modify-write of the whole
 /// file per save, is covered by the store-level lock (see ``AccountsFile``) and is small
-/// (see docs/PERFORMANCE.md).
+/// (see PERFORMANCE.md).
 ///
 /// The passphrase is stretched **once per unlock**: the derived key is kept in this object and in
 /// the ``VaultKeyCache`` for ``keyCacheTTL``; every write re-encrypts with that key and a fresh

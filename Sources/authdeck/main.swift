@@ -35,4 +35,11 @@ func runMain(_ arguments: [String]) async -> Int32 {
 }
 
 reserveStandardDescriptors()
-exit(await runMain(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+// A subcommand (the line-mode CLI) runs on the main thread through CommandLineExecutor; the TUI
+// (no subcommand) keeps the default executors, which its main-actor loop relies on.
+let subcommands = Set(Commands.root { _ in ExitCode.ok }.subcommands.map(\.name))
+if let first = arguments.first, subcommands.contains(first) {
+    exit(CommandLineExecutor.runToCompletion { await runMain(arguments) })
+}
+exit(await runMain(arguments))

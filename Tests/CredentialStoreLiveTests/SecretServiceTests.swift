@@ -118,8 +118,9 @@ struct SecretServiceTests {
     @Test("GLib errors map to distinct typed cases")
     func errorMapping() {
         func mapped(_ domain: String, _ code: Int32) -> String {
-            let quark = g_quark_from_string(domain)
-            return SecretServiceStore.mapError(GError(domain: quark, code: code, message: nil), operation: "op", seconds: 3).caseName
+            let lib = try! LibSecret.loaded()
+            let quark = lib.g_quark_from_string(domain)
+            return SecretServiceStore.mapError(lib, GError(domain: quark, code: code, message: nil), operation: "op", seconds: 3).caseName
         }
         #expect(mapped("secret-error", 2) == "locked")
         #expect(mapped("g-io-error-quark", 19) == "timeout")

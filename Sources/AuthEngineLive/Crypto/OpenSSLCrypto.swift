@@ -1,6 +1,7 @@
 import AuthEngine
 import CCrypto
 import Foundation
+import Synchronization
 
 /// The live ``CryptoProvider``: OpenSSL 3 libcrypto (EVP APIs only, no deprecated calls).
 ///
@@ -22,6 +23,9 @@ public enum OpenSSLCrypto {
         }
     )
 
+    /// libcrypto, loaded on first use (``LibCrypto``).
+    private static var lib: LibCrypto { LibCrypto.required }
+
     /// Smallest RSA modulus accepted, in bits (RFC 7518 §3.3 requires 2048 or larger).
     public static let minimumRSAModulusBits = 2048
     /// Largest RSA modulus accepted, in bits (bounds the verification cost of a hostile key).
@@ -35,7 +39,7 @@ public enum OpenSSLCrypto {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = data.withUnsafeBytes { input in
-            EVP_Digest(input.baseAddress, input.count, &output, &length, md, nil)
+            lib.EVP_Digest(input.baseAddress, input.count, &output, &length, md, nil)
         }
         precondition(ok == 1, "EVP_Digest failed")
         return Data(output.prefix(Int(length)))
@@ -48,9 +52,9 @@ public enum OpenSSLCrypto {
         precondition(count >= 0 && count <= Int(Int32.max), "randomBytes: count out of range")
         guard count > 0 else { return Data() }
         var bytes = [UInt8](repeating: 0, count: count)
-        let ok = RAND_bytes(&bytes, Int32(count))
+        let ok = lib.RAND_bytes(&bytes, Int32(count))
         guard ok == 1 else {
-            ERR_clear_error()
+            lib.ERR_clear_error()
             fatalError("RAND_bytes failed: no secure random bytes available")
         }
         return Data(bytes)
@@ -63,11 +67,12 @@ public enum OpenSSLCrypto {
     public static func verifySignature(
         _ algorithm: JWSAlgorithm, key: JWK, signingInput: Data, signature: Data
     ) throws(SignatureVerificationError) {
+        if case .failure(let error) = LibCrypto.shared { throw .unusableKey(error.description) }
         do {
             try verifyUnclearedErrors(algorithm, key: key, signingInput: signingInput, signature: signature)
         } catch {
             // Stale errors must not leak into later, unrelated calls on this thread.
-            ERR_clear_error()
+            lib.ERR_clear_error()
             throw error
         }
     }
@@ -96,24 +101,30 @@ public enum OpenSSLCrypto {
 
         switch algorithm {
         case .rs256, .rs384, .rs512:
-            let pkey = try rsaPublicKey(key)
-            defer { EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: signature)
+            }
         case .ps256, .ps384, .ps512:
-            let pkey = try rsaPublicKey(key)
-            defer { EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: algorithm.digest, pss: true, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: true, signingInput: signingInput, signature: signature)
+            }
         case .es256, .es384, .es512:
             let curve = ECCurve(algorithm: algorithm)
-            let pkey = try ecPublicKey(key, curve: curve)
-            defer { EVP_PKEY_free(pkey) }
+            let pkey = try PublicKeyCache.shared.key(key, kind: "EC \(curve.name)") { () throws(SignatureVerificationError) in
+                try ecPublicKey(key, curve: curve)
+            }
             guard signature.count == 2 * curve.coordinateSize else { throw .invalidSignature }
             let der = try ecdsaDER(rawSignature: signature)
-            try digestVerify(pkey, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: der)
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: der)
+            }
         case .edDSA:
-            let pkey = try edwardsPublicKey(key)
-            defer { EVP_PKEY_free(pkey) }
-            try digestVerify(pkey, digest: nil, pss: false, signingInput: signingInput, signature: signature)
+            let pkey = try PublicKeyCache.shared.key(key, kind: "OKP") { () throws(SignatureVerificationError) in try edwardsPublicKey(key) }
+            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
+                try digestVerify(pkey.pointer, digest: nil, pss: false, signingInput: signingInput, signature: signature)
+            }
         case .hs256, .hs384, .hs512, .none:
             throw .unsupportedAlgorithm(algorithm)
         }
@@ -121,9 +132,9 @@ public enum OpenSSLCrypto {
 
     private static func messageDigest(_ algorithm: DigestAlgorithm) -> OpaquePointer {
         switch algorithm {
-        case .sha256: EVP_sha256()
-        case .sha384: EVP_sha384()
-        case .sha512: EVP_sha512()
+        case .sha256: lib.EVP_sha256()!
+        case .sha384: lib.EVP_sha384()!
+        case .sha512: lib.EVP_sha512()!
         }
     }
 
@@ -131,20 +142,20 @@ public enum OpenSSLCrypto {
     private static func digestVerify(
         _ pkey: OpaquePointer, digest: DigestAlgorithm?, pss: Bool, signingInput: Data, signature: Data
     ) throws(SignatureVerificationError) {
-        guard let context = EVP_MD_CTX_new() else { throw .invalidSignature }
-        defer { EVP_MD_CTX_free(context) }
+        guard let context = lib.EVP_MD_CTX_new() else { throw .invalidSignature }
+        defer { lib.EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        guard EVP_DigestVerifyInit(context, &keyContext, digest.map(messageDigest), nil, pkey) == 1 else {
+        guard lib.EVP_DigestVerifyInit(context, &keyContext, digest.map(messageDigest), nil, pkey) == 1 else {
             throw .unusableKey("key rejected by libcrypto")
         }
         if pss {
-            guard EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+            guard lib.EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                  lib.EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
             else { throw .unusableKey("RSA-PSS parameters rejected by libcrypto") }
         }
         let result = signature.withUnsafeBytes { sig in
             signingInput.withUnsafeBytes { input in
-                EVP_DigestVerify(
+                lib.EVP_DigestVerify(
                     context,
                     sig.bindMemory(to: UInt8.self).baseAddress, sig.count,
                     input.bindMemory(to: UInt8.self).baseAddress, input.count
@@ -174,36 +185,36 @@ public enum OpenSSLCrypto {
         let nBN = bigNumber(Data(n))
         let eBN = bigNumber(Data(e))
         defer {
-            BN_free(nBN)
-            BN_free(eBN)
+            lib.BN_free(nBN)
+            lib.BN_free(eBN)
         }
-        guard let nBN, let eBN, let builder = OSSL_PARAM_BLD_new() else { throw .unusableKey("out of memory") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+        guard let nBN, let eBN, let builder = lib.OSSL_PARAM_BLD_new() else { throw .unusableKey("out of memory") }
+        defer { lib.OSSL_PARAM_BLD_free(builder) }
         // The key names are static C strings from the shim: the builder keeps the pointers.
-        guard OSSL_PARAM_BLD_push_BN(builder, authdeck_param_rsa_n(), nBN) == 1,
-              OSSL_PARAM_BLD_push_BN(builder, authdeck_param_rsa_e(), eBN) == 1,
-              let params = OSSL_PARAM_BLD_to_param(builder)
+        guard lib.OSSL_PARAM_BLD_push_BN(builder, authdeck_param_rsa_n(), nBN) == 1,
+              lib.OSSL_PARAM_BLD_push_BN(builder, authdeck_param_rsa_e(), eBN) == 1,
+              let params = lib.OSSL_PARAM_BLD_to_param(builder)
         else { throw .unusableKey("RSA parameters rejected by libcrypto") }
-        defer { OSSL_PARAM_free(params) }
+        defer { lib.OSSL_PARAM_free(params) }
         return try publicKey(fromData: params, algorithmName: "RSA")
     }
 
     private static func bigNumber(_ bytes: Data) -> OpaquePointer? {
         bytes.withUnsafeBytes { buffer in
-            BN_bin2bn(buffer.bindMemory(to: UInt8.self).baseAddress, Int32(buffer.count), nil)
+            lib.BN_bin2bn(buffer.bindMemory(to: UInt8.self).baseAddress, Int32(buffer.count), nil)
         }
     }
 
     private static func publicKey(
         fromData params: UnsafeMutablePointer<OSSL_PARAM>, algorithmName: String
     ) throws(SignatureVerificationError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, algorithmName, nil) else {
+        guard let context = lib.EVP_PKEY_CTX_new_from_name(nil, algorithmName, nil) else {
             throw .unusableKey("\(algorithmName) not available in libcrypto")
         }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { lib.EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &pkey, authdeck_evp_pkey_public_key_selection(), params) == 1,
+        guard lib.EVP_PKEY_fromdata_init(context) == 1,
+              lib.EVP_PKEY_fromdata(context, &pkey, authdeck_evp_pkey_public_key_selection(), params) == 1,
               let pkey
         else { throw .unusableKey("\(algorithmName) public key rejected by libcrypto") }
         return pkey
@@ -243,17 +254,17 @@ public enum OpenSSLCrypto {
         // SEC 1 §2.3.3 uncompressed point: 0x04 || X || Y.
         let point = Data([0x04]) + paddedX + paddedY
 
-        guard let builder = OSSL_PARAM_BLD_new() else { throw .unusableKey("out of memory") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+        guard let builder = lib.OSSL_PARAM_BLD_new() else { throw .unusableKey("out of memory") }
+        defer { lib.OSSL_PARAM_BLD_free(builder) }
         // The builder keeps the point pointer until to_param: build the params inside the closure.
         let params: UnsafeMutablePointer<OSSL_PARAM>? = point.withUnsafeBytes { buffer in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, authdeck_param_group_name(), curve.groupName, 0) == 1,
-                  OSSL_PARAM_BLD_push_octet_string(builder, authdeck_param_pub_key(), buffer.baseAddress, buffer.count) == 1
+            guard lib.OSSL_PARAM_BLD_push_utf8_string(builder, authdeck_param_group_name(), curve.groupName, 0) == 1,
+                  lib.OSSL_PARAM_BLD_push_octet_string(builder, authdeck_param_pub_key(), buffer.baseAddress, buffer.count) == 1
             else { return nil }
-            return OSSL_PARAM_BLD_to_param(builder)
+            return lib.OSSL_PARAM_BLD_to_param(builder)
         }
         guard let params else { throw .unusableKey("EC parameters rejected by libcrypto") }
-        defer { OSSL_PARAM_free(params) }
+        defer { lib.OSSL_PARAM_free(params) }
         return try publicKey(fromData: params, algorithmName: "EC")
     }
 
@@ -266,24 +277,24 @@ public enum OpenSSLCrypto {
     /// RFC 7518 §3.4 raw `r||s` (each half the signature) to the DER `ECDSA-Sig-Value` OpenSSL verifies.
     private static func ecdsaDER(rawSignature: Data) throws(SignatureVerificationError) -> Data {
         let half = rawSignature.count / 2
-        guard let signature = ECDSA_SIG_new() else { throw .invalidSignature }
-        defer { ECDSA_SIG_free(signature) }
+        guard let signature = lib.ECDSA_SIG_new() else { throw .invalidSignature }
+        defer { lib.ECDSA_SIG_free(signature) }
         guard let r = bigNumber(Data(rawSignature.prefix(half))) else { throw .invalidSignature }
         guard let s = bigNumber(Data(rawSignature.suffix(half))) else {
-            BN_free(r)
+            lib.BN_free(r)
             throw .invalidSignature
         }
-        guard ECDSA_SIG_set0(signature, r, s) == 1 else { // takes ownership of r and s on success
-            BN_free(r)
-            BN_free(s)
+        guard lib.ECDSA_SIG_set0(signature, r, s) == 1 else { // takes ownership of r and s on success
+            lib.BN_free(r)
+            lib.BN_free(s)
             throw .invalidSignature
         }
-        let length = i2d_ECDSA_SIG(signature, nil)
+        let length = lib.i2d_ECDSA_SIG(signature, nil)
         guard length > 0 else { throw .invalidSignature }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_ECDSA_SIG(signature, &cursor)
+            return lib.i2d_ECDSA_SIG(signature, &cursor)
         }
         guard written == length else { throw .invalidSignature }
         return Data(der)
@@ -301,9 +312,74 @@ public enum OpenSSLCrypto {
         }
         guard let x = key.x, x.count == size else { throw .unusableKey("OKP x must be \(size) bytes") }
         let pkey = x.withUnsafeBytes { buffer in
-            EVP_PKEY_new_raw_public_key(type, nil, buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count)
+            lib.EVP_PKEY_new_raw_public_key(type, nil, buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count)
         }
         guard let pkey else { throw .unusableKey("OKP public key rejected by libcrypto") }
         return pkey
+    }
+}
+
+/// Public keys built from JWKs, kept for the next verification with the same key: building an
+/// `EVP_PKEY` from a JWK (`OSSL_PARAM_BLD`, `EVP_PKEY_fromdata`) costs several times the RSA
+/// verification itself, and every ID token of a provider is checked against the same few JWKS
+/// keys. Keyed by the whole JWK (every member) and the key kind; at most ``capacity`` keys, then
+/// the cache starts over. Keys are only ever used for verification, which OpenSSL allows from
+/// several threads at once on one `EVP_PKEY`.
+final class PublicKeyCache: Sendable {
+    static let shared = PublicKeyCache()
+    static let capacity = 64
+
+    /// One `EVP_PKEY`, freed when the last user lets go (a verification may still hold one the
+    /// cache has dropped).
+    final class Key: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { LibCrypto.required.EVP_PKEY_free(pointer) }
+    }
+
+    /// Every member of the JWK and the kind, byte for byte (length-prefixed UTF-8 and raw key
+    /// bytes): two keys share an entry only when they are identical code unit for code unit, never
+    /// merely canonically equivalent (`String ==`).
+    private struct Entry: Hashable {
+        var bytes: [UInt8]
+
+        init(_ jwk: JWK, kind: String) {
+            bytes = []
+            func add<C: Collection>(_ part: C?) where C.Element == UInt8 {
+                guard let part else { bytes.append(0); return }
+                bytes.append(1)
+                withUnsafeBytes(of: UInt32(part.count).littleEndian) { bytes += $0 }
+                bytes += part
+            }
+            add(kind.utf8)
+            add(jwk.keyType.utf8)
+            add(jwk.keyID?.utf8)
+            add(jwk.use?.utf8)
+            add(jwk.algorithm?.utf8)
+            add(jwk.curve?.utf8)
+            if let operations = jwk.keyOperations {
+                withUnsafeBytes(of: UInt32(operations.count).littleEndian) { bytes += $0 }
+                for operation in operations { add(operation.utf8) }
+            } else {
+                add(nil as [UInt8]?)
+            }
+            add(jwk.modulus)
+            add(jwk.exponent)
+            add(jwk.x)
+            add(jwk.y)
+        }
+    }
+
+    private let keys = Mutex<[Entry: Key]>([:])
+
+    func key(_ jwk: JWK, kind: String, make: () throws(SignatureVerificationError) -> OpaquePointer) throws(SignatureVerificationError) -> Key {
+        let entry = Entry(jwk, kind: kind)
+        if let found = keys.withLock({ $0[entry] }) { return found }
+        let made = Key(try make())
+        keys.withLock { keys in
+            if keys.count >= Self.capacity { keys.removeAll() }
+            keys[entry] = made
+        }
+        return made
     }
 }

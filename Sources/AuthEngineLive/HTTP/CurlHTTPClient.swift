@@ -73,15 +73,15 @@ public enum CurlHTTPClient {
 
     /// Sends `request` and returns the response (any status). Throws ``TransportError``.
     public static func send(_ request: HTTPRequest, configuration: CurlHTTPConfiguration) async throws(TransportError) -> HTTPResponse {
-        _ = globalInitialization
+        let curl = try Curl.loaded(for: CurlURL.displayString(of: request.url.absoluteString))
         // Refuse insecure URLs before touching the network or a thread.
-        _ = try CurlURL.checked(request.url.absoluteString)
+        _ = try CurlURL.checked(request.url.absoluteString, curl)
         if Task.isCancelled { throw .cancelled }
         let cancellation = CancellationFlag()
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 DedicatedThread.run(name: "authdeck.http") {
-                    continuation.resume(returning: CurlExchange(configuration: configuration, cancellation: cancellation).run(request))
+                    continuation.resume(returning: CurlExchange(curl: curl, configuration: configuration, cancellation: cancellation).run(request))
                 }
             }
         } onCancel: {
@@ -90,10 +90,6 @@ public enum CurlHTTPClient {
         return try result.get()
     }
 
-    private static let globalInitialization: Void = {
-        let code = authdeck_curl_global_init_default()
-        precondition(code == CURLE_OK, "curl_global_init failed")
-    }()
 }
 
 /// Set from the Task cancellation handler, read by libcurl's progress callback.
@@ -105,6 +101,7 @@ final class CancellationFlag: Sendable {
 
 /// A URL parsed by libcurl (`CURLU`), checked for scheme and host.
 final class CurlURL {
+    let curl: Curl
     let handle: OpaquePointer
     let scheme: String
     /// Host as libcurl sees it; IPv6 literals keep their brackets.
@@ -114,7 +111,8 @@ final class CurlURL {
     /// The URL without query, fragment or user info, for error values.
     let display: String
 
-    private init(handle: OpaquePointer, scheme: String, host: String, port: String, isLoopback: Bool, display: String) {
+    private init(curl: Curl, handle: OpaquePointer, scheme: String, host: String, port: String, isLoopback: Bool, display: String) {
+        self.curl = curl
         self.handle = handle
         self.scheme = scheme
         self.host = host
@@ -123,34 +121,34 @@ final class CurlURL {
         self.display = display
     }
 
-    deinit { curl_url_cleanup(handle) }
+    deinit { curl.urlCleanup(handle) }
 
     var origin: String { "\(scheme)://\(host.lowercased()):\(port)" }
 
     /// Parses `string` and refuses anything but `https`, or `http` to a loopback literal.
-    static func checked(_ string: String) throws(TransportError) -> CurlURL {
-        guard let handle = curl_url() else { throw .connection(url: "", detail: "out of memory") }
-        guard curl_url_set(handle, CURLUPART_URL, string, 0) == CURLUE_OK else {
-            curl_url_cleanup(handle)
+    static func checked(_ string: String, _ curl: Curl) throws(TransportError) -> CurlURL {
+        guard let handle = curl.url() else { throw .connection(url: "", detail: "out of memory") }
+        guard curl.urlSet(handle, CURLUPART_URL, string, 0) == CURLUE_OK else {
+            curl.urlCleanup(handle)
             throw .insecureURL(displayString(of: string))
         }
-        let scheme = (part(handle, CURLUPART_SCHEME) ?? "").lowercased()
-        let host = part(handle, CURLUPART_HOST) ?? ""
-        let port = part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)) ?? ""
-        let path = part(handle, CURLUPART_PATH) ?? "/"
+        let scheme = (part(curl, handle, CURLUPART_SCHEME) ?? "").lowercased()
+        let host = part(curl, handle, CURLUPART_HOST) ?? ""
+        let port = part(curl, handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)) ?? ""
+        let path = part(curl, handle, CURLUPART_PATH) ?? "/"
         let loopback = isLoopbackLiteral(host)
-        let display = "\(scheme)://\(host)\(part(handle, CURLUPART_PORT).map { ":\($0)" } ?? "")\(path)"
-        let url = CurlURL(handle: handle, scheme: scheme, host: host, port: port, isLoopback: loopback, display: display)
+        let display = "\(scheme)://\(host)\(part(curl, handle, CURLUPART_PORT).map { ":\($0)" } ?? "")\(path)"
+        let url = CurlURL(curl: curl, handle: handle, scheme: scheme, host: host, port: port, isLoopback: loopback, display: display)
         guard !host.isEmpty, scheme == "https" || (scheme == "http" && loopback) else {
             throw .insecureURL(display)
         }
         return url
     }
 
-    private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
+    private static func part(_ curl: Curl, _ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, what, &value, flags) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
+        guard curl.urlGet(handle, what, &value, flags) == CURLUE_OK, let value else { return nil }
+        defer { curl.free(value) }
         return String(cString: value)
     }
 
@@ -198,6 +196,7 @@ private final class TransferState {
 
 /// One request, possibly over several redirect hops, on the calling (dedicated) thread.
 private struct CurlExchange {
+    let curl: Curl
     let configuration: CurlHTTPConfiguration
     let cancellation: CancellationFlag
 
@@ -207,7 +206,7 @@ private struct CurlExchange {
         var redirects = 0
         while true {
             let url: CurlURL
-            do { url = try CurlURL.checked(request.url.absoluteString) } catch { return .failure(error) }
+            do { url = try CurlURL.checked(request.url.absoluteString, curl) } catch { return .failure(error) }
             let hop = perform(request, url: url, deadline: deadline)
             guard case .success(let (response, location)) = hop else {
                 return hop.map(\.0)
@@ -217,7 +216,7 @@ private struct CurlExchange {
             else { return .success(response) }
             redirects += 1
             let next: CurlURL
-            do { next = try CurlURL.checked(location) } catch { return .failure(error) }
+            do { next = try CurlURL.checked(location, curl) } catch { return .failure(error) }
             guard let nextURL = URL(string: location) else { return .failure(.insecureURL(next.display)) }
             request = redirected(request, to: nextURL, status: response.status, sameOrigin: next.origin == url.origin)
         }
@@ -249,99 +248,99 @@ private struct CurlExchange {
             return .failure(.connection(url: display, detail: "refused to send header \(header.name): it contains a line break or control character"))
         }
 
-        guard let easy = curl_easy_init() else { return .failure(.connection(url: display, detail: "curl_easy_init failed")) }
-        defer { curl_easy_cleanup(easy) }
+        guard let easy = curl.easyInit() else { return .failure(.connection(url: display, detail: "curl_easy_init failed")) }
+        defer { curl.easyCleanup(easy) }
 
         let state = TransferState(maximumBytes: configuration.maximumResponseBytes, cancellation: cancellation)
         let statePointer = Unmanaged.passUnretained(state).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { curl.slistFreeAll(headerList) }
         var names = Set<String>()
         for header in request.headers {
             names.insert(header.name.lowercased())
             // "Name;" sends an empty header; "Name: value" a normal one.
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            headerList = curl_slist_append(headerList, line)
+            headerList = curl.slistAppend(headerList, line)
         }
         // No `Expect: 100-continue` round trip, and no Content-Type the caller did not set.
-        if !names.contains("expect") { headerList = curl_slist_append(headerList, "Expect:") }
-        if request.body != nil, !names.contains("content-type") { headerList = curl_slist_append(headerList, "Content-Type:") }
+        if !names.contains("expect") { headerList = curl.slistAppend(headerList, "Expect:") }
+        if request.body != nil, !names.contains("content-type") { headerList = curl.slistAppend(headerList, "Content-Type:") }
 
         var code: CURLcode = withExtendedLifetime(url) {
             errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
                 var setup = CURLE_OK
                 func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
-                set(authdeck_curl_setopt_pointer(easy, CURLOPT_CURLU, UnsafeMutableRawPointer(url.handle)))
-                set(authdeck_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!)))
-                set(authdeck_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
+                set(authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_CURLU, UnsafeMutableRawPointer(url.handle)))
+                set(authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!)))
+                set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_NOSIGNAL, 1))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_FOLLOWLOCATION, 0))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_SSL_VERIFYPEER, 1))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_SSL_VERIFYHOST, 2))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
                 if let bundle = configuration.caBundlePath ?? environmentCABundle() {
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_CAINFO, bundle))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_CAINFO, bundle))
                 }
                 if url.isLoopback {
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_PROXY, ""))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_PROXY, ""))
                 }
-                set(authdeck_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(configuration.connectTimeout * 1000))))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, remainingMilliseconds))
-                set(authdeck_curl_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumResponseBytes)))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(configuration.connectTimeout * 1000))))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_TIMEOUT_MS, remainingMilliseconds))
+                set(authdeck_curl_setopt_off_t(curl.setopt, easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumResponseBytes)))
                 if !names.contains("user-agent") {
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_USERAGENT, configuration.userAgent))
                 }
-                set(authdeck_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+                set(authdeck_curl_setopt_slist(curl.setopt, easy, CURLOPT_HTTPHEADER, headerList))
 
                 switch request.method {
                 case .get where request.body != nil:
                     // Setting a body would otherwise turn the request into a POST.
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "GET"))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_CUSTOMREQUEST, "GET"))
                 case .get:
-                    set(authdeck_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
+                    set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_HTTPGET, 1))
                 case .head:
-                    set(authdeck_curl_setopt_long(easy, CURLOPT_NOBODY, 1))
+                    set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_NOBODY, 1))
                 case .post:
-                    set(authdeck_curl_setopt_long(easy, CURLOPT_POST, 1))
+                    set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_POST, 1))
                 default:
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
                 }
                 if let body = request.body, request.method != .head {
-                    set(authdeck_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                    set(authdeck_curl_setopt_off_t(curl.setopt, easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
                     // COPYPOSTFIELDS copies the bytes; NUL bytes are fine because the size is set first.
                     set(body.withUnsafeBytes { bytes in
-                        authdeck_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+                        authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
                     })
                 } else if request.method == .post {
-                    set(authdeck_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0))
-                    set(authdeck_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
+                    set(authdeck_curl_setopt_off_t(curl.setopt, easy, CURLOPT_POSTFIELDSIZE_LARGE, 0))
+                    set(authdeck_curl_setopt_string(curl.setopt, easy, CURLOPT_COPYPOSTFIELDS, ""))
                 }
 
-                set(authdeck_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
-                set(authdeck_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, statePointer))
-                set(authdeck_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
-                set(authdeck_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, statePointer))
-                set(authdeck_curl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
-                set(authdeck_curl_setopt_xferinfo_callback(easy, curlProgress))
-                set(authdeck_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, statePointer))
+                set(authdeck_curl_setopt_data_callback(curl.setopt, easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
+                set(authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_WRITEDATA, statePointer))
+                set(authdeck_curl_setopt_data_callback(curl.setopt, easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+                set(authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_HEADERDATA, statePointer))
+                set(authdeck_curl_setopt_long(curl.setopt, easy, CURLOPT_NOPROGRESS, 0))
+                set(authdeck_curl_setopt_xferinfo_callback(curl.setopt, easy, curlProgress))
+                set(authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_XFERINFODATA, statePointer))
                 guard setup == CURLE_OK else { return setup }
-                return withExtendedLifetime(state) { curl_easy_perform(easy) }
+                return withExtendedLifetime(state) { curl.easyPerform(easy) }
             }
         }
         if cancellation.isCancelled && code != CURLE_OK { code = CURLE_ABORTED_BY_CALLBACK }
 
         guard code == CURLE_OK else {
-            let detail = errorBuffer.first == 0 ? String(cString: curl_easy_strerror(code)) : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let detail = errorBuffer.first == 0 ? (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(transportError(code, detail: detail, url: display, state: state, easy: easy))
         }
 
         var status = 0
-        _ = authdeck_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        _ = authdeck_curl_getinfo_long(curl.getinfo, easy, CURLINFO_RESPONSE_CODE, &status)
         var redirectTarget: UnsafeMutablePointer<CChar>?
         var location: String?
-        if authdeck_curl_getinfo_string(easy, CURLINFO_REDIRECT_URL, &redirectTarget) == CURLE_OK, let redirectTarget {
+        if authdeck_curl_getinfo_string(curl.getinfo, easy, CURLINFO_REDIRECT_URL, &redirectTarget) == CURLE_OK, let redirectTarget {
             location = String(cString: redirectTarget)
         }
         return .success((HTTPResponse(status: status, headers: state.headers, body: state.body), location))
@@ -355,9 +354,9 @@ private struct CurlExchange {
             return .responseTooLarge(url: url, limit: configuration.maximumResponseBytes)
         case CURLE_OPERATION_TIMEDOUT:
             var connectTime: curl_off_t = 0
-            _ = authdeck_curl_getinfo_off_t(easy, CURLINFO_APPCONNECT_TIME_T, &connectTime)
+            _ = authdeck_curl_getinfo_off_t(curl.getinfo, easy, CURLINFO_APPCONNECT_TIME_T, &connectTime)
             var tcpConnectTime: curl_off_t = 0
-            _ = authdeck_curl_getinfo_off_t(easy, CURLINFO_CONNECT_TIME_T, &tcpConnectTime)
+            _ = authdeck_curl_getinfo_off_t(curl.getinfo, easy, CURLINFO_CONNECT_TIME_T, &tcpConnectTime)
             let connected = connectTime > 0 || (tcpConnectTime > 0 && url.hasPrefix("http:"))
             return .timeout(url: url, seconds: connected ? configuration.totalTimeout : min(configuration.connectTimeout, configuration.totalTimeout))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,

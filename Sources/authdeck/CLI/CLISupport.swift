@@ -135,11 +135,13 @@ enum Output {
 /// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
 enum Times {
     static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        // Date.ISO8601FormatStyle (FoundationEssentials, a value type): UTC, `Z`, whole seconds,
+        // the same text as ISO8601DateFormatter's .withInternetDateTime, without building an ICU
+        // date formatter per call (most of `status --json`'s time, PERFORMANCE.md).
+        date.formatted(rfc3339Style)
     }
+
+    private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)
 
     /// Whole seconds from `now` to `date` (negative when past).
     static func secondsLeft(_ date: Date, now: Date) -> Int { Int(date.timeIntervalSince(now).rounded(.down)) }

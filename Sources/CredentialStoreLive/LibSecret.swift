@@ -1,0 +1,81 @@
+import CLibSecret
+import CredentialStore
+import LibraryLoader
+
+/// The libsecret (and GLib) functions the Secret Service store calls, resolved with `dlopen` /
+/// `dlsym` the first time the store is used. The vault and plaintext stores never load
+/// libsecret, gio, gobject or glib (about 2 ms of start-up, PERFORMANCE.md). Field names are the
+/// C names, so a call reads `lib.secret_password_lookupv_sync(…)`.
+struct LibSecret: @unchecked Sendable {
+    let g_hash_table_new_full: authdeck_g_hash_table_new_full_fn
+    let g_hash_table_insert: authdeck_g_hash_table_insert_fn
+    let g_hash_table_lookup: authdeck_g_hash_table_lookup_fn
+    let g_hash_table_unref: authdeck_g_hash_table_unref_fn
+    let g_str_hash: authdeck_g_str_hash_fn
+    let g_str_equal: authdeck_g_str_equal_fn
+    let g_strdup: authdeck_g_strdup_fn
+    let g_free: authdeck_g_free_fn
+    let g_error_free: authdeck_g_error_free_fn
+    let g_quark_to_string: authdeck_g_quark_to_string_fn
+    let g_quark_from_string: authdeck_g_quark_from_string_fn
+    let g_list_free_full: authdeck_g_list_free_full_fn
+    let g_object_unref: authdeck_g_object_unref_fn
+    let g_object_ref: authdeck_g_object_ref_fn
+    let g_cancellable_new: authdeck_g_cancellable_new_fn
+    let g_cancellable_cancel: authdeck_g_cancellable_cancel_fn
+    let secret_schema_newv: authdeck_secret_schema_newv_fn
+    let secret_schema_unref: authdeck_secret_schema_unref_fn
+    let secret_password_storev_sync: authdeck_secret_password_storev_sync_fn
+    let secret_password_lookupv_sync: authdeck_secret_password_lookupv_sync_fn
+    let secret_password_clearv_sync: authdeck_secret_password_clearv_sync_fn
+    let secret_password_free: authdeck_secret_password_free_fn
+    let secret_password_searchv_sync: authdeck_secret_password_searchv_sync_fn
+    let secret_retrievable_get_attributes: authdeck_secret_retrievable_get_attributes_fn
+    let secret_service_get_sync: authdeck_secret_service_get_sync_fn
+    let secret_collection_for_alias_sync: authdeck_secret_collection_for_alias_sync_fn
+    let secret_collection_get_locked: authdeck_secret_collection_get_locked_fn
+
+    /// Opens `spec` (its dependencies gio, gobject and glib come with it) and resolves every function.
+    static func load(_ spec: LibrarySpec = .secret) throws(LibraryLoadError) -> LibSecret {
+        let library = try DynamicLibrary.open(spec)
+        return LibSecret(
+            g_hash_table_new_full: try library.function("g_hash_table_new_full"),
+            g_hash_table_insert: try library.function("g_hash_table_insert"),
+            g_hash_table_lookup: try library.function("g_hash_table_lookup"),
+            g_hash_table_unref: try library.function("g_hash_table_unref"),
+            g_str_hash: try library.function("g_str_hash"),
+            g_str_equal: try library.function("g_str_equal"),
+            g_strdup: try library.function("g_strdup"),
+            g_free: try library.function("g_free"),
+            g_error_free: try library.function("g_error_free"),
+            g_quark_to_string: try library.function("g_quark_to_string"),
+            g_quark_from_string: try library.function("g_quark_from_string"),
+            g_list_free_full: try library.function("g_list_free_full"),
+            g_object_unref: try library.function("g_object_unref"),
+            g_object_ref: try library.function("g_object_ref"),
+            g_cancellable_new: try library.function("g_cancellable_new"),
+            g_cancellable_cancel: try library.function("g_cancellable_cancel"),
+            secret_schema_newv: try library.function("secret_schema_newv"),
+            secret_schema_unref: try library.function("secret_schema_unref"),
+            secret_password_storev_sync: try library.function("secret_password_storev_sync"),
+            secret_password_lookupv_sync: try library.function("secret_password_lookupv_sync"),
+            secret_password_clearv_sync: try library.function("secret_password_clearv_sync"),
+            secret_password_free: try library.function("secret_password_free"),
+            secret_password_searchv_sync: try library.function("secret_password_searchv_sync"),
+            secret_retrievable_get_attributes: try library.function("secret_retrievable_get_attributes"),
+            secret_service_get_sync: try library.function("secret_service_get_sync"),
+            secret_collection_for_alias_sync: try library.function("secret_collection_for_alias_sync"),
+            secret_collection_get_locked: try library.function("secret_collection_get_locked"))
+    }
+
+    /// The process's libsecret, loaded once.
+    static let shared = Result { () throws(LibraryLoadError) -> LibSecret in try load() }
+
+    /// ``shared``, or ``SecretStoreError/unavailable(cause:)`` naming the library and its Debian package.
+    static func loaded() throws(SecretStoreError) -> LibSecret {
+        switch shared {
+        case .success(let lib): return lib
+        case .failure(let error): throw .unavailable(cause: .init(error.description))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+@testable import AuthEngineLive
+@testable import CredentialStoreLive
+import Foundation
+import LibraryLoader
+import Testing
+
+/// The dlopen loader: typed errors that name the library and the Debian package, every symbol
+/// authdeck calls present in the installed libraries, and none of the lazily loaded libraries
+/// linked into the binary.
+@Suite("LibraryLoader")
+struct LibraryLoaderTests {
+    static let bogus = LibrarySpec(soname: "libauthdeck-no-such-library.so.7", debianPackage: "libauthdeck-bogus7")
+
+    @Test("A library that is not installed: notLoadable, naming the soname and the Debian package")
+    func missingLibrary() {
+        #expect(throws: LibraryLoadError.self) { try DynamicLibrary.open(Self.bogus) }
+        do {
+            _ = try DynamicLibrary.open(Self.bogus)
+        } catch {
+            #expect(error.reason == .notLoadable)
+            #expect(error.library == Self.bogus)
+            #expect(error.description.contains("libauthdeck-no-such-library.so.7"))
+            #expect(error.description.contains("apt-get install libauthdeck-bogus7"))
+            #expect(error.detail.contains("libauthdeck-no-such-library.so.7"), "dlerror's text: \(error.detail)")
+        }
+    }
+
+    @Test("A symbol the library lacks: missingSymbol, naming it")
+    func missingSymbol() throws {
+        let libc = try DynamicLibrary.open(LibrarySpec(soname: "libc.so.6", debianPackage: "libc6"))
+        _ = try libc.symbol("getpid")
+        do {
+            _ = try libc.symbol("authdeck_no_such_function")
+            Issue.record("dlsym found a symbol that does not exist")
+        } catch {
+            #expect(error.reason == .missingSymbol("authdeck_no_such_function"))
+            #expect(error.description.contains("authdeck_no_such_function"))
+            #expect(error.description.contains("libc6"))
+        }
+    }
+
+    @Test("A resolved function is callable")
+    func callsThroughTheResolvedPointer() throws {
+        typealias GetPID = @convention(c) () -> Int32
+        let libc = try DynamicLibrary.open(LibrarySpec(soname: "libc.so.6", debianPackage: "libc6"))
+        let getpidFunction: GetPID = try libc.function("getpid")
+        #expect(getpidFunction() == getpid())
+    }
+
+    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret and libcrypto")
+    func installedLibrariesResolve() throws {
+        _ = try Curl.load()
+        _ = try LibSecret.load()
+        _ = try LibCrypto.load()
+    }
+
+    @Test("libcurl, libsecret, libcrypto missing: the loaders' errors name the Debian package")
+    func wrappersReportTheMissingLibrary() {
+        let missingCurl = LibrarySpec(soname: "libcurl-missing.so.4", debianPackage: "libcurl4")
+        #expect(throws: LibraryLoadError(library: missingCurl, reason: .notLoadable,
+                                         detail: "libcurl-missing.so.4: cannot open shared object file: No such file or directory")) {
+            try Curl.load(missingCurl)
+        }
+        let missingSecret = LibrarySpec(soname: "libsecret-missing.so.0", debianPackage: "libsecret-1-0")
+        do {
+            _ = try LibSecret.load(missingSecret)
+            Issue.record("loaded a library that does not exist")
+        } catch {
+            #expect(error.description.contains("sudo apt-get install libsecret-1-0"))
+        }
+        let missingCrypto = LibrarySpec(soname: "libcrypto-missing.so.3", debianPackage: "libssl3")
+        #expect(throws: LibraryLoadError.self) { try LibCrypto.load(missingCrypto) }
+    }
+
+    @Test("The authdeck binary does not link libcurl, libsecret, GLib or libcrypto (they are loaded on use)")
+    func binaryDoesNotLinkLazyLibraries() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let binary = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? root.appendingPathComponent(".build/debug/authdeck").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build authdeck first: \(binary)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        process.arguments = ["-d", binary]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
+        #expect(!needed.isEmpty, "readelf printed the NEEDED entries")
+        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto"] {
+            #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
+        }
+    }
+}
