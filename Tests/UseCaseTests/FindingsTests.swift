@@ -107,4 +107,20 @@ struct UseCaseFindingsTests {
         #expect(world.provider.count("/alt/token") == 2, "the exchange and the refresh")
         #expect(world.provider.count("/token") == 0, "never the discovered one")
     }
+
+    @Test("OIDC Core §12.2: a refreshed ID token with another auth_time is refused, but the grant and the account stay")
+    func authTimeChangeIsRefusedWithoutEndingTheGrant() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.authTime = 1_800_000_000 }
+        let alice = try await signedIn(world)
+        let previousIDToken = world.storedSecrets()?.idToken
+        // The provider reports the user's latest login instead (django-oauth-toolkit does).
+        world.provider.script.withLock { $0.authTime = 1_800_000_500 }
+        world.advance(60)
+        await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        #expect(world.accounts.first?.needsSignInSince == nil, "not a gone grant")
+        #expect(world.accounts.first?.idTokenProblem != nil)
+        #expect(world.storedSecrets()?.idToken == previousIDToken, "the previous verified ID token stays")
+        _ = try await TokenForScripts(world.environment()).accessToken(alice.record.id, minimumValidity: .seconds(60))
+    }
 }

@@ -34,6 +34,8 @@ final class StubProvider: Sendable {
         var omitTokenType = false
         /// Issue no refresh token.
         var omitRefreshToken = false
+        /// `auth_time` in ID tokens (seconds since the epoch), when set.
+        var authTime: Int?
         /// `verification_uri_complete` in device authorization responses.
         var verificationURIComplete: String?
     }
@@ -93,6 +95,7 @@ final class StubProvider: Sendable {
         var claims: [String: Any] = ["iss": issuer, "sub": subject, "aud": clientID, "iat": Int(now.timeIntervalSince1970),
                                      "exp": Int(now.timeIntervalSince1970) + 3600, "name": subject.capitalized, "preferred_username": subject]
         if let nonce { claims["nonce"] = nonce }
+        if let authTime = script.withLock({ $0.authTime }) { claims["auth_time"] = authTime }
         return makeJWT(header: ["alg": "RS256", "kid": keyID ?? script.withLock { $0.signingKeyID }], claims: claims)
     }
 

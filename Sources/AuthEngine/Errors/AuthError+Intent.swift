@@ -2,13 +2,15 @@ import Foundation
 
 extension AuthError {
     /// The grant is gone: the user must sign in again (RFC 6749 §5.2 `invalid_grant`,
-    /// OIDC Core §12.3). Never retried.
+    /// OIDC Core §12.3), or a refresh answered for another identity (`iss`, `sub`, `aud`, `azp`).
+    /// Never retried. A refreshed ID token with another `auth_time` (OIDC Core §12.2) is refused
+    /// but ends nothing: the identity is the same, and some providers report the user's latest
+    /// login there (django-oauth-toolkit); the previous verified ID token stays.
     public var invalidatesGrant: Bool {
         switch self {
         case .errorResponse(let response): response.code == .invalidGrant
         case .protocolViolation(.refreshedIDTokenSubjectMismatch), .protocolViolation(.refreshedIDTokenIssuerMismatch),
-             .protocolViolation(.refreshedIDTokenAudienceMismatch), .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch),
-             .protocolViolation(.refreshedIDTokenAuthTimeMismatch): true
+             .protocolViolation(.refreshedIDTokenAudienceMismatch), .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch): true
         default: false
         }
     }
