@@ -334,8 +334,16 @@ public enum Renderer {
 
     static func drawHelp(_ f: inout Frame, _ m: ScreenModel, size: Size, theme: Theme) {
         let r = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
-        let inner = drawDialogBox(&f, r, title: "Keys · theme \(Sanitizer.visible(theme.name)) · ? or Esc closes")
+        var inner = drawDialogBox(&f, r, title: "Keys · theme \(Sanitizer.visible(theme.name)) · ? or Esc closes")
         guard inner.height > 0 else { return }
+        // Notes (the demo's users and commands) stay at the foot, above everything else cut first.
+        let notes = m.notes.prefix(max(0, inner.height / 3))
+        if !notes.isEmpty {
+            for (i, note) in notes.enumerated() {
+                f.draw([.text(Sanitizer.visible(note), .textDim)], x: inner.x, y: inner.y + inner.height - notes.count + i, width: inner.width)
+            }
+            inner.height -= notes.count + 1
+        }
         let sections = KeyBindings.helpSections(for: m)
         let lineCount = sections.reduce(0) { $0 + 1 + $1.bindings.count }
         let spaced = lineCount + sections.count - 1 <= inner.height

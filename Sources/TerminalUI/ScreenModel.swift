@@ -29,6 +29,9 @@ public struct ScreenModel: Equatable, Sendable {
     public var readOnly: Bool
     /// Glyphs for the QR code: Unicode half blocks, or ASCII `##` when the terminal lacks UTF-8.
     public var glyphs: GlyphSet
+    /// Lines shown at the foot of the `?` overlay (the demo's users and commands, from
+    /// `AUTHDECK_NOTES`); sanitised when drawn.
+    public var notes: [String] = []
 
     public init(
         now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, header: HeaderModel,

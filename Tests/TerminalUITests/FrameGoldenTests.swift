@@ -64,6 +64,16 @@ struct FrameGoldenTests {
         try assertSnapshot(f, named: "helpOverlay")
     }
 
+    @Test("The ? overlay keeps notes (the demo's users and commands) at its foot, escaped")
+    func helpOverlayNotes() {
+        var m = Fixtures.screen(help: true)
+        m.notes = ["Demo users:  alice / pw1    bob / pw2", "Device flow: approve-device --user-code CODE \u{1B}[2J"]
+        let text = Renderer.render(m, size: Size(width: 100, height: 30), theme: mono).plainText
+        #expect(text.contains("Demo users:  alice / pw1    bob / pw2"))
+        #expect(text.contains("approve-device --user-code CODE \\e[2J"), "escape sequences from outside are made visible")
+        #expect(text.contains("Keys"))
+    }
+
     @Test("Sign-in dialog with providers, flow choice and extra fields")
     func signInDialog() throws {
         let s = SignInDialog(providers: [

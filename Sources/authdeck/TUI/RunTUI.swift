@@ -43,6 +43,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
 
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
+    ui.notes = (environment["AUTHDECK_NOTES"] ?? "").split(separator: "\n").map(String.init).filter { !$0.isEmpty }.prefix(6).map { String($0.prefix(200)) }
     var lastStoreSelection: AccountID?
 
     // The clock, an effect source of its own (never a side effect of drawing): a tick each second

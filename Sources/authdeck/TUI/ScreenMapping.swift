@@ -14,6 +14,8 @@ struct TUIState: Equatable {
     /// The device-flow QR code, computed once per verification URI.
     var qr: (text: String, matrix: [[Bool]]?)?
     var readOnly = false
+    /// `AUTHDECK_NOTES`: lines for the foot of the `?` overlay.
+    var notes: [String] = []
 
     static func == (lhs: TUIState, rhs: TUIState) -> Bool {
         lhs.local == rhs.local && lhs.signInForm == rhs.signInForm && lhs.confirmSignOut == rhs.confirmSignOut
@@ -42,6 +44,7 @@ enum ScreenMapping {
             header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
                                 storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
             accounts: rows, readOnly: ui.readOnly)
+        model.notes = ui.notes
         model.flash = state.flash
         if let damage = storeDamage(state) {
             model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
