@@ -130,6 +130,16 @@ struct HelpAndUsageTests {
         #expect(!result.stderr.contains("OVERVIEW:"))
     }
 
+    @Test("A missing argument is named: api with nothing is missing <url> (the account before it is optional)")
+    func missingArgumentIsNamed() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let result = try await home.run(["api"])
+        #expect(result.exitCode == 2 && result.stderr.contains("missing argument <url>"), "\(result)")
+        let switchResult = try await home.run(["switch"])
+        #expect(switchResult.exitCode == 2 && switchResult.stderr.contains("missing argument <account>"), "\(switchResult)")
+    }
+
     @Test("Usage errors exit 2 with the message and the usage line on stderr, nothing on stdout", arguments: usageCases)
     func usageErrors(_ usage: UsageCase) async throws {
         let home = try CLIHome()

@@ -146,7 +146,9 @@ enum ArgumentParser {
         }
         let required = command.positionals.filter { !$0.optional }.count
         if positionals.count < required {
-            let missing = command.positionals[positionals.count]
+            // Name the first required argument not given (optional ones before it are skipped
+            // when there are too few: `api [ACCOUNT] URL` with nothing is missing <url>).
+            let missing = command.positionals.filter { !$0.optional }[positionals.count]
             return .failure(.usage(UsageError(message: "missing argument <\(missing.name)>", usage: usageLine(command, path: path))))
         }
         if positionals.count > command.positionals.count {
