@@ -50,8 +50,12 @@ public struct HTTPResponse: Sendable, Equatable {
         self.body = body
     }
     /// The media type of `Content-Type` without parameters, lower-cased (`application/json`).
+    /// An empty header, or one that starts with `;`, has the empty media type (found by fuzzing:
+    /// splitting with empty pieces omitted trapped on `""` and read `;application/json` as JSON).
     public var mediaType: String? {
-        headers["content-type"].map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() }
+        headers["content-type"].map {
+            String($0.prefix(while: { $0 != ";" })).trimmingCharacters(in: .whitespaces).lowercased()
+        }
     }
 }
 
