@@ -12,7 +12,12 @@ public final class SecureKey: @unchecked Sendable {
     /// A key filled by `fill` (which must write exactly ``length`` bytes).
     init(_ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         _ = Sodium.ready
-        guard let p = sodium_malloc(Self.length) else { fatalError("sodium_malloc failed (out of memory)") }
+        guard let p = sodium_malloc(Self.length) else {
+            // Out of locked memory: no safe place for a key. One line and exit 1, no backtrace.
+            let line = Array("authdeck: sodium_malloc failed: no locked memory for the vault key (raise RLIMIT_MEMLOCK)\n".utf8)
+            _ = line.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+            _exit(1)
+        }
         pointer = p
         fill(UnsafeMutableRawBufferPointer(start: p, count: Self.length))
     }

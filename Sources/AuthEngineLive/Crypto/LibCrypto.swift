@@ -1,5 +1,8 @@
 import CCrypto
 import LibraryLoader
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The libcrypto functions ``OpenSSLCrypto`` calls, resolved with `dlopen` / `dlsym` the first
 /// time it hashes, draws random bytes or verifies a signature. Commands that do none of these
@@ -82,7 +85,15 @@ struct LibCrypto: @unchecked Sendable {
     static var required: LibCrypto {
         switch shared {
         case .success(let lib): return lib
-        case .failure(let error): fatalError("authdeck: \(error.description)")
+        case .failure(let error): stopProcess(error.description)
         }
     }
+}
+
+/// Ends the process with one line on stderr and exit status 1: for the few failures with no safe
+/// way on (no libcrypto installed, no secure random bytes). No backtrace, nothing secret in it.
+func stopProcess(_ message: String) -> Never {
+    let line = Array("authdeck: \(message)\n".utf8)
+    _ = line.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+    _exit(1)
 }

@@ -47,7 +47,8 @@ public enum OpenSSLCrypto {
 
     // MARK: - Random
 
-    /// `count` bytes from OpenSSL's CSPRNG. Traps if `RAND_bytes` fails.
+    /// `count` bytes from OpenSSL's CSPRNG. Ends the process with a one-line message if
+    /// `RAND_bytes` fails (there is no safe fallback).
     public static func randomBytes(_ count: Int) -> Data {
         precondition(count >= 0 && count <= Int(Int32.max), "randomBytes: count out of range")
         guard count > 0 else { return Data() }
@@ -55,7 +56,7 @@ public enum OpenSSLCrypto {
         let ok = lib.RAND_bytes(&bytes, Int32(count))
         guard ok == 1 else {
             lib.ERR_clear_error()
-            fatalError("RAND_bytes failed: no secure random bytes available")
+            stopProcess("RAND_bytes failed: no secure random bytes are available, so nothing can be signed in or stored safely")
         }
         return Data(bytes)
     }
