@@ -496,6 +496,14 @@ def main(argv=None):
     if args.client_id is None:
         args.client_id = "Iv1.test" if args.provider == "github" else "a0-native-client"
 
+    serve(args, Handler, lambda workdir: RSAKey(workdir) if args.provider == "auth0" else None,
+          lambda base_url: {"issuer": base_url + "/"} if args.provider == "auth0" else {})
+
+
+def serve(args, handler_class, make_key, ready_extra):
+    """Runs `handler_class` on 127.0.0.1 (a free port) until a signal or the parent's exit;
+    `make_key(workdir)` makes the signing key in a 0700 temp dir removed at exit; prints the ready
+    line with `ready_extra(base_url)` added. Shared by every emulator (apple.py, logto.py)."""
     original_ppid = os.getppid()
     parent_pid = args.parent_pid if args.parent_pid is not None else original_ppid
     workdir = tempfile.mkdtemp(prefix="authdeck-emulator-")
@@ -519,14 +527,13 @@ def main(argv=None):
 
     threading.Thread(target=watchdog, daemon=True).start()
     try:
-        key = RSAKey(workdir) if args.provider == "auth0" else None
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        key = make_key(workdir)
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
         httpd.daemon_threads = True
         base_url = "http://127.0.0.1:%d" % httpd.server_address[1]
         httpd.state = State(args, base_url, key)
         ready = {"provider": args.provider, "base_url": base_url, "client_id": args.client_id, "pid": os.getpid()}
-        if args.provider == "auth0":
-            ready["issuer"] = base_url + "/"
+        ready.update(ready_extra(base_url))
         sys.stdout.write(json.dumps(ready) + "\n")
         sys.stdout.flush()
         httpd.serve_forever()
