@@ -234,12 +234,14 @@ struct HelpAndUsageTests {
         (["--preset", "gitlab"], "https://gitlab.com"),
         (["--preset", "logto", "--domain", "example.logto.app"], "https://example.logto.app/oidc"),
         (["--preset", "google"], "https://accounts.google.com"),
-        (["--preset", "apple"], "https://appleid.apple.com"),
+        // Apple's token endpoint needs the client-secret JWT (client_secret_post).
+        (["--preset", "apple", "--client-secret-stdin"], "https://appleid.apple.com"),
     ])
     func presets(_ arguments: [String], _ issuer: String) async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let add = try await home.run(["provider", "add", "p", "--client-id", "c"] + arguments)
+        let add = try await home.run(["provider", "add", "p", "--client-id", "c"] + arguments,
+                                     stdin: arguments.contains("--client-secret-stdin") ? Data("client-secret".utf8) : nil)
         #expect(add.exitCode == 0, "\(add)")
         let show = try await home.run(["provider", "show", "p", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])

@@ -94,10 +94,10 @@ class AppleHandler(Handler):
         as_string = mode == "strings" or (mode == "alternate" and issued % 2 == 0)
         return ("true" if value else "false") if as_string else value
 
-    def identity_token(self, nonce, with_email: bool, from_app: bool) -> str:
+    def identity_token(self, nonce, with_email: bool, from_app: bool, auth_time: int) -> str:
         now = int(time.time())
         claims = {"iss": self.state.base_url, "aud": self.state.args.client_id, "exp": now + 600, "iat": now,
-                  "sub": SUBJECT, "auth_time": now, "nonce_supported": True}
+                  "sub": SUBJECT, "auth_time": auth_time, "nonce_supported": True}
         if nonce is not None:
             claims["nonce"] = nonce
         if with_email:
@@ -115,7 +115,7 @@ class AppleHandler(Handler):
         with self.state.lock:
             first = not self.state.args.first_done
             self.state.args.first_done = True
-            self.state.codes[code] = {"redirect_uri": redirect_uri, "nonce": nonce, "first": first,
+            self.state.codes[code] = {"redirect_uri": redirect_uri, "nonce": nonce, "first": first, "auth_time": int(time.time()),
                                       "expires": time.time() + 300,
                                       "challenge": query.get("code_challenge"), "scope": query.get("scope", "")}
         return code, first
@@ -156,7 +156,7 @@ class AppleHandler(Handler):
         raw = params.get("raw_nonce")
         nonce = hashlib.sha256(raw.encode()).hexdigest() if raw else None
         code, first = self.new_code(None, nonce, {"scope": "name email"})
-        answer = {"code": code, "id_token": self.identity_token(nonce, with_email=first, from_app=True)}
+        answer = {"code": code, "id_token": self.identity_token(nonce, with_email=first, from_app=True, auth_time=int(time.time()))}
         if first:
             answer["user"] = json.dumps({"name": NAME, "email": EMAIL})
         self.send_json(200, answer)
@@ -197,11 +197,12 @@ class AppleHandler(Handler):
                 return self.send_json(400, {"error": "invalid_grant"})
             refresh = "r" + secrets.token_hex(16) + ".0.abcd." + secrets.token_urlsafe(16)
             with self.state.lock:
-                self.state.refresh_tokens[refresh] = {"active": True}
+                self.state.refresh_tokens[refresh] = {"active": True, "auth_time": entry["auth_time"]}
             return self.send_json(200, {
                 "access_token": "a" + secrets.token_hex(16) + ".0.abcd." + secrets.token_urlsafe(16),
                 "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
-                "id_token": self.identity_token(entry["nonce"], with_email=entry["first"], from_app=False)})
+                "id_token": self.identity_token(entry["nonce"], with_email=entry["first"], from_app=False,
+                                               auth_time=entry["auth_time"])})
         if grant == "refresh_token":
             with self.state.lock:
                 entry = self.state.refresh_tokens.get(params.get("refresh_token", ""))
@@ -213,7 +214,7 @@ class AppleHandler(Handler):
             # No new refresh token (Apple keeps the one from the code exchange); no email.
             return self.send_json(200, {
                 "access_token": "a" + secrets.token_hex(16) + ".0.abcd." + secrets.token_urlsafe(16),
-                "token_type": "Bearer", "expires_in": 3600, "id_token": self.identity_token(None, False, False)})
+                "token_type": "Bearer", "expires_in": 3600, "id_token": self.identity_token(None, False, False, entry["auth_time"])})
         return self.send_json(400, {"error": "unsupported_grant_type"})
 
     # -- /auth/revoke ----------------------------------------------------------------------

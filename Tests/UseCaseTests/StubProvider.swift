@@ -36,6 +36,10 @@ final class StubProvider: Sendable {
         var omitRefreshToken = false
         /// `auth_time` in ID tokens (seconds since the epoch), when set.
         var authTime: Int?
+        /// More ID-token claims, as a JSON object text (Apple's string booleans); merged last.
+        var extraClaimsJSON: String?
+        /// ID tokens without `name` and `preferred_username` (Apple after the first sign-in).
+        var omitProfileClaims = false
         /// `verification_uri_complete` in device authorization responses.
         var verificationURIComplete: String?
     }
@@ -96,6 +100,11 @@ final class StubProvider: Sendable {
                                      "exp": Int(now.timeIntervalSince1970) + 3600, "name": subject.capitalized, "preferred_username": subject]
         if let nonce { claims["nonce"] = nonce }
         if let authTime = script.withLock({ $0.authTime }) { claims["auth_time"] = authTime }
+        if script.withLock({ $0.omitProfileClaims }) { claims["name"] = nil; claims["preferred_username"] = nil }
+        if let extra = script.withLock({ $0.extraClaimsJSON }),
+           let object = try? JSONSerialization.jsonObject(with: Data(extra.utf8)) as? [String: Any] {
+            claims.merge(object, uniquingKeysWith: { $1 })
+        }
         return makeJWT(header: ["alg": "RS256", "kid": keyID ?? script.withLock { $0.signingKeyID }], claims: claims)
     }
 

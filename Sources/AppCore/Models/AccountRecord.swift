@@ -63,6 +63,10 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     public var displayName: String
     public var username: String?
     public var email: String?
+    /// `email_verified` and Apple's `is_private_email` from the sign-in that sent the email (a
+    /// boolean, or for `ProviderConfig.booleanStringClaims` also the string "true"/"false").
+    public var emailVerified: Bool?
+    public var isPrivateEmail: Bool?
     /// The name given with `--name` at sign-in.
     public var alias: String?
     public var requestedScopes: [String]

@@ -57,6 +57,9 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     public var caBundlePath: String?
     /// The preset this provider was made from (`auth0`, `github`, …), if any.
     public var preset: String?
+    /// ID-token claims whose booleans may arrive as the strings "true"/"false" (Sign in with
+    /// Apple: `email_verified`, `is_private_email`); nil or absent: JSON booleans only.
+    public var booleanStringClaims: [String]?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],

@@ -58,17 +58,18 @@ public struct SignIn: Sendable {
         let resources = request.resources.isEmpty ? provider.resources : request.resources
         let tokens: TokenSet
         let verified: VerifiedIDToken?
+        var supplement: IdentitySupplement?
         do {
             switch request.flow {
             case .browser:
-                (tokens, verified) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
+                (tokens, verified, supplement) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
                                                            audience: audience, resources: resources, noBrowser: request.noBrowser, progress: progress)
             case .device:
                 (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes, progress: progress)
             }
             progress(.verifying)
-            return try await finish(provider: provider, metadata: metadata, client: client, request: request,
-                                    requestedScopes: scopes, tokens: tokens, idToken: verified)
+            return try await finish(provider: provider, metadata: metadata, client: client, alias: request.alias,
+                                    requestedScopes: scopes, tokens: tokens, idToken: verified, supplement: supplement)
         } catch {
             throw ErrorMapping.appError(error)
         }
@@ -76,7 +77,7 @@ public struct SignIn: Sendable {
 
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
                              audience: String?, resources: [String], noBrowser: Bool,
-                             progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
+                             progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
         let listener = try env.loopback.listen("/callback")
         defer { listener.close() }
         let pending = try makeAuthorizationRequest(
@@ -94,7 +95,9 @@ public struct SignIn: Sendable {
         let result = try await completeAuthorizationCodeGrant(
             metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
             jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now())
-        return (result.tokens, result.idToken)
+        // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post).
+        let user = callback.parameters.first { $0.name.exactlyEquals("user") }?.value
+        return (result.tokens, result.idToken, try user.map { json throws(AppError) in try IdentitySupplement.appleUser(json) })
     }
 
     private func deviceFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
@@ -133,8 +136,9 @@ public struct SignIn: Sendable {
         }
     }
 
-    private func finish(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, request: SignInRequest,
-                        requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?) async throws -> SignInOutcome {
+    /// Stores the signed-in account; the identity as ``RecordIdentity/merge`` keeps it.
+    func finish(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, alias: String?,
+                requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?, supplement: IdentitySupplement? = nil) async throws -> SignInOutcome {
         var subject = idToken?.claims.subject
         var claims = idToken?.claims.all ?? [:]
         if subject == nil, metadata.userinfoEndpoint != nil {
@@ -148,18 +152,22 @@ public struct SignIn: Sendable {
         let id = AccountID(provider: provider.id, subject: subject)
         let store = try env.credentials.store()
         let key = AccountKey(provider: provider.id.rawValue, account: subject)
+        let previous = (try? env.files.accounts())?.first { $0.id == id }
+        let identity = try RecordIdentity.merge(claims: claims, subject: subject, supplement: supplement, previous: previous,
+                                                booleanStringClaims: provider.booleanStringClaims ?? [])
         var record = AccountRecord(
-            id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject,
-            displayName: TokenConversions.displayName(claims, subject: subject),
+            id: id, providerID: provider.id, issuer: metadata.issuer, subject: subject, displayName: identity.displayName,
             // GitHub's `GET /user` (no OIDC) names the user `login`.
-            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: claims["email"]?.stringValue,
+            username: claims["preferred_username"]?.stringValue ?? claims["login"]?.stringValue, email: identity.email,
             // Signing in again without --name keeps the alias scripts use.
-            alias: request.alias ?? (try? env.files.accounts())?.first { $0.id == id }?.alias,
+            alias: alias ?? previous?.alias,
             requestedScopes: requestedScopes.values, grantedScopes: tokens.grantedScopes,
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
             signedInAt: tokens.receivedAt, storage: store.kind)
         record.tokenWarnings = TokenConversions.warnings(tokens)
+        record.emailVerified = identity.emailVerified
+        record.isPrivateEmail = identity.isPrivateEmail
         let files = env.files
         let activeAccounts = Accounts(env: env)
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in

@@ -27,7 +27,7 @@ public struct VerifyToken: Sendable {
         switch nonce {
         case .none: expected = .skipCheck
         case .value(let value): expected = .value(value)
-        case .sha256Of(let raw): expected = .value(env.crypto.digest(.sha256, Data(raw.utf8)).map { String(format: "%02x", $0) }.joined())
+        case .sha256Of(let raw): expected = .value(sha256HexNonce(raw, crypto: env.crypto))
         }
         let options = IDTokenValidationOptions(issuer: metadata.issuer, clientID: audience, clientIsPublic: true, nonce: expected,
                                                accessTokenHash: .skipCheck, serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)

@@ -51,9 +51,9 @@ enum Commands {
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
             .value("name", valueName: "alias", help: "An alias for the account."),
             .flag("noBrowser", help: "Print the URL instead of opening a browser."),
-        ],
-        validate: LoginOptions.validate,
-        run: { try await loginRun(LoginOptions($0), .current) }
+        ] + CodeLoginOptions.specs,
+        validate: { LoginOptions.validate($0) ?? CodeLoginOptions.validate($0) },
+        run: { CodeLoginOptions.selected($0) ? try await codeLoginRun(CodeLoginOptions($0), .current) : try await loginRun(LoginOptions($0), .current) }
     )
 
     static let logout = CommandSpec(

@@ -89,12 +89,18 @@ struct ProviderPreset: Sendable {
             return ProviderConfig(id: id, displayName: "Logto (\(host))", issuer: try url("https://\(host)/oidc"), clientID: clientID,
                                   scopes: ["openid", "profile", "offline_access"])
         },
-        // Sign in with Apple: a terminal cannot be Apple's redirect target (https on a verified
-        // domain only); the preset serves `decode --verify` and backend-side checks.
-        ProviderPreset(name: "apple", note: "Apple: sign-in needs an https redirect on your domain; use 'authdeck decode --verify --issuer https://appleid.apple.com --audience SERVICES_ID --nonce-sha256 RAW' for identity tokens") { id, clientID, _, _ in
-            ProviderConfig(id: id, displayName: "Sign in with Apple", issuer: try url("https://appleid.apple.com"), clientID: clientID,
-                           scopes: ["openid", "name", "email"], extraAuthorizationParameters: ["response_mode": "form_post"],
-                           endpoints: EndpointOverrides(revocation: try url("https://appleid.apple.com/auth/revoke")))
+        // Sign in with Apple (Sign in with Apple REST API; "Authenticating users with Sign in with
+        // Apple"): the client secret is an ES256 JWT sent as a form field (client_secret_post); name
+        // and email scopes need response_mode=form_post; email_verified / is_private_email may be
+        // strings. Apple redirects only to registered https URIs: 'login apple --code' exchanges a
+        // code an app or web page handed over; the loopback listener takes form_post from a relay.
+        ProviderPreset(name: "apple", note: "Apple: pipe the client-secret JWT to --client-secret-stdin; sign in with 'authdeck login apple --code -' (a code handed over by your app or web page)") { id, clientID, _, _ in
+            var config = ProviderConfig(id: id, displayName: "Sign in with Apple", issuer: try url("https://appleid.apple.com"), clientID: clientID,
+                                        clientAuthentication: .clientSecretPost, scopes: ["openid", "name", "email"],
+                                        extraAuthorizationParameters: ["response_mode": "form_post"],
+                                        endpoints: EndpointOverrides(revocation: try url("https://appleid.apple.com/auth/revoke")))
+            config.booleanStringClaims = ["email_verified", "is_private_email"]
+            return config
         },
     ]
 }

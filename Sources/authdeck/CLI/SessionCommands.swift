@@ -185,7 +185,7 @@ struct StatusRow {
             "subject": record.subject,
             "displayName": record.displayName,
             "username": record.username ?? NSNull(),
-            "email": record.email ?? NSNull(),
+            "email": record.email ?? NSNull(), "emailVerified": record.emailVerified ?? NSNull(), "privateEmail": record.isPrivateEmail ?? NSNull(),
             "active": active,
             "status": status.label(now: now),
             "needsAttention": status.needsAttention,

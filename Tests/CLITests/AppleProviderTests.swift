@@ -1,0 +1,168 @@
+// Sign in with Apple end to end: the real `authdeck` binary against the Apple emulator
+// (Tests/ProviderEmulators/apple.py): a code handed over by an app, form_post through the loopback
+// listener, string booleans, a hashed nonce, name and email kept from the first sign-in, refresh
+// without a new refresh token, revocation at /auth/revoke with the client secret.
+import AuthEngine
+import AuthEngineLive
+import Foundation
+import Testing
+import TestSupport
+
+/// The emulator's test controls and a client secret it accepts.
+extension ProviderEmulator {
+    static let appleTeamID = "A1B2C3D4E5"
+
+    /// A client-secret JWT with Apple's claims (iss team id, sub Services ID, aud
+    /// https://appleid.apple.com); the emulator decodes it and checks no signature (the ES256
+    /// signing is `authdeck apple client-secret`'s, tested there).
+    func appleClientSecret() -> String {
+        func part(_ object: [String: Any]) -> String {
+            Base64URL.encode((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        return part(["alg": "ES256", "kid": "ABC123DEFG"]) + "."
+            + part(["iss": Self.appleTeamID, "sub": clientID, "aud": "https://appleid.apple.com", "iat": now, "exp": now + 3600])
+            + ".c2lnbmF0dXJlLW5vdC1jaGVja2Vk"
+    }
+
+    /// `POST /_emulator/app-authorize`: what the app's AuthenticationServices hands over
+    /// (`code`, `id_token`, and `user` on the first authorization only).
+    func appleAppAuthorization(rawNonce: String) async throws -> [String: Any] {
+        let url = try #require(URL(string: baseURL + "/_emulator/app-authorize"))
+        let body = Data("raw_nonce=\(rawNonce)".utf8)
+        let response = try await CurlHTTPClient.live().send(HTTPRequest(
+            method: .post, url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: body))
+        try #require(response.status == 200, "app-authorize: HTTP \(response.status)")
+        return try jsonObject(String(decoding: response.body, as: UTF8.self))
+    }
+}
+
+@Suite("Apple: Sign in with Apple against its emulator through the CLI", .serialized)
+struct AppleProviderTests {
+    /// `provider add apple --preset apple` pointed at the emulator, with the client secret on stdin.
+    func addApple(_ home: CLIHome, _ emulator: ProviderEmulator) async throws {
+        let added = try await home.run(["provider", "add", "apple", "--preset", "apple", "--issuer", emulator.baseURL,
+                                        "--client-id", emulator.clientID, "--revocation-endpoint", emulator.baseURL + "/auth/revoke",
+                                        "--client-secret-stdin"], stdin: Data(emulator.appleClientSecret().utf8))
+        try #require(added.exitCode == 0, "provider add: \(added)")
+    }
+
+    func account(_ home: CLIHome) async throws -> [String: Any] {
+        let (result, status) = try await home.statusJSON()
+        #expect(result.exitCode == 0, "\(result)")
+        return try #require((status["accounts"] as? [[String: Any]])?.first, "\(status)")
+    }
+
+    @Test("Apple: login --code (code handover) with the app's identity token, hashed nonce, string booleans, one-time user JSON; later sign-ins keep name and email; refresh; revoke")
+    func appleCodeHandover() async throws {
+        let emulator = try await ProviderEmulator.start("apple")
+        let home = try CLIHome()
+        defer { home.remove() }
+        try await addApple(home, emulator)
+        let idTokenFile = home.root.appendingPathComponent("identity-token")
+
+        // First sign-in: the app sent SHA-256(raw nonce); its token has string booleans, the
+        // token endpoint's booleans; the user JSON carries the name.
+        let rawNonce = "raw-nonce-\(UUID().uuidString)"
+        let first = try await emulator.appleAppAuthorization(rawNonce: rawNonce)
+        let user = try #require(first["user"] as? String, "the first authorization carries user JSON")
+        try Data(try #require(first["id_token"] as? String).utf8).write(to: idTokenFile)
+        let code = try #require(first["code"] as? String)
+        let login = try await home.run(["login", "apple", "--code", "-", "--id-token-file", idTokenFile.path, "--user", user,
+                                        "--nonce-sha256", rawNonce], stdin: Data(code.utf8))
+        try #require(login.exitCode == 0, "login --code: \(login)")
+        #expect(login.stdout.isEmpty, "nothing on stdout")
+        #expect(login.stderr.contains("(verified, private relay)"), "\(login)")
+        #expect(!login.stderr.contains(code), "the code is never shown")
+        var state = try await emulator.state()
+        #expect(state["boolean_kinds"] as? [String] == ["str", "bool"], "strings in the app's token, booleans from /auth/token")
+        let exchange = try #require((state["token_requests"] as? [[String: Any]])?.last)
+        #expect(exchange["grant_type"] as? String == "authorization_code")
+        #expect(exchange["has_redirect_uri"] as? Bool == false && exchange["has_code_verifier"] as? Bool == false,
+                "a handed-over code goes without redirect_uri (none was sent) and without a PKCE verifier")
+
+        var record = try await account(home)
+        #expect(record["displayName"] as? String == "Jane Appleseed", "the name from the one-time user JSON")
+        #expect(record["email"] as? String == "k7x2q9m4pd@privaterelay.appleid.com")
+        #expect(record["emailVerified"] as? Bool == true && record["privateEmail"] as? Bool == true, "\(record)")
+        #expect(record["subject"] as? String == "001234.5d3f0c7e9b2a4f6e8d1c3b5a7f9e0d2c.0815")
+        #expect(((record["idToken"] as? [String: Any])?["signature"] as? [String: Any])?["verified"] as? Bool == true)
+
+        // A wrong raw nonce: refused (nonce compared as its SHA-256), nothing changes.
+        let again = try await emulator.appleAppAuthorization(rawNonce: rawNonce)
+        #expect(again["user"] == nil, "Apple sends the user JSON once")
+        let wrong = try await home.run(["login", "apple", "--code", "-", "--nonce-sha256", "another-raw-nonce"],
+                                       stdin: Data(try #require(again["code"] as? String).utf8))
+        #expect(wrong.exitCode == 1, "\(wrong)")
+        #expect(wrong.stderr.lowercased().contains("nonce"), "\(wrong)")
+
+        // Second sign-in: no user JSON, no email in the tokens: name and email kept.
+        let second = try await emulator.appleAppAuthorization(rawNonce: rawNonce)
+        let relogin = try await home.run(["login", "apple", "--code", "-", "--nonce-sha256", rawNonce],
+                                         stdin: Data(try #require(second["code"] as? String).utf8))
+        try #require(relogin.exitCode == 0, "second login: \(relogin)")
+        record = try await account(home)
+        #expect(record["displayName"] as? String == "Jane Appleseed", "\(record)")
+        #expect(record["email"] as? String == "k7x2q9m4pd@privaterelay.appleid.com")
+        #expect(record["emailVerified"] as? Bool == true)
+
+        // token, refresh (no new refresh token: the stored one keeps working), name kept.
+        let token = try await home.run(["token", "apple"])
+        #expect(token.exitCode == 0, "\(token)")
+        for round in 1...2 {
+            let refreshed = try await home.run(["refresh", "apple"])
+            #expect(refreshed.exitCode == 0, "refresh \(round): \(refreshed)")
+        }
+        state = try await emulator.state()
+        #expect(state["refreshes"] as? Int == 2)
+        let renewed = try await home.run(["token", "apple"])
+        let changed = renewed.exitCode == 0 && !renewed.stdout.isEmpty && renewed.stdout != token.stdout
+        #expect(changed, "refresh stored a new access token")
+        record = try await account(home)
+        #expect(record["displayName"] as? String == "Jane Appleseed" && record["email"] as? String != nil)
+        #expect((record["refreshToken"] as? [String: Any])?["present"] as? Bool == true)
+
+        // logout: the refresh token revoked at /auth/revoke with client id and client secret.
+        let logout = try await home.run(["logout", "apple"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        state = try await emulator.state()
+        #expect(state["revoked_refresh_tokens"] as? Int == 1, "\(state)")
+        let revocations = state["revocation_requests"] as? [[String: Any]] ?? []
+        #expect(!revocations.isEmpty && revocations.allSatisfy { $0["has_client_secret"] as? Bool == true }, "\(revocations)")
+        let (_, after) = try await home.statusJSON()
+        #expect((after["accounts"] as? [[String: Any]])?.isEmpty == true)
+        await emulator.stop()
+    }
+
+    @Test("Apple: response_mode=form_post through the loopback listener (a relay's POST), user JSON name kept, string booleans accepted")
+    func appleFormPostThroughListener() async throws {
+        let emulator = try await ProviderEmulator.start("apple", ["--accept-loopback", "--booleans", "strings"])
+        var home = try CLIHome()
+        defer { home.remove() }
+        home.environment["BROWSER"] = ProviderEmulator.directory.appendingPathComponent("browser").path
+        try await addApple(home, emulator)
+
+        let login = try await home.run(["login", "apple"])
+        try #require(login.exitCode == 0, "login: \(login)")
+        let state = try await emulator.state()
+        let authorize = try #require((state["authorize_requests"] as? [[String: Any]])?.last)
+        #expect(authorize["response_mode"] as? String == "form_post")
+        #expect(authorize["has_state"] as? Bool == true && authorize["has_nonce"] as? Bool == true)
+        #expect(state["boolean_kinds"] as? [String] == ["str"])
+        let record = try await account(home)
+        #expect(record["displayName"] as? String == "Jane Appleseed", "\(record)")
+        #expect(record["emailVerified"] as? Bool == true && record["privateEmail"] as? Bool == true, "\(record)")
+        await emulator.stop()
+    }
+
+    @Test("Apple: login --code without a stored client secret is a usage error naming provider add --client-secret-stdin")
+    func appleCodeNeedsClientSecret() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let added = try await home.run(["provider", "add", "apple", "--issuer", "http://127.0.0.1:9/", "--client-id", "com.example.web"])
+        try #require(added.exitCode == 0, "\(added)")
+        let login = try await home.run(["login", "apple", "--code", "-"], stdin: Data("c0de".utf8))
+        #expect(login.exitCode == 2, "\(login)")
+        #expect(login.stderr.contains("--client-secret-stdin"), "\(login)")
+    }
+}
