@@ -46,7 +46,9 @@ public struct RefreshAccount: Sendable {
                                    detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
                                    disposition: .needsSignIn)
                 }
-                let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!, resource: resource)
+                let organization = TokenAudience.organizationID(ofKey: resource)
+                let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!,
+                                                          resource: organization == nil ? resource : nil, organizationID: organization)
                 let response: HTTPResponse
                 do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
                 var refreshed = try processRefreshResponse(response, previous: tokens, now: env.now())

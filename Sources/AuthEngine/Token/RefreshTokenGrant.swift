@@ -2,15 +2,17 @@ import Foundation
 
 /// The refresh token request (RFC 6749 §6): `grant_type=refresh_token`, `refresh_token`, an
 /// optional narrower `scope`, an optional `resource` (RFC 8707 §2.2: one access token per
-/// resource), and client authentication. Never follows redirects.
+/// resource), an optional `organization_id` (Logto's organization tokens, scope
+/// `urn:logto:scope:organizations`), and client authentication. Never follows redirects.
 /// - Throws: `.unsupported(.missingEndpoint("token_endpoint") / .insecureURL / .invalidResourceIndicator)`.
 public func makeRefreshTokenRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, refreshToken: RefreshToken,
-                                    scopes: [String]? = nil, resource: String? = nil) throws(AuthError) -> HTTPRequest {
+                                    scopes: [String]? = nil, resource: String? = nil, organizationID: String? = nil) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.tokenEndpoint else { throw .unsupported(.missingEndpoint("token_endpoint")) }
     if let resource { try validateResourceIndicator(resource) }
     var parameters = [FormParameter("grant_type", GrantType.refreshToken.rawValue), FormParameter("refresh_token", refreshToken.exposedValue)]
     if let scopes { parameters.append(FormParameter("scope", scopes.joined(separator: " "))) }
     if let resource { parameters.append(FormParameter("resource", resource)) }
+    if let organizationID { parameters.append(FormParameter("organization_id", organizationID)) }
     return try client.makeFormRequest(url: endpoint, parameters: parameters)
 }
 

@@ -88,3 +88,16 @@ func codeLoginRun(_ options: CodeLoginOptions, _ context: CLIContext) async thro
     Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "").")
     return ExitCode.ok
 }
+
+extension TokenAudience {
+    /// `token --organization ID`: a non-empty id of printable characters, not with --resource.
+    static func validateOrganizationOption(_ parsed: ParsedCommand) -> String? {
+        guard let id = parsed.value("organization") else { return nil }
+        if parsed.value("resource") != nil { return "--organization and --resource select different tokens; choose one" }
+        if parsed.flag("idToken") { return "--organization selects an access token; it cannot be used with --id-token" }
+        if id.isEmpty || id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) {
+            return "--organization needs the organization id (as in the organizations claim of userinfo)"
+        }
+        return nil
+    }
+}

@@ -91,11 +91,12 @@ enum Commands {
         options: [
             .value("minValid", valueName: "seconds", help: "Refresh when the token expires within this many seconds (default 60)."),
             .value("resource", valueName: "uri", help: "The access token for this RFC 8707 resource or audience."),
+            .value("organization", valueName: "id", help: "The organization token for this organization id (Logto; needs the urn:logto:scope:organizations scope)."),
             .flag("idToken", help: "Print the stored ID token instead."),
             json,
             .flag("execCredential", help: "Print a Kubernetes ExecCredential (JSON)."),
         ],
-        validate: TokenOptions.validate,
+        validate: { TokenAudience.validateOrganizationOption($0) ?? TokenOptions.validate($0) },
         run: { try await tokenRun(TokenOptions($0), .current) }
     )
 

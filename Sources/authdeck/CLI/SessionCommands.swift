@@ -308,7 +308,7 @@ struct TokenOptions {
         account = parsed.positional("account")
         minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
         minValidGiven = parsed.value("minValid") != nil
-        resource = parsed.value("resource")
+        resource = parsed.value("resource") ?? parsed.value("organization").map(TokenAudience.organizationKey)
         idToken = parsed.flag("idToken")
         json = parsed.flag("json")
         execCredential = parsed.flag("execCredential")

@@ -1,0 +1,101 @@
+// Logto end to end: the real `authdeck` binary against the Logto emulator
+// (Tests/ProviderEmulators/logto.py): several RFC 8707 resources at sign-in, one JWT access token
+// per resource by refresh with `resource`, an organization token, userinfo extras, timestamps in
+// milliseconds, revocation and the end-session endpoint.
+import AuthEngine
+import Foundation
+import Testing
+
+@Suite("Logto: resources, organization tokens, userinfo extras against its emulator through the CLI", .serialized)
+struct LogtoProviderTests {
+    static let api = "https://api.example.test"
+    static let billing = "https://billing.example.test"
+
+    /// The payload claims of a compact JWS printed by `token` (decoded by `authdeck decode`).
+    func claims(_ home: CLIHome, _ token: String) async throws -> [String: Any] {
+        let decoded = try jsonObject(try await home.run(["decode", "--json"], stdin: Data(token.utf8)).stdout)
+        return try #require(decoded["claims"] as? [String: Any], "not a JWT")
+    }
+
+    @Test("Logto: several resources at sign-in, one JWT per resource by refresh with resource (RFC 8707 2.2), organization token, userinfo extras, ms dates, revoke + end session")
+    func logtoEndToEnd() async throws {
+        let emulator = try await ProviderEmulator.start("logto")
+        let issuer = emulator.baseURL + "/oidc"
+        var home = try CLIHome()
+        defer { home.remove() }
+        home.environment["BROWSER"] = ProviderEmulator.directory.appendingPathComponent("browser").path
+        let added = try await home.run(["provider", "add", "logto", "--preset", "logto", "--domain", "example.logto.app",
+                                        "--issuer", issuer, "--client-id", emulator.clientID])
+        try #require(added.exitCode == 0, "provider add: \(added)")
+        let login = try await home.run(["login", "logto", "--resource", Self.api, "--resource", Self.billing,
+                                        "--scope", "email", "--scope", "custom_data", "--scope", "identities", "--scope", "roles",
+                                        "--scope", "urn:logto:scope:organizations"])
+        try #require(login.exitCode == 0, "login: \(login)")
+        var state = try await emulator.state()
+        let authorize = try #require((state["authorize_requests"] as? [[String: Any]])?.last)
+        #expect(authorize["resources"] as? [String] == [Self.api, Self.billing], "both resource parameters sent")
+        #expect(authorize["code_challenge_method"] as? String == "S256")
+        #expect(((authorize["scope"] as? String) ?? "").split(separator: " ").contains("offline_access"), "the preset's default scopes")
+
+        // The default access token is opaque; each resource's token is a JWT with that aud.
+        let opaque = try await home.run(["token", "logto"])
+        #expect(opaque.exitCode == 0 && opaque.stdout.split(separator: ".").count != 3, "without resource: opaque")
+        for resource in [Self.api, Self.billing] {
+            let token = try await home.run(["token", "logto", "--resource", resource])
+            try #require(token.exitCode == 0, "token --resource \(resource): \(token)")
+            let payload = try await claims(home, token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(payload["aud"] as? String == resource)
+        }
+        state = try await emulator.state()
+        let refreshes = (state["token_requests"] as? [[String: Any]] ?? []).filter { $0["grant_type"] as? String == "refresh_token" }
+        #expect(refreshes.compactMap { $0["resource"] as? String } == [Self.api, Self.billing], "one refresh with resource each")
+
+        // The organization token: refresh with organization_id → aud urn:logto:organization:{id}.
+        let organization = try await home.run(["token", "logto", "--organization", "org-acme"])
+        try #require(organization.exitCode == 0, "token --organization: \(organization)")
+        let orgClaims = try await claims(home, organization.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(orgClaims["aud"] as? String == "urn:logto:organization:org-acme")
+        #expect(orgClaims["organization_id"] as? String == "org-acme")
+        let lastRequest = try #require((try await emulator.state()["token_requests"] as? [[String: Any]])?.last)
+        #expect(lastRequest["organization_id"] as? String == "org-acme" && lastRequest["resource"] is NSNull)
+        let unknownOrganization = try await home.run(["token", "logto", "--organization", "org-initech"])
+        #expect(unknownOrganization.exitCode != 0, "an organization the user is not in: \(unknownOrganization)")
+
+        // status: one token per resource, each with its own expiry.
+        let (_, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first, "\(status)")
+        let tokens = account["accessTokens"] as? [[String: Any]] ?? []
+        let resources = Set(tokens.compactMap { $0["resource"] as? String })
+        #expect(resources == [Self.api, Self.billing, "urn:logto:organization:org-acme"], "\(tokens)")
+        #expect(tokens.allSatisfy { parseRFC3339($0["expiresAt"]) != nil }, "\(tokens)")
+
+        // A forced refresh of the default token still works after the rotations.
+        let refresh = try await home.run(["refresh", "logto"])
+        #expect(refresh.exitCode == 0, "\(refresh)")
+
+        // userinfo extras, and created_at / updated_at in milliseconds shown as their dates.
+        let userinfo = try await home.run(["userinfo", "logto"])
+        try #require(userinfo.exitCode == 0, "userinfo: \(userinfo)")
+        for line in [#"custom_data: {"plan":"pro","seats":5}"#, "organizations: [\"org-acme\",\"org-globex\"]",
+                     "roles: [\"admin\",\"billing\"]", "identities: {\"github\""] {
+            #expect(userinfo.stdout.contains(line), "\(line) in: \(userinfo.stdout)")
+        }
+        #expect(userinfo.stdout.contains("created_at: 1700000000123 (2023-11-14T22:13:20Z"), "\(userinfo.stdout)")
+        #expect(userinfo.stdout.contains("updated_at: 1760000000456 (2025-10-09T08:53:20Z"), "\(userinfo.stdout)")
+
+        // logout: the refresh token revoked, then the end-session endpoint with post_logout_redirect_uri.
+        let logout = try await home.run(["logout", "logto"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        var final = try await emulator.state()
+        for _ in 0..<100 where final["end_session_requests"] == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            final = try await emulator.state()
+        }
+        #expect(final["revoked_refresh_tokens"] as? Int == 1, "\(final)")
+        let endSession = try #require((final["end_session_requests"] as? [[String: Any]])?.first, "\(final)")
+        #expect(endSession["has_post_logout_redirect_uri"] as? Bool == true && endSession["client_id_matches"] as? Bool == true)
+        let (_, after) = try await home.statusJSON()
+        #expect((after["accounts"] as? [[String: Any]])?.isEmpty == true)
+        await emulator.stop()
+    }
+}
