@@ -194,7 +194,7 @@ public struct UseCaseClient: Sendable {
             load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
             signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
-            refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).run(id, force: manual) } },
+            refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, manual: manual) } },
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },

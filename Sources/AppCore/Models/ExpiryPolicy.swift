@@ -27,11 +27,20 @@ public struct ExpiryPolicy: Equatable, Sendable {
         return max(base, retryAfter ?? 0)
     }
 
-    /// When the account's default access token should be refreshed (absolute), or `nil`.
+    /// When the account should next be refreshed (absolute), or `nil`: the earliest due time of
+    /// its access tokens, the default one and one per resource / organization (RFC 8707 §2.2),
+    /// each refreshed by the scheduler like the default token.
     public func refreshDue(for record: AccountRecord) -> Date? {
-        guard record.hasRefreshToken, let expiresAt = record.accessTokenExpiresAt else { return nil }
-        // Short-lived tokens: never refresh earlier than half their lifetime.
-        let lifetime = record.defaultAccessToken.map { expiresAt.timeIntervalSince($0.issuedAt) } ?? refreshLeeway * 2
+        guard record.hasRefreshToken else { return nil }
+        return record.accessTokens.compactMap(refreshDue(for:)).min()
+    }
+
+    /// When one access token should be refreshed: `expiresAt − min(leeway, lifetime / 2)`
+    /// (short-lived tokens are never refreshed earlier than half their lifetime); nil without
+    /// an expiry.
+    public func refreshDue(for token: AccessTokenInfo) -> Date? {
+        guard let expiresAt = token.expiresAt else { return nil }
+        let lifetime = expiresAt.timeIntervalSince(token.issuedAt)
         return expiresAt.addingTimeInterval(-min(refreshLeeway, lifetime / 2))
     }
 }
