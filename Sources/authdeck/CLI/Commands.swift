@@ -42,7 +42,7 @@ enum Commands {
     static let login = CommandSpec(
         name: "login",
         abstract: "Sign in to a provider through the browser or the device flow.",
-        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). Ctrl-C cancels and stores nothing.",
+        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to https URIs). Ctrl-C cancels and stores nothing.",
         positionals: [PositionalSpec(name: "provider", optional: true, help: "A configured provider (default: the only one).")],
         options: [
             .flag("device", help: "Use the device authorization grant (RFC 8628) instead of the browser."),
