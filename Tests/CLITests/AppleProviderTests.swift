@@ -165,4 +165,16 @@ struct AppleProviderTests {
         #expect(login.exitCode == 2, "\(login)")
         #expect(login.stderr.contains("--client-secret-stdin"), "\(login)")
     }
+
+    @Test("Apple: login --code usage errors (exit 2, nothing done): with --device, --scope, both nonce forms, --id-token without --code, two stdin readers")
+    func appleCodeUsageErrors() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        for arguments in [["--code", "c", "--device"], ["--code", "c", "--scope", "email"], ["--code", "c", "--nonce", "a", "--nonce-sha256", "b"],
+                          ["--id-token", "x"], ["--code", "-", "--id-token", "-"], ["--code", ""]] {
+            let result = try await home.run(["login", "apple"] + arguments)
+            #expect(result.exitCode == 2, "\(arguments): \(result)")
+            #expect(result.stderr.contains("--"), "the message names the option: \(result)")
+        }
+    }
 }

@@ -43,7 +43,7 @@ enum Completion {
         case "theme": .names(.themes)
         case "preset": .words(ProviderPreset.all.map(\.name))
         case "clientAuthentication": .words(["none", "client_secret_basic", "client_secret_post"])
-        case "caBundle": .files
+        case "caBundle", "idTokenFile": .files
         default: .free
         }
     }
