@@ -95,9 +95,10 @@ public struct SignIn: Sendable {
         let result = try await completeAuthorizationCodeGrant(
             metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
             jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now())
-        // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post).
+        // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post);
+        // the tokens are already issued, so a malformed one only loses the name, not the sign-in.
         let user = callback.parameters.first { $0.name.exactlyEquals("user") }?.value
-        return (result.tokens, result.idToken, try user.map { json throws(AppError) in try IdentitySupplement.appleUser(json) })
+        return (result.tokens, result.idToken, user.flatMap { try? IdentitySupplement.appleUser($0) })
     }
 
     private func deviceFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
