@@ -126,4 +126,13 @@ struct CodeHandoverUseCaseTests {
         let outcome = try await handover(world, code: world.provider.issueCode(subject: "alice", nonce: nil), idToken: good)
         #expect(outcome.record.subject == "alice")
     }
+
+    @Test("Apple: the hashed nonce is the SHA-256 digest as lowercase hex, two digits a byte (decode --verify --nonce-sha256 and login --code share it)")
+    func nonceHexEncoding() {
+        let crypto = CryptoProvider(
+            digest: { algorithm, _ in algorithm == .sha256 ? Data([0x00, 0xab, 0x0f, 0xf0, 0x7e]) : Data() },
+            randomBytes: { Data(count: $0) },
+            verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, _: Data) throws(SignatureVerificationError) in })
+        #expect(sha256HexNonce("raw", crypto: crypto) == "00ab0ff07e")
+    }
 }
