@@ -57,6 +57,11 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     public var caBundlePath: String?
     /// The preset this provider was made from (`auth0`, `github`, …), if any.
     public var preset: String?
+    /// Audiences besides `clientID` its ID tokens may name (OIDC Core §3.1.3.7 step 3); nil: none.
+    public var additionalTrustedAudiences: [String]?
+    /// A multi-tenant Microsoft Entra authority off Microsoft's login hosts (an emulator): the
+    /// discovery issuer's `{tenantid}` is the token's `tid`. nil: only for Microsoft login hosts.
+    public var multiTenantEntra: Bool?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],

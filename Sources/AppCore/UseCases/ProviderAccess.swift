@@ -179,9 +179,12 @@ struct ProviderAccess: Sendable {
             let clientSecret = ClientSecret(secret.exposedValue)
             authentication = provider.clientAuthentication == .clientSecretBasic ? .clientSecretBasic(clientSecret) : .clientSecretPost(clientSecret)
         }
-        return ClientConfiguration(
+        var client = ClientConfiguration(
             clientID: provider.clientID, authentication: authentication,
             extraHeaders: provider.extraHeaders.sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) },
             extraAuthorizationParameters: provider.extraAuthorizationParameters.sorted { $0.key < $1.key }.map { FormParameter($0.key, $0.value) })
+        client.additionalTrustedAudiences = Set(provider.additionalTrustedAudiences ?? [])
+        client.multiTenantEntra = provider.multiTenantEntra ?? false
+        return client
     }
 }
