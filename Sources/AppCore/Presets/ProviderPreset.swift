@@ -29,26 +29,6 @@ public struct ProviderPreset: Sendable, Equatable {
         case api
     }
 
-    /// How sign-out revokes tokens.
-    public enum RevocationStyle: String, Sendable, CaseIterable {
-        /// RFC 7009 at the revocation endpoint.
-        case rfc7009
-        /// GitHub `DELETE /applications/{client_id}/token` with basic auth (needs the client secret).
-        case githubApplicationToken
-        /// No revocation: local secrets are deleted only.
-        case none
-    }
-
-    /// How sign-out ends the provider's browser session.
-    public enum LogoutStyle: String, Sendable, CaseIterable {
-        /// OIDC RP-Initiated Logout 1.0 (`end_session_endpoint`).
-        case endSession
-        /// The end-session endpoint when discovery advertises it, else Auth0 `GET /v2/logout`
-        /// with `client_id` and `returnTo`.
-        case endSessionOrAuth0V2Logout
-        case none
-    }
-
     public var name: String
     public var displayName: String
     public var domain: Parameter?
@@ -125,6 +105,8 @@ extension ProviderPreset {
         }
         var config = try Self.decodeProvider(filled, id: id, clientID: clientID, file: "preset \(name)")
         config.preset = name
+        config.revocationStyle = revocation
+        config.logoutStyle = logout
         return config
     }
 

@@ -164,7 +164,8 @@ struct StatusRow {
         func left(_ date: Date?) -> Any { date.map { Times.secondsLeft($0, now: now) } ?? NSNull() }
         let tokens: [[String: Any]] = record.accessTokens.map { token in
             ["resource": token.resource ?? NSNull(), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
-             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes]
+             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes,
+             "format": token.format?.rawValue ?? NSNull(), "expires": token.expiresAt != nil || AccessTokenInfo.noExpiryText(provider: provider) != "does not expire"]
         }
         var idToken: Any = NSNull()
         if let info = record.idToken {
@@ -216,10 +217,11 @@ struct StatusRow {
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
+            let format = token.format.map { ", \($0.label)" } ?? ""
             if let expiresAt = token.expiresAt {
-                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))")
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))\(format)")
             } else {
-                lines.append("    \(label): no expiry given")
+                lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
             }
         }
         if record.hasRefreshToken {
@@ -431,6 +433,9 @@ enum ClaimsText {
     static func render(_ key: String, _ value: JSONValue, now: Date) -> String {
         if let date = date(key, value) {
             return "\(format(value)) (\(Times.rfc3339(date)), \(TimeText.relative(date, now: now)))"
+        }
+        if TimeText.isTimestampClaim(key), case .string(let text) = value, let date = ISOClaimTime.date(text) {
+            return "\(text) (\(TimeText.relative(date, now: now)))"  // Auth0 updated_at: ISO 8601
         }
         return format(value)
     }
