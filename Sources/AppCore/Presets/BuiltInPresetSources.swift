@@ -103,7 +103,8 @@ extension BuiltInPresets {
               "authorization": "https://github.com/login/oauth/authorize",
               "token": "https://github.com/login/oauth/access_token",
               "deviceAuthorization": "https://github.com/login/device/code",
-              "userinfo": "https://api.github.com/user"
+              "userinfo": "https://api.github.com/user",
+              "revocation": "https://api.github.com/applications"
             }
           },
           "sources": {
@@ -111,7 +112,8 @@ extension BuiltInPresets {
             "provider.extraHeaders": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#2-users-are-redirected-back-to-your-site-by-github",
             "provider.scopes": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps",
             "identity": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
-            "revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token"
+            "revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
+            "provider.endpoints.revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token"
           }
         }
         """#,
