@@ -55,4 +55,29 @@ struct EntraAuthorityTests {
         client.additionalTrustedAudiences = [userinfo]
         _ = try validate(claims, options(issuer: OP.issuer, client: client))
     }
+
+    func discoveryDocument(issuer: String) -> HTTPResponse {
+        let base = "https://login.microsoftonline.com/common/v2.0"
+        let object: [String: Any] = [
+            "issuer": issuer, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+            "jwks_uri": base + "/keys", "response_types_supported": ["code"], "subject_types_supported": ["pairwise"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+        ]
+        let body = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: body)
+    }
+
+    @Test("Entra discovery: the common authority answers issuer {tenantid}: accepted on Microsoft's login host or when marked, refused elsewhere")
+    func entraDiscoveryTemplateIssuer() throws {
+        let common = "https://login.microsoftonline.com/common/v2.0"
+        let template = "https://login.microsoftonline.com/{tenantid}/v2.0"
+        let metadata = try Discovery.processResponse(discoveryDocument(issuer: template), expectedIssuer: common)
+        #expect(metadata.issuer == template)
+        let elsewhere = "https://idp.example/common/v2.0"
+        #expect(authError { try Discovery.processResponse(discoveryDocument(issuer: "https://idp.example/{tenantid}/v2.0"), expectedIssuer: elsewhere) }
+            == .protocolViolation(.issuerMismatch(expected: elsewhere, actual: "https://idp.example/{tenantid}/v2.0")))
+        _ = try Discovery.processResponse(discoveryDocument(issuer: "https://idp.example/{tenantid}/v2.0"), expectedIssuer: elsewhere, multiTenantEntra: true)
+        #expect(authError { try Discovery.processResponse(discoveryDocument(issuer: "https://login.microsoftonline.com/other/v2.0"), expectedIssuer: common) }
+            != nil)
+    }
 }

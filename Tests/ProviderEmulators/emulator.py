@@ -523,7 +523,10 @@ AUTH0_ROUTES = {
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="authdeck provider emulator")
-    parser.add_argument("provider", choices=["github", "auth0"])
+    from oidc_presets import MODES, OIDCHandler, prepare
+    parser.add_argument("provider", choices=["github", "auth0", *MODES])
+    parser.add_argument("--tenant", default=None,
+                        help="entra: tenant (default common); okta: authorization server (default default); keycloak: realm")
     parser.add_argument("--client-id", default=None, help="the registered client id")
     parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is gone")
     parser.add_argument("--token-format", choices=["auto", "form"], default="auto",
@@ -544,7 +547,11 @@ def main(argv=None):
                         help="Auth0: another aud of the ID token besides the client id (repeatable)")
     args = parser.parse_args(argv)
     if args.client_id is None:
-        args.client_id = "Iv1.test" if args.provider == "github" else "a0-native-client"
+        args.client_id = {"github": "Iv1.test", "auth0": "a0-native-client"}.get(args.provider, args.provider + "-native-client")
+    if args.tenant is None:
+        args.tenant = {"entra": "common", "okta": "default", "keycloak": "staff"}.get(args.provider, "")
+    if args.provider == "google" and args.client_secret == "gh-emulator-secret":
+        args.client_secret = "google-desktop-secret"
 
     original_ppid = os.getppid()
     parent_pid = args.parent_pid if args.parent_pid is not None else original_ppid
@@ -569,14 +576,18 @@ def main(argv=None):
 
     threading.Thread(target=watchdog, daemon=True).start()
     try:
-        key = RSAKey(workdir) if args.provider == "auth0" else None
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        key = RSAKey(workdir) if args.provider != "github" else None
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), OIDCHandler if args.provider in MODES else Handler)
         httpd.daemon_threads = True
         base_url = "http://127.0.0.1:%d" % httpd.server_address[1]
         httpd.state = State(args, base_url, key)
+        prepare(httpd.state, workdir)
         ready = {"provider": args.provider, "base_url": base_url, "client_id": args.client_id, "pid": os.getpid()}
         if args.provider == "auth0":
             ready["issuer"] = base_url + "/"
+        elif args.provider in MODES:
+            from oidc_presets import issuer_path
+            ready["issuer"] = base_url + issuer_path(args)
         sys.stdout.write(json.dumps(ready) + "\n")
         sys.stdout.flush()
         httpd.serve_forever()

@@ -250,4 +250,13 @@ public enum EntraAuthority {
               components.scheme == "https", let host = components.host else { return false }
         return loginHosts.containsExactly(host)
     }
+
+    /// The discovery issuer a multi-tenant authority answers: `…/common/v2.0` or
+    /// `…/organizations/v2.0` with that segment as `{tenantid}`; nil for any other issuer.
+    public static func templateIssuer(for issuer: String) -> String? {
+        for segment in ["/common/", "/organizations/"] where issuer.contains(segment) {
+            return issuer.replacingOccurrences(of: segment, with: "/{tenantid}/")
+        }
+        return nil
+    }
 }
