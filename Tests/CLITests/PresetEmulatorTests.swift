@@ -57,6 +57,22 @@ struct PresetEmulatorTests {
         await s.emulator.stop()
     }
 
+    @Test("Google device flow: the device answer's verification_url is shown (RFC 8628 3.2 names it verification_uri)")
+    func googleDeviceVerificationURL() async throws {
+        let s = try await start("google", addArguments: { ["--preset", "google", "--issuer", $0, "--client-secret-stdin"] },
+                                stdin: Data("google-desktop-secret\n".utf8))
+        defer { s.home.remove() }
+        let login = try s.home.start(["login", "google", "--device"])
+        let userCode = await login.waitForStderr(#"enter the code: (\S+)"#)
+        let code = try #require(userCode, "no user code on stderr: \(login.stderrText)")
+        #expect(login.stderrText.contains("\(s.emulator.baseURL)/device"), "the verification_url is shown: \(login.stderrText)")
+        try await s.emulator.device("approve", userCode: code)
+        let finished = await login.wait(timeout: 40)
+        #expect(finished.exitCode == 0, "\(finished)")
+        #expect((try await account(s.home)["refreshToken"] as? [String: Any])?["present"] as? Bool == true)
+        await s.emulator.stop()
+    }
+
     @Test("Entra common: discovery issuer with {tenantid} accepted and replaced by tid only for a marked multi-tenant authority; keys without alg; expires_in as a string")
     func entraTenantTemplate() async throws {
         var s = try await start("entra", addArguments: { ["--preset", "entra", "--issuer", $0] })

@@ -3,7 +3,8 @@ GitLab): discovery, authorization code + PKCE (auto-approved), token (code and r
 userinfo, revocation, and each provider's documented quirk. Reuses emulator.py's helpers.
 
   google    issuer = base; a refresh answer carries no refresh_token (the old one stays valid);
-            records access_type / prompt; the token endpoint wants the desktop client secret.
+            records access_type / prompt; the token endpoint wants the desktop client secret;
+            the device endpoint answers `verification_url` (not `verification_uri`).
   entra     issuer = base/{tenant}/v2.0; for common/organizations discovery holds the literal
             {tenantid} and tokens the tenant's tid; JWKS keys without alg; expires_in a string.
   okta      issuer = base/oauth2/{server} (a custom authorization server, default "default").
@@ -56,7 +57,7 @@ class OIDCHandler(Handler):
         handler = {("GET", "/.well-known/openid-configuration"): OIDCHandler.discovery,
                    ("GET", "/jwks"): OIDCHandler.jwks, ("GET", "/authorize"): OIDCHandler.authorize,
                    ("POST", "/token"): OIDCHandler.token, ("GET", "/userinfo"): OIDCHandler.userinfo,
-                   ("POST", "/revoke"): OIDCHandler.revoke}.get((method, url.path[len(prefix):]))
+                   ("POST", "/revoke"): OIDCHandler.revoke, ("POST", "/device"): OIDCHandler.device}.get((method, url.path[len(prefix):]))
         if handler is None:
             return self.send_json(404, {"error": "not_found"})
         handler(self, query)
@@ -69,6 +70,7 @@ class OIDCHandler(Handler):
         self.send_json(200, {
             "issuer": issuer, "authorization_endpoint": root + "/authorize", "token_endpoint": root + "/token",
             "jwks_uri": root + "/jwks", "userinfo_endpoint": root + "/userinfo", "revocation_endpoint": root + "/revoke",
+            "device_authorization_endpoint": root + "/device",
             "response_types_supported": ["code"], "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
             "scopes_supported": ["openid", "profile", "email", "offline_access"],
@@ -99,6 +101,30 @@ class OIDCHandler(Handler):
                                       "scope": query.get("scope", ""), "nonce": query.get("nonce")}
         params = {"code": code, "state": query.get("state", "")}
         self.redirect(redirect_uri + ("&" if "?" in redirect_uri else "?") + urlencode(params))
+
+    def device(self, query):
+        """RFC 8628 §3.2; Google names the page `verification_url`."""
+        params = self.body_params()
+        device_code, user_code = secrets.token_hex(20), "%04d-%04d" % (secrets.randbelow(10000), secrets.randbelow(10000))
+        with self.state.lock:
+            self.state.devices[device_code] = {"user_code": user_code, "status": "pending", "scope": params.get("scope", "")}
+        page = "verification_url" if self.mode == "google" else "verification_uri"
+        self.send_json(200, {"device_code": device_code, "user_code": user_code, page: self.state.base_url + "/device",
+                             "expires_in": 1800, "interval": 1})
+
+    def device_token(self, params):
+        with self.state.lock:
+            device = self.state.devices.get(params.get("device_code", ""))
+            self.state.events["polls"].append({"answer": None if device is None else device["status"]})
+        if device is None:
+            return self.send_json(400, {"error": "invalid_grant"})
+        if device["status"] == "pending":
+            return self.send_json(428, {"error": "authorization_pending"})
+        if device["status"] != "approved":
+            return self.send_json(403, {"error": "access_denied"})
+        with self.state.lock:
+            del self.state.devices[params["device_code"]]
+        return self.send_json(200, self.issue(device["scope"], None, new_refresh=True))
 
     def client_ok(self, params) -> bool:
         if self.mode != "google":
@@ -132,6 +158,8 @@ class OIDCHandler(Handler):
                 if self.mode == "gitlab":
                     entry["active"] = False  # GitLab rotates on every refresh
             return self.send_json(200, self.issue(entry["scope"], None, new_refresh=rotate))
+        if grant == "urn:ietf:params:oauth:grant-type:device_code":
+            return self.device_token(params)
         return self.send_json(400, {"error": "unsupported_grant_type"})
 
     def issue(self, scope: str, nonce, new_refresh: bool) -> dict:
