@@ -128,19 +128,19 @@ extension ProviderPreset {
     static func host(_ value: String, _ option: String) throws(PresetError) -> String {
         var host = value
         if host.hasPrefix("http://") {
-            throw PresetError(file: "", field: option, problem: "'\(value)' must be an https host; plain http is refused")
+            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be an https host; plain http is refused")
         }
         if host.hasPrefix("https://") { host.removeFirst("https://".count) }
         while host.hasSuffix("/") { host.removeLast() }
         if host.isEmpty || host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) {
-            throw PresetError(file: "", field: option, problem: "'\(value)' must be a host name (and port), e.g. example.com")
+            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be a host name (and port), e.g. example.com")
         }
         return host
     }
 
     static func segment(_ value: String, _ option: String) throws(PresetError) -> String {
         if value.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "%" || $0.isWhitespace || $0.isNewline }) {
-            throw PresetError(file: "", field: option, problem: "'\(value)' must be one path segment (no '/', '?', '#', '%' or spaces)")
+            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be one path segment (no '/', '?', '#', '%' or spaces)")
         }
         return value
     }
