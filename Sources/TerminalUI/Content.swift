@@ -165,6 +165,8 @@ enum DetailContent {
                     out += claims(claimsValue, m: m)
                 case .opaque:
                     out.append([.text("opaque", .claimValue), .text(e.introspection == nil ? " — press i to introspect (RFC 7662)" : "", .textDim)])
+                case .encrypted:
+                    out.append([.text("encrypted (JWE)", .claimValue), .text(" — only its audience can read it (RFC 7516)", .textDim)])
                 }
                 if let intro = e.introspection {
                     out.append([.text("Introspection (RFC 7662)", .title)])

@@ -370,6 +370,8 @@ public struct AccessTokenEntry: Equatable, Sendable {
         /// A JWT decoded for information only; clients do not verify access tokens.
         case decoded(header: ClaimValue, claims: ClaimValue)
         case opaque
+        /// A JWE (RFC 7516): encrypted for its audience, never decoded.
+        case encrypted
     }
     /// The resource / audience this token is for, nil for the default token.
     public var resource: String?

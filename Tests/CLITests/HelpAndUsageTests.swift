@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
     static let commands: [[String]] = [
         [], ["login"], ["logout"], ["status"], ["switch"], ["token"], ["refresh"], ["userinfo"], ["introspect"],
         ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "list"], ["provider", "show"],
-        ["provider", "remove"], ["lock"], ["passphrase"], ["doctor"], ["completion"],
+        ["provider", "remove"], ["provider", "presets"], ["lock"], ["passphrase"], ["doctor"], ["completion"],
     ]
 
     @Test("--help of every command matches its golden (argument-parser style)", arguments: commands)

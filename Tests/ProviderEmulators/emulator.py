@@ -10,6 +10,8 @@ Test-only control endpoints (under /_emulator/):
   POST /_emulator/approve?user_code=X   approve a pending device code (GitHub)
   POST /_emulator/deny?user_code=X      deny it: the next poll gets access_denied (GitHub)
   POST /_emulator/expire?user_code=X    expire it: the next poll gets expired_token (GitHub)
+  POST /_emulator/spend-refresh-tokens  mark every refresh token used (GitHub: the next refresh
+                                        gets HTTP 200 bad_refresh_token, as after a reuse)
   GET  /_emulator/state                 what happened (poll answers, revocations, refreshes) as
                                         JSON; holds no token values, only counts and flags
 """
@@ -90,7 +92,8 @@ class State:
         self.refresh_tokens = {}  # token -> {"active": bool, ...}
         self.events = {"polls": [], "token_requests": [], "revoked_refresh_tokens": 0,
                        "revocation_requests": [], "refreshes": 0, "refresh_reuse": 0,
-                       "user_requests": 0, "authorize_requests": []}
+                       "user_requests": 0, "authorize_requests": [], "token_deletions": [],
+                       "refresh_attempts": 0}
 
 
 USER = {"login": "octocat", "id": 583231, "name": "The Octocat", "email": "octocat@github.example"}
@@ -173,8 +176,16 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(200, self.state.events)
         if path in ("/_emulator/approve", "/_emulator/deny", "/_emulator/expire") and method == "POST":
             return self.control_device(query.get("user_code", ""), path.rsplit("/", 1)[1])
+        if path == "/_emulator/spend-refresh-tokens" and method == "POST":
+            with self.state.lock:
+                for entry in self.state.refresh_tokens.values():
+                    entry["active"] = False
+            return self.send_json(200, {"ok": True})
         table = GITHUB_ROUTES if self.state.args.provider == "github" else AUTH0_ROUTES
         handler = table.get((method, path))
+        if handler is None and self.state.args.provider == "github" and method == "DELETE" \
+                and path.startswith("/applications/") and path.endswith("/token"):
+            handler = Handler.gh_delete_token
         if handler is None:
             return self.send_json(404, {"message": "Not Found"})
         handler(self, query)
@@ -259,8 +270,29 @@ class Handler(BaseHTTPRequestHandler):
             members.update({"expires_in": 28800, "refresh_token": refresh, "refresh_token_expires_in": 15897600})
         return members
 
+    def gh_delete_token(self, query):
+        """DELETE /applications/{client_id}/token, basic auth with the client id and secret, JSON
+        body {"access_token": ...}: 204, or 404 for an unknown token; 401 without the secret."""
+        client_id = self.path.split("?")[0].split("/")[2]
+        expected = "Basic " + base64.b64encode(
+            ("%s:%s" % (self.state.args.client_id, self.state.args.client_secret)).encode()).decode()
+        authorized = client_id == self.state.args.client_id and self.headers.get("Authorization") == expected
+        body = self.body_params()
+        json_body = (self.headers.get("Content-Type") or "").startswith("application/json")
+        with self.state.lock:
+            known = body.get("access_token", "") in self.state.access_tokens
+            self.state.events["token_deletions"].append({"basic_auth_ok": authorized, "json_body": json_body, "known_token": known})
+            if authorized and known:
+                del self.state.access_tokens[body["access_token"]]
+        if not authorized:
+            return self.send_json(401, {"message": "Requires authentication"})
+        if not known:
+            return self.send_json(404, {"message": "Not Found"})
+        self.send(204, b"", "application/json")
+
     def gh_refresh(self, params):
         with self.state.lock:
+            self.state.events["refresh_attempts"] += 1
             entry = self.state.refresh_tokens.get(params.get("refresh_token", ""))
             if entry is None or not entry["active"]:
                 if entry is not None:
@@ -298,7 +330,7 @@ class Handler(BaseHTTPRequestHandler):
             "userinfo_endpoint": issuer + "userinfo",
             "jwks_uri": issuer + ".well-known/jwks.json",
             "revocation_endpoint": issuer + "oauth/revoke",
-            "end_session_endpoint": issuer + "oidc/logout",
+            **({} if self.state.args.no_end_session else {"end_session_endpoint": issuer + "oidc/logout"}),
             "scopes_supported": ["openid", "profile", "offline_access", "name", "email", "read:events"],
             "response_types_supported": ["code"],
             "code_challenge_methods_supported": ["S256", "plain"],
@@ -394,12 +426,21 @@ class Handler(BaseHTTPRequestHandler):
                 # in the same second were identical and "refresh stored a new token" could not tell.
                 "jti": secrets.token_urlsafe(12),
                 "scope": scope, "permissions": [s for s in scopes if ":" in s] or ["read:events"]})
+        elif self.state.args.access_token_format == "jwe":
+            # Without an audience newer tenants answer a JWE (five parts, dir/A256GCM): readable only
+            # by Auth0 itself. Random bytes stand in for the ciphertext.
+            header = b64url(json.dumps({"alg": "dir", "enc": "A256GCM", "iss": issuer}).encode())
+            response["access_token"] = ".".join([header, "", b64url(secrets.token_bytes(12)),
+                                                 b64url(secrets.token_bytes(48)), b64url(secrets.token_bytes(16))])
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:
             self.state.access_tokens[response["access_token"]] = {"scope": scope}
         if with_id_token and "openid" in scopes:
-            claims = {"iss": issuer, "sub": AUTH0_USER["sub"], "aud": self.state.args.client_id,
+            aud = self.state.args.client_id
+            if self.state.args.id_token_audience:
+                aud = [aud] + self.state.args.id_token_audience
+            claims = {"iss": issuer, "sub": AUTH0_USER["sub"], "aud": aud, "azp": self.state.args.client_id,
                       "iat": now, "exp": now + 36000, "sid": "emulator-session",
                       "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
                       "https://example.test/roles": ["tester"]}
@@ -450,7 +491,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.events["end_session_requests"] = self.state.events.get("end_session_requests", 0) + 1
             self.state.events["end_session"] = {"has_id_token_hint": "id_token_hint" in query,
-                                                "client_id_matches": query.get("client_id") == self.state.args.client_id}
+                                                "client_id_matches": query.get("client_id") == self.state.args.client_id,
+                                                "path": urlsplit(self.path).path, "has_return_to": "returnTo" in query}
         target = query.get("post_logout_redirect_uri") or query.get("returnTo")
         if target and urlsplit(target).scheme == "http" and urlsplit(target).hostname in ("127.0.0.1", "localhost", "::1"):
             params = {"state": query["state"]} if "state" in query else {}
@@ -481,7 +523,10 @@ AUTH0_ROUTES = {
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="authdeck provider emulator")
-    parser.add_argument("provider", choices=["github", "auth0"])
+    from oidc_presets import MODES, OIDCHandler, prepare
+    parser.add_argument("provider", choices=["github", "auth0", *MODES])
+    parser.add_argument("--tenant", default=None,
+                        help="entra: tenant (default common); okta: authorization server (default default); keycloak: realm")
     parser.add_argument("--client-id", default=None, help="the registered client id")
     parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is gone")
     parser.add_argument("--token-format", choices=["auto", "form"], default="auto",
@@ -492,18 +537,39 @@ def main(argv=None):
                         help="GitHub: GitHub-App user tokens (expiring, with a rotating refresh token)")
     parser.add_argument("--device-expires-in", type=int, default=900)
     parser.add_argument("--expires-in", type=int, default=86400, help="Auth0: access token lifetime (s)")
+    parser.add_argument("--client-secret", default="gh-emulator-secret",
+                        help="GitHub: the client secret DELETE /applications/{client_id}/token expects")
+    parser.add_argument("--no-end-session", action="store_true",
+                        help="Auth0: discovery without end_session_endpoint (sign-out uses /v2/logout)")
+    parser.add_argument("--access-token-format", choices=["opaque", "jwe"], default="opaque",
+                        help="Auth0: the access token without an audience")
+    parser.add_argument("--id-token-audience", action="append", default=[],
+                        help="Auth0: another aud of the ID token besides the client id (repeatable)")
     args = parser.parse_args(argv)
     if args.client_id is None:
-        args.client_id = "Iv1.test" if args.provider == "github" else "a0-native-client"
+        args.client_id = {"github": "Iv1.test", "auth0": "a0-native-client"}.get(args.provider, args.provider + "-native-client")
+    if args.tenant is None:
+        args.tenant = {"entra": "common", "okta": "default", "keycloak": "staff"}.get(args.provider, "")
+    if args.provider == "google" and args.client_secret == "gh-emulator-secret":
+        args.client_secret = "google-desktop-secret"
 
-    serve(args, Handler, lambda workdir: RSAKey(workdir) if args.provider == "auth0" else None,
-          lambda base_url: {"issuer": base_url + "/"} if args.provider == "auth0" else {})
+    def ready_extra(base_url):
+        if args.provider == "auth0":
+            return {"issuer": base_url + "/"}
+        if args.provider in MODES:
+            from oidc_presets import issuer_path
+            return {"issuer": base_url + issuer_path(args)}
+        return {}
+
+    serve(args, OIDCHandler if args.provider in MODES else Handler,
+          lambda workdir: RSAKey(workdir) if args.provider != "github" else None, ready_extra, prepare)
 
 
-def serve(args, handler_class, make_key, ready_extra):
+def serve(args, handler_class, make_key, ready_extra, prepare=None):
     """Runs `handler_class` on 127.0.0.1 (a free port) until a signal or the parent's exit;
-    `make_key(workdir)` makes the signing key in a 0700 temp dir removed at exit; prints the ready
-    line with `ready_extra(base_url)` added. Shared by every emulator (apple.py, logto.py)."""
+    `make_key(workdir)` makes the signing key in a 0700 temp dir removed at exit; `prepare(state,
+    workdir)` adds what a mode needs; prints the ready line with `ready_extra(base_url)` added.
+    Shared by every emulator (apple.py, logto.py, oidc_presets.py)."""
     original_ppid = os.getppid()
     parent_pid = args.parent_pid if args.parent_pid is not None else original_ppid
     workdir = tempfile.mkdtemp(prefix="authdeck-emulator-")
@@ -532,6 +598,8 @@ def serve(args, handler_class, make_key, ready_extra):
         httpd.daemon_threads = True
         base_url = "http://127.0.0.1:%d" % httpd.server_address[1]
         httpd.state = State(args, base_url, key)
+        if prepare is not None:
+            prepare(httpd.state, workdir)
         ready = {"provider": args.provider, "base_url": base_url, "client_id": args.client_id, "pid": os.getpid()}
         ready.update(ready_extra(base_url))
         sys.stdout.write(json.dumps(ready) + "\n")

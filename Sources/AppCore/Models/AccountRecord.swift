@@ -2,6 +2,35 @@ import AuthEngine
 import CredentialStore
 import Foundation
 
+/// The shape of an access token as received (never verified: access tokens are for their API).
+public enum AccessTokenFormat: String, Codable, Equatable, Sendable {
+    /// A compact JWS (RFC 7515, three parts): decoded for information only.
+    case jwt
+    /// A compact JWE (RFC 7516, five parts): encrypted for its audience; never decoded as a JWS
+    /// (Auth0 without `audience`).
+    case encrypted
+    /// Anything else (not a JWT): only its issuer can read it (introspection).
+    case opaque
+
+    /// Classifies a token by its compact serialization: five non-empty dot-separated parts is a
+    /// JWE, three that decode as a JWS a JWT, else opaque.
+    public static func classify(_ token: String) -> AccessTokenFormat {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 5 && !parts[0].isEmpty { return .encrypted }
+        if parts.count == 3, (try? CompactJWS(parsing: token)) != nil { return .jwt }
+        return .opaque
+    }
+
+    /// "JWT", "encrypted (JWE)", "opaque".
+    public var label: String {
+        switch self {
+        case .jwt: "JWT"
+        case .encrypted: "encrypted (JWE)"
+        case .opaque: "opaque"
+        }
+    }
+}
+
 /// What is known about one access token (one per resource or audience), without the token.
 public struct AccessTokenInfo: Codable, Equatable, Sendable {
     /// The RFC 8707 `resource` or Auth0 `audience` it was issued for; `nil` for the default token.
@@ -17,6 +46,8 @@ public struct AccessTokenInfo: Codable, Equatable, Sendable {
     /// Decoded JWT header and claims, informational only (access tokens are opaque to clients);
     /// `nil` for an opaque token.
     public var informationalClaims: JSONValue?
+    /// JWT, encrypted (JWE) or opaque; nil in records written before it was kept.
+    public var format: AccessTokenFormat?
 
     public init(resource: String? = nil, expiresAt: Date?, issuedAt: Date, tokenType: String = "Bearer", scopes: [String], informationalClaims: JSONValue? = nil) {
         self.resource = resource
@@ -129,5 +160,14 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     public var scopeChange: (added: [String], removed: [String])? {
         guard let previous = previousGrantedScopes else { return nil }
         return (grantedScopes.filter { !previous.contains($0) }, previous.filter { !grantedScopes.contains($0) })
+    }
+}
+
+extension AccessTokenInfo {
+    /// The text for a token sent without `expires_in`: GitHub's OAuth-app tokens do not expire
+    /// (they stay valid until revoked; https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps),
+    /// elsewhere the expiry is unknown.
+    public static func noExpiryText(provider: ProviderConfig?) -> String {
+        provider?.revocationStyle == .githubApplicationToken ? "does not expire" : "no expiry given"
     }
 }

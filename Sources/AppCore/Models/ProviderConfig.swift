@@ -10,6 +10,28 @@ public enum ClientAuthenticationMethod: String, Codable, Equatable, Sendable {
     case clientSecretPost = "client_secret_post"
 }
 
+/// How sign-out revokes a provider's tokens.
+public enum RevocationStyle: String, Codable, Equatable, Sendable, CaseIterable {
+    /// RFC 7009 at the revocation endpoint.
+    case rfc7009
+    /// GitHub: `DELETE {revocation endpoint}/{client_id}/token` with basic auth; the revocation
+    /// endpoint override is `https://api.github.com/applications`. Needs the client secret.
+    case githubApplicationToken
+    /// The provider cannot revoke: local secrets are deleted only.
+    case none
+}
+
+/// How sign-out ends a provider's browser session.
+public enum LogoutStyle: String, Codable, Equatable, Sendable, CaseIterable {
+    /// OIDC RP-Initiated Logout 1.0 (`end_session_endpoint`) when advertised.
+    case endSession
+    /// The end-session endpoint when discovery advertises it, else Auth0 `GET {issuer}v2/logout`
+    /// with `client_id` and `returnTo`.
+    case endSessionOrAuth0V2Logout
+    /// No logout page.
+    case none
+}
+
 /// Endpoints set by hand: for providers without discovery (GitHub) and to fill discovery gaps
 /// (django-oauth-toolkit omits revocation, introspection and device endpoints).
 public struct EndpointOverrides: Codable, Equatable, Sendable {
@@ -60,6 +82,15 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     /// ID-token claims whose booleans may arrive as the strings "true"/"false" (Sign in with
     /// Apple: `email_verified`, `is_private_email`); nil or absent: JSON booleans only.
     public var booleanStringClaims: [String]?
+    /// Audiences besides `clientID` its ID tokens may name (OIDC Core §3.1.3.7 step 3); nil: none.
+    public var additionalTrustedAudiences: [String]?
+    /// A multi-tenant Microsoft Entra authority off Microsoft's login hosts (an emulator): the
+    /// discovery issuer's `{tenantid}` is the token's `tid`. nil: only for Microsoft login hosts.
+    public var multiTenantEntra: Bool?
+    /// How sign-out revokes tokens; nil: RFC 7009.
+    public var revocationStyle: RevocationStyle?
+    /// How sign-out ends the browser session; nil: the end-session endpoint when advertised.
+    public var logoutStyle: LogoutStyle?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],

@@ -105,7 +105,7 @@ struct ProviderAccess: Sendable {
         let cached = env.cache.load(provider.id, .discovery).flatMap { $0.url == url ? $0 : nil }
         func fromCache(_ document: CachedDocument) -> AuthorizationServerMetadata? {
             let response = HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Data(document.body.utf8))
-            return try? Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url)
+            return try? Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, multiTenantEntra: provider.multiTenantEntra ?? false)
         }
         if let cached, cached.isFresh(at: now), let metadata = fromCache(cached) { return metadata }
         let response: HTTPResponse
@@ -116,7 +116,7 @@ struct ProviderAccess: Sendable {
             throw .transport(error)
         }
         if response.status >= 500, let cached, let metadata = fromCache(cached) { return metadata }
-        let metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url)
+        let metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, multiTenantEntra: provider.multiTenantEntra ?? false)
         env.cache.save(provider.id, CachedDocument(
             kind: .discovery, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: now,
             maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"])))
@@ -179,9 +179,12 @@ struct ProviderAccess: Sendable {
             let clientSecret = ClientSecret(secret.exposedValue)
             authentication = provider.clientAuthentication == .clientSecretBasic ? .clientSecretBasic(clientSecret) : .clientSecretPost(clientSecret)
         }
-        return ClientConfiguration(
+        var client = ClientConfiguration(
             clientID: provider.clientID, authentication: authentication,
             extraHeaders: provider.extraHeaders.sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) },
             extraAuthorizationParameters: provider.extraAuthorizationParameters.sorted { $0.key < $1.key }.map { FormParameter($0.key, $0.value) })
+        client.additionalTrustedAudiences = Set(provider.additionalTrustedAudiences ?? [])
+        client.multiTenantEntra = provider.multiTenantEntra ?? false
+        return client
     }
 }

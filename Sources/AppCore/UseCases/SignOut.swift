@@ -41,7 +41,7 @@ public struct SignOut: Sendable {
         let key = Accounts.key(record)
         let files = env.files
         let accounts = Accounts(env: env)
-        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration)?
+        var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig)?
         var removed = false
         do {
             // Under the account's lock, from reading the secrets to deleting them: a refresh in
@@ -54,7 +54,7 @@ public struct SignOut: Sendable {
                 } else if let secrets, let tokens = TokenConversions.tokenSet(secrets, resource: nil, record: record) {
                     do {
                         let account = try await ProviderAccess(env: env).account(id)
-                        provider = (account.metadata, account.client)
+                        provider = (account.metadata, account.client, account.provider)
                         revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: account.client,
                                                         provider: account.provider, step: step)
                     } catch {
@@ -93,7 +93,7 @@ public struct SignOut: Sendable {
         }
         guard removed else { return false }
         if options.endSession, let provider {
-            await endSession(metadata: provider.metadata, client: provider.client, step: step)
+            await endSession(metadata: provider.metadata, client: provider.client, config: provider.config, step: step)
         }
         return true
     }
@@ -101,6 +101,14 @@ public struct SignOut: Sendable {
     /// Reports each revocation step; returns whether any failed.
     private func revoke(tokens: TokenSet, metadata: AuthorizationServerMetadata, client: ClientConfiguration, provider: ProviderConfig,
                         step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
+        switch provider.revocationStyle ?? .rfc7009 {
+        case .githubApplicationToken:
+            return await revokeGitHubToken(tokens: tokens, client: client, provider: provider, step: step)
+        case .none:
+            step(SignOutStepResult(.revokeRefreshToken, .skipped("the provider cannot revoke tokens; they stay valid until they expire")))
+            return false
+        case .rfc7009: break
+        }
         let report: RevocationReport
         do {
             report = try await revokeTokens(metadata: metadata, client: client, tokens: tokens, http: env.http(provider), now: env.now())
@@ -131,8 +139,18 @@ public struct SignOut: Sendable {
         return failed || didFail
     }
 
-    private func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, step: @Sendable (SignOutStepResult) -> Void) async {
+    private func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig,
+                            step: @Sendable (SignOutStepResult) -> Void) async {
+        let style = config.logoutStyle ?? .endSession
+        if style == .none {
+            step(SignOutStepResult(.endSession, .skipped("the provider has no logout page")))
+            return
+        }
         guard metadata.endSessionEndpoint != nil else {
+            if style == .endSessionOrAuth0V2Logout {
+                await auth0Logout(metadata: metadata, client: client, step: step)
+                return
+            }
             step(SignOutStepResult(.endSession, .skipped("the provider has no end_session_endpoint")))
             return
         }

@@ -43,7 +43,7 @@ enum TokenConversions {
     }
 
     /// A JWT access token's header and claims, for display only ("informational, unverified":
-    /// access tokens are opaque to clients). `nil` for an opaque token.
+    /// access tokens are opaque to clients). `nil` for an opaque or encrypted (JWE) token.
     static func informationalClaims(_ accessToken: AccessToken) -> JSONValue? {
         let value = accessToken.exposedValue
         guard value.split(separator: ".", omittingEmptySubsequences: false).count == 3,
@@ -81,8 +81,11 @@ enum TokenConversions {
     }
 
     static func accessTokenInfo(_ tokens: TokenSet, resource: String?) -> AccessTokenInfo {
-        AccessTokenInfo(resource: resource, expiresAt: tokens.expiresAt, issuedAt: tokens.receivedAt, tokenType: tokens.tokenType,
-                        scopes: tokens.grantedScopes, informationalClaims: informationalClaims(tokens.accessToken))
+        let format = AccessTokenFormat.classify(tokens.accessToken.exposedValue)
+        var info = AccessTokenInfo(resource: resource, expiresAt: tokens.expiresAt, issuedAt: tokens.receivedAt, tokenType: tokens.tokenType,
+                                   scopes: tokens.grantedScopes, informationalClaims: format == .jwt ? informationalClaims(tokens.accessToken) : nil)
+        info.format = format
+        return info
     }
 
     /// The display name: `name`, else `preferred_username`, else `email`, else the subject.

@@ -30,6 +30,12 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var extraHeaders: [HTTPHeader]
     /// Extra authorization-request parameters (e.g. Google `access_type=offline`).
     public var extraAuthorizationParameters: [FormParameter]
+    /// Audiences besides `client_id` an ID token may name (OIDC Core §3.1.3.7 step 3; e.g. an
+    /// Auth0 API identifier). Compared exactly.
+    public var additionalTrustedAudiences: Set<String> = []
+    /// The issuer is a multi-tenant Microsoft Entra authority even off Microsoft's login hosts
+    /// (an emulator): a literal `{tenantid}` in its discovery issuer is the token's `tid`.
+    public var multiTenantEntra = false
 
     public init(clientID: String, authentication: ClientAuthentication = .none, extraHeaders: [HTTPHeader] = [],
                 extraAuthorizationParameters: [FormParameter] = []) {

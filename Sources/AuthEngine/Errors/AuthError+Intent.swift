@@ -8,7 +8,9 @@ extension AuthError {
     /// login there (django-oauth-toolkit); the previous verified ID token stays.
     public var invalidatesGrant: Bool {
         switch self {
-        case .errorResponse(let response): response.code == .invalidGrant
+        // GitHub answers a spent or expired refresh token with HTTP 200 `bad_refresh_token`
+        // (https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens).
+        case .errorResponse(let response): response.code == .invalidGrant || response.code == .other("bad_refresh_token")
         case .protocolViolation(.refreshedIDTokenSubjectMismatch), .protocolViolation(.refreshedIDTokenIssuerMismatch),
              .protocolViolation(.refreshedIDTokenAudienceMismatch), .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch): true
         default: false

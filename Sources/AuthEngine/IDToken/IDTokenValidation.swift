@@ -36,8 +36,11 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     ]
 
     /// The expected `iss`: the discovery issuer. A literal `{tenantid}` (Entra `common`) is
-    /// replaced by the token's `tid` before comparing.
+    /// replaced by the token's `tid` before comparing, only for ``EntraAuthority/loginHosts`` or
+    /// with ``multiTenantEntra``.
     public var issuer: String
+    /// Treat ``issuer`` as a multi-tenant Entra authority whatever its host.
+    public var multiTenantEntra = false
     /// `client_id`: must be in `aud`.
     public var clientID: String
     /// Public clients never accept HS* (no shared secret).
@@ -76,6 +79,13 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
                   nonce: pending.nonce.map(ExpectedNonce.value) ?? .none, accessTokenHash: .accessToken(tokens.accessToken),
                   authTime: pending.maxAge.map(AuthTimeRequirement.maxAge) ?? .notRequested,
                   serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        trust(client)
+    }
+
+    /// Takes the client's trusted audiences and Entra marking (every client-based init does).
+    mutating func trust(_ client: ClientConfiguration) {
+        additionalTrustedAudiences = client.additionalTrustedAudiences
+        multiTenantEntra = client.multiTenantEntra
     }
 
     /// The algorithms actually accepted: allow-list ∩ advertised, without `none` and HS*.
@@ -180,7 +190,7 @@ func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, k
 public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValidationOptions, crypto: CryptoProvider,
                                   now: Date, algorithm: JWSAlgorithm) throws(AuthError) {
     var expectedIssuer = options.issuer
-    if expectedIssuer.contains("{tenantid}") {
+    if expectedIssuer.contains("{tenantid}"), options.multiTenantEntra || EntraAuthority.isLoginHost(expectedIssuer) {
         guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
         expectedIssuer = expectedIssuer.replacingOccurrences(of: "{tenantid}", with: tid)
     }
@@ -224,5 +234,29 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
         guard let digestAlgorithm = algorithm.digest else { throw .protocolViolation(.atHashMismatch) }
         let digest = crypto.digest(digestAlgorithm, Data(accessToken.exposedValue.utf8))
         guard Base64URL.encode(digest.prefix(digest.count / 2)).exactlyEquals(atHash) else { throw .protocolViolation(.atHashMismatch) }
+    }
+}
+
+/// Microsoft Entra ID's multi-tenant authorities (`common`, `organizations`): their discovery
+/// `issuer` holds a literal `{tenantid}`, which is the token's `tid`
+/// (https://learn.microsoft.com/en-us/entra/identity-platform/access-tokens#validate-the-issuer).
+public enum EntraAuthority {
+    /// The login hosts of the Microsoft clouds (public, US Government, China).
+    public static let loginHosts = ["login.microsoftonline.com", "login.microsoftonline.us", "login.partner.microsoftonline.cn", "login.chinacloudapi.cn"]
+
+    /// Whether `issuer` is an `https` URL on one of ``loginHosts`` (exact, lower-case host).
+    public static func isLoginHost(_ issuer: String) -> Bool {
+        guard let components = URLComponents(string: issuer.replacingOccurrences(of: "{tenantid}", with: "tenantid")),
+              components.scheme == "https", let host = components.host else { return false }
+        return loginHosts.containsExactly(host)
+    }
+
+    /// The discovery issuer a multi-tenant authority answers: `…/common/v2.0` or
+    /// `…/organizations/v2.0` with that segment as `{tenantid}`; nil for any other issuer.
+    public static func templateIssuer(for issuer: String) -> String? {
+        for segment in ["/common/", "/organizations/"] where issuer.contains(segment) {
+            return issuer.replacingOccurrences(of: segment, with: "/{tenantid}/")
+        }
+        return nil
     }
 }

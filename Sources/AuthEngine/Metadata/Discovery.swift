@@ -51,8 +51,11 @@ public enum Discovery {
     /// - Throws: `.httpStatus`, `.protocolViolation(.unexpectedContentType / .malformedJSON /
     ///   .issuerMismatch / .missingField / .responseTypeCodeNotSupported)`, `.unsupported(.insecureURL /
     ///   .noSupportedSigningAlgorithm)`.
+    /// With `multiTenantEntra` (or on a Microsoft login host) the `common` / `organizations`
+    /// authority may answer its issuer with `{tenantid}` in place of that segment
+    /// (``EntraAuthority/templateIssuer(for:)``).
     public static func processResponse(_ response: HTTPResponse, expectedIssuer: String, requestURL: URL? = nil,
-                                       kind: DiscoveryKind = .openIDConnect) throws(AuthError) -> AuthorizationServerMetadata {
+                                       kind: DiscoveryKind = .openIDConnect, multiTenantEntra: Bool = false) throws(AuthError) -> AuthorizationServerMetadata {
         guard response.status == 200 else {
             throw .httpStatus(HTTPStatusFailure(status: response.status, url: requestURL?.absoluteString ?? expectedIssuer))
         }
@@ -61,7 +64,8 @@ public enum Discovery {
         }
         let object = try readJSONObject(response.body, context: "discovery document")
         let issuer = try object.requiredString("issuer")
-        guard issuer.exactlyEquals(expectedIssuer) else {
+        let entraTemplate = multiTenantEntra || EntraAuthority.isLoginHost(expectedIssuer) ? EntraAuthority.templateIssuer(for: expectedIssuer) : nil
+        guard issuer.exactlyEquals(expectedIssuer) || entraTemplate.map({ issuer.exactlyEquals($0) }) == true else {
             throw .protocolViolation(.issuerMismatch(expected: expectedIssuer, actual: issuer))
         }
         let metadata: AuthorizationServerMetadata

@@ -42,12 +42,14 @@ extension IDTokenValidationOptions {
         self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic,
                   nonce: original.nonce.map(ExpectedNonce.ifPresent) ?? .none, accessTokenHash: .accessToken(tokens.accessToken),
                   serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        trust(client)
     }
 
     /// Options for the device grant's ID token (RFC 8628 + OIDC Core §3.1.3.7): no nonce was sent.
     public init(deviceGrantFor metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet) {
         self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic, nonce: .none,
                   accessTokenHash: .accessToken(tokens.accessToken), serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        trust(client)
     }
 }
 

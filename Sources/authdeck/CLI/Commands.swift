@@ -159,13 +159,13 @@ enum Commands {
     static let provider = CommandSpec(
         name: "provider",
         abstract: "Manage the configured identity providers.",
-        subcommands: [providerAdd, providerList, providerShow, providerRemove]
+        subcommands: [providerAdd, providerList, providerShow, providerRemove, providerPresets]
     )
 
     static let providerAdd = CommandSpec(
         name: "add",
         abstract: "Add a provider by issuer (discovery), by manual endpoints, or from a preset.",
-        discussion: "Presets: \(ProviderPreset.all.map(\.name).joined(separator: ", ")). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line.",
+        discussion: "Presets: \(BuiltInPresets.names.joined(separator: ", ")) and your own (see 'authdeck provider presets'). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name in authdeck (e.g. work).")],
         options: [
             .value("preset", valueName: "preset", help: "Start from a preset's endpoints and quirks."),
@@ -179,6 +179,8 @@ enum Commands {
             .repeated("scope", valueName: "scope", help: "A scope to request (replaces the default openid profile email offline_access)."),
             .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
+            .repeated("trustedAudience", valueName: "aud", help: "An audience ID tokens may name besides the client id (OIDC Core 3.1.3.7 step 3)."),
+            .flag("multiTenantEntra", help: "A multi-tenant Microsoft Entra authority off Microsoft's hosts: {tenantid} in its issuer is the token's tid."),
             .repeated("header", valueName: "name: value", help: "An extra request header."),
             .repeated("authorizationParameter", valueName: "name=value", help: "An extra authorization request parameter."),
             .value("authorizationEndpoint", valueName: "url", help: "The authorization endpoint (without discovery)."),
@@ -200,6 +202,14 @@ enum Commands {
         abstract: "List the configured providers.",
         options: [json],
         run: { try await providerListRun(json: $0.flag("json"), .current) }
+    )
+
+    static let providerPresets = CommandSpec(
+        name: "presets",
+        abstract: "List the provider presets: built-in ones and your own ($XDG_CONFIG_HOME/authdeck/presets/*.json).",
+        discussion: "Each line: name, display name, what --domain and --tenant mean, and where the preset comes from (built-in or the file's path).",
+        options: [json],
+        run: { try await providerPresetsRun(json: $0.flag("json"), .current) }
     )
 
     static let providerShow = CommandSpec(

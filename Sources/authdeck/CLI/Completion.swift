@@ -1,4 +1,5 @@
 import AppCore
+import AppCoreLive
 import Foundation
 import TerminalUI
 
@@ -12,7 +13,7 @@ import TerminalUI
 enum Completion {
     /// Names the script asks the binary for.
     enum Source: String, CaseIterable, Sendable {
-        case accounts, providers, themes, shells
+        case accounts, providers, themes, presets, shells
     }
 
     static let shells = ["bash", "zsh", "fish"]
@@ -41,7 +42,7 @@ enum Completion {
     static func values(of option: OptionSpec) -> Values {
         switch option.name {
         case "theme": .names(.themes)
-        case "preset": .words(ProviderPreset.all.map(\.name))
+        case "preset": .names(.presets)
         case "clientAuthentication": .words(["none", "client_secret_basic", "client_secret_post"])
         case "caBundle", "idTokenFile": .files
         default: .free
@@ -232,6 +233,8 @@ enum Completion {
             return ((try? files.providers()) ?? []).map(\.id.rawValue)
         case .themes:
             return ThemeCatalog(directories: themeDirectories(environment)).names()
+        case .presets:
+            return PresetFiles.catalog(environment: environment).names
         case .shells:
             return shells
         }

@@ -18,6 +18,8 @@ struct ProviderAddOptions {
     var scopes: [String]
     var audience: String?
     var resources: [String]
+    var trustedAudiences: [String]
+    var multiTenantEntra: Bool
     var headers: [String]
     var parameters: [String]
     var caBundle: String?
@@ -41,6 +43,8 @@ struct ProviderAddOptions {
         scopes = parsed.values("scope").flatMap { $0.split(separator: " ").map(String.init) }
         audience = parsed.value("audience")
         resources = parsed.values("resource")
+        trustedAudiences = parsed.values("trustedAudience")
+        multiTenantEntra = parsed.flag("multiTenantEntra")
         headers = parsed.values("header")
         parameters = parsed.values("authorizationParameter")
         caBundle = parsed.value("caBundle")
@@ -53,8 +57,13 @@ struct ProviderAddOptions {
         if name.isEmpty || name.contains("/") || name.contains(where: \.isWhitespace) {
             return "provider NAME must be a non-empty word without '/' or spaces, got '\(name)'"
         }
-        if let preset = parsed.value("preset"), ProviderPreset.named(preset) == nil {
-            return "unknown preset '\(preset)'; known presets: \(ProviderPreset.all.map(\.name).joined(separator: ", "))"
+        if let preset = parsed.value("preset") {
+            let catalog = presetCatalog(.current, warn: false)
+            if catalog.preset(named: preset) == nil {
+                return "unknown preset '\(preset)'; known presets: \(catalog.names.joined(separator: ", ")) (see 'authdeck provider presets')"
+            }
+        } else if parsed.value("domain") != nil || parsed.value("tenant") != nil {
+            return "--domain and --tenant fill in a preset: add --preset NAME (see 'authdeck provider presets')"
         }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
         if let violation = ProviderConfig.validateClientID(parsed.value("clientId") ?? "") { return "\(violation). \(violation.hint)" }
@@ -81,10 +90,14 @@ struct ProviderAddOptions {
     }
 
     /// The provider configuration, from the preset (if any) with the options on top.
-    func configuration() throws -> ProviderConfig {
+    func configuration(presets: PresetCatalog) throws -> ProviderConfig {
         var config: ProviderConfig
-        if let presetName = preset, let preset = ProviderPreset.named(presetName) {
-            config = try preset.make(ProviderID(name), clientID: clientID ?? "", domain: domain, tenant: tenant)
+        if let presetName = preset, let preset = presets.preset(named: presetName) {
+            do {
+                config = try preset.makeProvider(id: ProviderID(name), clientID: clientID ?? "", domain: domain, tenant: tenant)
+            } catch {
+                throw CLIFailure.usage(error.file.isEmpty ? error.problem : error.description)
+            }
         } else {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
@@ -94,6 +107,8 @@ struct ProviderAddOptions {
         if !scopes.isEmpty { config.scopes = scopes }
         if let audience { config.audience = audience }
         if !resources.isEmpty { config.resources = resources }
+        if !trustedAudiences.isEmpty { config.additionalTrustedAudiences = (config.additionalTrustedAudiences ?? []) + trustedAudiences }
+        if multiTenantEntra { config.multiTenantEntra = true }
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
             config.extraHeaders[parts[0].trimmingCharacters(in: .whitespaces)] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
@@ -137,7 +152,8 @@ enum ArgumentParserNames {
 }
 
 func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
-    let config = try options.configuration()
+    let presets = presetCatalog(context, warn: options.preset != nil)
+    let config = try options.configuration(presets: presets)
     var clientSecret: ClientSecret?
     if options.clientSecretStdin {
         let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -151,7 +167,7 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
         notes.append("plain HTTP on loopback (accepted for local providers only)")
     }
-    if let preset = config.preset, let note = ProviderPreset.named(preset)?.note { notes.append(note) }
+    if let preset = config.preset, let note = presets.preset(named: preset)?.note { notes.append(note) }
     Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
     return ExitCode.ok
 }
@@ -171,6 +187,8 @@ func providerJSON(_ provider: ProviderConfig, accounts: Int) -> [String: Any] {
         "scopes": provider.scopes,
         "audience": provider.audience ?? NSNull(),
         "resources": provider.resources,
+        "trustedAudiences": provider.additionalTrustedAudiences ?? [],
+        "multiTenantEntra": provider.multiTenantEntra ?? false,
         "headers": provider.extraHeaders,
         "authorizationParameters": provider.extraAuthorizationParameters,
         "endpoints": [
@@ -227,6 +245,10 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
     lines.append("scopes: \(provider.scopes.joined(separator: " "))")
     if let audience = provider.audience { lines.append("audience: \(audience)") }
     if !provider.resources.isEmpty { lines.append("resources: \(provider.resources.joined(separator: " "))") }
+    if let audiences = provider.additionalTrustedAudiences, !audiences.isEmpty {
+        lines.append("trusted audiences: \(audiences.joined(separator: " "))")
+    }
+    if provider.multiTenantEntra == true { lines.append("multi-tenant Entra authority: yes ({tenantid} in the issuer is the token's tid)") }
     for (name, value) in provider.extraHeaders.sorted(by: { $0.key < $1.key }) { lines.append("header: \(name): \(value)") }
     for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("authorization parameter: \(name)=\(value)") }
     let endpoints: [(String, URL?)] = [

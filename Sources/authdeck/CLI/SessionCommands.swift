@@ -164,7 +164,8 @@ struct StatusRow {
         func left(_ date: Date?) -> Any { date.map { Times.secondsLeft($0, now: now) } ?? NSNull() }
         let tokens: [[String: Any]] = record.accessTokens.map { token in
             ["resource": token.resource ?? NSNull(), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
-             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes]
+             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes,
+             "format": token.format?.rawValue ?? NSNull()]
         }
         var idToken: Any = NSNull()
         if let info = record.idToken {
@@ -216,10 +217,11 @@ struct StatusRow {
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
+            let format = token.format.map { ", \($0.label)" } ?? ""
             if let expiresAt = token.expiresAt {
-                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))")
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))\(format)")
             } else {
-                lines.append("    \(label): no expiry given")
+                lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
             }
         }
         if record.hasRefreshToken {
@@ -415,36 +417,3 @@ func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async th
     }
 }
 
-/// Claims as `name: value` lines in the one claim order (``ClaimOrder``); timestamps get their
-/// RFC 3339 form and distance (``TimeText``).
-enum ClaimsText {
-    static func lines(_ claims: [String: JSONValue], now: Date) -> [String] {
-        ClaimOrder.sorted(Array(claims.keys)).map { key in "\(key): \(render(key, claims[key]!, now: now))" }
-    }
-
-    /// The time of a timestamp claim (seconds, or Logto's milliseconds), nil for other claims.
-    static func date(_ key: String, _ value: JSONValue) -> Date? {
-        guard TimeText.isTimestampClaim(key), case .number(let number) = value else { return nil }
-        return TimeText.claimDate(number)?.date
-    }
-
-    static func render(_ key: String, _ value: JSONValue, now: Date) -> String {
-        if let date = date(key, value) {
-            return "\(format(value)) (\(Times.rfc3339(date)), \(TimeText.relative(date, now: now)))"
-        }
-        return format(value)
-    }
-
-    static func format(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text): return text
-        case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-        case .bool(let flag): return String(flag)
-        case .null: return "null"
-        case .array, .object:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? ""
-        }
-    }
-}

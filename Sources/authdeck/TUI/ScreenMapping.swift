@@ -103,7 +103,7 @@ enum ScreenMapping {
             if case .object(let decoded)? = info.informationalClaims, let header = decoded["header"], let body = decoded["claims"] {
                 kind = .decoded(header: claims(header), claims: claims(body))
             } else {
-                kind = .opaque
+                kind = info.format == .encrypted ? .encrypted : .opaque
             }
             return AccessTokenEntry(resource: info.resource, kind: kind, expiresAt: info.expiresAt,
                                     introspection: info.resource == nil ? introspection : nil)

@@ -1,0 +1,66 @@
+import AuthEngine
+import Foundation
+
+// Sign-out for providers that do it their own way (ProviderConfig.revocationStyle / logoutStyle):
+// GitHub's token deletion API and Auth0's /v2/logout.
+extension SignOut {
+    /// The GitHub page where a user revokes an app's access themselves.
+    static let gitHubApplicationsSettings = "https://github.com/settings/applications"
+
+    /// GitHub: `DELETE /applications/{client_id}/token` with the client secret (basic auth); a
+    /// public client cannot, and is told where the user can. Returns whether it failed.
+    func revokeGitHubToken(tokens: TokenSet, client: ClientConfiguration, provider: ProviderConfig,
+                           step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
+        let secret: ClientSecret
+        switch client.authentication {
+        case .clientSecretBasic(let s), .clientSecretPost(let s): secret = s
+        case .none:
+            step(SignOutStepResult(.revokeAccessToken, .skipped(
+                "GitHub revokes a token only for a client with its secret; this public client's token can be revoked only in your GitHub settings: \(Self.gitHubApplicationsSettings)")))
+            return false
+        }
+        guard let applications = provider.endpoints.revocation else {
+            step(SignOutStepResult(.revokeAccessToken, .skipped(
+                "no revocation endpoint configured (https://api.github.com/applications); revoke it in \(Self.gitHubApplicationsSettings)")))
+            return false
+        }
+        if tokens.refreshToken != nil {
+            step(SignOutStepResult(.revokeRefreshToken, .skipped("GitHub revokes the access token (DELETE /applications/{client_id}/token); the refresh token is deleted locally")))
+        }
+        do {
+            let outcome = try await deleteGitHubToken(applicationsEndpoint: applications, client: client, secret: secret,
+                                                      accessToken: tokens.accessToken, http: env.http(provider), now: env.now())
+            if case .serviceUnavailable = outcome {
+                step(SignOutStepResult(.revokeAccessToken, .failed(AppError(title: "Revocation not confirmed (HTTP 503)",
+                                                                            detail: "The token must be assumed still valid.",
+                                                                            disposition: .transient(retryAfter: nil)))))
+                return true
+            }
+            step(SignOutStepResult(.revokeAccessToken, .done("revoked (DELETE /applications/{client_id}/token)")))
+            return false
+        } catch {
+            step(SignOutStepResult(.revokeAccessToken, .failed(ErrorMapping.appError(error))))
+            return true
+        }
+    }
+
+    /// Auth0 without an advertised end-session endpoint: its `/v2/logout` with `client_id` and
+    /// `returnTo` (the loopback listener), in the browser.
+    func auth0Logout(metadata: AuthorizationServerMetadata, client: ClientConfiguration, step: @Sendable (SignOutStepResult) -> Void) async {
+        do {
+            let listener = try env.loopback.listen("/logout-callback")
+            defer { listener.close() }
+            let pending = try makeAuth0LogoutRequest(issuer: metadata.issuer, client: client, returnTo: listener.redirectURI)
+            guard await env.browser.open(pending.url) else {
+                step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
+                return
+            }
+            _ = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in
+                decideAuth0LogoutCallback(callback, pending: pending)
+            }
+            step(SignOutStepResult(.endSession, .done("provider session ended (Auth0 /v2/logout)")))
+        } catch {
+            step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        }
+    }
+}

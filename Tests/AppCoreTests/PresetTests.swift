@@ -1,0 +1,144 @@
+// Provider presets as data (issue 13): presets/*.json, the embedded copies, the user's files, the
+// errors that name file and field, and the generic mapping onto ProviderConfig.
+import Foundation
+import Testing
+@testable import AppCore
+
+@Suite("Presets: presets/*.json, user files, errors, mapping onto ProviderConfig")
+struct PresetTests {
+    static let presetsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("presets")
+
+    static func file(_ json: String, path: String = "/home/u/.config/authdeck/presets/mine.json") -> PresetCatalog.UserFile {
+        PresetCatalog.UserFile(path: path, data: Data(json.utf8))
+    }
+
+    static let minimal = #"""
+    {"name": "mine", "displayName": "Mine", "identity": "idToken", "revocation": "rfc7009", "logout": "endSession",
+     "domain": {"meaning": "the host", "required": true},
+     "provider": {"issuer": "https://{domain}/oidc", "scopes": ["openid"]},
+     "sources": {"provider.issuer": "https://docs.example/issuer"}}
+    """#
+
+    @Test("Each presets/<name>.json is byte for byte the embedded built-in (scripts/embed-presets)", arguments: BuiltInPresets.names)
+    func filesMatchEmbedded(name: String) throws {
+        let text = try String(contentsOf: Self.presetsDir.appendingPathComponent(name + ".json"), encoding: .utf8)
+        let embedded = try #require(BuiltInPresets.sources[name])
+        #expect(embedded + "\n" == text, "run scripts/embed-presets")
+        let preset = try ProviderPreset.parse(Data(text.utf8), file: "presets/\(name).json")
+        #expect(preset.name == name)
+        #expect(!preset.sources.isEmpty && preset.sources.values.allSatisfy { $0.hasPrefix("https://") })
+    }
+
+    @Test("presets/ holds exactly the built-ins, and every built-in parses")
+    func folderIsTheBuiltIns() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.presetsDir.path).filter { $0.hasSuffix(".json") }
+        #expect(Set(files.map { String($0.dropLast(5)) }) == Set(BuiltInPresets.names))
+        #expect(Set(BuiltInPresets.sources.keys) == Set(BuiltInPresets.names))
+        #expect(PresetCatalog.builtIn.names == BuiltInPresets.names)
+        #expect(PresetCatalog.builtIn.problems.isEmpty)
+    }
+
+    @Test("Auth0 preset: issuer with the trailing slash, /oauth/revoke, --domain required, https:// and / trimmed, http refused")
+    func auth0Domain() throws {
+        let auth0 = try #require(PresetCatalog.builtIn.preset(named: "auth0"))
+        let config = try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "https://t.eu.auth0.com/", tenant: nil)
+        #expect(config.issuer?.absoluteString == "https://t.eu.auth0.com/")
+        #expect(config.endpoints.revocation?.absoluteString == "https://t.eu.auth0.com/oauth/revoke")
+        #expect(config.displayName == "Auth0 (t.eu.auth0.com)")
+        #expect(config.clientID == "abc" && config.id == ProviderID("a0") && config.preset == "auth0")
+        #expect(throws: PresetError(file: "", field: "--domain", problem: "--preset auth0 needs --domain: the tenant domain (e.g. --domain example.eu.auth0.com)")) {
+            try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: nil, tenant: nil)
+        }
+        #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "http://t.auth0.com", tenant: nil) }
+        #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.auth0.com/evil?x", tenant: nil) }
+        #expect(throws: PresetError(file: "", field: "--tenant", problem: "the preset auth0 does not use --tenant")) {
+            try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.auth0.com", tenant: "x")
+        }
+    }
+
+    @Test("Entra and Okta presets: --tenant defaults (common, default); Keycloak needs the realm; GitLab defaults to gitlab.com")
+    func tenantDefaults() throws {
+        let catalog = PresetCatalog.builtIn
+        let entra = try catalog.preset(named: "entra")!.makeProvider(id: ProviderID("e"), clientID: "c", domain: nil, tenant: nil)
+        #expect(entra.issuer?.absoluteString == "https://login.microsoftonline.com/common/v2.0")
+        let okta = try catalog.preset(named: "okta")!.makeProvider(id: ProviderID("o"), clientID: "c", domain: "x.okta.com", tenant: "aus9")
+        #expect(okta.issuer?.absoluteString == "https://x.okta.com/oauth2/aus9")
+        #expect(throws: PresetError.self) { try catalog.preset(named: "keycloak")!.makeProvider(id: ProviderID("k"), clientID: "c", domain: "sso.example", tenant: nil) }
+        #expect(throws: PresetError.self) { try catalog.preset(named: "keycloak")!.makeProvider(id: ProviderID("k"), clientID: "c", domain: "sso.example", tenant: "a/b") }
+        let gitlab = try catalog.preset(named: "gitlab")!.makeProvider(id: ProviderID("g"), clientID: "c", domain: nil, tenant: nil)
+        #expect(gitlab.issuer?.absoluteString == "https://gitlab.com")
+        let github = try catalog.preset(named: "github")!.makeProvider(id: ProviderID("gh"), clientID: "c", domain: nil, tenant: nil)
+        #expect(github.issuer == nil && github.extraHeaders["Accept"] == "application/json")
+        #expect(github.endpoints.userinfo?.absoluteString == "https://api.github.com/user")
+    }
+
+    @Test("A user file overrides the built-in of its name and adds new ones; the origin is its path")
+    func userFilesOverrideAndAdd() throws {
+        let override = Self.minimal.replacingOccurrences(of: "\"mine\"", with: "\"okta\"")
+        let catalog = PresetCatalog.load(userFiles: [
+            Self.file(Self.minimal),
+            Self.file(override, path: "/p/okta.json"),
+        ])
+        #expect(catalog.problems.isEmpty, "\(catalog.problems)")
+        #expect(catalog.names == BuiltInPresets.names + ["mine"])
+        #expect(catalog.entry(named: "okta")?.origin == .file("/p/okta.json"))
+        #expect(catalog.entry(named: "auth0")?.origin == .builtIn)
+        let mine = try catalog.preset(named: "mine")!.makeProvider(id: ProviderID("m"), clientID: "c", domain: "id.example", tenant: nil)
+        #expect(mine.issuer?.absoluteString == "https://id.example/oidc" && mine.scopes == ["openid"])
+    }
+
+    @Test("Any ProviderConfig field is a preset field by its name, with no preset code for it (additionalTrustedAudiences, multiTenantEntra)")
+    func genericMapping() throws {
+        let json = Self.minimal.replacingOccurrences(
+            of: #""scopes": ["openid"]"#,
+            with: #""scopes": ["openid"], "additionalTrustedAudiences": ["https://api.{domain}"], "multiTenantEntra": true, "clientAuthentication": "client_secret_post""#)
+        let preset = try ProviderPreset.parse(Data(json.utf8), file: "mine.json")
+        let config = try preset.makeProvider(id: ProviderID("m"), clientID: "c", domain: "id.example", tenant: nil)
+        #expect(config.additionalTrustedAudiences == ["https://api.id.example"])
+        #expect(config.multiTenantEntra == true)
+        #expect(config.clientAuthentication == .clientSecretPost)
+    }
+
+    @Test("A bad user file names the file and the field, and hides neither the built-ins nor the other files", arguments: [
+        (#""scopes": ["openid"]"#, #""scopes": "openid""#, "provider.scopes"),
+        (#""scopes": ["openid"]"#, #""scopes": ["openid"], "endpoints": {"tokn": "https://x"}"#, "provider.endpoints.tokn"),
+        (#""scopes": ["openid"]"#, #""scopes": ["openid"], "clientID": "x""#, "provider.clientID"),
+        (#""scopes": ["openid"]"#, #""scopes": ["openid"], "clientAuthentication": "magic""#, "provider.clientAuthentication"),
+        (#""logout": "endSession""#, #""logout": "sometimes""#, "logout"),
+        (#""meaning": "the host", "#, "", "domain.meaning"),
+        (#""https://docs.example/issuer""#, #""http://docs.example/issuer""#, "sources.provider.issuer"),
+        (#""provider.issuer""#, #""provider.jwks""#, "sources.provider.jwks"),
+        (#""displayName": "Mine","#, #""displayName": "Mine", "colour": "red","#, "colour"),
+    ])
+    func badUserFile(find: String, replace: String, field: String) throws {
+        let bad = Self.minimal.replacingOccurrences(of: find, with: replace)
+        #expect(bad != Self.minimal)
+        let other = Self.minimal.replacingOccurrences(of: "\"mine\"", with: "\"other\"")
+        let catalog = PresetCatalog.load(userFiles: [Self.file(bad), Self.file(other, path: "/p/other.json")])
+        #expect(catalog.problems.count == 1)
+        #expect(catalog.problems.first?.file == "/home/u/.config/authdeck/presets/mine.json")
+        #expect(catalog.problems.first?.field == field, "\(catalog.problems)")
+        #expect(catalog.names == BuiltInPresets.names + ["other"])
+    }
+
+    @Test("A user file whose name is not its file name, or that is not JSON, is refused by name")
+    func fileNameAndJSON() {
+        let catalog = PresetCatalog.load(userFiles: [
+            Self.file(Self.minimal, path: "/p/auth0.json"),
+            Self.file("{not json", path: "/p/broken.json"),
+            PresetCatalog.UserFile(path: "/p/unreadable.json", data: nil),
+        ])
+        #expect(catalog.problems.map(\.file) == ["/p/auth0.json", "/p/broken.json", "/p/unreadable.json"])
+        #expect(catalog.problems.first?.field == "name")
+        #expect(catalog.entry(named: "auth0")?.origin == .builtIn, "a broken override keeps the built-in")
+    }
+
+    @Test("A template using {tenant} without declaring tenant is refused")
+    func undeclaredPlaceholder() {
+        let bad = Self.minimal.replacingOccurrences(of: "/oidc", with: "/{tenant}")
+        #expect(throws: PresetError(file: "f.json", field: "provider", problem: "uses {tenant} but the preset declares no tenant")) {
+            try ProviderPreset.parse(Data(bad.utf8), file: "f.json")
+        }
+    }
+}
