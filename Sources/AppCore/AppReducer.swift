@@ -21,6 +21,8 @@ public enum AppAction: Equatable, Sendable {
     // Refresh
     case refresh(AccountID, manual: Bool)
     case refreshFinished(AccountID, Result<AccountRecord, AppError>)
+    /// A refresh on the way is slow, or replays a refresh token after an unknown outcome.
+    case refreshNotice(AccountID, RefreshNotice)
 
     // Sign-in
     case signIn(SignInRequest)
@@ -146,7 +148,7 @@ public struct AppReducer: Sendable {
                 return .none
             }
             state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual))) }
+            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual) { send(.refreshNotice(id, $0)) })) }
                 .cancellable(EffectIDs.refresh(id))
 
         case .refreshFinished(let id, .success(let record)):
@@ -158,6 +160,11 @@ public struct AppReducer: Sendable {
             state.accounts[index].introspection = .idle
             state.accounts[index].storedTokens = .idle
             flash(&state, .info, "Refreshed \(record.displayName)")
+            return .none
+
+        case .refreshNotice(let id, let notice):
+            guard state.accounts.contains(where: { $0.id == id }) else { return .none }
+            flash(&state, .warn, notice.message)
             return .none
 
         case .refreshFinished(let id, .failure(let error)):

@@ -33,6 +33,10 @@ public enum AccountStatus: Equatable, Sendable {
     case storeLocked
     /// The secrets' file cannot be read because it is damaged (`authdeck doctor`).
     case storeDamaged
+    /// A refresh request was sent and no answer handled (another process is waiting for it, or
+    /// died or gave up): whether the provider rotated the refresh token is unknown; the next
+    /// `token` or refresh sends it again and says so.
+    case refreshOutcomeUnknown
 
     /// The label in the accounts pane and `status`, e.g. "refresh failed, retrying in 8s".
     public func label(now: Date) -> String {
@@ -46,6 +50,7 @@ public enum AccountStatus: Equatable, Sendable {
             TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
         case .storeDamaged: "store damaged"
+        case .refreshOutcomeUnknown: "refresh outcome unknown"
         }
     }
 
@@ -55,7 +60,7 @@ public enum AccountStatus: Equatable, Sendable {
     public var needsAttention: Bool {
         switch self {
         case .valid, .expiringSoon, .refreshing, .expired: false
-        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: true
+        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged, .refreshOutcomeUnknown: true
         }
     }
 }
@@ -86,6 +91,7 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
         if record.needsSignInSince != nil { return .needsSignIn }
+        if record.refreshSentAt != nil { return .refreshOutcomeUnknown }
         switch refresh {
         case .inFlight: return .refreshing
         case .needsSignIn: return .needsSignIn

@@ -91,7 +91,7 @@ struct AppReducerTests {
     func refreshClearsIntrospection() async {
         let alice = record("alice")
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in .success(alice) }
+        session.refresh = { _, _, _ in .success(alice) }
         var state = loadedState([alice])
         state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
         let store = makeStore(state, session: session)
@@ -236,7 +236,7 @@ struct AppReducerTests {
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
         let calls = Counter(), gate = Gate()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in
+        session.refresh = { _, _, _ in
             calls.increment()
             await gate.wait()
             return .success(refreshed)
@@ -259,7 +259,7 @@ struct AppReducerTests {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in .success(alice) }
+        session.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: session)
         let early = clock.advance(by: 539)
         store.send(.tick(early)) { $0.now = early }
@@ -282,7 +282,7 @@ struct AppReducerTests {
         let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let calls = Counter()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in calls.increment(); return .failure(invalidGrant) }
+        session.refresh = { _, _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
@@ -308,7 +308,7 @@ struct AppReducerTests {
         let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
         let attempts = Counter()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in
+        session.refresh = { _, _, _ in
             attempts.increment()
             return attempts.count == 1 ? .failure(down) : .success(alice)
         }
@@ -455,7 +455,7 @@ struct AppReducerTests {
         let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-secret"))]
         var useCases = UseCaseClient.unimplemented
         useCases.storedTokens = { _ in .success(entries) }
-        useCases.refresh = { _, _ in .success(alice) }
+        useCases.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.rawTokensRequested(alice.id)) { $0.accounts[0].storedTokens = .loading }
         await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }
