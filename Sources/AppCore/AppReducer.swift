@@ -164,7 +164,10 @@ public struct AppReducer: Sendable {
 
         case .refreshNotice(let id, let notice):
             guard state.accounts.contains(where: { $0.id == id }) else { return .none }
-            flash(&state, .warn, notice.message)
+            // "The provider is slow" stays up while the request may still be answered; the
+            // refresh's own result replaces it.
+            let seconds = if case .providerSlow = notice { RefreshAccount.requestTimeout.timeInterval } else { state.flashDuration }
+            state.flash = Flash(level: .warn, text: notice.message, expiresAt: state.now.addingTimeInterval(seconds))
             return .none
 
         case .refreshFinished(let id, .failure(let error)):

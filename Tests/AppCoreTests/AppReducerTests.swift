@@ -87,6 +87,28 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("A slow provider: the TUI flashes 'provider is slow' until the refresh's own result replaces it (issue 16 item 5)")
+    func slowProviderFlash() async {
+        let alice = record("alice")
+        var session = UseCaseClient.unimplemented
+        session.refresh = { _, _, notice in
+            notice(.providerSlow(account: "Alice"))
+            return .success(alice)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshNotice(alice.id, .providerSlow(account: "Alice"))) {
+            $0.flash = Flash(level: .warn, text: RefreshNotice.providerSlow(account: "Alice").message,
+                             expiresAt: t0.addingTimeInterval(RefreshAccount.requestTimeout.timeInterval))
+        }
+        #expect(store.state.flash?.text.contains("provider is slow") == true)
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
     @Test("A refresh clears the introspection of the previous access token")
     func refreshClearsIntrospection() async {
         let alice = record("alice")
