@@ -44,6 +44,30 @@ struct StalledProviderUseCaseTests {
         #expect(world.accounts.first?.refreshSentAt == nil, "cleared in the file once the answer was handled")
     }
 
+    @Test("The account lock is held while the refresh request is out: no other process can send the same refresh token")
+    func lockHeldWhileRequestIsOut() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let lockFreeDuringRequest = Mutex<[Bool]>([])
+        let key = AccountKey(provider: "op", account: "alice")
+        var env = world.environment()
+        env.http = { _ in
+            HTTPClient { (request: HTTPRequest) async throws(TransportError) -> HTTPResponse in
+                if request.url.path == "/token" {
+                    let handle = try? world.secrets.tryLockAccount(key)
+                    lockFreeDuringRequest.withLock { $0.append(handle != nil) }
+                    handle?.release()
+                }
+                return world.provider.handle(request, now: world.now)
+            }
+        }
+        _ = try await RefreshAccount(env).run(alice.record.id, force: true)
+        #expect(lockFreeDuringRequest.withLock { $0 } == [false])
+        let after = try world.secrets.tryLockAccount(key)
+        #expect(after != nil, "released after the answer")
+        after?.release()
+    }
+
     @Test("Refresh requests carry a timeout longer than the UI's patience; the lock waits longer than a request")
     func requestTimeoutLongerThanPatience() async throws {
         #expect(RefreshAccount.requestTimeout > RefreshAccount.providerPatience * 10)
