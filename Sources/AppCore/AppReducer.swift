@@ -159,11 +159,17 @@ public struct AppReducer: Sendable {
             // The introspection and the loaded raw tokens described the previous tokens.
             state.accounts[index].introspection = .idle
             state.accounts[index].storedTokens = .idle
-            flash(&state, .info, "Refreshed \(record.displayName)")
+            if state.accounts[index].replaysRefreshToken {
+                state.accounts[index].replaysRefreshToken = false
+                flash(&state, .warn, "Refreshed \(record.displayName): its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it")
+            } else {
+                flash(&state, .info, "Refreshed \(record.displayName)")
+            }
             return .none
 
         case .refreshNotice(let id, let notice):
-            guard state.accounts.contains(where: { $0.id == id }) else { return .none }
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            if case .replayAfterUnknownOutcome = notice { state.accounts[index].replaysRefreshToken = true }
             // "The provider is slow" stays up while the request may still be answered; the
             // refresh's own result replaces it.
             let seconds = if case .providerSlow = notice { RefreshAccount.requestTimeout.timeInterval } else { state.flashDuration }
@@ -176,7 +182,12 @@ public struct AppReducer: Sendable {
             let attempt: Int
             if case .inFlight(let previous) = state.accounts[index].refresh { attempt = previous + 1 } else { attempt = 1 }
             state.accounts[index].lastError = error
+            let replayed = state.accounts[index].replaysRefreshToken
+            state.accounts[index].replaysRefreshToken = false
             switch error.disposition {
+            case .needsSignIn where replayed:
+                state.accounts[index].refresh = .needsSignIn
+                flash(&state, .warn, "\(name) needs to sign in again: its refresh token was sent again after an earlier refresh got no answer, and the provider refused it (\(error.title))")
             case .needsSignIn:
                 state.accounts[index].refresh = .needsSignIn
                 flash(&state, .warn, "\(name) needs to sign in again: \(error.title)")

@@ -74,6 +74,9 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     public var introspection: Loadable<JSONValue>
     /// The stored tokens, loaded when the Raw tab's reveal is asked for (masked until revealed).
     public var storedTokens: Loadable<[StoredTokens.Entry]> = .idle
+    /// The refresh in flight sends a refresh token again after an earlier refresh's outcome was
+    /// unknown (``RefreshNotice/replayAfterUnknownOutcome(account:sentAt:)``): its result says so.
+    public var replaysRefreshToken = false
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,

@@ -109,6 +109,32 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("A refresh token replayed after an unknown outcome and refused: the TUI says so plainly, not only 'needs sign-in' (issue 16 item 5)")
+    func replayRefusedIsSaid() async {
+        let alice = record("alice")
+        let invalidGrant = AppError(title: "invalid_grant", detail: "reused", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
+        let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
+        var session = UseCaseClient.unimplemented
+        session.refresh = { _, _, notice in
+            notice(replay)
+            return .failure(invalidGrant)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshNotice(alice.id, replay)) {
+            $0.accounts[0].replaysRefreshToken = true
+            $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
+            $0.accounts[0].replaysRefreshToken = false
+            $0.accounts[0].refresh = .needsSignIn
+            $0.accounts[0].lastError = invalidGrant
+            $0.flash = Flash(level: .warn, text: "Alice needs to sign in again: its refresh token was sent again after an earlier refresh got no answer, and the provider refused it (invalid_grant)",
+                             expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
     @Test("A refresh clears the introspection of the previous access token")
     func refreshClearsIntrospection() async {
         let alice = record("alice")
