@@ -341,13 +341,16 @@ public struct AppReducer: Sendable {
 
         case .copyAccessTokenKeyPressed(let id):
             guard state.account(id) != nil else { return .none }
-            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id))) }
+            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id) { send(.refreshNotice(id, $0)) })) }
 
-        case .accessTokenForCopyResponse(_, .success(let token)):
-            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)")
+        case .accessTokenForCopyResponse(let id, .success(let token)):
+            let replayed = clearReplay(&state, id)
+            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)"
+                + (replayed ? "; its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it" : ""))
             return .none
 
-        case .accessTokenForCopyResponse(_, .failure(let error)):
+        case .accessTokenForCopyResponse(let id, .failure(let error)):
+            _ = clearReplay(&state, id)
             flash(&state, .error, "Could not copy the access token: \(error)")
             return .none
 
@@ -396,6 +399,13 @@ public struct AppReducer: Sendable {
             }
         }
         return .merge(effects)
+    }
+
+    /// Whether the account's last token request replayed a refresh token; clears the mark.
+    private func clearReplay(_ state: inout AppState, _ id: AccountID) -> Bool {
+        guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return false }
+        defer { state.accounts[index].replaysRefreshToken = false }
+        return state.accounts[index].replaysRefreshToken
     }
 
     private func flash(_ state: inout AppState, _ level: Flash.Level, _ text: String) {

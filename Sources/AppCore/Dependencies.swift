@@ -160,7 +160,8 @@ public struct UseCaseClient: Sendable {
     /// RFC 7662 introspection of the default access token.
     public var introspect: @Sendable (AccountID) async -> Result<JSONValue, AppError>
     /// An access token valid for at least 10 s, to copy (``TokenForScripts``).
-    public var accessToken: @Sendable (AccountID) async -> Result<AccessToken, AppError>
+    /// `notice`: what a refresh on the way says (``RefreshNotice``).
+    public var accessToken: @Sendable (AccountID, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>
     /// The stored tokens for the Raw tab (``StoredTokens``).
     public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
 
@@ -172,7 +173,7 @@ public struct UseCaseClient: Sendable {
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("useCases.accessToken")) },
+        accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError> = { _, _ in .failure(unimplementedError("useCases.accessToken")) },
         storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("useCases.storedTokens")) }
     ) {
         self.load = load
@@ -199,7 +200,7 @@ public struct UseCaseClient: Sendable {
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
-            accessToken: { id in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value } },
+            accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10), notices: notice).value } },
             storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
     }
 

@@ -484,7 +484,7 @@ struct AppReducerTests {
     func copyAccessTokenThroughTheStore() async {
         let alice = record("alice")
         var useCases = UseCaseClient.unimplemented
-        useCases.accessToken = { _ in .success(AccessToken("at-secret")) }
+        useCases.accessToken = { _, _ in .success(AccessToken("at-secret")) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.copyAccessTokenKeyPressed(alice.id))
         let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token copied to the clipboard (OSC 52)")
@@ -493,6 +493,33 @@ struct AppReducerTests {
         store.send(.clipboardWritten) {
             $0.clipboard = nil
             $0.flash = Flash(level: .info, text: "Access token copied to the clipboard (OSC 52)", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("Copy after an unknown refresh outcome: the replayed refresh token is said in the note, never silent (issue 16 item 5)")
+    func copyAfterReplaySaysSo() async {
+        let alice = record("alice")
+        let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
+        var useCases = UseCaseClient.unimplemented
+        useCases.accessToken = { _, notice in
+            notice(replay)
+            return .success(AccessToken("at-new"))
+        }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.copyAccessTokenKeyPressed(alice.id))
+        await store.receive(.refreshNotice(alice.id, replay)) {
+            $0.accounts[0].replaysRefreshToken = true
+            $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
+        }
+        let note = "Access token copied to the clipboard (OSC 52); its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it"
+        await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-new")))) {
+            $0.accounts[0].replaysRefreshToken = false
+            $0.clipboard = ClipboardRequest(value: AccessToken("at-new"), note: note)
+        }
+        store.send(.clipboardWritten) {
+            $0.clipboard = nil
+            $0.flash = Flash(level: .info, text: note, expiresAt: t0.addingTimeInterval(6))
         }
         await store.finish()
     }
