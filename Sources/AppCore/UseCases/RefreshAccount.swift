@@ -197,7 +197,7 @@ extension Duration {
 }
 
 /// A value shared between a use case and the closures it runs (thread-safe).
-final class Box<Value: Sendable>: Sendable {
+private final class Box<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
     init(_ value: Value) { storage = Mutex(value) }
     var value: Value { storage.withLock { $0 } }
