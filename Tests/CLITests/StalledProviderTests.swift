@@ -64,6 +64,9 @@ struct StalledProviderCLITests {
         idp.pause()
         let refresh = try home.start(["refresh"])
         let marked = await waitForAccountsFile(home, containing: "refreshSentAt")
+        // The marker is written just before the request leaves: give it time to reach the
+        // provider's queue, so that the provider rotates the token when it resumes.
+        try await Task.sleep(for: .seconds(1))
         refresh.signal(SIGKILL)
         _ = await refresh.wait(timeout: 30)
         try #require(marked, "the refresh persisted its in-flight marker before sending")
@@ -73,6 +76,7 @@ struct StalledProviderCLITests {
         let json = try await home.statusJSON().1
         let account = try #require((json["accounts"] as? [[String: Any]])?.first)
         #expect(account["status"] as? String == "refresh outcome unknown")
+        #expect(account["refreshSentAt"] is String, "the time the unanswered request was sent")
 
         // The provider now serves the killed process's request: the refresh token rotates, the
         // stored access token is revoked.

@@ -152,7 +152,7 @@ public struct RefreshAccount: Sendable {
                 accounts.markNeedsSignIn(id)
                 if let sentAt = replayOf.value {
                     appError.detail += (appError.detail.isEmpty ? "" : " ")
-                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)))) got no answer: the provider most likely rotated it then. Sign in again."
+                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)))) got no answer: the provider most likely rotated it then."
                 }
             }
             throw appError

@@ -201,6 +201,8 @@ struct StatusRow {
             "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
             "lastRefreshAt": time(record.lastRefreshAt),
+            // A refresh request sent and not answered yet (or never: "refresh outcome unknown").
+            "refreshSentAt": time(record.refreshSentAt),
         ]
     }
 
