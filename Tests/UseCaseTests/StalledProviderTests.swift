@@ -179,6 +179,22 @@ struct StalledProviderUseCaseTests {
         #expect(world.accounts.first?.needsSignInSince == nil)
     }
 
+    @Test("A replay answered with 503 settles nothing: the earlier outcome stays unknown; a first refresh answered 503 leaves no marker")
+    func errorResponseKeepsEarlierUnknownOutcome() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.nextTokenError = (503, ["error": "temporarily_unavailable"], [:]) }
+        _ = try? await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.accounts.first?.refreshSentAt == nil, "an answered request leaves nothing unknown")
+        var record = try #require(world.accounts.first)
+        record.refreshSentAt = t0
+        world.files.withLock { $0.accounts = [record] }
+        world.advance(5)
+        world.provider.script.withLock { $0.nextTokenError = (503, ["error": "temporarily_unavailable"], [:]) }
+        _ = try? await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.accounts.first?.refreshSentAt == t0, "the earlier request's fate is still unknown")
+    }
+
     @Test("An account file written before the marker existed decodes (refreshSentAt absent: nil)")
     func oldRecordDecodes() throws {
         let record = AccountRecord(id: "op/alice", providerID: "op", issuer: "https://op.example", subject: "alice", displayName: "Alice",

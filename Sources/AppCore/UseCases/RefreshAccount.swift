@@ -109,10 +109,12 @@ public struct RefreshAccount: Sendable {
                 }
                 var refreshed: TokenSet
                 do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now()) } catch {
-                    // An answer was handled (an error response): the outcome is known. An
-                    // unreadable success may have rotated the token: the marker stays.
+                    // An error response settles this request. `invalid_grant` also settles an
+                    // earlier unknown outcome (the grant is gone); any other error (5xx, 429, …)
+                    // leaves it as unknown as before. An unreadable success may have rotated the
+                    // token: the marker stays.
                     if !(200..<300).contains(response.status) {
-                        latest.refreshSentAt = nil
+                        latest.refreshSentAt = (error as? AuthError)?.invalidatesGrant == true ? nil : unknownOutcome
                         try env.files.saveAccount(latest)
                     }
                     throw error
