@@ -200,9 +200,7 @@ struct StatusRow {
             "scopes": record.grantedScopes,
             "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
-            "lastRefreshAt": time(record.lastRefreshAt),
-            // A refresh request sent and not answered yet (or never: "refresh outcome unknown").
-            "refreshSentAt": time(record.refreshSentAt),
+            "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
         ]
     }
 
