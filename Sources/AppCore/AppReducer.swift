@@ -21,6 +21,8 @@ public enum AppAction: Equatable, Sendable {
     // Refresh
     case refresh(AccountID, manual: Bool)
     case refreshFinished(AccountID, Result<AccountRecord, AppError>)
+    /// A refresh on the way is slow, or replays a refresh token after an unknown outcome.
+    case refreshNotice(AccountID, RefreshNotice)
 
     // Sign-in
     case signIn(SignInRequest)
@@ -146,7 +148,7 @@ public struct AppReducer: Sendable {
                 return .none
             }
             state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual))) }
+            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual) { send(.refreshNotice(id, $0)) })) }
                 .cancellable(EffectIDs.refresh(id))
 
         case .refreshFinished(let id, .success(let record)):
@@ -157,7 +159,21 @@ public struct AppReducer: Sendable {
             // The introspection and the loaded raw tokens described the previous tokens.
             state.accounts[index].introspection = .idle
             state.accounts[index].storedTokens = .idle
-            flash(&state, .info, "Refreshed \(record.displayName)")
+            if state.accounts[index].replaysRefreshToken {
+                state.accounts[index].replaysRefreshToken = false
+                flash(&state, .warn, "Refreshed \(record.displayName): its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it")
+            } else {
+                flash(&state, .info, "Refreshed \(record.displayName)")
+            }
+            return .none
+
+        case .refreshNotice(let id, let notice):
+            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+            if case .replayAfterUnknownOutcome = notice { state.accounts[index].replaysRefreshToken = true }
+            // "The provider is slow" stays up while the request may still be answered; the
+            // refresh's own result replaces it.
+            let seconds = if case .providerSlow = notice { RefreshAccount.requestTimeout.timeInterval } else { state.flashDuration }
+            state.flash = Flash(level: .warn, text: notice.message, expiresAt: state.now.addingTimeInterval(seconds))
             return .none
 
         case .refreshFinished(let id, .failure(let error)):
@@ -166,7 +182,12 @@ public struct AppReducer: Sendable {
             let attempt: Int
             if case .inFlight(let previous) = state.accounts[index].refresh { attempt = previous + 1 } else { attempt = 1 }
             state.accounts[index].lastError = error
+            let replayed = state.accounts[index].replaysRefreshToken
+            state.accounts[index].replaysRefreshToken = false
             switch error.disposition {
+            case .needsSignIn where replayed:
+                state.accounts[index].refresh = .needsSignIn
+                flash(&state, .warn, "\(name) needs to sign in again: its refresh token was sent again after an earlier refresh got no answer, and the provider refused it (\(error.title))")
             case .needsSignIn:
                 state.accounts[index].refresh = .needsSignIn
                 flash(&state, .warn, "\(name) needs to sign in again: \(error.title)")
@@ -320,13 +341,16 @@ public struct AppReducer: Sendable {
 
         case .copyAccessTokenKeyPressed(let id):
             guard state.account(id) != nil else { return .none }
-            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id))) }
+            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id) { send(.refreshNotice(id, $0)) })) }
 
-        case .accessTokenForCopyResponse(_, .success(let token)):
-            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)")
+        case .accessTokenForCopyResponse(let id, .success(let token)):
+            let replayed = clearReplay(&state, id)
+            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)"
+                + (replayed ? "; its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it" : ""))
             return .none
 
-        case .accessTokenForCopyResponse(_, .failure(let error)):
+        case .accessTokenForCopyResponse(let id, .failure(let error)):
+            _ = clearReplay(&state, id)
             flash(&state, .error, "Could not copy the access token: \(error)")
             return .none
 
@@ -375,6 +399,13 @@ public struct AppReducer: Sendable {
             }
         }
         return .merge(effects)
+    }
+
+    /// Whether the account's last token request replayed a refresh token; clears the mark.
+    private func clearReplay(_ state: inout AppState, _ id: AccountID) -> Bool {
+        guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return false }
+        defer { state.accounts[index].replaysRefreshToken = false }
+        return state.accounts[index].replaysRefreshToken
     }
 
     private func flash(_ state: inout AppState, _ level: Flash.Level, _ text: String) {

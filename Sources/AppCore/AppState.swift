@@ -33,6 +33,10 @@ public enum AccountStatus: Equatable, Sendable {
     case storeLocked
     /// The secrets' file cannot be read because it is damaged (`authdeck doctor`).
     case storeDamaged
+    /// A refresh request was sent and no answer handled (another process is waiting for it, or
+    /// died or gave up): whether the provider rotated the refresh token is unknown; the next
+    /// `token` or refresh sends it again and says so.
+    case refreshOutcomeUnknown
 
     /// The label in the accounts pane and `status`, e.g. "refresh failed, retrying in 8s".
     public func label(now: Date) -> String {
@@ -46,6 +50,7 @@ public enum AccountStatus: Equatable, Sendable {
             TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
         case .storeDamaged: "store damaged"
+        case .refreshOutcomeUnknown: "refresh outcome unknown"
         }
     }
 
@@ -55,7 +60,7 @@ public enum AccountStatus: Equatable, Sendable {
     public var needsAttention: Bool {
         switch self {
         case .valid, .expiringSoon, .refreshing, .expired: false
-        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: true
+        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged, .refreshOutcomeUnknown: true
         }
     }
 }
@@ -69,6 +74,9 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     public var introspection: Loadable<JSONValue>
     /// The stored tokens, loaded when the Raw tab's reveal is asked for (masked until revealed).
     public var storedTokens: Loadable<[StoredTokens.Entry]> = .idle
+    /// The refresh in flight sends a refresh token again after an earlier refresh's outcome was
+    /// unknown (``RefreshNotice/replayAfterUnknownOutcome(account:sentAt:)``): its result says so.
+    public var replaysRefreshToken = false
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,
@@ -86,6 +94,7 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
         if record.needsSignInSince != nil { return .needsSignIn }
+        if record.refreshSentAt != nil { return .refreshOutcomeUnknown }
         switch refresh {
         case .inFlight: return .refreshing
         case .needsSignIn: return .needsSignIn

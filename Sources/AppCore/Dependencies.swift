@@ -150,8 +150,9 @@ public struct UseCaseClient: Sendable {
     /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
     public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>
     /// Refreshes the account's tokens (``RefreshAccount``). `manual`: always send a request;
-    /// otherwise none is sent when another process already refreshed.
-    public var refresh: @Sendable (AccountID, _ manual: Bool) async -> Result<AccountRecord, AppError>
+    /// otherwise none is sent when another process already refreshed. `notice`: the provider is
+    /// slow, a refresh token is replayed (``RefreshNotice``).
+    public var refresh: @Sendable (AccountID, _ manual: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>
     /// Signs out step by step (``SignOut``); returns whether the account was removed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
     /// OIDC Core §5.3 userinfo claims.
@@ -159,7 +160,8 @@ public struct UseCaseClient: Sendable {
     /// RFC 7662 introspection of the default access token.
     public var introspect: @Sendable (AccountID) async -> Result<JSONValue, AppError>
     /// An access token valid for at least 10 s, to copy (``TokenForScripts``).
-    public var accessToken: @Sendable (AccountID) async -> Result<AccessToken, AppError>
+    /// `notice`: what a refresh on the way says (``RefreshNotice``).
+    public var accessToken: @Sendable (AccountID, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>
     /// The stored tokens for the Raw tab (``StoredTokens``).
     public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
 
@@ -167,11 +169,11 @@ public struct UseCaseClient: Sendable {
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
         saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
         signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>,
-        refresh: @escaping @Sendable (AccountID, Bool) async -> Result<AccountRecord, AppError>,
+        refresh: @escaping @Sendable (AccountID, Bool, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>,
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        accessToken: @escaping @Sendable (AccountID) async -> Result<AccessToken, AppError> = { _ in .failure(unimplementedError("useCases.accessToken")) },
+        accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError> = { _, _ in .failure(unimplementedError("useCases.accessToken")) },
         storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("useCases.storedTokens")) }
     ) {
         self.load = load
@@ -194,11 +196,11 @@ public struct UseCaseClient: Sendable {
             load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
             signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
-            refresh: { id, manual in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, manual: manual) } },
+            refresh: { id, manual, notice in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, manual: manual, notices: notice) } },
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
-            accessToken: { id in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value } },
+            accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10), notices: notice).value } },
             storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
     }
 
@@ -208,7 +210,7 @@ public struct UseCaseClient: Sendable {
         load: { .failure(unimplementedError("useCases.load")) },
         saveActiveAccount: { _ in .failure(unimplementedError("useCases.saveActiveAccount")) },
         signIn: { _, _ in .failure(unimplementedError("useCases.signIn")) },
-        refresh: { _, _ in .failure(unimplementedError("useCases.refresh")) },
+        refresh: { _, _, _ in .failure(unimplementedError("useCases.refresh")) },
         signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return false },
         userinfo: { _ in .failure(unimplementedError("useCases.userinfo")) },
         introspect: { _ in .failure(unimplementedError("useCases.introspect")) }

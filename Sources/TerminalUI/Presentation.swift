@@ -104,7 +104,7 @@ public enum StatusText {
         case .valid: .statusValid
         case .expiringSoon: .statusExpiringSoon
         case .refreshing: .statusRefreshing
-        case .expired: .statusExpired
+        case .expired, .refreshOutcomeUnknown: .statusExpired
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: .statusError
         }
     }
@@ -116,6 +116,7 @@ public enum StatusText {
         case .expiringSoon: "◐"
         case .refreshing: "↻"
         case .expired: "○"
+        case .refreshOutcomeUnknown: "?"
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: "✗"
         }
     }

@@ -87,11 +87,59 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("A slow provider: the TUI flashes 'provider is slow' until the refresh's own result replaces it (issue 16 item 5)")
+    func slowProviderFlash() async {
+        let alice = record("alice")
+        var session = UseCaseClient.unimplemented
+        session.refresh = { _, _, notice in
+            notice(.providerSlow(account: "Alice"))
+            return .success(alice)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshNotice(alice.id, .providerSlow(account: "Alice"))) {
+            $0.flash = Flash(level: .warn, text: RefreshNotice.providerSlow(account: "Alice").message,
+                             expiresAt: t0.addingTimeInterval(RefreshAccount.requestTimeout.timeInterval))
+        }
+        #expect(store.state.flash?.text.contains("provider is slow") == true)
+        await store.receive(.refreshFinished(alice.id, .success(alice))) {
+            $0.accounts[0].refresh = .idle
+            $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
+    @Test("A refresh token replayed after an unknown outcome and refused: the TUI says so plainly, not only 'needs sign-in' (issue 16 item 5)")
+    func replayRefusedIsSaid() async {
+        let alice = record("alice")
+        let invalidGrant = AppError(title: "invalid_grant", detail: "reused", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
+        let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
+        var session = UseCaseClient.unimplemented
+        session.refresh = { _, _, notice in
+            notice(replay)
+            return .failure(invalidGrant)
+        }
+        let store = makeStore(loadedState([alice]), session: session)
+        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.refreshNotice(alice.id, replay)) {
+            $0.accounts[0].replaysRefreshToken = true
+            $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
+            $0.accounts[0].replaysRefreshToken = false
+            $0.accounts[0].refresh = .needsSignIn
+            $0.accounts[0].lastError = invalidGrant
+            $0.flash = Flash(level: .warn, text: "Alice needs to sign in again: its refresh token was sent again after an earlier refresh got no answer, and the provider refused it (invalid_grant)",
+                             expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
     @Test("A refresh clears the introspection of the previous access token")
     func refreshClearsIntrospection() async {
         let alice = record("alice")
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in .success(alice) }
+        session.refresh = { _, _, _ in .success(alice) }
         var state = loadedState([alice])
         state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
         let store = makeStore(state, session: session)
@@ -236,7 +284,7 @@ struct AppReducerTests {
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
         let calls = Counter(), gate = Gate()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in
+        session.refresh = { _, _, _ in
             calls.increment()
             await gate.wait()
             return .success(refreshed)
@@ -259,7 +307,7 @@ struct AppReducerTests {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in .success(alice) }
+        session.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: session)
         let early = clock.advance(by: 539)
         store.send(.tick(early)) { $0.now = early }
@@ -282,7 +330,7 @@ struct AppReducerTests {
         let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let calls = Counter()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in calls.increment(); return .failure(invalidGrant) }
+        session.refresh = { _, _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
@@ -308,7 +356,7 @@ struct AppReducerTests {
         let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
         let attempts = Counter()
         var session = UseCaseClient.unimplemented
-        session.refresh = { _, _ in
+        session.refresh = { _, _, _ in
             attempts.increment()
             return attempts.count == 1 ? .failure(down) : .success(alice)
         }
@@ -436,7 +484,7 @@ struct AppReducerTests {
     func copyAccessTokenThroughTheStore() async {
         let alice = record("alice")
         var useCases = UseCaseClient.unimplemented
-        useCases.accessToken = { _ in .success(AccessToken("at-secret")) }
+        useCases.accessToken = { _, _ in .success(AccessToken("at-secret")) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.copyAccessTokenKeyPressed(alice.id))
         let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token copied to the clipboard (OSC 52)")
@@ -449,13 +497,40 @@ struct AppReducerTests {
         await store.finish()
     }
 
+    @Test("Copy after an unknown refresh outcome: the replayed refresh token is said in the note, never silent (issue 16 item 5)")
+    func copyAfterReplaySaysSo() async {
+        let alice = record("alice")
+        let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
+        var useCases = UseCaseClient.unimplemented
+        useCases.accessToken = { _, notice in
+            notice(replay)
+            return .success(AccessToken("at-new"))
+        }
+        let store = makeStore(loadedState([alice]), session: useCases)
+        store.send(.copyAccessTokenKeyPressed(alice.id))
+        await store.receive(.refreshNotice(alice.id, replay)) {
+            $0.accounts[0].replaysRefreshToken = true
+            $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
+        }
+        let note = "Access token copied to the clipboard (OSC 52); its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it"
+        await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-new")))) {
+            $0.accounts[0].replaysRefreshToken = false
+            $0.clipboard = ClipboardRequest(value: AccessToken("at-new"), note: note)
+        }
+        store.send(.clipboardWritten) {
+            $0.clipboard = nil
+            $0.flash = Flash(level: .info, text: note, expiresAt: t0.addingTimeInterval(6))
+        }
+        await store.finish()
+    }
+
     @Test("Reveal loads the stored tokens through the store; a refresh drops them")
     func revealThroughTheStore() async {
         let alice = record("alice")
         let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-secret"))]
         var useCases = UseCaseClient.unimplemented
         useCases.storedTokens = { _ in .success(entries) }
-        useCases.refresh = { _, _ in .success(alice) }
+        useCases.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.rawTokensRequested(alice.id)) { $0.accounts[0].storedTokens = .loading }
         await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }

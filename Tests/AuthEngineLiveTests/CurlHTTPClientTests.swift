@@ -193,6 +193,24 @@ struct CurlHTTPClientTests {
         #expect(Date().timeIntervalSince(started) < 8) // the server would answer after 10 s
     }
 
+    @Test("A request's own timeout replaces the configured total timeout (refresh requests: longer than the UI's patience)")
+    func perRequestTimeout() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let client = CurlHTTPClient.live(configuration: CurlHTTPConfiguration(totalTimeout: 30))
+        let error = await Self.transportError(client, HTTPRequest(method: .get, url: Self.url(server, "/slow?seconds=10"), timeout: .seconds(1)))
+        #expect(error == .timeout(url: "http://127.0.0.1:\(server.port)/slow", seconds: 1))
+    }
+
+    @Test("A connection closed after the request was read, with no answer, is interrupted(...): the server may have acted on it")
+    func hangUpIsInterrupted() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let error = await Self.transportError(CurlHTTPClient.live(), HTTPRequest(method: .post, url: Self.url(server, "/hangup"), body: Data("grant_type=refresh_token".utf8)))
+        guard case .interrupted = error else { Issue.record("expected interrupted, got \(String(describing: error))"); return }
+        #expect(error?.requestMayHaveArrived == true)
+    }
+
     @Test("A refused connection is connection(...)")
     func refused() async throws {
         let port = try Self.closedPort()

@@ -67,7 +67,7 @@ struct CompletionTests {
     func bashFixedValues() async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let add = try await home.run(["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c"])
+        let add = try await home.run(["provider", "add", "--no-probe", "work", "--issuer", "https://op.test/o", "--client-id", "c"])
         try #require(add.exitCode == 0, "\(add)")
         #expect(try await bashComplete(home, ["completion", ""]).filter { !$0.hasPrefix("-") } == ["bash", "zsh", "fish"])
         #expect(Set(["default", "light", "high-contrast", "monochrome"]).isSubset(of: try await bashComplete(home, ["--theme", ""])))

@@ -22,7 +22,7 @@ struct DamagedFilesTests {
     static func home(store: String = "plaintext") async throws -> CLIHome {
         var home = try CLIHome()
         home.environment["AUTHDECK_STORE"] = store
-        let added = try await home.run(["provider", "add", "p", "--issuer", "https://op.example.test", "--client-id", "cid", "--client-secret-stdin"],
+        let added = try await home.run(["provider", "add", "--no-probe", "p", "--issuer", "https://op.example.test", "--client-id", "cid", "--client-secret-stdin"],
                                        stdin: Data("test-client-secret\n".utf8))
         try #require(added.exitCode == 0, "provider add: \(added)")
         try home.write(.state, "accounts.json", accounts)

@@ -170,7 +170,7 @@ struct HelpAndUsageTests {
         let home = try CLIHome()
         defer { home.remove() }
         let missing = home.root.appendingPathComponent("no-such-passphrase-file").path
-        let add = try await home.run(["provider", "add", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+        let add = try await home.run(["provider", "add", "--no-probe", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
                                      stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": missing])
         #expect(add.exitCode == 4, "\(add)")
         #expect(add.stderr.contains("AUTHDECK_PASSPHRASE_FILE"), "says what to do next")
@@ -195,14 +195,14 @@ struct HelpAndUsageTests {
         let home = try CLIHome()
         defer { home.remove() }
         let secret = "cli-test-client-secret-\(UUID().uuidString)"
-        let add = try await home.run(["provider", "add", "conf", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin",
+        let add = try await home.run(["provider", "add", "--no-probe", "conf", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin",
                                       "--client-authentication", "client_secret_post"], stdin: Data((secret + "\n").utf8))
         #expect(add.exitCode == 0, "\(add)")
         let show = try await home.run(["provider", "show", "conf", "--json"])
         #expect(try jsonObject(show.stdout)["clientAuthentication"] as? String == "client_secret_post")
         let config = try String(contentsOf: home.root.appendingPathComponent("config/authdeck/providers.json"), encoding: .utf8)
         #expect(!config.contains(secret) && !show.stdout.contains(secret) && !add.stderr.contains(secret))
-        let empty = try await home.run(["provider", "add", "conf2", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"], stdin: Data())
+        let empty = try await home.run(["provider", "add", "--no-probe", "conf2", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"], stdin: Data())
         #expect(empty.exitCode == 1, "an empty secret is refused: \(empty)")
         let duplicate = try await home.run(["provider", "add", "conf", "--issuer", "https://op.test", "--client-id", "c"])
         #expect(duplicate.exitCode == 2, "a name in use is an invalid argument: \(duplicate)")
@@ -240,7 +240,7 @@ struct HelpAndUsageTests {
     func presets(_ arguments: [String], _ issuer: String) async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let add = try await home.run(["provider", "add", "p", "--client-id", "c"] + arguments,
+        let add = try await home.run(["provider", "add", "--no-probe", "p", "--client-id", "c"] + arguments,
                                      stdin: arguments.contains("--client-secret-stdin") ? Data("client-secret".utf8) : nil)
         #expect(add.exitCode == 0, "\(add)")
         let show = try await home.run(["provider", "show", "p", "--json"])
@@ -285,7 +285,7 @@ struct CLIOutputSafetyTests {
         let home = try CLIHome()
         defer { home.remove() }
         let hostile = "Evil\u{1B}[2J\u{1B}]52;c;aGk=\u{07}"
-        let add = try await home.run(["provider", "add", "evil", "--display-name", hostile, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c"])
+        let add = try await home.run(["provider", "add", "--no-probe", "evil", "--display-name", hostile, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c"])
         #expect(add.exitCode == 0, "\(add)")
         for command in [["provider", "show", "evil"], ["provider", "list"]] {
             let result = try await home.run(command)
@@ -303,7 +303,7 @@ struct VaultCommandTests {
         let home = try CLIHome()
         defer { home.remove() }
         func addProvider(_ name: String, _ extra: [String: String] = [:]) async throws -> Int32 {
-            try await home.run(["provider", "add", name, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
+            try await home.run(["provider", "add", "--no-probe", name, "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
                                stdin: Data("fixture-client-secret\n".utf8), extra: extra).exitCode
         }
         let noPassphrase = ["AUTHDECK_PASSPHRASE_FILE": ""]
@@ -340,7 +340,7 @@ struct LockedStoreExitCodeTests {
         default:
             try FileManager.default.createDirectory(atPath: refused, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
-        let add = try await home.run(["provider", "add", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+        let add = try await home.run(["provider", "add", "--no-probe", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
                                      stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": refused])
         #expect(add.exitCode == 4, "\(add)")
         #expect(add.stderr.contains(refused) && add.stderr.contains("0600"), "\(add.stderr)")
@@ -351,7 +351,7 @@ struct LockedStoreExitCodeTests {
     func statusAfterLock() async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let add = try await home.run(["provider", "add", "p", "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
+        let add = try await home.run(["provider", "add", "--no-probe", "p", "--issuer", "http://127.0.0.1:9/o", "--client-id", "c", "--client-secret-stdin"],
                                      stdin: Data("fixture-client-secret\n".utf8))
         try #require(add.exitCode == 0, "\(add)")
         let noPassphrase = ["AUTHDECK_PASSPHRASE_FILE": ""]

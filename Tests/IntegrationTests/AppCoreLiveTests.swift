@@ -126,7 +126,7 @@ struct RevokedGrantTests {
             try await http.send(try makeRevocationRequest(metadata: metadata, client: client, token: .refreshToken(RefreshToken(refreshToken)))), now: Date())
         #expect(revoked == .revoked)
 
-        let refresh = await UseCaseClient(environment: env).refresh(record.id, true)
+        let refresh = await UseCaseClient(environment: env).refresh(record.id, true) { _ in }
         guard case .failure(let error) = refresh else {
             Issue.record("refresh with a revoked grant succeeded")
             return

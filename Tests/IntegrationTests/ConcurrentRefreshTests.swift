@@ -89,7 +89,7 @@ struct ConcurrentRefreshTests {
         #expect(tokenRequests() - before == 1, "exactly one refresh request reached the provider")
 
         // The rotated refresh token still works: nothing was revoked by a reuse.
-        let again = await UseCaseClient(environment: env).refresh(record.id, true)
+        let again = await UseCaseClient(environment: env).refresh(record.id, true) { _ in }
         #expect((try? again.get()) != nil, "refresh after the race: \(again)")
     }
 }

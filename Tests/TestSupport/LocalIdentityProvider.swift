@@ -163,6 +163,12 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         await process.terminate()
     }
 
+    /// Pauses the provider's process group (SIGSTOP): the kernel still accepts TCP connections
+    /// and queues their requests, nothing answers — a stalled provider.
+    public func pause() { kill(-pid, SIGSTOP) }
+    /// Resumes a paused provider (SIGCONT): it then serves the queued requests in turn.
+    public func resume() { kill(-pid, SIGCONT) }
+
     /// Whether the provider's process group still exists.
     public var isRunning: Bool {
         process.exitStatus == nil && FixtureProcess.processGroupExists(pid)

@@ -124,6 +124,12 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     /// the last one verified.
     public var idTokenProblem: String?
     public var needsSignInSince: Date?
+    /// Set (under the account lock, in the file) just before a refresh request is sent, cleared
+    /// when its answer is handled: when the lock is free and this is still set, the process that
+    /// sent it died or gave up waiting, and whether the provider rotated the refresh token is
+    /// unknown (`status`: "refresh outcome unknown"; `token` refreshes instead of handing out the
+    /// stored access token). Absent in files written before it existed (decodes as nil).
+    public var refreshSentAt: Date?
 
     public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],

@@ -9,13 +9,10 @@ public struct ProviderAdmin: Sendable {
     public init(_ env: AppEnvironment) { self.env = env }
 
     /// Saves a new `provider` and, for a confidential client, its secret (read by the front end
-    /// without echo or argv).
+    /// without echo or argv), without probing it (``add(_:clientSecret:probe:)`` probes first).
     /// - Throws: `.usage` when a provider of that name exists; store and file errors.
     public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?) throws(AppError) {
-        if try env.files.providers().contains(where: { $0.id == provider.id }) {
-            throw AppError(title: "A provider named '\(provider.id)' exists already",
-                           detail: "Remove it first with 'authdeck provider remove \(provider.id)', or choose another name.", disposition: .usage)
-        }
+        try ensureNameFree(provider.id)
         if let clientSecret {
             do {
                 try env.credentials.store().save(AccountSecrets(clientSecret: StoredClientSecret(clientSecret.exposedValue)),

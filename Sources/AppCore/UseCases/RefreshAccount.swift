@@ -1,15 +1,42 @@
 import AuthEngine
 import CredentialStore
 import Foundation
+import Synchronization
+
+/// What a refresh says while it runs: stderr in the CLI, a flash in the TUI.
+public enum RefreshNotice: Equatable, Sendable {
+    /// No answer after ``RefreshAccount/providerPatience``; the request is kept (its answer
+    /// carries the rotated refresh token) until ``RefreshAccount/requestTimeout``.
+    case providerSlow(account: String)
+    /// An earlier refresh request (sent at `sentAt`) got no handled answer, so whether the provider
+    /// rotated the refresh token is unknown; the same refresh token is sent again now.
+    case replayAfterUnknownOutcome(account: String, sentAt: Date)
+
+    /// One line for a person.
+    public var message: String {
+        switch self {
+        case .providerSlow(let account):
+            "The provider is slow: no answer to the refresh of \(account) after \(Int(RefreshAccount.providerPatience.timeInterval)) s; still waiting (up to \(Int(RefreshAccount.requestTimeout.timeInterval)) s) so that its answer is not lost."
+        case .replayAfterUnknownOutcome(let account, let sentAt):
+            "The outcome of an earlier refresh of \(account) (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!))), no answer) is unknown; sending the same refresh token again. If the provider rotated it then, this fails and \(account) needs sign-in."
+        }
+    }
+}
 
 /// Refreshes an account's access token (RFC 6749 §6), the default one or the one for a
 /// `resource` (RFC 8707 §2.2). The rule, in order:
-/// 1. take the account's cross-process lock;
+/// 1. take the account's cross-process lock (waiting up to ``lockWait``);
 /// 2. re-read the stored secrets and record inside it (another process may have rotated them);
-/// 3. unless forced, send nothing when the token now stays valid for `minimumValidity`;
-/// 4. send the refresh request;
+/// 3. unless forced, send nothing when the token now stays valid for `minimumValidity` and no
+///    earlier refresh has an unknown outcome (``AccountRecord/refreshSentAt`` set);
+/// 4. persist `refreshSentAt` (atomically, under the lock), say so when it was already set (a
+///    replay of a refresh token that may be dead), and send the request with
+///    ``requestTimeout`` — the lock is held until the answer arrives or the request certainly
+///    never left, so no other process sends the same refresh token meanwhile;
 /// 5. persist the rotated refresh token and the new access token at once — the provider has
-///    issued them, so they are kept even when the new ID token then fails its checks;
+///    issued them, so they are kept even when the new ID token then fails its checks — and clear
+///    `refreshSentAt` (it stays set when the outcome stays unknown: a timeout, a broken
+///    connection, an unreadable 2xx answer);
 /// 6. verify a new ID token (OIDC Core §12.2); on failure keep the previous one and report;
 /// 7. publish (return) the new record.
 /// `invalid_grant` is persisted as "needs sign-in" for every process; never retried here.
@@ -17,27 +44,42 @@ public struct RefreshAccount: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
 
+    /// The UI's patience: after this long without an answer the TUI and the CLI say "the
+    /// provider is slow" (``RefreshNotice/providerSlow(account:)``).
+    public static let providerPatience: Duration = .seconds(5)
+    /// The limit of one refresh request (``HTTPRequest/timeout``), far above the UI's patience: a
+    /// stalled provider that resumes within it still delivers the rotated refresh token.
+    public static let requestTimeout: Duration = .seconds(120)
+    /// How long a refresh waits for another process's refresh of the same account.
+    public static let lockWait: Duration = requestTimeout + .seconds(10)
+
     /// - Parameters:
     ///   - resource: the resource indicator of the token to refresh; nil for the default token.
     ///   - minimumValidity: how long the token must stay valid to skip the request (default:
     ///     the policy's refresh leeway); only when `force` is false.
     ///   - force: always send a request (`authdeck refresh`, `r` in the TUI).
+    ///   - notices: told when the provider is slow and when a refresh token is replayed after an
+    ///     unknown outcome; nil: nothing is watched.
     /// - Returns: the updated record.
     /// - Throws: ``AppError``: `.needsSignIn` (no refresh token, `invalid_grant`), `.transient`, …
-    public func run(_ id: AccountID, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool) async throws(AppError) -> AccountRecord {
+    public func run(_ id: AccountID, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool,
+                    notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> AccountRecord {
         let accounts = Accounts(env: env)
+        let replayOf = Box<Date?>(nil)
         do {
             let account = try await ProviderAccess(env: env).account(id)
             let (record, provider, metadata, client) = (account.record, account.provider, account.metadata, account.client)
             let store = try env.credentials.store()
             let policy = env.policy
             let env = self.env
-            return try await store.withAccountLock(Accounts.key(record)) { () async throws -> AccountRecord in
+            return try await store.withAccountLock(Accounts.key(record), timeout: Self.lockWait) { () async throws -> AccountRecord in
                 let key = Accounts.key(record)
                 let current = try store.load(key)
                 var latest = try accounts.record(id)
+                // The lock is ours: a marker left in the file belongs to a process that is gone.
+                let unknownOutcome = latest.refreshSentAt
                 let validity = minimumValidity.map(\.timeInterval) ?? policy.refreshLeeway
-                if !force, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
+                if !force, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
                    expiresAt.timeIntervalSince(env.now()) > validity {
                     return latest
                 }
@@ -47,11 +89,38 @@ public struct RefreshAccount: Sendable {
                                    disposition: .needsSignIn)
                 }
                 let organization = TokenAudience.organizationID(ofKey: resource)
-                let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!,
+                var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!,
                                                           resource: organization == nil ? resource : nil, organizationID: organization)
+                request.timeout = Self.requestTimeout
+                if let unknownOutcome {
+                    replayOf.set(unknownOutcome)
+                    notices?(.replayAfterUnknownOutcome(account: latest.displayName, sentAt: unknownOutcome))
+                }
+                latest.refreshSentAt = env.now()
+                try env.files.saveAccount(latest)
                 let response: HTTPResponse
-                do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
-                var refreshed = try processRefreshResponse(response, previous: tokens, now: env.now())
+                do throws(TransportError) {
+                    response = try await send(request, provider: provider, account: latest.displayName, notices: notices)
+                } catch {
+                    if !error.requestMayHaveArrived {
+                        // Certainly never sent: what was known before stays known.
+                        latest.refreshSentAt = unknownOutcome
+                        try env.files.saveAccount(latest)
+                    }
+                    throw AuthError.transport(error)
+                }
+                var refreshed: TokenSet
+                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now()) } catch {
+                    // An error response settles this request. `invalid_grant` also settles an
+                    // earlier unknown outcome (the grant is gone); any other error (5xx, 429, …)
+                    // leaves it as unknown as before. An unreadable success may have rotated the
+                    // token: the marker stays.
+                    if !(200..<300).contains(response.status) {
+                        latest.refreshSentAt = (error as? AuthError)?.invalidatesGrant == true ? nil : unknownOutcome
+                        try env.files.saveAccount(latest)
+                    }
+                    throw error
+                }
                 let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
                 refreshed.idToken = tokens.idToken
                 // Persist the rotated tokens before anything else can fail.
@@ -59,6 +128,7 @@ public struct RefreshAccount: Sendable {
                 try store.save(secrets, for: key)
                 TokenConversions.apply(refreshed, resource: resource, to: &latest)
                 latest.needsSignInSince = nil
+                latest.refreshSentAt = nil
                 try env.files.saveAccount(latest)
                 guard let newIDToken else { return latest }
                 do {
@@ -81,9 +151,34 @@ public struct RefreshAccount: Sendable {
             // Only the provider ending the grant (invalid_grant, another identity) is kept for
             // every process; a local condition (no refresh token, a secret not in this store) is
             // reported, never stored.
-            if let authError = error as? AuthError, authError.invalidatesGrant { accounts.markNeedsSignIn(id) }
-            throw ErrorMapping.appError(error)
+            var appError = ErrorMapping.appError(error)
+            if let authError = error as? AuthError, authError.invalidatesGrant {
+                accounts.markNeedsSignIn(id)
+                if let sentAt = replayOf.value {
+                    appError.detail += (appError.detail.isEmpty ? "" : " ")
+                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)))) got no answer: the provider most likely rotated it then."
+                }
+            }
+            throw appError
         }
+    }
+
+    /// Sends `request`; when `notices` is set, says once that the provider is slow after
+    /// ``providerPatience`` (the env's `sleep`) without an answer. The request is never
+    /// abandoned for slowness: only its own ``HTTPRequest/timeout`` ends it.
+    private func send(_ request: HTTPRequest, provider: ProviderConfig, account: String,
+                      notices: (@Sendable (RefreshNotice) -> Void)?) async throws(TransportError) -> HTTPResponse {
+        guard let notices else { return try await env.http(provider).send(request) }
+        let answered = Box(false)
+        let watcher = Task { [env] in
+            do { try await env.sleep(Self.providerPatience) } catch { return }
+            if !Task.isCancelled, !answered.value { notices(.providerSlow(account: account)) }
+        }
+        defer {
+            answered.set(true)
+            watcher.cancel()
+        }
+        return try await env.http(provider).send(request)
     }
 
     private func verifyRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, tokens: TokenSet, metadata: AuthorizationServerMetadata,
@@ -103,4 +198,12 @@ extension Duration {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
+}
+
+/// A value shared between a use case and the closures it runs (thread-safe).
+private final class Box<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
 }

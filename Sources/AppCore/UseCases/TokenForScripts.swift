@@ -7,7 +7,9 @@ import Foundation
 /// path: the account record, one store read, no network.
 ///
 /// Rules: an account marked "needs sign-in" hands out nothing (its grant is gone, its stored
-/// token is dead at the provider); a `minimumValidity` longer than the token's whole lifetime is
+/// token is dead at the provider); an account whose last refresh has an unknown outcome
+/// (``AccountRecord/refreshSentAt``: the provider may have rotated the grant and revoked the
+/// stored access token) refreshes first instead of handing out the stored token; a `minimumValidity` longer than the token's whole lifetime is
 /// reduced to half the lifetime, with a warning, instead of refreshing on every call.
 public struct TokenForScripts: Sendable {
     let env: AppEnvironment
@@ -25,8 +27,10 @@ public struct TokenForScripts: Sendable {
     }
 
     /// The access token (default, or for `resource`) valid for at least `minimumValidity`.
+    /// `notices`: what a refresh on the way says (``RefreshNotice``).
     /// - Throws: `.needsSignIn` (no account grant, `invalid_grant`), store and refresh errors.
-    public func accessToken(_ id: AccountID, minimumValidity: Duration, resource: String? = nil) async throws(AppError) -> Issued<AccessToken> {
+    public func accessToken(_ id: AccountID, minimumValidity: Duration, resource: String? = nil,
+                            notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> Issued<AccessToken> {
         let accounts = Accounts(env: env)
         let record = try accounts.record(id)
         if record.needsSignInSince != nil { throw Accounts.needsSignIn(record) }
@@ -44,10 +48,10 @@ public struct TokenForScripts: Sendable {
         func stored() throws(AppError) -> StoredAccessTokenEntry? {
             do { return try store.load(key).accessToken(for: resource) } catch { throw ErrorMapping.appError(error) }
         }
-        if let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
+        if record.refreshSentAt == nil, let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
             return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
         }
-        _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false)
+        _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
         guard let entry = try stored() else {
             throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)
         }
@@ -57,7 +61,8 @@ public struct TokenForScripts: Sendable {
     /// The ID token (`token --id-token`), refreshed when it expires within `minimumValidity`.
     /// - Throws: `.needsSignIn` when the grant is gone, or when the provider issues no new ID
     ///   token on refresh (OIDC Core §12.2 makes it optional) and the stored one has expired.
-    public func idToken(_ id: AccountID, minimumValidity: Duration) async throws(AppError) -> Issued<RawIDToken> {
+    public func idToken(_ id: AccountID, minimumValidity: Duration,
+                        notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> Issued<RawIDToken> {
         let accounts = Accounts(env: env)
         var record = try accounts.record(id)
         if record.needsSignInSince != nil { throw Accounts.needsSignIn(record) }
@@ -76,9 +81,9 @@ public struct TokenForScripts: Sendable {
         if let info = record.idToken, let expiresAt = info.expiresAt, let issuedAt = info.issuedAt {
             validity = min(validity, expiresAt.timeIntervalSince(issuedAt) / 2)
         }
-        if !fresh(record, for: validity) {
+        if !fresh(record, for: validity) || record.refreshSentAt != nil {
             let before = try stored()
-            record = try await RefreshAccount(env).run(id, force: true)
+            record = try await RefreshAccount(env).run(id, force: true, notices: notices)
             // A new ID token is the freshest there can be, however short its life; none means the
             // provider does not issue one on refresh.
             let renewed = try stored().map { new in before.map { !new.exposedValue.utf8.elementsEqual($0.exposedValue.utf8) } ?? true } ?? false

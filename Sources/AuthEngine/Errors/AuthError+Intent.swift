@@ -23,7 +23,7 @@ extension AuthError {
         switch self {
         case .transport(let error):
             switch error {
-            case .timeout, .connection: true
+            case .timeout, .connection, .interrupted: true
             case .tls, .responseTooLarge, .insecureURL, .cancelled: false
             }
         case .httpStatus(let failure): failure.status >= 500 || failure.status == 429

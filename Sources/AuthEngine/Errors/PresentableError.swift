@@ -59,6 +59,7 @@ public struct PresentableError: Sendable, Equatable {
         switch error {
         case .timeout(let url, let seconds): "No answer from \(url) within \(seconds) s."
         case .connection(let url, let detail): "Could not connect to \(url): \(detail)."
+        case .interrupted(let url, let detail): "The connection to \(url) broke before a whole answer came: \(detail)."
         case .tls(let url, let detail): "TLS failure with \(url): \(detail). Configure the provider's CA bundle if it uses a private CA."
         case .responseTooLarge(let url, let limit): "The response from \(url) exceeded \(limit) bytes."
         case .insecureURL(let url): "Refusing plain-HTTP URL \(url): only loopback addresses may use http."

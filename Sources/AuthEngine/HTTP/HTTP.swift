@@ -15,13 +15,18 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Whether the client may follow 3xx redirects. Token, revocation and introspection
     /// requests never do (the default); discovery and userinfo may.
     public var followRedirects: Bool
+    /// The limit for the whole exchange (connect, send, wait, read), overriding the client's
+    /// configured total timeout; nil: the client's. A refresh request sets one longer than the
+    /// UI's patience (`RefreshAccount.requestTimeout`), so a slow provider's answer is not lost.
+    public var timeout: Duration?
 
-    public init(method: Method, url: URL, headers: [HTTPHeader] = [], body: Data? = nil, followRedirects: Bool = false) {
+    public init(method: Method, url: URL, headers: [HTTPHeader] = [], body: Data? = nil, followRedirects: Bool = false, timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.followRedirects = followRedirects
+        self.timeout = timeout
     }
 }
 
@@ -63,8 +68,12 @@ public struct HTTPResponse: Sendable, Equatable {
 public enum TransportError: Error, Sendable, Equatable {
     /// Connect or total timeout; `seconds` is the limit that was hit.
     case timeout(url: String, seconds: Double)
-    /// DNS, refused connection, reset, proxy failure. `detail` is libcurl's message (no secrets).
+    /// DNS, refused connection, proxy failure: the request never reached the server. `detail`
+    /// is libcurl's message (no secrets).
     case connection(url: String, detail: String)
+    /// The connection broke after the request may have been sent (reset, closed, a partial
+    /// answer): the server may have acted on it. `detail` is libcurl's message.
+    case interrupted(url: String, detail: String)
     /// Certificate not trusted, name mismatch, handshake failure.
     case tls(url: String, detail: String)
     /// The response body exceeded the limit (bytes).
@@ -73,6 +82,18 @@ public enum TransportError: Error, Sendable, Equatable {
     case insecureURL(String)
     /// The request was cancelled by the caller.
     case cancelled
+
+    /// Whether the server may have received (and acted on) the request: false only when it
+    /// certainly never left (refused before sending, no connection, TLS handshake failed). A
+    /// timeout counts as "may have": a stalled server can still answer a queued request later.
+    /// A refresh (RFC 6749 §6) whose request may have arrived has an unknown outcome: the
+    /// provider may have rotated the refresh token.
+    public var requestMayHaveArrived: Bool {
+        switch self {
+        case .connection, .tls, .insecureURL: false
+        case .timeout, .interrupted, .responseTooLarge, .cancelled: true
+        }
+    }
 }
 
 /// The engine's HTTP dependency, as a struct of closures (swift-dependencies style).

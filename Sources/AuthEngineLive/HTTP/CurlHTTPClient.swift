@@ -12,7 +12,8 @@ public struct CurlHTTPConfiguration: Sendable, Equatable {
     public var caBundlePath: String?
     /// Limit for establishing the connection (TCP + TLS), in seconds.
     public var connectTimeout: Double
-    /// Limit for the whole exchange including all followed redirects, in seconds.
+    /// Limit for the whole exchange including all followed redirects, in seconds; a request's
+    /// own ``HTTPRequest/timeout`` replaces it (token refreshes: longer than the UI's patience).
     public var totalTimeout: Double
     /// Largest accepted response body, in bytes; larger ones fail with
     /// `TransportError.responseTooLarge`.
@@ -201,7 +202,7 @@ private struct CurlExchange {
     let cancellation: CancellationFlag
 
     func run(_ original: HTTPRequest) -> Result<HTTPResponse, TransportError> {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(configuration.totalTimeout, 0.001) * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(totalTimeout(original), 0.001) * 1e9)
         var request = original
         var redirects = 0
         while true {
@@ -220,6 +221,11 @@ private struct CurlExchange {
             guard let nextURL = URL(string: location) else { return .failure(.insecureURL(next.display)) }
             request = redirected(request, to: nextURL, status: response.status, sameOrigin: next.origin == url.origin)
         }
+    }
+
+    /// The request's own limit when it sets one, else the configured total timeout, in seconds.
+    private func totalTimeout(_ request: HTTPRequest) -> Double {
+        request.timeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? configuration.totalTimeout
     }
 
     private func redirected(_ request: HTTPRequest, to url: URL, status: Int, sameOrigin: Bool) -> HTTPRequest {
@@ -241,7 +247,7 @@ private struct CurlExchange {
     private func perform(_ request: HTTPRequest, url: CurlURL, deadline: UInt64) -> Result<(HTTPResponse, String?), TransportError> {
         let display = url.display
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now < deadline else { return .failure(.timeout(url: display, seconds: configuration.totalTimeout)) }
+        guard now < deadline else { return .failure(.timeout(url: display, seconds: totalTimeout(request))) }
         let remainingMilliseconds = max(1, Int((deadline - now) / 1_000_000))
 
         for header in request.headers where !isSafeHeader(header) {
@@ -333,7 +339,7 @@ private struct CurlExchange {
 
         guard code == CURLE_OK else {
             let detail = errorBuffer.first == 0 ? (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(transportError(code, detail: detail, url: display, state: state, easy: easy))
+            return .failure(transportError(code, detail: detail, url: display, state: state, easy: easy, totalTimeout: totalTimeout(request)))
         }
 
         var status = 0
@@ -346,7 +352,7 @@ private struct CurlExchange {
         return .success((HTTPResponse(status: status, headers: state.headers, body: state.body), location))
     }
 
-    private func transportError(_ code: CURLcode, detail: String, url: String, state: TransferState, easy: UnsafeMutableRawPointer) -> TransportError {
+    private func transportError(_ code: CURLcode, detail: String, url: String, state: TransferState, easy: UnsafeMutableRawPointer, totalTimeout: Double) -> TransportError {
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where state.cancellation.isCancelled:
             return .cancelled
@@ -358,12 +364,15 @@ private struct CurlExchange {
             var tcpConnectTime: curl_off_t = 0
             _ = authdeck_curl_getinfo_off_t(curl.getinfo, easy, CURLINFO_CONNECT_TIME_T, &tcpConnectTime)
             let connected = connectTime > 0 || (tcpConnectTime > 0 && url.hasPrefix("http:"))
-            return .timeout(url: url, seconds: connected ? configuration.totalTimeout : min(configuration.connectTimeout, configuration.totalTimeout))
+            return .timeout(url: url, seconds: connected ? totalTimeout : min(configuration.connectTimeout, totalTimeout))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
              CURLE_USE_SSL_FAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
             return .tls(url: url, detail: detail)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            // The request may have been sent: the server may have acted on it.
+            return .interrupted(url: url, detail: detail)
         default:
             return .connection(url: url, detail: detail)
         }

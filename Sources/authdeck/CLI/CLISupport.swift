@@ -76,6 +76,9 @@ enum Output {
 
     static func line(_ text: String) { out(text + "\n") }
 
+    /// What a refresh on the way says ("the provider is slow", a replayed refresh token), on stderr.
+    @Sendable static func refreshNotice(_ notice: RefreshNotice) { err("note: \(notice.message)") }
+
     /// A message on stderr. If stderr itself is closed or full there is nowhere to say so: the
     /// message is dropped (the exit code still tells).
     static func err(_ text: String) {

@@ -165,7 +165,7 @@ enum Commands {
     static let providerAdd = CommandSpec(
         name: "add",
         abstract: "Add a provider by issuer (discovery), by manual endpoints, or from a preset.",
-        discussion: "Presets: \(BuiltInPresets.names.joined(separator: ", ")) and your own (see 'authdeck provider presets'). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line.",
+        discussion: "Presets: \(BuiltInPresets.names.joined(separator: ", ")) and your own (see 'authdeck provider presets'). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line. The issuer's discovery document is fetched first (10 s) and the provider is not added when that fails (exit 1, naming what failed); --no-probe adds it offline.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name in authdeck (e.g. work).")],
         options: [
             .value("preset", valueName: "preset", help: "Start from a preset's endpoints and quirks."),
@@ -192,6 +192,7 @@ enum Commands {
             .value("endSessionEndpoint", valueName: "url", help: "The end-session endpoint (RP-Initiated Logout)."),
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
+            .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
         ],
         validate: ProviderAddOptions.validate,
         run: { try await providerAddRun(ProviderAddOptions($0), .current) }

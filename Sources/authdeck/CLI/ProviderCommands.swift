@@ -24,6 +24,8 @@ struct ProviderAddOptions {
     var parameters: [String]
     var caBundle: String?
     var endpoints: [String: String]
+    /// `--no-probe`: save without fetching discovery first (offline).
+    var noProbe: Bool
 
     static let endpointOptions = [
         "authorizationEndpoint", "tokenEndpoint", "deviceAuthorizationEndpoint", "revocationEndpoint",
@@ -39,6 +41,7 @@ struct ProviderAddOptions {
         issuer = parsed.value("issuer")
         clientID = parsed.value("clientId")
         clientSecretStdin = parsed.flag("clientSecretStdin")
+        noProbe = parsed.flag("noProbe")
         clientAuthentication = parsed.value("clientAuthentication")
         scopes = parsed.values("scope").flatMap { $0.split(separator: " ").map(String.init) }
         audience = parsed.value("audience")
@@ -162,7 +165,9 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
         }
         clientSecret = ClientSecret(secret)
     }
-    try context.run { () throws(AppError) in try ProviderAdmin(context.app).add(config, clientSecret: clientSecret) }
+    try await context.run { () async throws(AppError) in
+        try await ProviderAdmin(context.app).add(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+    }
     var notes = ["Added provider '\(config.id)'"]
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
         notes.append("plain HTTP on loopback (accepted for local providers only)")

@@ -201,7 +201,7 @@ struct StatusRow {
             "scopes": record.grantedScopes,
             "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
-            "lastRefreshAt": time(record.lastRefreshAt),
+            "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
         ]
     }
 
@@ -337,12 +337,12 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
     let token: String
     let expiresAt: Date?
     if options.idToken {
-        let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity) }
+        let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity, notices: Output.refreshNotice) }
         if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
         let issued = try await context.run { () async throws(AppError) in
-            try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource)
+            try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
         }
         if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
@@ -371,7 +371,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
 func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record.id, force: true) }) {
+    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record.id, force: true, notices: Output.refreshNotice) }) {
     case .success(let updated):
         let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")

@@ -72,6 +72,10 @@ class Handler(BaseHTTPRequestHandler):
         elif parts.path == "/count":
             Handler.count += 1
             self._send(200, str(Handler.count).encode(), [("Content-Type", "text/plain"), ("Cache-Control", "public, max-age=3600")])
+        elif parts.path == "/hangup":
+            # The request was read; the connection closes without a byte of answer.
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
         elif parts.path == "/slow":
             time.sleep(float(query.get("seconds", ["5"])[0]))
             self._send(200, b"slow")

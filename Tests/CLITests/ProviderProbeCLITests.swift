@@ -1,0 +1,37 @@
+// Issue 16, "Issuer checks": `provider add` fetches the issuer's discovery document first and
+// says at once what failed (exit 1, nothing saved); `--no-probe` adds offline. The real binary
+// against the local provider, a closed loopback port and a name that never resolves (.test).
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("provider add probes discovery (real binary)", .serialized)
+struct ProviderProbeCLITests {
+    @Test("An unreachable or wrong issuer is refused at once, naming DNS / connect / HTTP 404 and the --no-probe hint; nothing is saved", arguments: [
+        ("https://op.test/o", "(DNS)"),
+        ("http://127.0.0.1:9/o", "(connect)"),
+    ])
+    func unreachableIssuerRefused(_ issuer: String, _ named: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "work", "--issuer", issuer, "--client-id", "c"])
+        #expect(add.exitCode == 1, "\(add)")
+        #expect(add.stderr.contains(named), "\(add.stderr)")
+        #expect(add.stderr.contains("add --no-probe to add it anyway") || add.stderr.contains("Add --no-probe to add it anyway"), "\(add.stderr)")
+        let list = try await home.run(["provider", "list", "--json"])
+        #expect(!list.stdout.contains("work"), "nothing was saved: \(list.stdout)")
+        let offline = try await home.run(["provider", "add", "work", "--issuer", issuer, "--client-id", "c", "--no-probe"])
+        #expect(offline.exitCode == 0, "--no-probe adds it offline: \(offline)")
+    }
+
+    @Test("django-oauth-toolkit: its issuer is added after the probe; a wrong path is 'HTTP 404'")
+    func localProvider() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try CLIHome()
+        defer { home.remove() }
+        let wrong = try await home.run(["provider", "add", "wrong", "--issuer", idp.issuer.absoluteString + "/nothing-here", "--client-id", "c"])
+        #expect(wrong.exitCode == 1, "\(wrong)")
+        #expect(wrong.stderr.contains("(HTTP 404)"), "\(wrong.stderr)")
+        try await home.addLocalProvider(idp)
+    }
+}
