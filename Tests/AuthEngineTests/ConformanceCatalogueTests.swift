@@ -251,13 +251,38 @@ struct ConformanceUserInfoTests {
 
 @Suite("Conformance catalogue: PAR")
 struct ConformanceParTests {
-    @Test("PAR-01 (PAR not implemented), RFC 9126 §5: a provider with require_pushed_authorization_requests is refused before the browser opens")
+    @Test("PAR-01, RFC 9126 §2.1, §4, §5: every parameter is pushed (no request_uri in the push); the browser URL has only client_id and request_uri")
     func par01() throws {
         var metadata = OP.metadata()
         metadata.requirePushedAuthorizationRequests = true
+        // The front channel alone stays refused for such a provider.
         #expect(authError { try makeAuthorizationRequest(metadata: metadata, client: OP.client,
                                                          request: AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI), crypto: OP.crypto().provider) }
             == .unsupported(.pushedAuthorizationRequestsRequired))
+        #expect(throws: AuthError.unsupported(.missingEndpoint("pushed_authorization_request_endpoint"))) {
+            try PushedAuthorization.shouldPush(metadata: metadata, setting: .auto)
+        }
+        metadata.pushedAuthorizationRequestEndpoint = URL(string: "https://op.test/par")!
+        #expect(try PushedAuthorization.shouldPush(metadata: metadata, setting: .auto))
+        let (push, pending) = try PushedAuthorization.makeRequest(metadata: metadata, client: OP.client,
+                                                                  request: AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI),
+                                                                  crypto: TestCrypto(digests: [(.sha256, Data(RFC7636AppendixB.verifier.utf8), RFC7636AppendixB.sha256OfVerifier)],
+                                                                                     random: [Data(repeating: 0xB1, count: 32), Data(repeating: 0xB2, count: 32), RFC7636AppendixB.octets]).provider,
+                                                                  dpopJKT: "jkt-1")
+        #expect(push.method == .post && push.url.absoluteString == "https://op.test/par")
+        let form = FormEncoding.decode(String(decoding: push.body ?? Data(), as: UTF8.self)) ?? []
+        let names = form.map(\.name)
+        for name in ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "dpop_jkt"] {
+            #expect(names.filter { $0 == name }.count == 1, "\(name) pushed once")
+        }
+        #expect(!names.contains("request_uri"))
+        let answer = HTTPResponse(status: 201, headers: ["Content-Type": "application/json"],
+                                  body: Data(#"{"request_uri":"urn:ietf:params:oauth:request_uri:abc","expires_in":60}"#.utf8))
+        let ready = try PushedAuthorization.processResponse(answer, pending: pending, clientID: OP.client.clientID, now: Date())
+        let items = URLComponents(url: ready.authorizationURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(items.map(\.name) == ["client_id", "request_uri"])
+        #expect(items.last?.value == "urn:ietf:params:oauth:request_uri:abc")
+        #expect(ready.state == pending.state)
         let decoded = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: Data(#"{"issuer":"https://op.test","require_pushed_authorization_requests":true}"#.utf8))
         #expect(decoded.requirePushedAuthorizationRequests == true)
     }

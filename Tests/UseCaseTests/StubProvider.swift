@@ -38,6 +38,11 @@ final class StubProvider: Sendable {
         var authTime: Int?
         /// `verification_uri_complete` in device authorization responses.
         var verificationURIComplete: String?
+        /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
+        var pushedAuthorization = false
+        var requirePushedAuthorization = false
+        /// The next answer of `/par` instead of a 201 with `request_uri` and `expires_in`.
+        var nextPARResponse: (status: Int, body: [String: String], headers: [String: String])?
     }
 
     let script = Mutex(Script())
@@ -50,7 +55,12 @@ final class StubProvider: Sendable {
         /// Live refresh token → subject; rotated ones are removed (reuse → invalid_grant).
         var refreshTokens: [String: String] = [:]
         var revoked: [String] = []
+        /// RFC 9126: pushed parameters by `request_uri`.
+        var pushed: [String: [String: String]] = [:]
     }
+
+    /// The parameters pushed under `requestURI` (RFC 9126 §2.1), or nil.
+    func pushedParameters(_ requestURI: String) -> [String: String]? { state.withLock { $0.pushed[requestURI] } }
 
     var config: ProviderConfig {
         ProviderConfig(id: "op", displayName: "Test OP", issuer: URL(string: issuer)!, clientID: clientID,
@@ -113,7 +123,19 @@ final class StubProvider: Sendable {
                 "introspection_endpoint": "\(issuer)/introspect", "end_session_endpoint": "\(issuer)/logout",
                 "response_types_supported": ["code"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
-            ], headers: headers)
+            ].merging(discoveryExtras(script), uniquingKeysWith: { $1 }), headers: headers)
+        case "/par":
+            if let answer = script.nextPARResponse {
+                self.script.withLock { $0.nextPARResponse = nil }
+                return json(answer.body, status: answer.status, headers: answer.headers)
+            }
+            let requestURI = state.withLock { state -> String in
+                state.counter += 1
+                let uri = "urn:ietf:params:oauth:request_uri:req-\(state.counter)"
+                state.pushed[uri] = form(of: request)
+                return uri
+            }
+            return json(["request_uri": requestURI, "expires_in": 60], status: 201)
         case "/jwks":
             guard script.jwksStatus == 200 else { return HTTPResponse(status: script.jwksStatus) }
             return json(["keys": script.publishedKeyIDs.map { ["kty": "RSA", "kid": $0, "use": "sig", "alg": "RS256", "n": Self.modulus, "e": "AQAB"] }])
@@ -139,6 +161,13 @@ final class StubProvider: Sendable {
         default:
             return HTTPResponse(status: 404)
         }
+    }
+
+    private func discoveryExtras(_ script: Script) -> [String: Any] {
+        var extras: [String: Any] = [:]
+        if script.pushedAuthorization { extras["pushed_authorization_request_endpoint"] = "\(issuer)/par" }
+        if script.requirePushedAuthorization { extras["require_pushed_authorization_requests"] = true }
+        return extras
     }
 
     private func token(_ form: [String: String], script: Script, now: Date) -> HTTPResponse {

@@ -117,8 +117,10 @@ final class StubWorld: Sendable {
         browserAction.withLock {
             $0 = { url in
                 let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-                let state = query.first { $0.name == "state" }?.value ?? ""
-                let nonce = query.first { $0.name == "nonce" }?.value
+                // RFC 9126 §4: a pushed request arrives as `request_uri`; its parameters were pushed.
+                let pushed = query.first { $0.name == "request_uri" }?.value.flatMap(provider.pushedParameters)
+                let state = pushed?["state"] ?? query.first { $0.name == "state" }?.value ?? ""
+                let nonce = pushed?["nonce"] ?? query.first { $0.name == "nonce" }?.value
                 let code = provider.issueCode(subject: subject, nonce: nonce)
                 return [[("code", code), ("state", state), ("iss", provider.issuer)]]
             }

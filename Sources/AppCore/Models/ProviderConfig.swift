@@ -57,12 +57,18 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     public var caBundlePath: String?
     /// The preset this provider was made from (`auth0`, `github`, …), if any.
     public var preset: String?
+    /// Pushed authorization requests (RFC 9126): nil is `auto` (push when the metadata has a
+    /// `pushed_authorization_request_endpoint`); absent in older files.
+    public var par: ProtocolFeatureSetting?
+    /// DPoP (RFC 9449): nil is `auto` (when the metadata has `dpop_signing_alg_values_supported`).
+    public var dpop: ProtocolFeatureSetting?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],
                 audience: String? = nil, resources: [String] = [], extraHeaders: [String: String] = [:],
                 extraAuthorizationParameters: [String: String] = [:], endpoints: EndpointOverrides = .init(),
-                caBundlePath: String? = nil, preset: String? = nil) {
+                caBundlePath: String? = nil, preset: String? = nil, par: ProtocolFeatureSetting? = nil,
+                dpop: ProtocolFeatureSetting? = nil) {
         self.id = id
         self.displayName = displayName ?? id.rawValue
         self.issuer = issuer
@@ -76,6 +82,8 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
         self.endpoints = endpoints
         self.caBundlePath = caBundlePath
         self.preset = preset
+        self.par = par
+        self.dpop = dpop
     }
 
     /// Whether the provider is plain HTTP on a loopback address (allowed, always shown as such).

@@ -79,10 +79,16 @@ public struct SignIn: Sendable {
                              progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
         let listener = try env.loopback.listen("/callback")
         defer { listener.close() }
-        let pending = try makeAuthorizationRequest(
-            metadata: metadata, client: client,
-            request: AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources),
-            crypto: env.crypto)
+        let dpopJKT: String? = nil
+        let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources)
+        let pending: PendingAuthorization
+        // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
+        if try PushedAuthorization.shouldPush(metadata: metadata, setting: provider.par ?? .auto) {
+            pending = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
+                                                         dpopJKT: dpopJKT, http: env.http(provider), now: env.now())
+        } else {
+            pending = try makeAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto, dpopJKT: dpopJKT)
+        }
         let opened = noBrowser ? false : await env.browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
         let callback = try await listener.waitForCallback(env.browserTimeout) { callback in

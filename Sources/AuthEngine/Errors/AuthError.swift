@@ -148,6 +148,7 @@ public enum UnsupportedReason: Sendable, Equatable {
     case noSupportedSigningAlgorithm(advertised: [String])
     /// The server metadata lacks an endpoint the operation needs (wire name, e.g. `end_session_endpoint`).
     case missingEndpoint(String)
-    /// RFC 9126 §5: the provider requires pushed authorization requests, which are not implemented.
+    /// RFC 9126 §5: the provider requires pushed authorization requests, and the request would go
+    /// through the browser's URL (the provider's `par` setting is `never`).
     case pushedAuthorizationRequestsRequired
 }

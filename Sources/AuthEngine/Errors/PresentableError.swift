@@ -78,7 +78,7 @@ public struct PresentableError: Sendable, Equatable {
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
         case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
         case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
-        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), which authdeck does not support; use the device flow or another client.", "RFC 9126 §5")
+        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
         }
     }
 
