@@ -174,9 +174,27 @@ struct ConformanceCatalogueTests {
 
     // MARK: 4. Token response / DPoP
 
-    @Test("DPOP-03 (DPoP not implemented): token_type DPoP is refused, never used with the Bearer scheme", arguments: ["DPoP", "dpop"])
-    func dpop03(_ type: String) {
-        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .unsupported(.tokenType(type)))
+    @Test("DPOP-03, RFC 9449 §5: token_type DPoP (any case) is accepted after a proof and refused without one", arguments: ["DPoP", "dpop"])
+    func dpop03(_ type: String) throws {
+        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .protocolViolation(.dpopTokenWithoutProof))
+        #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow, dpopProofSent: true).tokenType == type)
+    }
+
+    @Test("DPOP-04, RFC 9449 §5: Bearer after a proof is refused when DPoP is required (always), else used as Bearer")
+    func dpop04() throws {
+        #expect(throws: AuthError.unsupported(.tokenType("Bearer"))) { try DPoP.checkTokenType("Bearer", proofSent: true, setting: .always) }
+        try DPoP.checkTokenType("Bearer", proofSent: true, setting: .auto)
+    }
+
+    @Test("DPoP RFC 9449 §4.2: htu has no query or fragment; §8, §9: use_dpop_nonce challenges at the token endpoint and a resource server")
+    func dpopHTUAndNonce() {
+        #expect(DPoP.htu(URL(string: "https://api.test:8443/v1/items?page=2#top")!) == "https://api.test:8443/v1/items")
+        let token = HTTPResponse(status: 400, headers: ["Content-Type": "application/json", "DPoP-Nonce": "n1"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))
+        #expect(DPoP.nonceChallenge(token) == "n1")
+        let resource = HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"dPoP error="use_dpop_nonce""#, "DPoP-Nonce": "r1"])
+        #expect(DPoP.nonceChallenge(resource) == "r1")
+        #expect(DPoP.nonceChallenge(HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))) == nil)
+        #expect(DPoP.nonceChallenge(HTTPResponse(status: 401, headers: ["WWW-Authenticate": "Bearer", "DPoP-Nonce": "x"])) == nil)
     }
 
     // MARK: 9. Device flow

@@ -157,6 +157,16 @@ enum StubCrypto {
             },
             verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, signature: Data) throws(SignatureVerificationError) in
                 guard signature == validSignature else { throw .invalidSignature }
-            })
+            },
+            generateKeyPair: { (algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair in
+                // A distinct public key per call; the stub signature does not depend on it.
+                let x = counter.withLock { value -> Data in
+                    value &+= 1
+                    return Data(repeating: value, count: 32)
+                }
+                return JWSKeyPair(algorithm: algorithm, publicKey: JWK(keyType: "EC", curve: "P-256", x: x, y: Data(repeating: 7, count: 32)),
+                                  privateKey: JWSPrivateKey("stub-private-key"))
+            },
+            sign: { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in validSignature })
     }
 }

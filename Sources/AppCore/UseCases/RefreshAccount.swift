@@ -47,9 +47,14 @@ public struct RefreshAccount: Sendable {
                                    disposition: .needsSignIn)
                 }
                 let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!, resource: resource)
+                // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
+                let dpop = try DPoPAccess.signer(env: env, secrets: current)
+                if dpop == nil, tokens.tokenType.equalsIgnoringASCIICase("DPoP") { throw DPoPAccess.keyMissing(latest) }
+                let http = dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
                 let response: HTTPResponse
-                do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
-                var refreshed = try processRefreshResponse(response, previous: tokens, now: env.now())
+                do throws(TransportError) { response = try await http.send(request) } catch { throw AuthError.transport(error) }
+                var refreshed = try processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: dpop != nil)
+                try DPoP.checkTokenType(refreshed.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
                 let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
                 refreshed.idToken = tokens.idToken
                 // Persist the rotated tokens before anything else can fail.
