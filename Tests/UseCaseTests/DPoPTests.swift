@@ -153,3 +153,32 @@ struct DPoPUseCaseTests {
         #expect(outcome.record.defaultAccessToken?.tokenType == "DPoP")
     }
 }
+
+@Suite("Sign in with Apple client secret (use case, stub clock)")
+struct AppleClientSecretUseCaseTests {
+    @Test("Apple client secret renewal: a kept secret is minted again within 7 days of its expiry, not before")
+    func renewal() {
+        let expiresAt = t0.addingTimeInterval(180 * 86_400)
+        #expect(!AppleClientSecret.needsRenewal(expiresAt: expiresAt, now: t0))
+        #expect(!AppleClientSecret.needsRenewal(expiresAt: expiresAt, now: expiresAt.addingTimeInterval(-8 * 86_400)))
+        #expect(AppleClientSecret.needsRenewal(expiresAt: expiresAt, now: expiresAt.addingTimeInterval(-6 * 86_400)))
+        #expect(AppleClientSecret.needsRenewal(expiresAt: nil, now: t0))
+    }
+
+    @Test("Apple client secret: the claims come from the stub clock; exp is at most 15777000 s after iat")
+    func claims() throws {
+        var env = StubWorld().environment()
+        env.crypto.readPKCS8P256 = { (_: Data) throws(JWSSigningError) -> JWSKeyPair in try StubCrypto.provider.generateKeyPair(.es256) }
+        let minted = try MintAppleClientSecret(env).run(teamID: "TEAM123456", keyID: "ABC123DEFG", clientID: "com.example.web", days: 30,
+                                                        keyFile: AppleKeyFile(path: "k.p8", contents: Data("-----BEGIN PRIVATE KEY-----".utf8),
+                                                                              permissions: 0o600, isSymbolicLink: false))
+        #expect(minted.expiresAt == t0.addingTimeInterval(30 * 86_400))
+        let jws = try CompactJWS(parsing: minted.secret.exposedValue)
+        let claims = try #require(try JSONSerialization.jsonObject(with: jws.payload) as? [String: Any])
+        #expect(claims["iat"] as? Int == Int(t0.timeIntervalSince1970) && claims["exp"] as? Int == Int(t0.timeIntervalSince1970) + 30 * 86_400)
+        #expect(throws: AppError.self) {
+            try MintAppleClientSecret(env).run(teamID: "TEAM123456", keyID: "ABC123DEFG", clientID: "com.example.web", days: 200,
+                                               keyFile: AppleKeyFile(path: "k.p8", contents: Data(), permissions: 0o600, isSymbolicLink: false))
+        }
+    }
+}

@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, doctor, completion, complete],
+            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, complete],
             run: run
         )
     }
