@@ -189,6 +189,8 @@ enum Commands {
             .value("endSessionEndpoint", valueName: "url", help: "The end-session endpoint (RP-Initiated Logout)."),
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
+            .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider offers them)."),
+            .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider offers them)."),
         ],
         validate: ProviderAddOptions.validate,
         run: { try await providerAddRun(ProviderAddOptions($0), .current) }

@@ -22,6 +22,7 @@ struct ProviderAddOptions {
     var parameters: [String]
     var caBundle: String?
     var endpoints: [String: String]
+    var protocolSettings: ProtocolSettingsOptions
 
     static let endpointOptions = [
         "authorizationEndpoint", "tokenEndpoint", "deviceAuthorizationEndpoint", "revocationEndpoint",
@@ -44,6 +45,7 @@ struct ProviderAddOptions {
         headers = parsed.values("header")
         parameters = parsed.values("authorizationParameter")
         caBundle = parsed.value("caBundle")
+        protocolSettings = ProtocolSettingsOptions(parsed)
         endpoints = [:]
         for option in Self.endpointOptions { if let value = parsed.value(option) { endpoints[option] = value } }
     }
@@ -56,6 +58,7 @@ struct ProviderAddOptions {
         if let preset = parsed.value("preset"), ProviderPreset.named(preset) == nil {
             return "unknown preset '\(preset)'; known presets: \(ProviderPreset.all.map(\.name).joined(separator: ", "))"
         }
+        if let problem = ProtocolSettingsOptions.validate(parsed) { return problem }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
         if let violation = ProviderConfig.validateClientID(parsed.value("clientId") ?? "") { return "\(violation). \(violation.hint)" }
         if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
@@ -103,6 +106,7 @@ struct ProviderAddOptions {
             config.extraAuthorizationParameters[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
+        protocolSettings.apply(to: &config)
         func endpoint(_ option: String) throws -> URL? {
             try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
         }

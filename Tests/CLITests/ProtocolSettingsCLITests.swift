@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+@Suite("provider add --par / --dpop (RFC 9126, RFC 9449)")
+struct ProtocolSettingsCLITests {
+    @Test("PAR/DPoP settings: --par always --dpop never are stored with the provider; a bad value is a usage error")
+    func settingsStored() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let bad = try await home.run(["provider", "add", "op", "--issuer", "https://op.example", "--client-id", "c1", "--par", "sometimes"])
+        #expect(bad.exitCode == 2 && bad.stderr.contains("--par must be auto, always or never, got 'sometimes'"), "\(bad)")
+        let added = try await home.run(["provider", "add", "op", "--issuer", "https://op.example", "--client-id", "c1", "--par", "always", "--dpop", "never"])
+        #expect(added.exitCode == 0, "\(added)")
+        let file = home.root.appendingPathComponent("config/authdeck/providers.json")
+        let providers = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]])
+        #expect(providers.first?["par"] as? String == "always" && providers.first?["dpop"] as? String == "never")
+    }
+}
