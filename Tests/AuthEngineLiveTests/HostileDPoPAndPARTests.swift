@@ -46,7 +46,7 @@ struct HostileDPoPAndPARTests {
             metadata: metadata)
     }
 
-    @Test("DPoP RFC 9449 §5, §8: the code exchange carries a real ES256 proof; use_dpop_nonce is retried once with the nonce; token_type DPoP accepted")
+    @Test("DPOP-01, DPoP RFC 9449 §5, §8: the code exchange carries a real ES256 proof; use_dpop_nonce is retried once with the nonce; token_type DPoP accepted")
     func tokenEndpointNonce() async throws {
         let provider = try await HostileProvider.start()
         defer { provider.stop() }
@@ -86,7 +86,7 @@ struct HostileDPoPAndPARTests {
         #expect(try await recorded(provider).allSatisfy { $0.headers["dpop"] == nil })
     }
 
-    @Test("DPoP RFC 9449 §7.1, §9: a resource request sends Authorization: DPoP with ath and retries once on use_dpop_nonce")
+    @Test("DPOP-05, DPoP RFC 9449 §7.1, §9: a resource request sends Authorization: DPoP with ath and retries once on use_dpop_nonce")
     func resourceServerNonce() async throws {
         let provider = try await HostileProvider.start()
         defer { provider.stop() }

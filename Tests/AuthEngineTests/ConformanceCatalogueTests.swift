@@ -186,7 +186,7 @@ struct ConformanceCatalogueTests {
         try DPoP.checkTokenType("Bearer", proofSent: true, setting: .auto)
     }
 
-    @Test("DPoP RFC 9449 §4.2: htu has no query or fragment; §8, §9: use_dpop_nonce challenges at the token endpoint and a resource server")
+    @Test("DPOP-05, DPoP RFC 9449 §4.2: htu has no query or fragment; §8, §9 (scheme any case): use_dpop_nonce challenges at the token endpoint and a resource server")
     func dpopHTUAndNonce() {
         #expect(DPoP.htu(URL(string: "https://api.test:8443/v1/items?page=2#top")!) == "https://api.test:8443/v1/items")
         let token = HTTPResponse(status: 400, headers: ["Content-Type": "application/json", "DPoP-Nonce": "n1"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))
