@@ -181,4 +181,38 @@ struct AppleClientSecretUseCaseTests {
                                                keyFile: AppleKeyFile(path: "k.p8", contents: Data(), permissions: 0o600, isSymbolicLink: false))
         }
     }
+
+    @Test("Apple client secret renewal: authdeck mints the provider's client secret itself, keeps it, and mints a new one within 7 days of exp (stub clock)")
+    func providerRenewal() async throws {
+        let world = StubWorld()
+        world.files.withLock {
+            $0.providers[0].clientAuthentication = .clientSecretPost
+            $0.providers[0].appleClientSecret = AppleClientSecretSource(keyPath: "/keys/AuthKey_ABC123DEFG.p8", teamID: "TEAM123456", keyID: "ABC123DEFG", days: 30)
+        }
+        func env() -> AppEnvironment {
+            var env = world.environment()
+            env.readKeyFile = { path throws(AppError) in
+                AppleKeyFile(path: path, contents: Data("-----BEGIN PRIVATE KEY-----".utf8), permissions: 0o600, isSymbolicLink: false)
+            }
+            env.crypto.readPKCS8P256 = { (_: Data) throws(JWSSigningError) -> JWSKeyPair in try StubCrypto.provider.generateKeyPair(.es256) }
+            return env
+        }
+        func exp(_ jwt: String?) throws -> Int? {
+            let jws = try CompactJWS(parsing: try #require(jwt))
+            return (try JSONSerialization.jsonObject(with: jws.payload) as? [String: Any])?["exp"] as? Int
+        }
+        let outcome = try await signedIn(world, env: env())
+        let first = world.provider.tokenRequests.last?["client_secret"]
+        #expect(try exp(first) == Int(t0.timeIntervalSince1970) + 30 * 86_400)
+        world.advance(20 * 86_400)
+        _ = try await RefreshAccount(env()).run(outcome.record.id, force: true)
+        #expect(world.provider.tokenRequests.last?["client_secret"] == first, "10 days left: the kept secret is used")
+        world.advance(5 * 86_400)
+        _ = try await RefreshAccount(env()).run(outcome.record.id, force: true)
+        let renewed = world.provider.tokenRequests.last?["client_secret"]
+        #expect(renewed != first)
+        #expect(try exp(renewed) == Int(t0.timeIntervalSince1970) + 55 * 86_400)
+        let stored = try world.secrets.loadIfPresent(.providerClient("op"))?.clientSecret?.exposedValue
+        #expect(stored == renewed, "the new secret replaces the old one in the store")
+    }
 }

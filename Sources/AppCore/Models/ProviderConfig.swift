@@ -62,6 +62,9 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     public var par: ProtocolFeatureSetting?
     /// DPoP (RFC 9449): nil is `auto` (when the metadata has `dpop_signing_alg_values_supported`).
     public var dpop: ProtocolFeatureSetting?
+    /// Sign in with Apple: the key the client secret is minted with, renewed by authdeck before
+    /// it expires (``AppleClientSecret/needsRenewal(expiresAt:now:)``); nil for other providers.
+    public var appleClientSecret: AppleClientSecretSource?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],
@@ -88,4 +91,19 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
 
     /// Whether the provider is plain HTTP on a loopback address (allowed, always shown as such).
     public var isLoopbackHTTP: Bool { issuer.map(URLPolicy.isLoopbackHTTP) ?? false }
+}
+
+/// Where a Sign in with Apple client secret comes from: the `.p8` key file and Apple's ids.
+public struct AppleClientSecretSource: Codable, Equatable, Sendable {
+    public var keyPath: String
+    public var teamID: String
+    public var keyID: String
+    /// Lifetime of each minted secret in days (default 180, at most 182).
+    public var days: Int?
+    public init(keyPath: String, teamID: String, keyID: String, days: Int? = nil) {
+        self.keyPath = keyPath
+        self.teamID = teamID
+        self.keyID = keyID
+        self.days = days
+    }
 }

@@ -1,4 +1,5 @@
 import AuthEngine
+import CredentialStore
 import Foundation
 
 /// The developer's key file as the front end found it (read without following a symlink).
@@ -59,6 +60,30 @@ public struct MintAppleClientSecret: Sendable {
         } catch {
             throw Self.appError(error, days: days)
         }
+    }
+
+    /// The provider's client secret after the renewal rule: the kept one while more than
+    /// ``AppleClientSecret/renewalMarginSeconds`` remain before its `exp`, else a new one minted
+    /// from the key file and stored (replacing the old one).
+    /// - Throws: the minting errors (key file, ids) and store errors.
+    func renewed(_ stored: AccountSecrets?, provider: ProviderConfig, source: AppleClientSecretSource) throws(AppError) -> AccountSecrets {
+        if let secret = stored?.clientSecret, !AppleClientSecret.needsRenewal(expiresAt: Self.expiry(of: secret.exposedValue), now: env.now()),
+           let stored {
+            return stored
+        }
+        let minted = try run(teamID: source.teamID, keyID: source.keyID, clientID: provider.clientID, days: source.days ?? 180,
+                             keyFile: try env.readKeyFile(source.keyPath))
+        var secrets = stored ?? AccountSecrets()
+        secrets.clientSecret = StoredClientSecret(minted.secret.exposedValue)
+        do { try env.credentials.store().save(secrets, for: .providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+        return secrets
+    }
+
+    /// The `exp` of a client secret JWT we minted (read, not verified: it is our own), or nil.
+    static func expiry(of jwt: String) -> Date? {
+        guard let jws = try? CompactJWS(parsing: jwt), case .success(let claims) = parseJSONObject(jws.payload),
+              let exp = claims["exp"]?.numberValue else { return nil }
+        return Date(timeIntervalSince1970: exp)
     }
 
     static func appError(_ failure: AppleClientSecret.Failure, days: Int) -> AppError {

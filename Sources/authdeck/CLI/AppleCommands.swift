@@ -35,17 +35,7 @@ extension Commands {
 
 func appleClientSecretRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int32 {
     let path = parsed.value("key") ?? ""
-    let attributes: [FileAttributeKey: Any]
-    do {
-        // attributesOfItem does not follow a final symlink (lstat).
-        attributes = try FileManager.default.attributesOfItem(atPath: path)
-    } catch {
-        throw CLIFailure("Cannot read the key file '\(path)'", hint: "Give the path of the AuthKey_<KEYID>.p8 file downloaded from Apple.")
-    }
-    let isLink = (attributes[.type] as? FileAttributeType) == .typeSymbolicLink
-    let contents = isLink ? Data() : (FileManager.default.contents(atPath: path) ?? Data())
-    let keyFile = AppleKeyFile(path: path, contents: contents, permissions: (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777,
-                               isSymbolicLink: isLink)
+    let keyFile = try context.run { () throws(AppError) in try context.app.readKeyFile(path) }
     let minted = try context.run { () throws(AppError) in
         try MintAppleClientSecret(context.app).run(teamID: parsed.value("teamId") ?? "", keyID: parsed.value("keyId") ?? "",
                                                    clientID: parsed.value("clientId") ?? "", days: Int(parsed.value("days") ?? "180") ?? 180,

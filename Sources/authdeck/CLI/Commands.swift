@@ -191,6 +191,9 @@ enum Commands {
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
             .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider offers them)."),
             .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider offers them)."),
+            .value("appleKey", valueName: "file", help: "Sign in with Apple: the AuthKey_<KEYID>.p8 file; authdeck mints and renews the client secret."),
+            .value("appleTeamId", valueName: "team-id", help: "Sign in with Apple: the team id (with --apple-key)."),
+            .value("appleKeyId", valueName: "key-id", help: "Sign in with Apple: the key id (with --apple-key)."),
         ],
         validate: ProviderAddOptions.validate,
         run: { try await providerAddRun(ProviderAddOptions($0), .current) }

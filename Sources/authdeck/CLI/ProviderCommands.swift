@@ -128,7 +128,7 @@ struct ProviderAddOptions {
         } else if clientSecretStdin && config.clientAuthentication == .none {
             config.clientAuthentication = .clientSecretBasic
         }
-        if config.clientAuthentication != .none && !clientSecretStdin {
+        if config.clientAuthentication != .none && !clientSecretStdin && config.appleClientSecret == nil {
             throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
         }
         try checkProviderConfig(config)  // also what a preset built from --domain
