@@ -117,6 +117,17 @@ struct DPoPUseCaseTests {
         #expect(proofs.last?.proof.claims["htm"] == "GET")
     }
 
+    @Test("DPoP RFC 9449 §7.1: userinfo with a DPoP token sends Authorization: DPoP and a proof, never Bearer")
+    func userinfo() async throws {
+        let world = world()
+        let outcome = try await signedIn(world)
+        _ = try? await ShowUserInfo(world.environment()).run(outcome.record.id)
+        let request = try #require(world.provider.requests.withLock { $0 }.last { $0.url.path == "/userinfo" })
+        #expect(request.headers.contains { $0.name == "Authorization" && $0.value.hasPrefix("DPoP ") })
+        #expect(!request.headers.contains { $0.value.hasPrefix("Bearer ") })
+        #expect(world.provider.proofs.withLock { $0 }.contains { $0.path == "/userinfo" && $0.proof.claims["ath"] != nil })
+    }
+
     @Test("DPoP RFC 9449 §4.2: authdeck proof makes a fresh proof with ath for a DPoP account; a Bearer account has none")
     func proofUseCase() async throws {
         let world = world()
