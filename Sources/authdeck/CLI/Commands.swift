@@ -142,7 +142,7 @@ enum Commands {
 
     static let api = CommandSpec(
         name: "api",
-        abstract: "Call a protected API with the account's bearer token.",
+        abstract: "Call a protected API with the account's access token (Bearer, or DPoP with a fresh proof).",
         discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays with the URL given.",
         positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
         options: [
