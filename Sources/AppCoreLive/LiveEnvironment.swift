@@ -19,7 +19,7 @@ extension AppEnvironment {
         let paths = XDGPaths(environment: processEnvironment)
         let files = ConfigFiles(paths: paths)
         let browser = BrowserLauncher(environment: processEnvironment)
-        return AppEnvironment(
+        var environment = AppEnvironment(
             now: { Date() },
             sleep: { duration in try await Task.sleep(for: duration) },
             crypto: OpenSSLCrypto.live,
@@ -31,7 +31,22 @@ extension AppEnvironment {
             cache: .live(directory: "\(paths.cacheDirectory)/providers"),
             policy: policy,
             browserTimeout: browserTimeout)
+        environment.readKeyFile = { path throws(AppError) in try readKeyFileWithoutFollowingLinks(path) }
+        return environment
     }
+}
+
+/// A key file's contents, mode and whether it is a symlink (`attributesOfItem` uses `lstat`);
+/// a symlink's target is never read.
+func readKeyFileWithoutFollowingLinks(_ path: String) throws(AppError) -> AppleKeyFile {
+    let attributes: [FileAttributeKey: Any]
+    do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
+        throw AppError(title: "Cannot read the key file '\(path)'", detail: "Give the path of the AuthKey_<KEYID>.p8 file downloaded from Apple.",
+                       disposition: .usage)
+    }
+    let isLink = (attributes[.type] as? FileAttributeType) == .typeSymbolicLink
+    return AppleKeyFile(path: path, contents: isLink ? Data() : (FileManager.default.contents(atPath: path) ?? Data()),
+                        permissions: (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777, isSymbolicLink: isLink)
 }
 
 extension LoopbackClient {

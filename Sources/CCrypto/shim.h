@@ -11,6 +11,8 @@
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/crypto.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
 
 /* Macros that do not import into Swift, as functions. */
 
@@ -22,6 +24,8 @@ static inline const char *authdeck_param_rsa_n(void) { return OSSL_PKEY_PARAM_RS
 static inline const char *authdeck_param_rsa_e(void) { return OSSL_PKEY_PARAM_RSA_E; }
 static inline const char *authdeck_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
 static inline const char *authdeck_param_pub_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *authdeck_param_priv_key(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+static inline int authdeck_evp_pkey_keypair_selection(void) { return EVP_PKEY_KEYPAIR; }
 
 /* EC group names as OpenSSL spells them (static storage). */
 static inline const char *authdeck_group_p256(void) { return "P-256"; }
@@ -66,5 +70,27 @@ typedef __typeof__(OSSL_PARAM_BLD_to_param) *authdeck_OSSL_PARAM_BLD_to_param_fn
 typedef __typeof__(OSSL_PARAM_free) *authdeck_OSSL_PARAM_free_fn;
 typedef __typeof__(RAND_bytes) *authdeck_RAND_bytes_fn;
 typedef __typeof__(i2d_ECDSA_SIG) *authdeck_i2d_ECDSA_SIG_fn;
+
+/* Signing (AuthEngineLive/Crypto/OpenSSLSigning.swift): key generation, private-key import, DigestSign. */
+typedef __typeof__(BIO_free) *authdeck_BIO_free_fn;
+typedef __typeof__(BIO_new_mem_buf) *authdeck_BIO_new_mem_buf_fn;
+typedef __typeof__(BN_bn2binpad) *authdeck_BN_bn2binpad_fn;
+typedef __typeof__(BN_clear_free) *authdeck_BN_clear_free_fn;
+typedef __typeof__(ECDSA_SIG_get0_r) *authdeck_ECDSA_SIG_get0_r_fn;
+typedef __typeof__(ECDSA_SIG_get0_s) *authdeck_ECDSA_SIG_get0_s_fn;
+typedef __typeof__(EVP_DigestSign) *authdeck_EVP_DigestSign_fn;
+typedef __typeof__(EVP_DigestSignInit) *authdeck_EVP_DigestSignInit_fn;
+typedef __typeof__(EVP_PKEY_CTX_set_group_name) *authdeck_EVP_PKEY_CTX_set_group_name_fn;
+typedef __typeof__(EVP_PKEY_generate) *authdeck_EVP_PKEY_generate_fn;
+typedef __typeof__(EVP_PKEY_get_bn_param) *authdeck_EVP_PKEY_get_bn_param_fn;
+typedef __typeof__(EVP_PKEY_get_octet_string_param) *authdeck_EVP_PKEY_get_octet_string_param_fn;
+typedef __typeof__(EVP_PKEY_get_raw_private_key) *authdeck_EVP_PKEY_get_raw_private_key_fn;
+typedef __typeof__(EVP_PKEY_get_raw_public_key) *authdeck_EVP_PKEY_get_raw_public_key_fn;
+typedef __typeof__(EVP_PKEY_get_utf8_string_param) *authdeck_EVP_PKEY_get_utf8_string_param_fn;
+typedef __typeof__(EVP_PKEY_is_a) *authdeck_EVP_PKEY_is_a_fn;
+typedef __typeof__(EVP_PKEY_keygen_init) *authdeck_EVP_PKEY_keygen_init_fn;
+typedef __typeof__(EVP_PKEY_new_raw_private_key) *authdeck_EVP_PKEY_new_raw_private_key_fn;
+typedef __typeof__(PEM_read_bio_PrivateKey) *authdeck_PEM_read_bio_PrivateKey_fn;
+typedef __typeof__(d2i_ECDSA_SIG) *authdeck_d2i_ECDSA_SIG_fn;
 
 #endif

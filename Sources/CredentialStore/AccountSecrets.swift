@@ -84,19 +84,24 @@ public struct AccountSecrets: Sendable, Equatable, Codable, CustomStringConverti
     /// RFC 6749 §2.3.1 client secret when it is per account (see
     /// ``AccountKey/providerClient(_:)`` for a provider-wide one).
     public var clientSecret: StoredClientSecret?
+    /// RFC 9449: the key pair the account's tokens are bound to (a private JWK); absent for
+    /// Bearer accounts and in files written before DPoP.
+    public var dpopKey: StoredDPoPKey?
 
     public init(
         defaultAccessToken: StoredAccessTokenEntry? = nil,
         resourceAccessTokens: [String: StoredAccessTokenEntry] = [:],
         refreshToken: StoredRefreshToken? = nil,
         idToken: StoredIDToken? = nil,
-        clientSecret: StoredClientSecret? = nil
+        clientSecret: StoredClientSecret? = nil,
+        dpopKey: StoredDPoPKey? = nil
     ) {
         self.defaultAccessToken = defaultAccessToken
         self.resourceAccessTokens = resourceAccessTokens
         self.refreshToken = refreshToken
         self.idToken = idToken
         self.clientSecret = clientSecret
+        self.dpopKey = dpopKey
     }
 
     /// The access token for `resource`, or the default one when `resource` is nil.
@@ -115,7 +120,8 @@ public struct AccountSecrets: Sendable, Equatable, Codable, CustomStringConverti
             + "resources: \(resourceAccessTokens.keys.sorted()), "
             + "refreshToken: \(refreshToken.map { "\($0)" } ?? "nil"), "
             + "idToken: \(idToken.map { "\($0)" } ?? "nil"), "
-            + "clientSecret: \(clientSecret.map { "\($0)" } ?? "nil"))"
+            + "clientSecret: \(clientSecret.map { "\($0)" } ?? "nil"), "
+            + "dpopKey: \(dpopKey.map { "\($0)" } ?? "nil"))"
     }
 }
 

@@ -14,6 +14,7 @@ public enum StoredRefreshTokenKind: StoredSecretKind { public static let label =
 public enum StoredIDTokenKind: StoredSecretKind { public static let label = "IDToken" }
 public enum StoredClientSecretKind: StoredSecretKind { public static let label = "ClientSecret" }
 public enum VaultPassphraseKind: StoredSecretKind { public static let label = "Passphrase" }
+public enum StoredDPoPKeyKind: StoredSecretKind { public static let label = "DPoPKey" }
 
 /// RFC 6749 §1.4 `access_token`, as stored.
 public typealias StoredAccessToken = StoredSecret<StoredAccessTokenKind>
@@ -23,5 +24,7 @@ public typealias StoredRefreshToken = StoredSecret<StoredRefreshTokenKind>
 public typealias StoredIDToken = StoredSecret<StoredIDTokenKind>
 /// RFC 6749 §2.3.1 `client_secret`, as stored.
 public typealias StoredClientSecret = StoredSecret<StoredClientSecretKind>
+/// RFC 9449: the account's DPoP key pair as a private JWK (JSON text with `d`), as stored.
+public typealias StoredDPoPKey = StoredSecret<StoredDPoPKeyKind>
 /// The passphrase that unlocks the encrypted file vault.
 public typealias VaultPassphrase = StoredSecret<VaultPassphraseKind>

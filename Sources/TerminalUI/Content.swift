@@ -85,6 +85,8 @@ enum DetailContent {
                 [],
                 expiry("Access token", o.accessExpiresAt, lifetime: o.accessLifetime, m: m, width: width),
             ]
+            // RFC 9449: sender-constrained tokens, with the key's RFC 7638 thumbprint.
+            if let thumbprint = a.dpopThumbprint { out.append(field("Token binding", "DPoP, key " + v(thumbprint))) }
             if o.hasRefreshToken {
                 if o.refreshExpiresAt != nil {
                     out.append(expiry("Refresh token", o.refreshExpiresAt, lifetime: nil, m: m, width: width))

@@ -175,6 +175,7 @@ public enum Renderer {
             f.draw(line1, x: g.inner.x, y: y, width: w)
             let role = StatusText.role(a.status)
             var line2: Line = [.text("   " + StatusText.glyph(a.status) + " " + StatusText.text(a.status, now: m.now), role)]
+            if a.dpopThumbprint != nil { line2.append(.text(" · DPoP", .textDim)) } // sender-constrained (RFC 9449)
             if let exp = a.accessExpiresAt {
                 line2.append(.flexibleSpace)
                 line2.append(.text(TimeText.countdown(to: exp, now: m.now), role))

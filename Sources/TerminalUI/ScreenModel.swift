@@ -153,6 +153,9 @@ public struct AccountRow: Equatable, Sendable, Identifiable {
     /// The provider (its issuer) is plain HTTP on a loopback address, accepted for local
     /// providers only (shown as a note in the detail pane).
     public var isLoopbackHTTP: Bool
+    /// RFC 9449: the thumbprint of the key the account's tokens are bound to (sender-constrained,
+    /// shown as "DPoP"); nil for Bearer tokens.
+    public var dpopThumbprint: String?
 
     public init(
         id: ID, displayName: String, provider: String, isActive: Bool = false, status: AccountStatus,

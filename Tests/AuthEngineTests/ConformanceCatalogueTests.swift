@@ -174,9 +174,27 @@ struct ConformanceCatalogueTests {
 
     // MARK: 4. Token response / DPoP
 
-    @Test("DPOP-03 (DPoP not implemented): token_type DPoP is refused, never used with the Bearer scheme", arguments: ["DPoP", "dpop"])
-    func dpop03(_ type: String) {
-        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .unsupported(.tokenType(type)))
+    @Test("DPOP-03, RFC 9449 §5: token_type DPoP (any case) is accepted after a proof and refused without one", arguments: ["DPoP", "dpop"])
+    func dpop03(_ type: String) throws {
+        #expect(authError { try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow) } == .protocolViolation(.dpopTokenWithoutProof))
+        #expect(try parseTokenResponse(jsonResponse(["access_token": "at", "token_type": type]), now: testNow, dpopProofSent: true).tokenType == type)
+    }
+
+    @Test("DPOP-04, RFC 9449 §5: Bearer after a proof is refused when DPoP is required (always), else used as Bearer")
+    func dpop04() throws {
+        #expect(throws: AuthError.unsupported(.tokenType("Bearer"))) { try DPoP.checkTokenType("Bearer", proofSent: true, setting: .always) }
+        try DPoP.checkTokenType("Bearer", proofSent: true, setting: .auto)
+    }
+
+    @Test("DPOP-05, DPoP RFC 9449 §4.2: htu has no query or fragment; §8, §9 (scheme any case): use_dpop_nonce challenges at the token endpoint and a resource server")
+    func dpopHTUAndNonce() {
+        #expect(DPoP.htu(URL(string: "https://api.test:8443/v1/items?page=2#top")!) == "https://api.test:8443/v1/items")
+        let token = HTTPResponse(status: 400, headers: ["Content-Type": "application/json", "DPoP-Nonce": "n1"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))
+        #expect(DPoP.nonceChallenge(token) == "n1")
+        let resource = HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"dPoP error="use_dpop_nonce""#, "DPoP-Nonce": "r1"])
+        #expect(DPoP.nonceChallenge(resource) == "r1")
+        #expect(DPoP.nonceChallenge(HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))) == nil)
+        #expect(DPoP.nonceChallenge(HTTPResponse(status: 401, headers: ["WWW-Authenticate": "Bearer", "DPoP-Nonce": "x"])) == nil)
     }
 
     // MARK: 9. Device flow
@@ -251,13 +269,38 @@ struct ConformanceUserInfoTests {
 
 @Suite("Conformance catalogue: PAR")
 struct ConformanceParTests {
-    @Test("PAR-01 (PAR not implemented), RFC 9126 §5: a provider with require_pushed_authorization_requests is refused before the browser opens")
+    @Test("PAR-01, RFC 9126 §2.1, §4, §5: every parameter is pushed (no request_uri in the push); the browser URL has only client_id and request_uri")
     func par01() throws {
         var metadata = OP.metadata()
         metadata.requirePushedAuthorizationRequests = true
+        // The front channel alone stays refused for such a provider.
         #expect(authError { try makeAuthorizationRequest(metadata: metadata, client: OP.client,
                                                          request: AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI), crypto: OP.crypto().provider) }
             == .unsupported(.pushedAuthorizationRequestsRequired))
+        #expect(throws: AuthError.unsupported(.missingEndpoint("pushed_authorization_request_endpoint"))) {
+            try PushedAuthorization.shouldPush(metadata: metadata, setting: .auto)
+        }
+        metadata.pushedAuthorizationRequestEndpoint = URL(string: "https://op.test/par")!
+        #expect(try PushedAuthorization.shouldPush(metadata: metadata, setting: .auto))
+        let (push, pending) = try PushedAuthorization.makeRequest(metadata: metadata, client: OP.client,
+                                                                  request: AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI),
+                                                                  crypto: TestCrypto(digests: [(.sha256, Data(RFC7636AppendixB.verifier.utf8), RFC7636AppendixB.sha256OfVerifier)],
+                                                                                     random: [Data(repeating: 0xB1, count: 32), Data(repeating: 0xB2, count: 32), RFC7636AppendixB.octets]).provider,
+                                                                  dpopJKT: "jkt-1")
+        #expect(push.method == .post && push.url.absoluteString == "https://op.test/par")
+        let form = FormEncoding.decode(String(decoding: push.body ?? Data(), as: UTF8.self)) ?? []
+        let names = form.map(\.name)
+        for name in ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "dpop_jkt"] {
+            #expect(names.filter { $0 == name }.count == 1, "\(name) pushed once")
+        }
+        #expect(!names.contains("request_uri"))
+        let answer = HTTPResponse(status: 201, headers: ["Content-Type": "application/json"],
+                                  body: Data(#"{"request_uri":"urn:ietf:params:oauth:request_uri:abc","expires_in":60}"#.utf8))
+        let ready = try PushedAuthorization.processResponse(answer, pending: pending, clientID: OP.client.clientID, now: Date())
+        let items = URLComponents(url: ready.authorizationURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(items.map(\.name) == ["client_id", "request_uri"])
+        #expect(items.last?.value == "urn:ietf:params:oauth:request_uri:abc")
+        #expect(ready.state == pending.state)
         let decoded = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: Data(#"{"issuer":"https://op.test","require_pushed_authorization_requests":true}"#.utf8))
         #expect(decoded.requirePushedAuthorizationRequests == true)
     }

@@ -322,7 +322,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def a0_discovery(self, query):
         issuer = self.issuer
-        self.send_json(200, {
+        self.send_json(200, a0_dpop_par_metadata(self, {
             "issuer": issuer,
             "authorization_endpoint": issuer + "authorize",
             "token_endpoint": issuer + "oauth/token",
@@ -339,13 +339,16 @@ class Handler(BaseHTTPRequestHandler):
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "grant_types_supported": ["authorization_code", "refresh_token",
                                       "urn:ietf:params:oauth:grant-type:device_code"],
-        })
+        }))
 
     def a0_jwks(self, query):
         self.send_json(200, {"keys": [self.state.key.jwk]})
 
     def a0_authorize(self, query):
         """Auto-approves: redirects straight back with code and state (no login page)."""
+        query = a0_par_resolve(self, query)
+        if query is None:
+            return
         redirect_uri = query.get("redirect_uri", "")
         parsed = urlsplit(redirect_uri)
         with self.state.lock:
@@ -364,7 +367,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.codes[code] = {"redirect_uri": redirect_uri, "challenge": query["code_challenge"],
                                       "scope": query.get("scope", ""), "audience": query.get("audience"),
-                                      "nonce": query.get("nonce"), "expires": time.time() + 60}
+                                      "nonce": query.get("nonce"), "expires": time.time() + 60,
+                                      "dpop_jkt": query.get("dpop_jkt")}
         params = {"code": code}
         if "state" in query:
             params["state"] = query["state"]
@@ -383,6 +387,9 @@ class Handler(BaseHTTPRequestHandler):
             self.state.events["token_requests"].append({"grant_type": grant})
         if params.get("client_id") != self.state.args.client_id:
             return self.send_json(401, {"error": "access_denied", "error_description": "Unauthorized"})
+        jkt = a0_dpop_token_check(self)
+        if jkt is False:
+            return
         if grant == "authorization_code":
             with self.state.lock:
                 entry = self.state.codes.pop(params.get("code", ""), None)
@@ -393,11 +400,15 @@ class Handler(BaseHTTPRequestHandler):
             challenge = b64url(hashlib.sha256(params.get("code_verifier", "").encode()).digest())
             if challenge != entry["challenge"]:
                 return self.send_json(403, {"error": "invalid_grant", "error_description": "Failed to verify code verifier"})
-            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True))
+            if entry.get("dpop_jkt") and entry["dpop_jkt"] != jkt:
+                return self.send_json(400, {"error": "invalid_dpop_proof", "error_description": "dpop_jkt mismatch"})
+            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True, jkt=jkt))
         if grant == "refresh_token":
             token = params.get("refresh_token", "")
             with self.state.lock:
                 entry = self.state.refresh_tokens.get(token)
+                if entry is not None and entry.get("jkt") and entry["jkt"] != jkt:  # RFC 9449 §5: bound to the key
+                    return self.send_json(400, {"error": "invalid_grant", "error_description": "DPoP key mismatch"})
                 if entry is None or not entry["active"]:
                     if entry is not None:  # reuse of a rotated token: revoke the whole family
                         self.state.events["refresh_reuse"] += 1
@@ -409,14 +420,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.state.events["refreshes"] += 1
             return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], None,
                                                      with_id_token="openid" in entry["scope"].split(),
-                                                     family=entry["family"]))
+                                                     family=entry["family"], jkt=jkt))
         return self.send_json(403, {"error": "unsupported_grant_type"})
 
-    def a0_issue(self, scope: str, audience, nonce, with_id_token: bool, family=None) -> dict:
+    def a0_issue(self, scope: str, audience, nonce, with_id_token: bool, family=None, jkt=None) -> dict:
         now = int(time.time())
         issuer = self.issuer
         scopes = scope.split()
-        response = {"token_type": "Bearer", "expires_in": self.state.args.expires_in, "scope": scope}
+        response = {"token_type": "DPoP" if jkt else "Bearer", "expires_in": self.state.args.expires_in, "scope": scope}
         if audience:
             # API access token: RS256 JWT, aud array [API, userinfo], scope string, azp, permissions.
             response["access_token"] = self.state.key.sign_jwt({
@@ -435,7 +446,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:
-            self.state.access_tokens[response["access_token"]] = {"scope": scope}
+            self.state.access_tokens[response["access_token"]] = {"scope": scope, "jkt": jkt}
         if with_id_token and "openid" in scopes:
             aud = self.state.args.client_id
             if self.state.args.id_token_audience:
@@ -452,7 +463,7 @@ class Handler(BaseHTTPRequestHandler):
             token = "v1." + secrets.token_urlsafe(32)
             with self.state.lock:
                 self.state.refresh_tokens[token] = {"active": True, "scope": scope, "audience": audience,
-                                                    "family": family or secrets.token_hex(8)}
+                                                    "family": family or secrets.token_hex(8), "jkt": jkt}
             response["refresh_token"] = token
         return response
 
@@ -508,6 +519,137 @@ GITHUB_ROUTES = {
     ("POST", "/login/oauth/access_token"): Handler.gh_access_token,
     ("GET", "/user"): Handler.gh_user,
 }
+# -- DPoP (RFC 9449) and PAR (RFC 9126), flag-enabled (--dpop, --par) ---------------------------
+
+DPOP_TOKEN_NONCE = secrets.token_urlsafe(12)
+DPOP_RESOURCE_NONCE = secrets.token_urlsafe(12)
+P256_SPKI_PREFIX = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
+
+
+def b64d(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def a0_dpop_par_metadata(handler, document: dict) -> dict:
+    if handler.state.args.dpop:
+        document["dpop_signing_alg_values_supported"] = ["ES256"]
+    if handler.state.args.par:
+        document["pushed_authorization_request_endpoint"] = handler.issuer + "oauth/par"
+        document["require_pushed_authorization_requests"] = True
+    return document
+
+
+def a0_der_int(value: bytes) -> bytes:
+    value = value.lstrip(b"\x00") or b"\x00"
+    if value[0] & 0x80:
+        value = b"\x00" + value
+    return b"\x02" + bytes([len(value)]) + value
+
+
+def a0_verify_proof(handler, method: str, url: str, access_token=None):
+    """(jkt, None) for a valid proof, (None, None) without one, (None, reason) for a bad one."""
+    proof = handler.headers.get("DPoP")
+    if not proof:
+        return None, None
+    try:
+        h, p, s = proof.split(".")
+        header, claims, signature = json.loads(b64d(h)), json.loads(b64d(p)), b64d(s)
+        jwk = header["jwk"]
+        x, y = b64d(jwk["x"]), b64d(jwk["y"])
+    except (ValueError, KeyError, TypeError):
+        return None, "malformed proof"
+    if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256" or "d" in jwk \
+            or jwk.get("kty") != "EC" or jwk.get("crv") != "P-256" or len(signature) != 64:
+        return None, "bad proof header"
+    if claims.get("htm") != method or claims.get("htu") != url or abs(time.time() - claims.get("iat", 0)) > 60:
+        return None, "bad htm, htu or iat"
+    with handler.state.lock:
+        seen = handler.state.events.setdefault("dpop_jtis", [])
+        if not claims.get("jti") or claims["jti"] in seen:
+            return None, "jti missing or replayed"
+        seen.append(claims["jti"])
+    if access_token is not None and claims.get("ath") != b64url(hashlib.sha256(access_token.encode()).digest()):
+        return None, "bad ath"
+    with tempfile.TemporaryDirectory() as work:
+        for name, data in (("pub.der", P256_SPKI_PREFIX + b"\x04" + x + y),
+                           ("sig.der", b"\x30" + bytes([len(a0_der_int(signature[:32]) + a0_der_int(signature[32:]))])
+                            + a0_der_int(signature[:32]) + a0_der_int(signature[32:])),
+                           ("input", (h + "." + p).encode())):
+            with open(os.path.join(work, name), "wb") as f:
+                f.write(data)
+        checked = subprocess.run(["openssl", "dgst", "-sha256", "-verify", os.path.join(work, "pub.der"), "-keyform", "DER",
+                                  "-signature", os.path.join(work, "sig.der"), os.path.join(work, "input")],
+                                 capture_output=True, text=True)
+    if "Verified OK" not in checked.stdout:
+        return None, "signature does not verify"
+    thumbprint_input = json.dumps({"crv": jwk["crv"], "kty": "EC", "x": jwk["x"], "y": jwk["y"]}, separators=(",", ":"), sort_keys=True)
+    with handler.state.lock:
+        handler.state.events.setdefault("dpop_proofs", []).append(
+            {"htm": method, "htu": url, "nonce": claims.get("nonce"), "has_ath": "ath" in claims})
+    return b64url(hashlib.sha256(thumbprint_input.encode()).digest()), claims.get("nonce")
+
+
+def a0_dpop_token_check(handler):
+    """The proof's jkt (None without a proof when DPoP is off); False when an error was sent."""
+    if not handler.state.args.dpop:
+        return None
+    result = a0_verify_proof(handler, "POST", handler.issuer + "oauth/token")
+    jkt, detail = result
+    if jkt is None:
+        if detail is None:
+            return None  # no proof: a Bearer token
+        handler.send_json(400, {"error": "invalid_dpop_proof", "error_description": detail})
+        return False
+    if detail != DPOP_TOKEN_NONCE:
+        handler.send_json(400, {"error": "use_dpop_nonce", "error_description": "nonce required"}, {"DPoP-Nonce": DPOP_TOKEN_NONCE})
+        return False
+    return jkt
+
+
+def a0_par(handler, query):
+    params = handler.body_params()
+    with handler.state.lock:
+        handler.state.events.setdefault("par_requests", []).append(
+            {"has_request_uri": "request_uri" in params, "has_state": "state" in params, "dpop_jkt": params.get("dpop_jkt")})
+    if params.get("client_id") != handler.state.args.client_id:
+        return handler.send_json(401, {"error": "invalid_client"})
+    if "request_uri" in params:
+        return handler.send_json(400, {"error": "invalid_request", "error_description": "request_uri is not allowed"})
+    uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(16)
+    with handler.state.lock:
+        handler.state.events.setdefault("pushed", {})[uri] = params
+    handler.send_json(201, {"request_uri": uri, "expires_in": 60})
+
+
+def a0_par_resolve(handler, query):
+    """The pushed parameters for a request_uri (used once); None when an error was sent."""
+    if not handler.state.args.par:
+        return query
+    with handler.state.lock:
+        pushed = handler.state.events.setdefault("pushed", {}).pop(query.get("request_uri", ""), None)
+        handler.state.events.setdefault("par_authorize", []).append(sorted(query.keys()))
+    if pushed is None or query.get("client_id") != pushed.get("client_id"):
+        handler.send_json(400, {"error": "invalid_request", "error_description": "PAR required: unknown or used request_uri"})
+        return None
+    return pushed
+
+
+def a0_dpop_resource(handler, query):
+    header = handler.headers.get("Authorization") or ""
+    token = header[5:] if header.lower().startswith("dpop ") else None
+    with handler.state.lock:
+        entry = handler.state.access_tokens.get(token or "")
+    if token is None or entry is None or not entry.get("jkt"):
+        return handler.send(401, b"", "text/plain", {"WWW-Authenticate": 'DPoP error="invalid_token"'})
+    jkt, nonce = a0_verify_proof(handler, "GET", handler.state.base_url + "/api/dpop", access_token=token)
+    if jkt != entry["jkt"]:
+        return handler.send(401, b"", "text/plain", {"WWW-Authenticate": 'DPoP error="invalid_dpop_proof"'})
+    if nonce != DPOP_RESOURCE_NONCE:
+        return handler.send(401, b"", "text/plain",
+                            {"WWW-Authenticate": 'DPoP error="use_dpop_nonce"', "DPoP-Nonce": DPOP_RESOURCE_NONCE})
+    handler.send_json(200, {"ok": True, "jkt": jkt})
+
+
 AUTH0_ROUTES = {
     ("GET", "/.well-known/openid-configuration"): Handler.a0_discovery,
     ("GET", "/.well-known/jwks.json"): Handler.a0_jwks,
@@ -518,6 +660,8 @@ AUTH0_ROUTES = {
     ("POST", "/oauth/device/code"): Handler.a0_device_code,
     ("GET", "/oidc/logout"): Handler.a0_logout,
     ("GET", "/v2/logout"): Handler.a0_logout,
+    ("POST", "/oauth/par"): lambda handler, query: a0_par(handler, query),
+    ("GET", "/api/dpop"): lambda handler, query: a0_dpop_resource(handler, query),
 }
 
 
@@ -545,6 +689,8 @@ def main(argv=None):
                         help="Auth0: the access token without an audience")
     parser.add_argument("--id-token-audience", action="append", default=[],
                         help="Auth0: another aud of the ID token besides the client id (repeatable)")
+    parser.add_argument("--dpop", action="store_true", help="Auth0: DPoP (RFC 9449) with nonces, proofs checked with openssl")
+    parser.add_argument("--par", action="store_true", help="Auth0: pushed authorization requests (RFC 9126), required")
     args = parser.parse_args(argv)
     if args.client_id is None:
         args.client_id = {"github": "Iv1.test", "auth0": "a0-native-client"}.get(args.provider, args.provider + "-native-client")

@@ -42,6 +42,38 @@ final class StubProvider: Sendable {
         var omitProfileClaims = false
         /// `verification_uri_complete` in device authorization responses.
         var verificationURIComplete: String?
+        /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
+        var pushedAuthorization = false
+        var requirePushedAuthorization = false
+        /// The next answer of `/par` instead of a 201 with `request_uri` and `expires_in`.
+        var nextPARResponse: (status: Int, body: [String: String], headers: [String: String])?
+        /// RFC 9449: `dpop_signing_alg_values_supported`; DPoP tokens are issued to requests with a proof.
+        var dpopAlgorithms: [String]?
+        /// A nonce the token endpoint (`/token`) or the resource (`/api`) requires (§8, §9).
+        var tokenEndpointNonce: String?
+        var resourceNonce: String?
+        /// Answer `token_type: DPoP` even to a request without a proof (a broken provider).
+        var dpopWithoutProof = false
+    }
+
+    /// A DPoP proof as the stub read it: the header's `jwk` (canonical JSON), `typ` and the claims.
+    struct Proof: Sendable {
+        var jwk: String
+        var type: String?
+        var claims: [String: String]
+    }
+    /// Every proof received, in order, with the request path.
+    let proofs = Mutex<[(path: String, proof: Proof)]>([])
+
+    static func readProof(_ request: HTTPRequest) -> Proof? {
+        guard let header = request.headers.first(where: { $0.name.lowercased() == "dpop" }),
+              let jws = try? CompactJWS(parsing: header.value),
+              let jwk = jws.header.members["jwk"],
+              let jwkJSON = try? { () throws -> Data in let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]; return try e.encode(jwk) }(),
+              let object = try? JSONSerialization.jsonObject(with: jws.payload) as? [String: Any] else { return nil }
+        var claims: [String: String] = [:]
+        for (name, value) in object { claims[name] = "\(value)" }
+        return Proof(jwk: String(decoding: jwkJSON, as: UTF8.self), type: jws.header.type, claims: claims)
     }
 
     let script = Mutex(Script())
@@ -54,7 +86,14 @@ final class StubProvider: Sendable {
         /// Live refresh token → subject; rotated ones are removed (reuse → invalid_grant).
         var refreshTokens: [String: String] = [:]
         var revoked: [String] = []
+        /// RFC 9449: the key (jwk JSON) each refresh token is bound to.
+        var boundRefreshTokens: [String: String] = [:]
+        /// RFC 9126: pushed parameters by `request_uri`.
+        var pushed: [String: [String: String]] = [:]
     }
+
+    /// The parameters pushed under `requestURI` (RFC 9126 §2.1), or nil.
+    func pushedParameters(_ requestURI: String) -> [String: String]? { state.withLock { $0.pushed[requestURI] } }
 
     var config: ProviderConfig {
         ProviderConfig(id: "op", displayName: "Test OP", issuer: URL(string: issuer)!, clientID: clientID,
@@ -111,6 +150,8 @@ final class StubProvider: Sendable {
     func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         requests.withLock { $0.append(request) }
         let script = self.script.withLock { $0 }
+        let proof = Self.readProof(request)
+        if let proof { proofs.withLock { $0.append((request.url.path, proof)) } }
         switch request.url.path {
         case "/.well-known/openid-configuration":
             guard script.discoveryStatus == 200 else { return HTTPResponse(status: script.discoveryStatus) }
@@ -122,12 +163,36 @@ final class StubProvider: Sendable {
                 "introspection_endpoint": "\(issuer)/introspect", "end_session_endpoint": "\(issuer)/logout",
                 "response_types_supported": ["code"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
-            ], headers: headers)
+            ].merging(discoveryExtras(script), uniquingKeysWith: { $1 }), headers: headers)
+        case "/par":
+            if let answer = script.nextPARResponse {
+                self.script.withLock { $0.nextPARResponse = nil }
+                return json(answer.body, status: answer.status, headers: answer.headers)
+            }
+            let requestURI = state.withLock { state -> String in
+                state.counter += 1
+                let uri = "urn:ietf:params:oauth:request_uri:req-\(state.counter)"
+                state.pushed[uri] = form(of: request)
+                return uri
+            }
+            return json(["request_uri": requestURI, "expires_in": 60], status: 201)
         case "/jwks":
             guard script.jwksStatus == 200 else { return HTTPResponse(status: script.jwksStatus) }
             return json(["keys": script.publishedKeyIDs.map { ["kty": "RSA", "kid": $0, "use": "sig", "alg": "RS256", "n": Self.modulus, "e": "AQAB"] }])
         case "/token", "/alt/token":
-            return token(form(of: request), script: script, now: now)
+            if let nonce = script.tokenEndpointNonce, let proof, proof.claims["nonce"] != nonce {
+                return json(["error": "use_dpop_nonce"], status: 400, headers: ["DPoP-Nonce": nonce])
+            }
+            return token(form(of: request), script: script, now: now, proof: proof)
+        case "/api":
+            let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value ?? ""
+            guard authorization.hasPrefix("DPoP "), let proof else { return HTTPResponse(status: 401, headers: ["WWW-Authenticate": "DPoP"]) }
+            if let nonce = script.resourceNonce, proof.claims["nonce"] != nonce {
+                return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"DPoP error="use_dpop_nonce""#, "DPoP-Nonce": nonce])
+            }
+            let ath = Base64URL.encode(StubCrypto.provider.digest(.sha256, Data(authorization.dropFirst(5).utf8)))
+            guard proof.claims["ath"] == ath else { return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"DPoP error="invalid_dpop_proof""#]) }
+            return json(["ok": true])
         case "/device":
             var body: [String: Any] = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
                                        "expires_in": 600, "interval": script.deviceInterval]
@@ -150,7 +215,15 @@ final class StubProvider: Sendable {
         }
     }
 
-    private func token(_ form: [String: String], script: Script, now: Date) -> HTTPResponse {
+    private func discoveryExtras(_ script: Script) -> [String: Any] {
+        var extras: [String: Any] = [:]
+        if script.pushedAuthorization { extras["pushed_authorization_request_endpoint"] = "\(issuer)/par" }
+        if script.requirePushedAuthorization { extras["require_pushed_authorization_requests"] = true }
+        if let algorithms = script.dpopAlgorithms { extras["dpop_signing_alg_values_supported"] = algorithms }
+        return extras
+    }
+
+    private func token(_ form: [String: String], script: Script, now: Date, proof: Proof?) -> HTTPResponse {
         if let error = script.nextTokenError {
             self.script.withLock { $0.nextTokenError = nil }
             return json(error.body, status: error.status, headers: error.headers)
@@ -160,31 +233,38 @@ final class StubProvider: Sendable {
             guard let grant = state.withLock({ $0.codes.removeValue(forKey: form["code"] ?? "") }) else {
                 return json(["error": "invalid_grant"], status: 400)
             }
-            return tokens(subject: grant.subject, nonce: grant.nonce, idToken: true, script: script, now: now)
+            return tokens(subject: grant.subject, nonce: grant.nonce, idToken: true, script: script, now: now, proof: proof)
         case "refresh_token":
+            // RFC 9449 §5: a bound refresh token needs a proof from the same key.
+            if let bound = state.withLock({ $0.boundRefreshTokens[form["refresh_token"] ?? ""] }), bound != proof?.jwk {
+                return json(["error": "invalid_grant", "error_description": "DPoP key mismatch"], status: 400)
+            }
             guard let subject = state.withLock({ $0.refreshTokens.removeValue(forKey: form["refresh_token"] ?? "") }) else {
                 return json(["error": "invalid_grant", "error_description": "refresh token reused or revoked"], status: 400)
             }
-            return tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now)
+            return tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now, proof: proof)
         case "urn:ietf:params:oauth:grant-type:device_code":
             let next: String? = self.script.withLock { script in script.devicePolls.isEmpty ? nil : script.devicePolls.removeFirst() }
             if let next { return json(["error": next], status: 400) }
-            return tokens(subject: "bob", nonce: nil, idToken: false, script: script, now: now)
+            return tokens(subject: "bob", nonce: nil, idToken: false, script: script, now: now, proof: proof)
         default:
             return json(["error": "unsupported_grant_type"], status: 400)
         }
     }
 
-    private func tokens(subject: String, nonce: String?, idToken: Bool, script: Script, now: Date) -> HTTPResponse {
+    private func tokens(subject: String, nonce: String?, idToken: Bool, script: Script, now: Date, proof: Proof? = nil) -> HTTPResponse {
+        let dpop = (proof != nil && script.dpopAlgorithms != nil) || script.dpopWithoutProof
         let (access, refresh) = state.withLock { state -> (String, String) in
             state.counter += 1
             let refresh = "rt-\(state.counter)"
             state.refreshTokens[refresh] = subject
+            if dpop, let proof { state.boundRefreshTokens[refresh] = proof.jwk }
             return ("at-\(state.counter)", refresh)
         }
         var body: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime,
                                    "refresh_token": refresh, "scope": "openid profile offline_access"]
         if idToken { body["id_token"] = self.idToken(subject: subject, nonce: nonce, now: now) }
+        if dpop { body["token_type"] = "DPoP" }
         if script.omitTokenType { body["token_type"] = nil }
         if script.omitRefreshToken { body["refresh_token"] = nil }
         return json(body)

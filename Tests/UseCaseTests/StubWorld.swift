@@ -117,8 +117,10 @@ final class StubWorld: Sendable {
         browserAction.withLock {
             $0 = { url in
                 let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-                let state = query.first { $0.name == "state" }?.value ?? ""
-                let nonce = query.first { $0.name == "nonce" }?.value
+                // RFC 9126 §4: a pushed request arrives as `request_uri`; its parameters were pushed.
+                let pushed = query.first { $0.name == "request_uri" }?.value.flatMap(provider.pushedParameters)
+                let state = pushed?["state"] ?? query.first { $0.name == "state" }?.value ?? ""
+                let nonce = pushed?["nonce"] ?? query.first { $0.name == "nonce" }?.value
                 let code = provider.issueCode(subject: subject, nonce: nonce)
                 return [[("code", code), ("state", state), ("iss", provider.issuer)]]
             }
@@ -155,6 +157,16 @@ enum StubCrypto {
             },
             verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, signature: Data) throws(SignatureVerificationError) in
                 guard signature == validSignature else { throw .invalidSignature }
-            })
+            },
+            generateKeyPair: { (algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair in
+                // A distinct public key per call; the stub signature does not depend on it.
+                let x = counter.withLock { value -> Data in
+                    value &+= 1
+                    return Data(repeating: value, count: 32)
+                }
+                return JWSKeyPair(algorithm: algorithm, publicKey: JWK(keyType: "EC", curve: "P-256", x: x, y: Data(repeating: 7, count: 32)),
+                                  privateKey: JWSPrivateKey("stub-private-key"))
+            },
+            sign: { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in validSignature })
     }
 }

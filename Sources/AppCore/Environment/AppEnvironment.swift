@@ -29,6 +29,11 @@ public struct AppEnvironment: Sendable {
     public var browserTimeout: Duration
     /// This process's memory of what it already fetched (discovery, JWKS caches).
     let memo = ProcessMemo()
+    /// Reads a private-key file the user named (Sign in with Apple's `.p8`) without following
+    /// a final symlink; the live value is `FileManager`'s `lstat`-based attributes.
+    public var readKeyFile: @Sendable (_ path: String) throws(AppError) -> AppleKeyFile = { path throws(AppError) in
+        throw AppError(title: "Cannot read the key file \(path)", detail: "No key-file reader in this environment.")
+    }
 
     public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void, crypto: CryptoProvider,
                 http: @escaping @Sendable (ProviderConfig?) -> HTTPClient, browser: BrowserClient, loopback: LoopbackClient,

@@ -56,6 +56,31 @@ public enum ErrorMapping {
         }
     }
 
+    /// RFC 9126 §2.3: a refused push; nothing was opened in the browser.
+    static func appError(_ error: PushedAuthorizationFailure) -> AppError {
+        let reference = "RFC 9126 §2.3"
+        switch error {
+        case .invalidRequest(let description):
+            return AppError(title: "The provider refused the pushed authorization request (invalid_request)",
+                            detail: oneLine(description ?? "Check the provider's scopes, audience and redirect settings.")
+                                + " Nothing was opened in the browser.", specReference: reference)
+        case .invalidClient(let description):
+            return AppError(title: "The provider did not accept the client's authentication (invalid_client)",
+                            detail: oneLine(description ?? "Check the client id and secret: authdeck provider show.")
+                                + " Nothing was opened in the browser.", specReference: reference)
+        case .tooManyRequests(let retryAfter):
+            return AppError(title: "The provider is rate-limiting pushed authorization requests (HTTP 429)",
+                            detail: retryAfter.map { "Try again in \(Int($0.rounded(.up))) s." } ?? "Try again later.",
+                            specReference: reference, disposition: .transient(retryAfter: retryAfter))
+        case .missingMember(let name):
+            return AppError(title: "The pushed authorization response has no \(name)",
+                            detail: "The provider answered the push without `\(name)`; nothing was opened in the browser.",
+                            specReference: "RFC 9126 §2.2", disposition: .securityRelevant)
+        case .refused(let inner):
+            return appError(inner)
+        }
+    }
+
     /// The damage a store error reports (corrupt or truncated), nil for any other error.
     public static func damage(_ error: SecretStoreError) -> FileDamage? {
         error.damage.map { FileDamage(file: $0.file ?? "A Secret Service item", damage: $0.description) }
@@ -66,6 +91,7 @@ public enum ErrorMapping {
         case let error as AuthError: appError(error)
         case let error as SecretStoreError: appError(error)
         case let error as RedirectListenerFailure: appError(error)
+        case let error as PushedAuthorizationFailure: appError(error)
         case let error as AppError: error
         case is CancellationError: .cancelled
         default: AppError(title: "Unexpected error", detail: String(describing: type(of: error)), disposition: .other)

@@ -131,6 +131,13 @@ public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
     /// stored access token). Absent in files written before it existed (decodes as nil).
     public var refreshSentAt: Date?
 
+    /// RFC 9449: the RFC 7638 thumbprint of the key the account's tokens are bound to (DPoP);
+    /// nil for Bearer accounts.
+    public var dpopThumbprint: String?
+
+    /// Whether the account's tokens are sender-constrained (DPoP, RFC 9449).
+    public var isSenderConstrained: Bool { dpopThumbprint != nil }
+
     public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],
                 grantedScopes: [String], previousGrantedScopes: [String]? = nil, accessTokens: [AccessTokenInfo],

@@ -91,12 +91,21 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     public var revocationStyle: RevocationStyle?
     /// How sign-out ends the browser session; nil: the end-session endpoint when advertised.
     public var logoutStyle: LogoutStyle?
+    /// Pushed authorization requests (RFC 9126): nil is `auto` (push when the metadata has a
+    /// `pushed_authorization_request_endpoint`); absent in older files.
+    public var par: ProtocolFeatureSetting?
+    /// DPoP (RFC 9449): nil is `auto` (when the metadata has `dpop_signing_alg_values_supported`).
+    public var dpop: ProtocolFeatureSetting?
+    /// Sign in with Apple: the key the client secret is minted with, renewed by authdeck before
+    /// it expires (``AppleClientSecret/needsRenewal(expiresAt:now:)``); nil for other providers.
+    public var appleClientSecret: AppleClientSecretSource?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],
                 audience: String? = nil, resources: [String] = [], extraHeaders: [String: String] = [:],
                 extraAuthorizationParameters: [String: String] = [:], endpoints: EndpointOverrides = .init(),
-                caBundlePath: String? = nil, preset: String? = nil) {
+                caBundlePath: String? = nil, preset: String? = nil, par: ProtocolFeatureSetting? = nil,
+                dpop: ProtocolFeatureSetting? = nil) {
         self.id = id
         self.displayName = displayName ?? id.rawValue
         self.issuer = issuer
@@ -110,8 +119,25 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
         self.endpoints = endpoints
         self.caBundlePath = caBundlePath
         self.preset = preset
+        self.par = par
+        self.dpop = dpop
     }
 
     /// Whether the provider is plain HTTP on a loopback address (allowed, always shown as such).
     public var isLoopbackHTTP: Bool { issuer.map(URLPolicy.isLoopbackHTTP) ?? false }
+}
+
+/// Where a Sign in with Apple client secret comes from: the `.p8` key file and Apple's ids.
+public struct AppleClientSecretSource: Codable, Equatable, Sendable {
+    public var keyPath: String
+    public var teamID: String
+    public var keyID: String
+    /// Lifetime of each minted secret in days (default 180, at most 182).
+    public var days: Int?
+    public init(keyPath: String, teamID: String, keyID: String, days: Int? = nil) {
+        self.keyPath = keyPath
+        self.teamID = teamID
+        self.keyID = keyID
+        self.days = days
+    }
 }

@@ -170,8 +170,10 @@ struct ProviderAccess: Sendable {
     func client(_ provider: ProviderConfig) throws(AppError) -> ClientConfiguration {
         var authentication = ClientAuthentication.none
         if provider.clientAuthentication != .none {
-            let stored: AccountSecrets?
+            var stored: AccountSecrets?
             do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+            // Sign in with Apple: mint a fresh client secret before the kept one expires.
+            if let source = provider.appleClientSecret { stored = try MintAppleClientSecret(env).renewed(stored, provider: provider, source: source) }
             guard let secret = stored?.clientSecret else {
                 throw AppError(title: "No client secret stored for '\(provider.id)'",
                                detail: "Store it with 'authdeck provider add \(provider.id) … --client-secret-stdin'.")

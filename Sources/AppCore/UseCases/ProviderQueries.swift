@@ -11,10 +11,14 @@ public struct ShowUserInfo: Sendable {
 
     public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
         let account = try await ProviderAccess(env: env).account(id)
-        let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10)).value
+        let issued = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10))
+        let token = issued.value
+        // RFC 9449 §7.1: a DPoP token goes with a proof (`Authorization: DPoP`), never as Bearer.
+        var http = env.http(account.provider)
+        if issued.tokenType.equalsIgnoringASCIICase("DPoP") { http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token) }
         do {
             let response = try await fetchUserInfo(metadata: account.metadata, client: account.client, accessToken: token,
-                                                   expectedSubject: account.record.subject, http: env.http(account.provider), now: env.now())
+                                                   expectedSubject: account.record.subject, http: http, now: env.now())
             return .object(response.claims)
         } catch {
             throw ErrorMapping.appError(error)

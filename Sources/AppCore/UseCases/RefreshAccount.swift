@@ -92,6 +92,10 @@ public struct RefreshAccount: Sendable {
                 var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!,
                                                           resource: organization == nil ? resource : nil, organizationID: organization)
                 request.timeout = Self.requestTimeout
+                // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
+                let dpop = try DPoPAccess.signer(env: env, secrets: current)
+                if dpop == nil, tokens.tokenType.equalsIgnoringASCIICase("DPoP") { throw DPoPAccess.keyMissing(latest) }
+                let http = dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
                 if let unknownOutcome {
                     replayOf.set(unknownOutcome)
                     notices?(.replayAfterUnknownOutcome(account: latest.displayName, sentAt: unknownOutcome))
@@ -100,7 +104,7 @@ public struct RefreshAccount: Sendable {
                 try env.files.saveAccount(latest)
                 let response: HTTPResponse
                 do throws(TransportError) {
-                    response = try await send(request, provider: provider, account: latest.displayName, notices: notices)
+                    response = try await send(request, through: http, account: latest.displayName, notices: notices)
                 } catch {
                     if !error.requestMayHaveArrived {
                         // Certainly never sent: what was known before stays known.
@@ -110,7 +114,7 @@ public struct RefreshAccount: Sendable {
                     throw AuthError.transport(error)
                 }
                 var refreshed: TokenSet
-                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now()) } catch {
+                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: dpop != nil) } catch {
                     // An error response settles this request. `invalid_grant` also settles an
                     // earlier unknown outcome (the grant is gone); any other error (5xx, 429, …)
                     // leaves it as unknown as before. An unreadable success may have rotated the
@@ -121,6 +125,7 @@ public struct RefreshAccount: Sendable {
                     }
                     throw error
                 }
+                try DPoP.checkTokenType(refreshed.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
                 let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
                 refreshed.idToken = tokens.idToken
                 // Persist the rotated tokens before anything else can fail.
@@ -166,9 +171,9 @@ public struct RefreshAccount: Sendable {
     /// Sends `request`; when `notices` is set, says once that the provider is slow after
     /// ``providerPatience`` (the env's `sleep`) without an answer. The request is never
     /// abandoned for slowness: only its own ``HTTPRequest/timeout`` ends it.
-    private func send(_ request: HTTPRequest, provider: ProviderConfig, account: String,
+    private func send(_ request: HTTPRequest, through http: HTTPClient, account: String,
                       notices: (@Sendable (RefreshNotice) -> Void)?) async throws(TransportError) -> HTTPResponse {
-        guard let notices else { return try await env.http(provider).send(request) }
+        guard let notices else { return try await http.send(request) }
         let answered = Box(false)
         let watcher = Task { [env] in
             do { try await env.sleep(Self.providerPatience) } catch { return }
@@ -178,7 +183,7 @@ public struct RefreshAccount: Sendable {
             answered.set(true)
             watcher.cancel()
         }
-        return try await env.http(provider).send(request)
+        return try await http.send(request)
     }
 
     private func verifyRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, tokens: TokenSet, metadata: AuthorizationServerMetadata,

@@ -60,30 +60,42 @@ public struct SignIn: Sendable {
         let verified: VerifiedIDToken?
         var supplement: IdentitySupplement?
         do {
+            // RFC 9449: a new key for this grant when the provider takes DPoP (setting `dpop`).
+            let dpop = try DPoPAccess.signerForSignIn(env: env, provider: provider, metadata: metadata)
             switch request.flow {
             case .browser:
                 (tokens, verified, supplement) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
-                                                           audience: audience, resources: resources, noBrowser: request.noBrowser, progress: progress)
+                                                                       audience: audience, resources: resources, noBrowser: request.noBrowser,
+                                                                       dpop: dpop, progress: progress)
             case .device:
-                (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes, progress: progress)
+                (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
+                                                          dpop: dpop, progress: progress)
             }
+            try DPoP.checkTokenType(tokens.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
             progress(.verifying)
             return try await finish(provider: provider, metadata: metadata, client: client, alias: request.alias,
-                                    requestedScopes: scopes, tokens: tokens, idToken: verified, supplement: supplement)
+                                    requestedScopes: scopes, tokens: tokens, idToken: verified, supplement: supplement, dpop: dpop)
         } catch {
             throw ErrorMapping.appError(error)
         }
     }
 
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
-                             audience: String?, resources: [String], noBrowser: Bool,
+                             audience: String?, resources: [String], noBrowser: Bool, dpop: DPoPSigner?,
                              progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
         let listener = try env.loopback.listen("/callback")
         defer { listener.close() }
-        let pending = try makeAuthorizationRequest(
-            metadata: metadata, client: client,
-            request: AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources),
-            crypto: env.crypto)
+        // RFC 9449 §10: the code is bound to the key.
+        let dpopJKT = dpop?.thumbprint
+        let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources)
+        let pending: PendingAuthorization
+        // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
+        if try PushedAuthorization.shouldPush(metadata: metadata, setting: provider.par ?? .auto) {
+            pending = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
+                                                         dpopJKT: dpopJKT, http: env.http(provider), now: env.now())
+        } else {
+            pending = try makeAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto, dpopJKT: dpopJKT)
+        }
         let opened = noBrowser ? false : await env.browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
         let callback = try await listener.waitForCallback(env.browserTimeout) { callback in
@@ -94,7 +106,7 @@ public struct SignIn: Sendable {
         let access = ProviderAccess(env: env)
         let result = try await completeAuthorizationCodeGrant(
             metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
-            jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now())
+            jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now(), dpop: dpop)
         // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post);
         // the tokens are already issued, so a malformed one only loses the name, not the sign-in.
         let user = callback.parameters.first { $0.name.exactlyEquals("user") }?.value
@@ -102,7 +114,7 @@ public struct SignIn: Sendable {
     }
 
     private func deviceFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
-                            progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
+                            dpop: DPoPSigner?, progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
         let http = env.http(provider)
         let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, http: http, now: env.now())
         let response = authorization.response
@@ -121,7 +133,7 @@ public struct SignIn: Sendable {
         let sleep = env.sleep
         let outcome = try await pollDeviceToken(
             metadata: metadata, client: client, authorization: authorization, http: http, now: env.now,
-            sleep: { seconds in try await sleep(.milliseconds(Int64((seconds * 1000).rounded(.up)))) })
+            sleep: { seconds in try await sleep(.milliseconds(Int64((seconds * 1000).rounded(.up)))) }, dpop: dpop)
         switch outcome {
         case .authorized(let tokens):
             guard let raw = tokens.idToken else { return (tokens, nil) }
@@ -137,14 +149,16 @@ public struct SignIn: Sendable {
         }
     }
 
-    /// Stores the signed-in account; the identity as ``RecordIdentity/merge`` keeps it.
+    /// Stores the signed-in account (with its DPoP key, RFC 9449, when `dpop` is set); the
+    /// identity as ``RecordIdentity/merge`` keeps it.
     func finish(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, alias: String?,
-                requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?, supplement: IdentitySupplement? = nil) async throws -> SignInOutcome {
+                requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?, supplement: IdentitySupplement? = nil,
+                dpop: DPoPSigner? = nil) async throws -> SignInOutcome {
         var subject = idToken?.claims.subject
         var claims = idToken?.claims.all ?? [:]
         if subject == nil, metadata.userinfoEndpoint != nil {
             // Plain OAuth 2.0 (no ID token): the identity comes from userinfo when there is one.
-            (subject, claims) = try await identityFromUserInfo(metadata: metadata, client: client, tokens: tokens, provider: provider)
+            (subject, claims) = try await identityFromUserInfo(metadata: metadata, client: client, tokens: tokens, provider: provider, dpop: dpop)
         }
         guard let subject, !subject.isEmpty else {
             throw AppError(title: "Cannot tell who signed in", detail: "The provider returned no ID token and has no userinfo endpoint.",
@@ -169,11 +183,15 @@ public struct SignIn: Sendable {
         record.tokenWarnings = TokenConversions.warnings(tokens)
         record.emailVerified = identity.emailVerified
         record.isPrivateEmail = identity.isPrivateEmail
+        record.dpopThumbprint = dpop?.thumbprint
+        var secrets = TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil)
+        // RFC 9449: the key goes with the tokens bound to it, in the same secret set.
+        secrets.dpopKey = dpop.map(DPoPAccess.stored)
         let files = env.files
         let activeAccounts = Accounts(env: env)
         let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.
-            try store.save(TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil), for: key)
+            try store.save(secrets, for: key)
             try files.saveAccount(record)
             // The first account (or one replacing a vanished active account) becomes active.
             let active = try activeAccounts.activeAccount().id
@@ -186,10 +204,13 @@ public struct SignIn: Sendable {
     }
 
     private func identityFromUserInfo(metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet,
-                                      provider: ProviderConfig) async throws -> (String?, [String: JSONValue]) {
+                                      provider: ProviderConfig, dpop: DPoPSigner?) async throws -> (String?, [String: JSONValue]) {
         let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: tokens.accessToken)
+        // RFC 9449 §7.1: a DPoP token goes with a proof, never as Bearer.
+        var http = env.http(provider)
+        if let dpop, tokens.tokenType.equalsIgnoringASCIICase("DPoP") { http = http.withDPoP(dpop, accessToken: tokens.accessToken) }
         let response: HTTPResponse
-        do { response = try await env.http(provider).send(request) } catch { throw AuthError.transport(error) }
+        do { response = try await http.send(request) } catch { throw AuthError.transport(error) }
         // The strict reader: HTTP 200, JSON, duplicate member names refused (GitHub's `GET /user`).
         guard let claims = try? readUserInfoClaims(response, now: env.now()),
               let subject = claims["sub"]?.stringValue ?? claims["id"].map({ value -> String in

@@ -49,11 +49,18 @@ public struct CallAPI: Sendable {
         let record = try Accounts(env: env).record(id)
         let provider = try? ProviderAccess(env: env).provider(record.providerID)
         let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
-        var all = [HTTPHeader("Authorization", "\(token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType) \(token.value.exposedValue)")]
+        var http = env.http(provider)
+        var all: [HTTPHeader] = []
+        if token.tokenType.equalsIgnoringASCIICase("DPoP") {
+            // RFC 9449 §7.1: `Authorization: DPoP` with a proof carrying `ath`; one retry on `use_dpop_nonce` (§9).
+            http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token.value)
+        } else {
+            all.append(HTTPHeader("Authorization", "\(token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType) \(token.value.exposedValue)"))
+        }
         all += headers
         if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) { all.append(HTTPHeader("Content-Type", "application/json")) }
         do {
-            return try await env.http(provider).send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
+            return try await http.send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
         } catch {
             let presentable = PresentableError(from: .transport(error))
             throw AppError(title: "The request to \(url.absoluteString) failed", detail: presentable.detail, disposition: .transient(retryAfter: nil))

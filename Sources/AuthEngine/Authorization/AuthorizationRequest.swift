@@ -86,13 +86,27 @@ public func makeRandomState(crypto: CryptoProvider) -> String {
 /// Builds the authorization request URL (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3)
 /// with a fresh `state`, a `nonce` when `openid` is requested, and a new S256 PKCE pair.
 /// The endpoint's own query is kept (AREQ-07); empty values are omitted; no parameter repeats
-/// (except `resource`, RFC 8707 §2).
+/// (except `resource`, RFC 8707 §2). `dpopJKT` is RFC 9449 §10's `dpop_jkt` (the thumbprint of
+/// the key the code will be bound to).
 /// - Throws: `.unsupported(.missingEndpoint / .pushedAuthorizationRequestsRequired / .insecureURL / .invalidRedirectURI /
 ///   .invalidResourceIndicator / .contradictoryPromptAndMaxAge / .repeatedParameter)`.
 public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
-                                     request: AuthorizationRequest, crypto: CryptoProvider) throws(AuthError) -> PendingAuthorization {
-    guard let endpoint = metadata.authorizationEndpoint else { throw .unsupported(.missingEndpoint("authorization_endpoint")) }
+                                     request: AuthorizationRequest, crypto: CryptoProvider, dpopJKT: String? = nil) throws(AuthError) -> PendingAuthorization {
+    // RFC 9126 §5: such a provider only takes pushed requests (``PushedAuthorization``).
     if metadata.requirePushedAuthorizationRequests == true { throw .unsupported(.pushedAuthorizationRequestsRequired) }
+    let (endpoint, parameters, pending) = try authorizationParameters(metadata: metadata, client: client, request: request,
+                                                                     crypto: crypto, dpopJKT: dpopJKT)
+    var result = pending
+    result.authorizationURL = URLPolicy.appendingQuery(parameters, to: endpoint)
+    return result
+}
+
+/// The authorization endpoint, the request's parameters (checked, in order) and the pending
+/// authorization (its `authorizationURL` still the bare endpoint): shared by the front-channel
+/// request and the pushed one (RFC 9126 §2.1).
+func authorizationParameters(metadata: AuthorizationServerMetadata, client: ClientConfiguration, request: AuthorizationRequest,
+                             crypto: CryptoProvider, dpopJKT: String?) throws(AuthError) -> (URL, [FormParameter], PendingAuthorization) {
+    guard let endpoint = metadata.authorizationEndpoint else { throw .unsupported(.missingEndpoint("authorization_endpoint")) }
     try URLPolicy.requireSecure(endpoint)
     try validateRedirectURI(request.redirectURI)
     for resource in request.resources { try validateResourceIndicator(resource) }
@@ -122,6 +136,7 @@ public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, clie
     if let responseMode = request.responseMode { parameters.append(FormParameter("response_mode", responseMode)) }
     if let audience = request.audience { parameters.append(FormParameter("audience", audience)) }
     parameters += request.resources.map { FormParameter("resource", $0) }
+    if let dpopJKT { parameters.append(FormParameter("dpop_jkt", dpopJKT)) }
     parameters += client.extraAuthorizationParameters
     parameters += request.extraParameters
     parameters = parameters.filter { !$0.value.isEmpty }
@@ -131,10 +146,11 @@ public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, clie
         guard seen.insert(parameter.name).inserted else { throw .unsupported(.repeatedParameter(parameter.name)) }
     }
 
-    return PendingAuthorization(
-        authorizationURL: URLPolicy.appendingQuery(parameters, to: endpoint), state: state, nonce: nonce,
+    let pending = PendingAuthorization(
+        authorizationURL: endpoint, state: state, nonce: nonce,
         codeVerifier: verifier, redirectURI: redirectURI, expectedIssuer: metadata.issuer, clientID: client.clientID,
         requestedScopes: request.scopes, resources: request.resources, maxAge: request.maxAge)
+    return (endpoint, parameters, pending)
 }
 
 /// RFC 8707 §2: a `resource` is an absolute URI without a fragment.

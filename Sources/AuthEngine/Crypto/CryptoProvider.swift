@@ -22,14 +22,34 @@ public struct CryptoProvider: Sendable {
     /// `BASE64URL(header).BASE64URL(payload)`). ECDSA signatures arrive as raw `r||s`
     /// (RFC 7518 §3.4); the implementation converts them to DER itself.
     public var verifySignature: @Sendable (_ algorithm: JWSAlgorithm, _ key: JWK, _ signingInput: Data, _ signature: Data) throws(SignatureVerificationError) -> Void
+    /// A new key pair for `algorithm` (`.es256` on P-256, `.edDSA` on Ed25519).
+    public var generateKeyPair: @Sendable (_ algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair
+    /// The JWS signature (RFC 7515 §5.1) of `signingInput` with `key`; ECDSA as raw `r||s`
+    /// (RFC 7518 §3.4), EdDSA as the 64 signature bytes (RFC 8037 §3.1).
+    public var sign: @Sendable (_ key: JWSKeyPair, _ signingInput: Data) throws(JWSSigningError) -> Data
+    /// Reads a PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`, RFC 5958) as an ES256
+    /// key pair; `.unusableKey` for anything that is not a P-256 EC key.
+    public var readPKCS8P256: @Sendable (_ pem: Data) throws(JWSSigningError) -> JWSKeyPair
 
     public init(
         digest: @escaping @Sendable (DigestAlgorithm, Data) -> Data,
         randomBytes: @escaping @Sendable (Int) -> Data,
-        verifySignature: @escaping @Sendable (JWSAlgorithm, JWK, Data, Data) throws(SignatureVerificationError) -> Void
+        verifySignature: @escaping @Sendable (JWSAlgorithm, JWK, Data, Data) throws(SignatureVerificationError) -> Void,
+        generateKeyPair: @escaping @Sendable (JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair = { (algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair in
+            throw .unsupportedAlgorithm(algorithm)
+        },
+        sign: @escaping @Sendable (JWSKeyPair, Data) throws(JWSSigningError) -> Data = { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in
+            throw .signingFailed("no signer configured")
+        },
+        readPKCS8P256: @escaping @Sendable (Data) throws(JWSSigningError) -> JWSKeyPair = { (_: Data) throws(JWSSigningError) -> JWSKeyPair in
+            throw .unusableKey("no key reader configured")
+        }
     ) {
         self.digest = digest
         self.randomBytes = randomBytes
         self.verifySignature = verifySignature
+        self.generateKeyPair = generateKeyPair
+        self.sign = sign
+        self.readPKCS8P256 = readPKCS8P256
     }
 }

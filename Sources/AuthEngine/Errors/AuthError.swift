@@ -110,6 +110,10 @@ public enum ProtocolViolation: Sendable, Equatable {
     /// OIDC Core §12.2: a refreshed `auth_time` must still be the time of the original authentication.
     case refreshedIDTokenAuthTimeMismatch(expected: Date, actual: Date)
 
+    // MARK: DPoP (RFC 9449)
+    /// RFC 9449 §5, §7.1: `token_type: DPoP` answered a request that carried no proof.
+    case dpopTokenWithoutProof
+
     // MARK: UserInfo (OIDC Core §5.3.2)
     /// OIDC Core §5.3.2: the UserInfo `sub` must equal the ID token's `sub`.
     case userInfoSubjectMismatch(expected: String, actual: String)
@@ -148,6 +152,12 @@ public enum UnsupportedReason: Sendable, Equatable {
     case noSupportedSigningAlgorithm(advertised: [String])
     /// The server metadata lacks an endpoint the operation needs (wire name, e.g. `end_session_endpoint`).
     case missingEndpoint(String)
-    /// RFC 9126 §5: the provider requires pushed authorization requests, which are not implemented.
+    /// RFC 9126 §5: the provider requires pushed authorization requests, and the request would go
+    /// through the browser's URL (the provider's `par` setting is `never`).
     case pushedAuthorizationRequestsRequired
+    /// RFC 9449 §5.1: the provider's `dpop` setting is `always`, but it advertises only
+    /// `dpop_signing_alg_values_supported` we do not sign with (ES256, EdDSA).
+    case dpopAlgorithmNotSupported(advertised: [String])
+    /// RFC 9449 §4.2: the account's DPoP key could not sign a proof (reason, never the key).
+    case dpopSigningFailed(String)
 }

@@ -72,14 +72,16 @@ public struct PresentableError: Sendable, Equatable {
         case .insecureURL(let url): ("Refusing plain-HTTP URL \(url): only loopback addresses (127.0.0.0/8, [::1]) may use http.", "RFC 6749 §3.1, OIDC Discovery 1.0 §3")
         case .encryptedIDToken: ("The ID token is encrypted (JWE); only signed ID tokens are supported.", "RFC 7516")
         case .signedUserInfo: ("The UserInfo response is a JWT; only JSON UserInfo is supported.", "OIDC Core §5.3.2")
-        case .tokenType(let type): ("The token type `\(type)` is not supported; only Bearer is.", "RFC 6749 §7.1")
+        case .tokenType(let type): ("The token type `\(type)` is not supported here (Bearer, or DPoP after a DPoP proof).", "RFC 6749 §7.1, RFC 9449 §5")
         case .contradictoryPromptAndMaxAge: ("`prompt=none` with `max_age=0` contradict each other.", "OIDC Core §3.1.2.1")
         case .invalidResourceIndicator(let value): ("The resource `\(value)` must be an absolute URI without a fragment.", "RFC 8707 §2")
         case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).", "RFC 8252 §7.3, §8.3")
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
         case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
         case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
-        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), which authdeck does not support; use the device flow or another client.", "RFC 9126 §5")
+        case .dpopAlgorithmNotSupported(let advertised): ("The provider takes DPoP proofs only with \(advertised.joined(separator: ", ")); authdeck signs ES256 and EdDSA. Set the provider's dpop setting to auto or never.", "RFC 9449 §5.1")
+        case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.", "RFC 9449 §4.2")
+        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
         }
     }
 
@@ -156,6 +158,8 @@ public struct PresentableError: Sendable, Equatable {
             ("Authentication too old", "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).", "OIDC Core §3.1.3.7 step 12")
         case .nonceMismatch:
             ("Nonce mismatch", "The ID token `nonce` does not match the request (replayed or foreign token).", "OIDC Core §3.1.3.7 step 11")
+        case .dpopTokenWithoutProof:
+            ("DPoP token without a proof", "The provider issued a `DPoP` token to a request that carried no DPoP proof; it is refused (never used as Bearer).", "RFC 9449 §5, §7.1")
         case .atHashMismatch:
             ("Access token hash mismatch", "The ID token `at_hash` does not match the access token.", "OIDC Core §3.1.3.8")
         case .refreshedIDTokenSubjectMismatch(let expected, let actual):

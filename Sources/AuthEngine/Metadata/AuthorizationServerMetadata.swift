@@ -43,9 +43,14 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
     public var authorizationResponseIssParameterSupported: Bool?
     /// `claims_supported`.
     public var claimsSupported: [String]?
-    /// `require_pushed_authorization_requests` (RFC 9126 §5): PAR is not implemented, so a
-    /// provider that requires it is refused before the browser opens (PAR-01).
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): the authorization request is then
+    /// always pushed; a provider that requires it without a PAR endpoint, or with the provider's
+    /// `par` setting `never`, is refused before the browser opens (PAR-01).
     public var requirePushedAuthorizationRequests: Bool?
+    /// `pushed_authorization_request_endpoint` (RFC 9126 §5).
+    public var pushedAuthorizationRequestEndpoint: URL?
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the provider takes DPoP proofs.
+    public var dpopSigningAlgValuesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -69,6 +74,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case claimsSupported = "claims_supported"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 
     public init(issuer: String, authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, userinfoEndpoint: URL? = nil,
@@ -79,7 +86,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
                 codeChallengeMethodsSupported: [String]? = nil, revocationEndpoint: URL? = nil,
                 introspectionEndpoint: URL? = nil, deviceAuthorizationEndpoint: URL? = nil, endSessionEndpoint: URL? = nil,
                 authorizationResponseIssParameterSupported: Bool? = nil, claimsSupported: [String]? = nil,
-                requirePushedAuthorizationRequests: Bool? = nil) {
+                requirePushedAuthorizationRequests: Bool? = nil, pushedAuthorizationRequestEndpoint: URL? = nil,
+                dpopSigningAlgValuesSupported: [String]? = nil) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -101,6 +109,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
         self.claimsSupported = claimsSupported
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported
     }
 
     /// The issuer is plain http on a loopback address (the local test provider): accepted, but
@@ -116,6 +126,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
             ("userinfo_endpoint", userinfoEndpoint), ("jwks_uri", jwksURI), ("registration_endpoint", registrationEndpoint),
             ("revocation_endpoint", revocationEndpoint), ("introspection_endpoint", introspectionEndpoint),
             ("device_authorization_endpoint", deviceAuthorizationEndpoint), ("end_session_endpoint", endSessionEndpoint),
+            ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
         ]
         return all.compactMap { name, url in url.map { (name, $0) } }
     }

@@ -52,10 +52,11 @@ extension JWKSCache {
 /// Exchanges a validated authorization response for tokens (RFC 6749 §4.1.3–4.1.4) received at `now`.
 /// The ID token is not validated here; call ``validateIDToken(_:options:crypto:now:jwksCache:)``.
 public func exchangeCode(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
-                         response: ValidatedAuthorizationResponse, http: HTTPClient, now: Date) async throws(AuthError) -> TokenSet {
+                         response: ValidatedAuthorizationResponse, http: HTTPClient, now: Date,
+                         dpop: DPoPSigner? = nil) async throws(AuthError) -> TokenSet {
     let request = try makeAuthorizationCodeTokenRequest(metadata: metadata, client: client, response: response)
-    let httpResponse = try await http.perform(request)
-    return try processAuthorizationCodeResponse(httpResponse, pending: response.pending, now: now)
+    let httpResponse = try await (dpop.map { http.withDPoP($0) } ?? http).perform(request)
+    return try processAuthorizationCodeResponse(httpResponse, pending: response.pending, now: now, dpopProofSent: dpop != nil)
 }
 
 /// Validates an ID token with keys from `jwksCache`: every candidate key is tried (key
@@ -100,8 +101,8 @@ public struct SignInResult: Sendable, Equatable {
 /// of the code flow. Userinfo is a separate call.
 public func completeAuthorizationCodeGrant(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
                                            response: ValidatedAuthorizationResponse, http: HTTPClient, crypto: CryptoProvider,
-                                           jwksCache: JWKSCache, now: Date) async throws(AuthError) -> SignInResult {
-    let tokens = try await exchangeCode(metadata: metadata, client: client, response: response, http: http, now: now)
+                                           jwksCache: JWKSCache, now: Date, dpop: DPoPSigner? = nil) async throws(AuthError) -> SignInResult {
+    let tokens = try await exchangeCode(metadata: metadata, client: client, response: response, http: http, now: now, dpop: dpop)
     guard let idToken = tokens.idToken else { return SignInResult(tokens: tokens, idToken: nil) }
     let options = IDTokenValidationOptions(metadata: metadata, client: client, pending: response.pending, tokens: tokens)
     let verified = try await validateIDToken(idToken, options: options, crypto: crypto, now: now, jwksCache: jwksCache)

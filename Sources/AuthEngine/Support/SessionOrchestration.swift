@@ -51,7 +51,10 @@ public func startDeviceAuthorization(metadata: AuthorizationServerMetadata, clie
 /// - Throws: `.transport(.cancelled)` and the error of a poll that ends the flow (DEV-09).
 public func pollDeviceToken(metadata: AuthorizationServerMetadata, client: ClientConfiguration, authorization: DeviceAuthorization,
                             http: HTTPClient, now: @escaping @Sendable () -> Date,
-                            sleep: @escaping @Sendable (TimeInterval) async throws -> Void) async throws(AuthError) -> DeviceFlowOutcome {
+                            sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+                            dpop: DPoPSigner? = nil) async throws(AuthError) -> DeviceFlowOutcome {
+    // RFC 9449 §5: every poll carries a fresh proof.
+    let http = dpop.map { http.withDPoP($0) } ?? http
     var state = DevicePollingState(authorization: authorization)
     guard var pollAt = state.firstPoll(receivedAt: authorization.receivedAt) else { return .expired }
     let request = try makeDeviceAccessTokenRequest(metadata: metadata, client: client, deviceCode: authorization.response.deviceCode)
@@ -66,7 +69,7 @@ public func pollDeviceToken(metadata: AuthorizationServerMetadata, client: Clien
         let result: Result<TokenResponse, AuthError>
         do {
             let response = try await http.perform(request)
-            result = .success(try parseTokenResponse(response, url: request.url.absoluteString, now: now()))
+            result = .success(try parseTokenResponse(response, url: request.url.absoluteString, now: now(), dpopProofSent: dpop != nil))
         } catch {
             if case .transport(.cancelled) = error { throw error }
             result = .failure(error)

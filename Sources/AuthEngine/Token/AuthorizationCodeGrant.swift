@@ -22,8 +22,9 @@ public func makeAuthorizationCodeTokenRequest(metadata: AuthorizationServerMetad
 /// was requested the `id_token` is required (TOK-09); validate it next with
 /// ``validateIDToken(_:keys:options:crypto:now:)``.
 /// - Throws: as ``parseTokenResponse(_:url:now:)``, plus `.protocolViolation(.missingField("id_token"))`.
-public func processAuthorizationCodeResponse(_ response: HTTPResponse, pending: PendingAuthorization, now: Date) throws(AuthError) -> TokenSet {
-    let parsed = try parseTokenResponse(response, now: now)
+public func processAuthorizationCodeResponse(_ response: HTTPResponse, pending: PendingAuthorization, now: Date,
+                                             dpopProofSent: Bool = false) throws(AuthError) -> TokenSet {
+    let parsed = try parseTokenResponse(response, now: now, dpopProofSent: dpopProofSent)
     if pending.isOpenID && parsed.idToken == nil { throw .protocolViolation(.missingField("id_token")) }
     return TokenSet(response: parsed, requestedScopes: pending.requestedScopes, now: now)
 }

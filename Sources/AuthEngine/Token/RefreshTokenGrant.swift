@@ -24,8 +24,9 @@ public func makeRefreshTokenRequest(metadata: AuthorizationServerMetadata, clien
 /// - `scope` absent → the requested narrower scopes, else the previous grant.
 /// - Throws: as ``parseTokenResponse(_:url:now:)`` (`invalid_grant` → `.errorResponse`, whose
 ///   ``AuthError/invalidatesGrant`` is true).
-public func processRefreshResponse(_ response: HTTPResponse, previous: TokenSet, requestedScopes: [String]? = nil, now: Date) throws(AuthError) -> TokenSet {
-    let parsed = try parseTokenResponse(response, now: now)
+public func processRefreshResponse(_ response: HTTPResponse, previous: TokenSet, requestedScopes: [String]? = nil, now: Date,
+                                   dpopProofSent: Bool = false) throws(AuthError) -> TokenSet {
+    let parsed = try parseTokenResponse(response, now: now, dpopProofSent: dpopProofSent)
     var tokens = TokenSet(response: parsed, requestedScopes: requestedScopes ?? previous.grantedScopes, now: now)
     if parsed.refreshToken == nil {
         tokens.refreshToken = previous.refreshToken

@@ -197,7 +197,8 @@ func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, n
 /// `expires_in` / refresh expiry that is not a usable number (→ unknown).
 /// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.unexpectedContentType /
 ///   .malformedJSON / .missingField / .invalidField)`, `.unsupported(.tokenType)`.
-public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_endpoint", now: Date) throws(AuthError) -> TokenResponse {
+public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_endpoint", now: Date,
+                               dpopProofSent: Bool = false) throws(AuthError) -> TokenResponse {
     let object = try readOAuthResponse(response, url: url, context: "token response", now: now)
     let accessToken = try object.requiredString("access_token")
     var warnings: [TokenResponseWarning] = []
@@ -208,7 +209,12 @@ public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_en
         tokenType = "Bearer"
         warnings.append(.tokenTypeMissingAssumedBearer)
     }
-    guard tokenType.equalsIgnoringASCIICase("Bearer") else { throw .unsupported(.tokenType(tokenType)) }
+    // RFC 9449 §5: `DPoP` only in answer to a request that carried a proof; any other type is refused.
+    if tokenType.equalsIgnoringASCIICase("DPoP") {
+        try DPoP.checkTokenType(tokenType, proofSent: dpopProofSent, setting: .auto)
+    } else if !tokenType.equalsIgnoringASCIICase("Bearer") {
+        throw .unsupported(.tokenType(tokenType))
+    }
     /// A lifetime in seconds, or nil (with a warning) when present but unusable.
     func seconds(_ name: String, warning: TokenResponseWarning) -> Int? {
         do {

@@ -20,7 +20,10 @@ public enum OpenSSLCrypto {
         randomBytes: { count in randomBytes(count) },
         verifySignature: { algorithm, key, signingInput, signature throws(SignatureVerificationError) in
             try verifySignature(algorithm, key: key, signingInput: signingInput, signature: signature)
-        }
+        },
+        generateKeyPair: { algorithm throws(JWSSigningError) in try OpenSSLSigning.generateKeyPair(algorithm) },
+        sign: { key, input throws(JWSSigningError) in try OpenSSLSigning.sign(key, input) },
+        readPKCS8P256: { pem throws(JWSSigningError) in try OpenSSLSigning.readPKCS8P256(pem) }
     )
 
     /// libcrypto, loaded on first use (``LibCrypto``).

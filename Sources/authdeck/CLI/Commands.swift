@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, refresh, userinfo, introspect, decode, api, provider, lock, passphrase, doctor, completion, complete],
+            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, complete],
             run: run
         )
     }
@@ -143,7 +143,7 @@ enum Commands {
 
     static let api = CommandSpec(
         name: "api",
-        abstract: "Call a protected API with the account's bearer token.",
+        abstract: "Call a protected API with the account's access token (Bearer, or DPoP with a fresh proof).",
         discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays with the URL given.",
         positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
         options: [
@@ -193,6 +193,11 @@ enum Commands {
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
             .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
+            .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider offers them)."),
+            .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider offers them)."),
+            .value("appleKey", valueName: "file", help: "Sign in with Apple: the AuthKey_<KEYID>.p8 file; authdeck mints and renews the client secret."),
+            .value("appleTeamId", valueName: "team-id", help: "Sign in with Apple: the team id (with --apple-key)."),
+            .value("appleKeyId", valueName: "key-id", help: "Sign in with Apple: the key id (with --apple-key)."),
         ],
         validate: ProviderAddOptions.validate,
         run: { try await providerAddRun(ProviderAddOptions($0), .current) }

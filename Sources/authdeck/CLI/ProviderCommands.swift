@@ -26,6 +26,7 @@ struct ProviderAddOptions {
     var endpoints: [String: String]
     /// `--no-probe`: save without fetching discovery first (offline).
     var noProbe: Bool
+    var protocolSettings: ProtocolSettingsOptions
 
     static let endpointOptions = [
         "authorizationEndpoint", "tokenEndpoint", "deviceAuthorizationEndpoint", "revocationEndpoint",
@@ -51,6 +52,7 @@ struct ProviderAddOptions {
         headers = parsed.values("header")
         parameters = parsed.values("authorizationParameter")
         caBundle = parsed.value("caBundle")
+        protocolSettings = ProtocolSettingsOptions(parsed)
         endpoints = [:]
         for option in Self.endpointOptions { if let value = parsed.value(option) { endpoints[option] = value } }
     }
@@ -68,6 +70,7 @@ struct ProviderAddOptions {
         } else if parsed.value("domain") != nil || parsed.value("tenant") != nil {
             return "--domain and --tenant fill in a preset: add --preset NAME (see 'authdeck provider presets')"
         }
+        if let problem = ProtocolSettingsOptions.validate(parsed) { return problem }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
         if let violation = ProviderConfig.validateClientID(parsed.value("clientId") ?? "") { return "\(violation). \(violation.hint)" }
         if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
@@ -121,6 +124,7 @@ struct ProviderAddOptions {
             config.extraAuthorizationParameters[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
+        protocolSettings.apply(to: &config)
         func endpoint(_ option: String) throws -> URL? {
             try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
         }
@@ -142,7 +146,7 @@ struct ProviderAddOptions {
         } else if clientSecretStdin && config.clientAuthentication == .none {
             config.clientAuthentication = .clientSecretBasic
         }
-        if config.clientAuthentication != .none && !clientSecretStdin {
+        if config.clientAuthentication != .none && !clientSecretStdin && config.appleClientSecret == nil {
             throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
         }
         try checkProviderConfig(config)  // also what a preset built from --domain

@@ -197,7 +197,7 @@ struct StatusRow {
             "accessTokens": tokens,
             "refreshToken": ["present": record.hasRefreshToken, "expiresAt": time(record.refreshTokenExpiresAt),
                              "secondsLeft": left(record.refreshTokenExpiresAt)] as [String: Any],
-            "idToken": idToken,
+            "idToken": idToken, "dpop": dpopStatusJSON(record),
             "scopes": record.grantedScopes,
             "storage": record.storage.rawValue,
             "signedInAt": Times.rfc3339(record.signedInAt),
@@ -344,7 +344,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         let issued = try await context.run { () async throws(AppError) in
             try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
         }
-        if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
+        printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType)
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     }
     if options.execCredential {

@@ -32,12 +32,14 @@ enum ScreenMapping {
         let rows = state.accounts.map { account -> AccountRow in
             let record = account.record
             let token = record.defaultAccessToken
-            return AccountRow(
+            var row = AccountRow(
                 id: record.id.rawValue, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
                 provider: providers[record.providerID]?.displayName ?? record.providerID.rawValue,
                 isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
                 isLoopbackHTTP: providers[record.providerID]?.isLoopbackHTTP ?? false)
+            row.dpopThumbprint = record.dpopThumbprint
+            return row
         }
         var model = ScreenModel(
             now: now, timeZone: .current,

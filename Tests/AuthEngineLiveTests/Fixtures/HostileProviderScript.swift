@@ -14,6 +14,8 @@ Control endpoints (used by the test itself):
                       "delay": seconds}; the responses of a route are served in turn and the last
                       one repeats. "{base}" in a body or header becomes http://127.0.0.1:PORT.
     GET /_requests    JSON list of "METHOD /path" for every other request, in order.
+    GET /_recorded    the same requests with their headers (names lower-cased) and bodies:
+                      [{"request": "METHOD /path", "query": "...", "headers": {...}, "body": "..."}].
 Any other unscripted request: 404.
 """
 import json
@@ -27,6 +29,7 @@ lock = threading.Lock()
 routes = {}
 served = {}
 requests = []
+recorded = []
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -54,6 +57,7 @@ class Handler(BaseHTTPRequestHandler):
                 routes = json.loads(body.decode("utf-8"))["routes"]
                 served.clear()
                 requests.clear()
+                recorded.clear()
             self._reply(204, b"", [])
             return
         if self.command == "GET" and path == "/_requests":
@@ -61,9 +65,17 @@ class Handler(BaseHTTPRequestHandler):
                 payload = json.dumps(requests).encode()
             self._reply(200, payload, [("Content-Type", "application/json")])
             return
+        if self.command == "GET" and path == "/_recorded":
+            with lock:
+                payload = json.dumps(recorded).encode()
+            self._reply(200, payload, [("Content-Type", "application/json")])
+            return
         key = self.command + " " + path
         with lock:
             requests.append(key)
+            recorded.append({"request": key, "query": urlsplit(self.path).query,
+                             "headers": {name.lower(): value for name, value in self.headers.items()},
+                             "body": body.decode("utf-8", "replace")})
             responses = routes.get(key)
             if not responses:
                 response = None

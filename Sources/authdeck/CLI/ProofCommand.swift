@@ -1,0 +1,60 @@
+import AppCore
+import AuthEngine
+import Foundation
+
+// `authdeck proof METHOD URL [ACCOUNT]` and the DPoP notes of `token` and `status` (RFC 9449).
+// The rules live in AppCore (`DPoPProof`); this file parses and prints.
+
+extension Commands {
+    static let proof = CommandSpec(
+        name: "proof",
+        abstract: "Print a fresh DPoP proof (RFC 9449) for one request with a DPoP account's token.",
+        discussion: "For scripts calling an API with a sender-constrained token: send 'Authorization: DPoP <token>' and 'DPoP: <proof>'. The proof carries htm, htu (without query and fragment), iat, jti and ath; it is good for one request. --json prints the token, its type, the proof and the key's thumbprint.",
+        positionals: [
+            PositionalSpec(name: "method", optional: false, help: "The request's HTTP method (GET, POST, …)."),
+            PositionalSpec(name: "url", optional: false, help: "The request's https URL (http only on loopback)."),
+            account,
+        ],
+        options: [json],
+        validate: { parsed in
+            let method = parsed.positional("method") ?? ""
+            guard !method.isEmpty, method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else {
+                return "METHOD must be an HTTP method such as GET or POST"
+            }
+            return nil
+        },
+        run: { try await proofRun($0, .current) }
+    )
+}
+
+func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int32 {
+    let method = (parsed.positional("method") ?? "GET").uppercased()
+    let url = try checkSecureURL(parsed.positional("url") ?? "", option: "url")
+    let snapshot = try context.snapshot()
+    let record = try context.account(parsed.positional("account"), in: snapshot)
+    let issued = try await context.run { () async throws(AppError) in try await DPoPProof(context.app).run(record.id, method: method, url: url) }
+    if parsed.flag("json") {
+        try Output.json([
+            "account": record.id.rawValue, "tokenType": issued.tokenType, "token": issued.accessToken.exposedValue,
+            "proof": issued.proof, "thumbprint": issued.thumbprint, "htm": method, "htu": DPoP.htu(url),
+        ] as [String: Any])
+    } else {
+        Output.line(issued.proof)
+    }
+    return ExitCode.ok
+}
+
+/// `token`'s stderr notes: the `--min-valid` warnings and, for a DPoP token, that it is
+/// sender-constrained (it works only with a proof from the account's key, RFC 9449 §7).
+func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: String) {
+    if minValidGiven { for warning in warnings { Output.err("warning: \(warning)") } }
+    if tokenType.equalsIgnoringASCIICase("DPoP") {
+        Output.err("note: this token is sender-constrained (DPoP, RFC 9449): send it as 'Authorization: DPoP …' with a proof from 'authdeck proof METHOD URL'")
+    }
+}
+
+/// `status --json`'s `dpop` member: whether the account's tokens are bound to a key, and its
+/// RFC 7638 thumbprint.
+func dpopStatusJSON(_ record: AccountRecord) -> [String: Any] {
+    ["senderConstrained": record.isSenderConstrained, "thumbprint": record.dpopThumbprint ?? NSNull()]
+}
