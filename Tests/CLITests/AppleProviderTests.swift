@@ -159,7 +159,7 @@ struct AppleProviderTests {
     func appleCodeNeedsClientSecret() async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let added = try await home.run(["provider", "add", "apple", "--issuer", "http://127.0.0.1:9/", "--client-id", "com.example.web"])
+        let added = try await home.run(["provider", "add", "--no-probe", "apple", "--issuer", "http://127.0.0.1:9/", "--client-id", "com.example.web"])
         try #require(added.exitCode == 0, "\(added)")
         let login = try await home.run(["login", "apple", "--code", "-"], stdin: Data("c0de".utf8))
         #expect(login.exitCode == 2, "\(login)")

@@ -75,11 +75,14 @@ struct PresetEmulatorTests {
 
     @Test("Entra common: discovery issuer with {tenantid} accepted and replaced by tid only for a marked multi-tenant authority; keys without alg; expires_in as a string")
     func entraTenantTemplate() async throws {
-        var s = try await start("entra", addArguments: { ["--preset", "entra", "--issuer", $0] })
+        var s = try await start("entra", addArguments: { ["--preset", "entra", "--issuer", $0, "--no-probe"] })
         defer { s.home.remove() }
         let refused = try await s.home.run(["login", "entra"])
         #expect(refused.exitCode != 0, "off Microsoft's hosts and unmarked, {tenantid} is not replaced: \(refused)")
         #expect(try await s.home.run(["provider", "remove", "entra"]).exitCode == 0)
+        // The probe of `provider add` reads discovery as sign-in does: unmarked, it is refused at once.
+        let probed = try await s.home.run(["provider", "add", "entra", "--preset", "entra", "--issuer", s.issuer, "--client-id", s.emulator.clientID])
+        #expect(probed.exitCode == 1 && probed.stderr.contains("{tenantid}"), "\(probed)")
         let added = try await s.home.run(["provider", "add", "entra", "--preset", "entra", "--issuer", s.issuer,
                                           "--client-id", s.emulator.clientID, "--multi-tenant-entra"])
         try #require(added.exitCode == 0, "\(added)")

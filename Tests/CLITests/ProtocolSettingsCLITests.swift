@@ -9,7 +9,7 @@ struct ProtocolSettingsCLITests {
         defer { home.remove() }
         let bad = try await home.run(["provider", "add", "op", "--issuer", "https://op.example", "--client-id", "c1", "--par", "sometimes"])
         #expect(bad.exitCode == 2 && bad.stderr.contains("--par must be auto, always or never, got 'sometimes'"), "\(bad)")
-        let added = try await home.run(["provider", "add", "op", "--issuer", "https://op.example", "--client-id", "c1", "--par", "always", "--dpop", "never"])
+        let added = try await home.run(["provider", "add", "--no-probe", "op", "--issuer", "https://op.example", "--client-id", "c1", "--par", "always", "--dpop", "never"])
         #expect(added.exitCode == 0, "\(added)")
         let file = home.root.appendingPathComponent("config/authdeck/providers.json")
         let providers = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]])
@@ -23,7 +23,7 @@ struct ProtocolSettingsCLITests {
         let bad = try await home.run(["provider", "add", "apple", "--issuer", "https://appleid.apple.com", "--client-id", "com.example.web",
                                       "--apple-key", "/keys/AuthKey.p8", "--apple-team-id", "short", "--apple-key-id", "ABC123DEFG"])
         #expect(bad.exitCode == 2 && bad.stderr.contains("--apple-team-id must be 10 characters"), "\(bad)")
-        let added = try await home.run(["provider", "add", "apple", "--issuer", "https://appleid.apple.com", "--client-id", "com.example.web",
+        let added = try await home.run(["provider", "add", "--no-probe", "apple", "--issuer", "https://appleid.apple.com", "--client-id", "com.example.web",
                                         "--apple-key", "/keys/AuthKey.p8", "--apple-team-id", "TEAM123456", "--apple-key-id", "ABC123DEFG"])
         #expect(added.exitCode == 0, "\(added)")
         let file = home.root.appendingPathComponent("config/authdeck/providers.json")

@@ -47,7 +47,7 @@ struct ProviderPresetTests {
         let list = try await home.run(["provider", "presets"])
         #expect(list.stdout.contains("corp\tCorp SSO\t--domain: not used\t--tenant: the realm (default staff)\t"), "\(list)")
         #expect(list.stdout.contains("/authdeck/presets/corp.json"))
-        let added = try await home.run(["provider", "add", "work", "--preset", "corp", "--client-id", "cli"])
+        let added = try await home.run(["provider", "add", "--no-probe", "work", "--preset", "corp", "--client-id", "cli"])
         #expect(added.exitCode == 0, "\(added)")
         let shown = try await home.run(["provider", "show", "work", "--json"])
         let config = try jsonObject(shown.stdout)

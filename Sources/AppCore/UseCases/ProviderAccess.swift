@@ -98,6 +98,14 @@ struct ProviderAccess: Sendable {
         }
     }
 
+    /// The provider's discovery answer read with its settings (OIDC Discovery §4; Entra's
+    /// `{tenantid}` issuer only for a provider marked `multiTenantEntra` or a Microsoft login host).
+    /// The one reading of a discovery answer: the fetch below, its cache, and the probe of `provider add`.
+    /// - Throws: as ``Discovery/processResponse(_:expectedIssuer:requestURL:kind:multiTenantEntra:)``.
+    static func readDiscovery(_ response: HTTPResponse, provider: ProviderConfig, issuer: String, requestURL: URL) throws(AuthError) -> AuthorizationServerMetadata {
+        try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: requestURL, multiTenantEntra: provider.multiTenantEntra ?? false)
+    }
+
     private func discovered(_ provider: ProviderConfig, issuer: String) async throws(AuthError) -> AuthorizationServerMetadata {
         let request = try Discovery.makeRequest(issuer: issuer)
         let url = request.url.absoluteString
@@ -105,7 +113,7 @@ struct ProviderAccess: Sendable {
         let cached = env.cache.load(provider.id, .discovery).flatMap { $0.url == url ? $0 : nil }
         func fromCache(_ document: CachedDocument) -> AuthorizationServerMetadata? {
             let response = HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Data(document.body.utf8))
-            return try? Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, multiTenantEntra: provider.multiTenantEntra ?? false)
+            return try? Self.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)
         }
         if let cached, cached.isFresh(at: now), let metadata = fromCache(cached) { return metadata }
         let response: HTTPResponse
@@ -116,7 +124,7 @@ struct ProviderAccess: Sendable {
             throw .transport(error)
         }
         if response.status >= 500, let cached, let metadata = fromCache(cached) { return metadata }
-        let metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, multiTenantEntra: provider.multiTenantEntra ?? false)
+        let metadata = try Self.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)
         env.cache.save(provider.id, CachedDocument(
             kind: .discovery, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: now,
             maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"])))

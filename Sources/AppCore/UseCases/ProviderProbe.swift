@@ -44,7 +44,7 @@ extension ProviderAdmin {
             throw Self.probeFailure(provider, url: url, ErrorMapping.appError(AuthError.transport(error)), Self.explain(error, provider: provider))
         }
         do {
-            _ = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url)
+            _ = try ProviderAccess.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)
         } catch {
             throw Self.probeFailure(provider, url: url, ErrorMapping.appError(error), Self.explain(error, issuer: issuer, url: url))
         }
