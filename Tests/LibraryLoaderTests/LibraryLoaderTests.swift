@@ -48,12 +48,22 @@ struct LibraryLoaderTests {
         #expect(getpidFunction() == getpid())
     }
 
-    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret, libcrypto and libqrencode")
+    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret, libcrypto, libqrencode and ncurses")
     func installedLibrariesResolve() throws {
         _ = try Curl.load()
         _ = try LibSecret.load()
         _ = try LibCrypto.load()
         _ = try LibQREncode.load()
+        _ = try NCurses.load()
+    }
+
+    @Test("libncursesw missing: notLoadable naming libncursesw6")
+    func ncursesMissing() {
+        let missing = LibrarySpec(soname: "libncursesw-missing.so.6", debianPackage: "libncursesw6")
+        #expect(throws: LibraryLoadError(library: missing, reason: .notLoadable,
+                                         detail: "libncursesw-missing.so.6: cannot open shared object file: No such file or directory")) {
+            try NCurses.load(missing)
+        }
     }
 
     @Test("libqrencode missing: notLoadable naming libqrencode4; libqrencode present: a QR matrix")
@@ -88,7 +98,7 @@ struct LibraryLoaderTests {
         #expect(throws: LibraryLoadError.self) { try LibCrypto.load(missingCrypto) }
     }
 
-    @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto or libqrencode (they are loaded on use)")
+    @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto, libqrencode or ncurses (they are loaded on use)")
     func binaryDoesNotLinkLazyLibraries() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let binary = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -104,7 +114,7 @@ struct LibraryLoaderTests {
         process.waitUntilExit()
         let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
         #expect(!needed.isEmpty, "readelf printed the NEEDED entries")
-        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode"] {
+        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode", "libncurses", "libtinfo"] {
             #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
         }
     }
