@@ -23,7 +23,8 @@ let package = Package(
         // build. The shim declares the few libsecret/GLib functions it uses (checked against the real
         // headers by a CredentialStoreLive test), so no include path is needed on any architecture.
         .systemLibrary(name: "CLibSecret", providers: [.apt(["libsecret-1-dev"])]),
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // Header only, like CCurl: libqrencode is opened with dlopen when a QR code is first drawn.
+        .systemLibrary(name: "CQREncode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // The JSON reader of protocol documents: it rejects duplicate member names, which
         // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
@@ -58,7 +59,7 @@ let package = Package(
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
-        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "CNCurses", "CQREncode", "CTerminalSignals"]),
+        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "LibraryLoader", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
         .executableTarget(
             name: "authdeck",
@@ -84,7 +85,7 @@ let package = Package(
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
-        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive"]),
+        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.

@@ -1,6 +1,7 @@
 // The ncurses session: setup and teardown, colour pairs from a theme, blitting frames, and
 // decoding keys. Every call here must run on the one UI thread (the main thread).
 @preconcurrency import CNCurses
+import LibraryLoader
 import CTerminalSignals
 import Foundation
 import TerminalUI
@@ -15,6 +16,8 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
     case notATerminal
     /// The terminfo entry for `TERM` has no cursor addressing (`cup`), e.g. `TERM=dumb`.
     case noCursorAddressing(String)
+    /// libncursesw (or its libtinfo) cannot be loaded: not installed, or too old.
+    case library(LibraryLoadError)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownTerminal(let t): "unknown terminal type \"\(Sanitizer.visible(t))\" (no terminfo entry); try TERM=xterm-256color"
         case .notATerminal: "standard input and output must be a terminal for the interactive UI"
         case .noCursorAddressing(let t): "terminal type \"\(Sanitizer.visible(t))\" cannot move the cursor, which the interactive UI needs; try TERM=xterm-256color, or use a subcommand (e.g. authdeck status)"
+        case .library(let error): "the interactive UI needs ncurses: \(error.description)"
         }
     }
 }
@@ -31,6 +35,7 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
 @MainActor
 public final class TerminalSession {
     private var screen: OpaquePointer?
+    private let nc: NCurses
     private var ended = false
     /// True when the locale's character set is UTF-8 (else draw the QR code with `GlyphSet.ascii`;
     /// box drawing needs UTF-8 too, so tell the user to set LANG=C.UTF-8).
@@ -52,6 +57,7 @@ public final class TerminalSession {
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(TerminalError) {
         guard let term = environment["TERM"], !term.isEmpty else { throw .noTerminalType }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
+        do { nc = try NCurses.shared.get() } catch { throw .library(error) }
         // Wide characters need the UTF-8 locale from the environment (docs/PLATFORM.md, "Terminal").
         setlocale(LC_ALL, "")
         isUTF8 = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
@@ -63,33 +69,33 @@ public final class TerminalSession {
         fflush(authdeck_stdout())
         output = fdopen(dup(STDOUT_FILENO), "w")
         input = fdopen(dup(STDIN_FILENO), "r")
-        guard let output, let input, let s = newterm(term, output, input) else {
+        guard let output, let input, let s = nc.newterm(term, output, input) else {
             failStart()
             throw .unknownTerminal(term)
         }
         screen = s
-        set_term(s)
+        nc.set_term(s)
         // Without cursor addressing (TERM=dumb, printing terminals) the screen cannot be drawn.
-        guard authdeck_tigetstr("cup") != nil else {
+        guard authdeck_tigetstr(nc.tigetstr, "cup") != nil else {
             failStart()
             throw .noCursorAddressing(term)
         }
-        Self.installCrashRestore()
+        Self.installCrashRestore(nc)
         // A resize wakes the loop at once (ncurses's SIGWINCH handler runs first).
         authdeck_resize_signal_install()
-        cbreak()
-        noecho()
-        nonl()
-        keypad(authdeck_stdscr(), true)
-        nodelay(authdeck_stdscr(), true)
-        curs_set(0)
-        set_escdelay(25)
-        _ = authdeck_enable_clicks()
-        mouseinterval(0)
-        if has_colors() && !noColor {
-            start_color()
-            use_default_colors()
-            colors = Int(authdeck_colors())
+        nc.cbreak()
+        nc.noecho()
+        nc.nonl()
+        nc.keypad(nc.stdscr, true)
+        nc.nodelay(nc.stdscr, true)
+        nc.curs_set(0)
+        nc.set_escdelay(25)
+        _ = authdeck_enable_clicks(nc.mousemask)
+        nc.mouseinterval(0)
+        if nc.has_colors() && !noColor {
+            nc.start_color()
+            nc.use_default_colors()
+            colors = Int(nc.colors)
         }
     }
 
@@ -100,8 +106,8 @@ public final class TerminalSession {
     private func failStart() {
         ended = true
         if let screen {
-            endwin()
-            delscreen(screen)
+            nc.endwin()
+            nc.delscreen(screen)
         }
         screen = nil
         if let output { fclose(output) }
@@ -113,10 +119,10 @@ public final class TerminalSession {
 
     /// Hands the crash path the terminal's "leave alternate screen, show cursor, plain text"
     /// strings (rmcup + cnorm + sgr0), whole parts only.
-    private static func installCrashRestore() {
+    private static func installCrashRestore(_ nc: NCurses) {
         var bytes: [CChar] = []
         for name in ["rmcup", "cnorm", "sgr0"] {
-            guard let p = authdeck_tigetstr(name) else { continue }
+            guard let p = authdeck_tigetstr(nc.tigetstr, name) else { continue }
             let part = Array(UnsafeBufferPointer(start: p, count: strlen(p)))
             if bytes.count + part.count >= 256 { break }
             bytes += part
@@ -128,8 +134,8 @@ public final class TerminalSession {
     public func end() {
         guard !ended else { return }
         ended = true
-        endwin()
-        if let screen { delscreen(screen) }
+        nc.endwin()
+        if let screen { nc.delscreen(screen) }
         screen = nil
         if let output { fclose(output) }
         if let input { fclose(input) }
@@ -151,7 +157,7 @@ public final class TerminalSession {
 
     /// The terminal size now.
     public var size: Size {
-        Size(width: Int(getmaxx(authdeck_stdscr())), height: Int(getmaxy(authdeck_stdscr())))
+        Size(width: Int(nc.getmaxx(nc.stdscr)), height: Int(nc.getmaxy(nc.stdscr)))
     }
 
     /// Sets colour pairs and attributes from a theme (monochrome when colours are unavailable).
@@ -161,7 +167,7 @@ public final class TerminalSession {
         theme = t
         styles = [:]
         var pairs: [PairKey: Int32] = [:]
-        let maxPairs = Int32(max(0, authdeck_color_pairs() - 1))
+        let maxPairs = Int32(max(0, nc.colorPairs - 1))
         for role in StyleRole.allCases {
             let st = t.style(for: role)
             var attrs = authdeck_a_normal()
@@ -178,7 +184,7 @@ public final class TerminalSession {
                         pair = p
                     } else if Int32(pairs.count) < maxPairs {
                         pair = Int32(pairs.count + 1)
-                        init_extended_pair(pair, key.fg, key.bg)
+                        nc.init_extended_pair(pair, key.fg, key.bg)
                         pairs[key] = pair
                     }
                 }
@@ -205,9 +211,9 @@ public final class TerminalSession {
     /// Draws a frame. Unchanged frames are skipped; ncurses diffs the rest (wnoutrefresh/doupdate).
     public func draw(_ frame: Frame, force: Bool = false) {
         if !force, let lastFrame, lastFrame == frame { return }
-        let win = authdeck_stdscr()
+        let win = nc.stdscr
         let sz = size
-        if force || lastFrame?.size != frame.size { werase(win) }
+        if force || lastFrame?.size != frame.size { nc.werase(win) }
         var wbuf = [wchar_t](repeating: 0, count: 6)
         for y in 0..<min(frame.size.height, sz.height) {
             for x in 0..<min(frame.size.width, sz.width) {
@@ -222,24 +228,24 @@ public final class TerminalSession {
                 if n == 0 { wbuf[0] = 32; n = 1 }
                 wbuf[n] = 0
                 let st = styles[cell.role] ?? (authdeck_a_normal(), 0)
-                _ = authdeck_put_cell(win, Int32(y), Int32(x), &wbuf, st.attrs, st.pair)
+                _ = authdeck_put_cell(nc.setcchar, nc.mvwadd_wch, win, Int32(y), Int32(x), &wbuf, st.attrs, st.pair)
                 // The frame reserved two columns; if the C library thinks the character is narrow
                 // (e.g. U+2764 U+FE0F), blank the second column so nothing stale shows through.
                 if x + 1 < frame.size.width, frame[x + 1, y].isContinuation, authdeck_wcwidth(wbuf[0]) < 2 {
                     var space: [wchar_t] = [32, 0]
-                    _ = authdeck_put_cell(win, Int32(y), Int32(x + 1), &space, st.attrs, st.pair)
+                    _ = authdeck_put_cell(nc.setcchar, nc.mvwadd_wch, win, Int32(y), Int32(x + 1), &space, st.attrs, st.pair)
                 }
             }
         }
-        wnoutrefresh(win)
-        doupdate()
+        nc.wnoutrefresh(win)
+        nc.doupdate()
         lastFrame = frame
     }
 
     /// Forces the next `draw` to repaint everything (after a resize or an outside write).
     public func invalidate() {
         lastFrame = nil
-        clearok(authdeck_stdscr(), true)
+        nc.clearok(nc.stdscr, true)
     }
 
     /// Reads one key without blocking; nil when none is pending. Input that decodes to nothing
@@ -247,7 +253,7 @@ public final class TerminalSession {
     public func readKey() -> KeyEvent? {
         while true {
             var ch: wint_t = 0
-            let r = wget_wch(authdeck_stdscr(), &ch)
+            let r = nc.wget_wch(nc.stdscr, &ch)
             if r == ERR { return nil }
             let key = r == KEY_CODE_YES ? Self.decodeFunctionKey(Int32(bitPattern: ch)) : Self.decodeCharacter(UInt32(ch))
             if let key { return key }
@@ -271,8 +277,10 @@ public final class TerminalSession {
         case KEY_RESIZE: .resize
         case KEY_MOUSE:
             {
+                // Only reached from a running session, which has loaded ncurses.
+                guard case .success(let nc) = NCurses.shared else { return nil }
                 var x: Int32 = 0, y: Int32 = 0
-                return authdeck_get_click(&x, &y) == OK ? KeyEvent.mouse(x: Int(x), y: Int(y)) : nil
+                return authdeck_get_click(nc.getmouse, &x, &y) == OK ? KeyEvent.mouse(x: Int(x), y: Int(y)) : nil
             }()
         default: nil
         }
@@ -295,12 +303,12 @@ public final class TerminalSession {
 
     /// Leaves curses mode to run `body` (e.g. a terminal browser), then restores the screen.
     public func suspend<T>(_ body: () throws -> T) rethrows -> T {
-        def_prog_mode()
-        endwin()
+        nc.def_prog_mode()
+        nc.endwin()
         defer {
-            reset_prog_mode()
+            nc.reset_prog_mode()
             invalidate()
-            refresh()
+            nc.refresh()
         }
         return try body()
     }

@@ -1,5 +1,6 @@
 @testable import AuthEngineLive
 @testable import CredentialStoreLive
+@testable import TerminalUINCurses
 import Foundation
 import LibraryLoader
 import Testing
@@ -47,11 +48,36 @@ struct LibraryLoaderTests {
         #expect(getpidFunction() == getpid())
     }
 
-    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret and libcrypto")
+    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret, libcrypto, libqrencode and ncurses")
     func installedLibrariesResolve() throws {
         _ = try Curl.load()
         _ = try LibSecret.load()
         _ = try LibCrypto.load()
+        _ = try LibQREncode.load()
+        _ = try NCurses.load()
+    }
+
+    @Test("libncursesw missing: notLoadable naming libncursesw6")
+    func ncursesMissing() {
+        let missing = LibrarySpec(soname: "libncursesw-missing.so.6", debianPackage: "libncursesw6")
+        #expect(throws: LibraryLoadError(library: missing, reason: .notLoadable,
+                                         detail: "libncursesw-missing.so.6: cannot open shared object file: No such file or directory")) {
+            try NCurses.load(missing)
+        }
+    }
+
+    @Test("libqrencode missing: notLoadable naming libqrencode4; libqrencode present: a QR matrix")
+    func qrencodeLoadsOnUse() throws {
+        let missing = LibrarySpec(soname: "libqrencode-missing.so.4", debianPackage: "libqrencode4")
+        do {
+            _ = try LibQREncode.load(missing)
+            Issue.record("loaded a library that does not exist")
+        } catch {
+            #expect(error.reason == .notLoadable)
+            #expect(error.description.contains("sudo apt-get install libqrencode4"))
+        }
+        let matrix = try #require(try QRCode.encode("https://example.test/device?user_code=WDJB-MJHT"))
+        #expect(matrix.count >= 21 && matrix.allSatisfy { $0.count == matrix.count })
     }
 
     @Test("libcurl, libsecret, libcrypto missing: the loaders' errors name the Debian package")
@@ -72,7 +98,7 @@ struct LibraryLoaderTests {
         #expect(throws: LibraryLoadError.self) { try LibCrypto.load(missingCrypto) }
     }
 
-    @Test("The authdeck binary does not link libcurl, libsecret, GLib or libcrypto (they are loaded on use)")
+    @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto, libqrencode or ncurses (they are loaded on use)")
     func binaryDoesNotLinkLazyLibraries() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let binary = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -88,7 +114,7 @@ struct LibraryLoaderTests {
         process.waitUntilExit()
         let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
         #expect(!needed.isEmpty, "readelf printed the NEEDED entries")
-        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto"] {
+        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode", "libncurses", "libtinfo"] {
             #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
         }
     }

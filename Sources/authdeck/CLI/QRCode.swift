@@ -5,10 +5,13 @@ import TerminalUINCurses
 /// The device flow's verification URI as a QR code on stderr (plain text, no colours). Light
 /// modules (and the 2-module quiet zone) are drawn as filled cells, which scans on the usual
 /// dark-background terminal. The matrix comes from libqrencode (`QRCode.matrix`), the glyphs
-/// from the TUI's half-block renderer.
+/// from the TUI's half-block renderer. Without libqrencode installed, one line saying so (the
+/// URL and code above it are enough to sign in).
 enum DeviceQRCode {
     static func terminalText(for text: String) -> String? {
-        guard let matrix = QRCode.matrix(for: text) else { return nil }
+        let encoded: [[Bool]]?
+        do { encoded = try QRCode.encode(text) } catch { return "(no QR code: \(error))" }
+        guard let matrix = encoded else { return nil }
         let quiet = 2
         let size = matrix.count + 2 * quiet
         let inverted = (0..<size).map { y in
