@@ -88,6 +88,7 @@ public struct AppReducer: Sendable {
             state.accounts = snapshot.accounts.map { record in
                 var account = state.account(record.id) ?? AccountState(record: record)
                 account.record = record
+                account.refreshingElsewhere = snapshot.refreshingElsewhere.contains(record.id)
                 return account
             }
             sortAccounts(&state)

@@ -37,6 +37,9 @@ public enum AccountStatus: Equatable, Sendable {
     /// died or gave up): whether the provider rotated the refresh token is unknown; the next
     /// `token` or refresh sends it again and says so.
     case refreshOutcomeUnknown
+    /// A refresh request was sent by another process that still holds the account's lock: its
+    /// answer is being waited for (the lock is held until it arrives or the connection is dead).
+    case refreshingElsewhere
 
     /// The label in the accounts pane and `status`, e.g. "refresh failed, retrying in 8s".
     public func label(now: Date) -> String {
@@ -51,6 +54,7 @@ public enum AccountStatus: Equatable, Sendable {
         case .storeLocked: "store locked"
         case .storeDamaged: "store damaged"
         case .refreshOutcomeUnknown: "refresh outcome unknown"
+        case .refreshingElsewhere: "refreshing (another process)"
         }
     }
 
@@ -59,7 +63,7 @@ public enum AccountStatus: Equatable, Sendable {
     /// TUI) refreshes it without the user doing anything (README exit codes).
     public var needsAttention: Bool {
         switch self {
-        case .valid, .expiringSoon, .refreshing, .expired: false
+        case .valid, .expiringSoon, .refreshing, .refreshingElsewhere, .expired: false
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged, .refreshOutcomeUnknown: true
         }
     }
@@ -77,6 +81,10 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     /// The refresh in flight sends a refresh token again after an earlier refresh's outcome was
     /// unknown (``RefreshNotice/replayAfterUnknownOutcome(account:sentAt:)``): its result says so.
     public var replaysRefreshToken = false
+    /// Another process holds the account's lock while its refresh marker is set (seen when the
+    /// accounts were loaded, ``LoadedSnapshot/refreshingElsewhere``): "refreshing (another
+    /// process)", not "refresh outcome unknown".
+    public var refreshingElsewhere = false
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,
@@ -94,7 +102,7 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
         if record.needsSignInSince != nil { return .needsSignIn }
-        if record.refreshSentAt != nil { return .refreshOutcomeUnknown }
+        if record.refreshSentAt != nil { return refreshingElsewhere ? .refreshingElsewhere : .refreshOutcomeUnknown }
         switch refresh {
         case .inFlight: return .refreshing
         case .needsSignIn: return .needsSignIn

@@ -125,14 +125,19 @@ public struct LoadedSnapshot: Equatable, Sendable {
     public var damage: [FileDamage]
     /// What the user should know but that blocks nothing (a damaged `active.json`).
     public var warnings: [String]
+    /// Accounts whose refresh marker (``AccountRecord/refreshSentAt``) is set while another
+    /// process holds their account lock: a refresh is waiting for its answer there, so its
+    /// outcome is not unknown (``LoadAccounts/overview()``; empty from ``LoadAccounts/run()``).
+    public var refreshingElsewhere: Set<AccountID>
     public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo,
-                damage: [FileDamage] = [], warnings: [String] = []) {
+                damage: [FileDamage] = [], warnings: [String] = [], refreshingElsewhere: Set<AccountID> = []) {
         self.providers = providers
         self.accounts = accounts
         self.activeAccountID = activeAccountID
         self.credentialStore = credentialStore
         self.damage = damage
         self.warnings = warnings
+        self.refreshingElsewhere = refreshingElsewhere
     }
 
     /// Every damaged file: the metadata files' and the secrets' file.

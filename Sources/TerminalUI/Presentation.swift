@@ -103,7 +103,7 @@ public enum StatusText {
         switch status {
         case .valid: .statusValid
         case .expiringSoon: .statusExpiringSoon
-        case .refreshing: .statusRefreshing
+        case .refreshing, .refreshingElsewhere: .statusRefreshing
         case .expired, .refreshOutcomeUnknown: .statusExpired
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: .statusError
         }
@@ -114,7 +114,7 @@ public enum StatusText {
         switch status {
         case .valid: "●"
         case .expiringSoon: "◐"
-        case .refreshing: "↻"
+        case .refreshing, .refreshingElsewhere: "↻"
         case .expired: "○"
         case .refreshOutcomeUnknown: "?"
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: "✗"

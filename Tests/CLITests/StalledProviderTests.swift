@@ -52,6 +52,34 @@ struct StalledProviderCLITests {
         #expect(status.stdout.contains("valid") && !status.stdout.contains("needs sign-in"), "\(status.stdout)")
     }
 
+    @Test("django-oauth-toolkit paused while 'authdeck refresh' waits holding the account lock: status says 'refreshing (another process)' (exit 0); once that process is gone, 'refresh outcome unknown'")
+    func liveRefreshInAnotherProcessIsNotUnknown() async throws {
+        let idp = try await LocalIdentityProvider.start()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        idp.pause()
+        let refresh = try home.start(["refresh"])
+        let marked = await waitForAccountsFile(home, containing: "refreshSentAt")
+        try #require(marked, "the refresh persisted its in-flight marker before sending")
+        let status = try await home.run(["status"])
+        #expect(status.stdout.contains("refreshing (another process)"), "\(status)")
+        #expect(!status.stdout.contains("refresh outcome unknown"), "\(status)")
+        #expect(status.exitCode == 0, "a refresh that is waiting for its answer needs nothing from the user: \(status)")
+        let json = try await home.statusJSON()
+        let account = try #require((json.1["accounts"] as? [[String: Any]])?.first)
+        #expect(account["status"] as? String == "refreshing (another process)")
+        #expect(account["needsAttention"] as? Bool == false)
+
+        // The lock goes with the process: the same marker is now an unknown outcome.
+        refresh.signal(SIGKILL)
+        _ = await refresh.wait(timeout: 30)
+        let after = try await home.run(["status"])
+        #expect(after.stdout.contains("refresh outcome unknown"), "\(after)")
+        #expect(after.exitCode != 0, "\(after)")
+        idp.resume()
+        await idp.stop()
+    }
+
     @Test("django-oauth-toolkit rotates while 'authdeck refresh' is SIGKILLed: status says 'refresh outcome unknown'; token never prints the dead token with exit 0")
     func killedRefreshLeavesAnUnknownOutcome() async throws {
         let idp = try await LocalIdentityProvider.start()

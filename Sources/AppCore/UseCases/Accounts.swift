@@ -103,7 +103,27 @@ public struct LoadAccounts: Sendable {
             store.damage = found
         }
         return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
-                              damage: damage, warnings: active.warning.map { [$0] } ?? [])
+                              damage: damage, warnings: active.warning.map { [$0] } ?? [],
+                              refreshingElsewhere: refreshingElsewhere(accounts))
+    }
+
+    /// The accounts whose refresh marker is set while their account lock is held: another
+    /// process's refresh is waiting for its answer (RefreshAccount keeps the lock until then).
+    /// The lock is tried and released at once, never waited for; only marked accounts are tried.
+    /// A lock that cannot be tried (the store unavailable) counts as free: the outcome stays
+    /// "unknown", the cautious label.
+    func refreshingElsewhere(_ accounts: [AccountRecord]) -> Set<AccountID> {
+        let marked = accounts.filter { $0.refreshSentAt != nil }
+        guard !marked.isEmpty, let secrets = try? env.credentials.store() else { return [] }
+        var held: Set<AccountID> = []
+        for record in marked {
+            do {
+                if let handle = try secrets.tryLockAccount(Accounts.key(record)) { handle.release() } else { held.insert(record.id) }
+            } catch {
+                continue
+            }
+        }
+        return held
     }
 
     /// Opens the store once (the vault asks for its passphrase here, before any screen is drawn).

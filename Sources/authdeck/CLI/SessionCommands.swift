@@ -235,6 +235,14 @@ struct StatusRow {
     }
 }
 
+/// The status of `record` as loaded in `snapshot` (a refresh held by another process included).
+private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: Date, _ context: CLIContext) -> AccountStatus {
+    var account = AccountState(record: record)
+    account.refreshingElsewhere = snapshot.refreshingElsewhere.contains(record.id)
+    return account.status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked,
+                          storeDamaged: snapshot.credentialStore.damage != nil)
+}
+
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
     // Damaged files are shown ("store damaged", the file named), not thrown.
     let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
@@ -245,8 +253,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
-                  status: AccountState(record: record).status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked,
-                                                              storeDamaged: snapshot.credentialStore.damage != nil))
+                  status: status(of: record, in: snapshot, now: now, context))
     }
     if snapshot.credentialStore.isInsecure {
         Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
