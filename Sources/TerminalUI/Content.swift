@@ -19,7 +19,7 @@ enum DetailContent {
     }
 
     static func claims(_ value: ClaimValue, m: ScreenModel) -> [Line] {
-        let rows = ClaimTable.rows(value, now: m.now, timeZone: m.timeZone)
+        let rows = ClaimTable.rows(value, now: m.now, timeZone: m.timeZone, provider: m.detail?.provider)
         let keyWidth = min(24, rows.map { DisplayWidth.of($0.guide) + DisplayWidth.of($0.key) }.max() ?? 0)
         return rows.map { r in
             var l: Line = []

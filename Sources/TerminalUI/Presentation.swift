@@ -33,8 +33,9 @@ public struct ClaimRow: Equatable, Sendable {
 public enum ClaimTable {
     /// Flattens a claims object into rows: top-level keys in `ClaimOrder`, nested objects as a tree
     /// (members alphabetical), arrays of scalars joined with ", ", timestamps as absolute + relative.
-    /// Every key and value is sanitised.
-    public static func rows(_ value: ClaimValue, now: Date, timeZone: TimeZone) -> [ClaimRow] {
+    /// Every key and value is sanitised. Numeric timestamps are read in `provider`'s units
+    /// (``ClaimTime/date(claim:_:provider:)``).
+    public static func rows(_ value: ClaimValue, now: Date, timeZone: TimeZone, provider: ProviderConfig? = nil) -> [ClaimRow] {
         guard case .object(let members) = value else {
             return [ClaimRow(guide: "", key: "", value: scalarText(value), isTimestamp: false, relative: nil)]
         }
@@ -42,37 +43,33 @@ public enum ClaimTable {
         let byKey = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         var out: [ClaimRow] = []
         for key in order {
-            append(key: key, value: byKey[key]!, guide: "", childGuide: "", now: now, timeZone: timeZone, into: &out)
+            append(key: key, value: byKey[key]!, guide: "", childGuide: "", now: now, timeZone: timeZone, provider: provider, into: &out)
         }
         return out
     }
 
     private static func append(key: String, value: ClaimValue, guide: String, childGuide: String,
-                               now: Date, timeZone: TimeZone, into out: inout [ClaimRow]) {
+                               now: Date, timeZone: TimeZone, provider: ProviderConfig?, into out: inout [ClaimRow]) {
         let k = Sanitizer.visible(key)
         switch value {
-        case .number(let n) where TimeText.isTimestampClaim(key):
-            if let (date, ms) = TimeText.claimDate(n) {
-                let abs = TimeText.absolute(date, timeZone: timeZone) + (ms ? " (ms)" : "")
-                out.append(ClaimRow(guide: guide, key: k, value: abs, isTimestamp: true,
-                                    relative: TimeText.relative(date, now: now)))
-            } else {
-                out.append(ClaimRow(guide: guide, key: k, value: scalarText(value), isTimestamp: false, relative: nil))
-            }
+        case .number(let n) where ClaimTime.date(claim: key, n, provider: provider) != nil:
+            let (date, ms) = ClaimTime.date(claim: key, n, provider: provider)!
+            out.append(ClaimRow(guide: guide, key: k, value: TimeText.absolute(date, timeZone: timeZone) + (ms ? " (ms)" : ""), isTimestamp: true,
+                                relative: TimeText.relative(date, now: now)))
         case .object(let members):
             out.append(ClaimRow(guide: guide, key: k, value: members.isEmpty ? "{}" : "", isTimestamp: false, relative: nil))
             let sorted = members.sorted { $0.key < $1.key }
             for (i, m) in sorted.enumerated() {
                 let last = i == sorted.count - 1
                 append(key: m.key, value: m.value, guide: childGuide + (last ? "└─ " : "├─ "),
-                       childGuide: childGuide + (last ? "   " : "│  "), now: now, timeZone: timeZone, into: &out)
+                       childGuide: childGuide + (last ? "   " : "│  "), now: now, timeZone: timeZone, provider: provider, into: &out)
             }
         case .array(let items) where items.contains(where: { if case .object = $0 { true } else if case .array = $0 { true } else { false } }):
             out.append(ClaimRow(guide: guide, key: k, value: "", isTimestamp: false, relative: nil))
             for (i, item) in items.enumerated() {
                 let last = i == items.count - 1
                 append(key: "[\(i)]", value: item, guide: childGuide + (last ? "└─ " : "├─ "),
-                       childGuide: childGuide + (last ? "   " : "│  "), now: now, timeZone: timeZone, into: &out)
+                       childGuide: childGuide + (last ? "   " : "│  "), now: now, timeZone: timeZone, provider: provider, into: &out)
             }
         default:
             out.append(ClaimRow(guide: guide, key: k, value: scalarText(value), isTimestamp: false, relative: nil))

@@ -223,11 +223,14 @@ public struct DetailModel: Equatable, Sendable {
     public var raw: [RawTokenEntry]
     /// Scroll offset (rows) of the tab content.
     public var scroll: Int
+    /// The account's provider: its claim settings (``ProviderConfig/claimTimeUnits``) for the
+    /// claim tables; nil when it is not configured.
+    public var provider: ProviderConfig?
 
     public init(
         tab: DetailTab = .overview, overview: OverviewModel, scopes: ScopesModel = ScopesModel(),
         idToken: IDTokenModel? = nil, accessTokens: [AccessTokenEntry] = [], userinfo: UserinfoState = .notFetched,
-        raw: [RawTokenEntry] = [], scroll: Int = 0
+        raw: [RawTokenEntry] = [], scroll: Int = 0, provider: ProviderConfig? = nil
     ) {
         self.tab = tab
         self.overview = overview
@@ -237,6 +240,7 @@ public struct DetailModel: Equatable, Sendable {
         self.userinfo = userinfo
         self.raw = raw
         self.scroll = scroll
+        self.provider = provider
     }
 }
 

@@ -82,6 +82,10 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
     /// ID-token claims whose booleans may arrive as the strings "true"/"false" (Sign in with
     /// Apple: `email_verified`, `is_private_email`); nil or absent: JSON booleans only.
     public var booleanStringClaims: [String]?
+    /// The unit of numeric timestamp claims by claim name (Logto: `created_at` and `updated_at`
+    /// in milliseconds); a claim not named here is read by ``ClaimTime/date(claim:_:provider:)``'s
+    /// fallback. nil or absent: none declared.
+    public var claimTimeUnits: [String: ClaimTimeUnit]?
     /// Audiences besides `clientID` its ID tokens may name (OIDC Core §3.1.3.7 step 3); nil: none.
     public var additionalTrustedAudiences: [String]?
     /// A multi-tenant Microsoft Entra authority off Microsoft's login hosts (an emulator): the

@@ -214,11 +214,13 @@ extension BuiltInPresets {
           "provider": {
             "displayName": "Logto ({domain})",
             "issuer": "https://{domain}/oidc",
-            "scopes": ["openid", "profile", "offline_access"]
+            "scopes": ["openid", "profile", "offline_access"],
+            "claimTimeUnits": {"created_at": "ms", "updated_at": "ms"}
           },
           "sources": {
             "provider.issuer": "https://docs.logto.io/integrate-logto/application-data-structure#openid-provider-configuration-endpoint",
             "provider.scopes": "https://docs.logto.io/quick-starts/swift",
+            "provider.claimTimeUnits": "https://docs.logto.io/user-management/user-data",
             "note": "https://docs.logto.io/authorization/api-resources"
           }
         }

@@ -85,20 +85,20 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     case .jwe(let header):
         result = ["kind": "jwe", "header": jsonObject(.object(header)), "claims": NSNull(), "times": [String: String]()]
         lines = ["An encrypted JWT (JWE, RFC 7516): only the issuer's intended recipient can read the claims.", "Header:"]
-        lines += ClaimsText.lines(header, now: now).map { "  " + $0 }
+        lines += ClaimsText.lines(header, provider: nil, now: now).map { "  " + $0 }
     case .opaque(let length):
         result = ["kind": "opaque", "length": length, "header": NSNull(), "claims": NSNull(), "times": [String: String]()]
         lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
     case .jws(let jws, let claims):
         var times: [String: String] = [:]
         for (name, value) in claims ?? [:] {
-            if let date = ClaimsText.date(name, value) { times[name] = Times.rfc3339(date) }
+            if let date = ClaimsText.date(name, value, provider: nil) { times[name] = Times.rfc3339(date) }
         }
         result = ["kind": "jws", "header": jsonObject(.object(jws.header.members)),
                   "claims": claims.map { jsonObject(.object($0)) } ?? NSNull(), "times": times]
-        lines = ["Header:"] + ClaimsText.lines(jws.header.members, now: now).map { "  " + $0 }
+        lines = ["Header:"] + ClaimsText.lines(jws.header.members, provider: nil, now: now).map { "  " + $0 }
         if let claims {
-            lines += ["Claims:"] + ClaimsText.lines(claims, now: now).map { "  " + $0 }
+            lines += ["Claims:"] + ClaimsText.lines(claims, provider: nil, now: now).map { "  " + $0 }
         } else {
             lines += ["Payload: not JSON (\(jws.payload.count) bytes)"]
         }

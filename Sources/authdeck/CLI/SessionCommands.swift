@@ -400,7 +400,7 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
         if json {
             try Output.json(claims)
         } else if case .object(let members) = claims {
-            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):
@@ -416,7 +416,7 @@ func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async th
         if json {
             try Output.json(response)
         } else if case .object(let members) = response {
-            Output.out(ClaimsText.lines(members, now: Date()).joined(separator: "\n") + "\n")
+            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):

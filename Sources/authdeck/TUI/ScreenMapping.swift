@@ -123,7 +123,8 @@ enum ScreenMapping {
                 RawTokenEntry(label: entry.label, value: ui.local.revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
             }
         }
-        return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw)
+        return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw,
+                           provider: provider)
     }
 
     static func dialog(_ state: AppState, _ ui: TUIState) -> Dialog? {
