@@ -79,6 +79,17 @@ struct CompletionTests {
         #expect(try await bashComplete(home, ["token", "--min"]) == ["--min-valid"])
     }
 
+    @Test("bash: --par and --dpop offer auto always never (RFC 9126, RFC 9449); --apple-key completes file names")
+    func protocolSettingWords() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        #expect(try await bashComplete(home, ["provider", "add", "x", "--par", ""]) == ["auto", "always", "never"])
+        #expect(try await bashComplete(home, ["provider", "add", "x", "--dpop", "a"]) == ["auto", "always"])
+        let zsh = try await home.run(["completion", "zsh"])
+        #expect(zsh.stdout.contains("--par) compadd -- auto always never") && zsh.stdout.contains("--dpop) compadd -- auto always never"), "\(zsh.stdout)")
+        #expect(zsh.stdout.contains("--apple-key) _files"))
+    }
+
     @Test("Account names (alias and provider/username) for switch, token, refresh, logout, userinfo, introspect, api; never a token")
     func accountNames() async throws {
         let idp = try await CLIProvider.shared.provider()

@@ -26,6 +26,8 @@ struct DPoPEmulatorTests {
         #expect(dpop["senderConstrained"] as? Bool == true)
         let thumbprint = try #require(dpop["thumbprint"] as? String)
         #expect((account["accessTokens"] as? [[String: Any]])?.first?["tokenType"] as? String == "DPoP")
+        let statusText = try await home.run(["status"])
+        #expect(statusText.stdout.contains("    token binding: DPoP, key \(thumbprint)\n"), "status (text) shows the binding: \(statusText.stdout)")
 
         var state = try await emulator.state()
         let push = try #require((state["par_requests"] as? [[String: Any]])?.first)

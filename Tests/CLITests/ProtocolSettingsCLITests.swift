@@ -14,6 +14,8 @@ struct ProtocolSettingsCLITests {
         let file = home.root.appendingPathComponent("config/authdeck/providers.json")
         let providers = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]])
         #expect(providers.first?["par"] as? String == "always" && providers.first?["dpop"] as? String == "never")
+        let show = try await home.run(["provider", "show", "op"])
+        #expect(show.stdout.contains("pushed authorization requests (RFC 9126): always\nDPoP (RFC 9449): never\n"), "\(show.stdout)")
     }
 
     @Test("Sign in with Apple: provider add --apple-key/--apple-team-id/--apple-key-id keeps the key's path and ids (client_secret_post); ids are checked")
@@ -31,5 +33,8 @@ struct ProtocolSettingsCLITests {
         let apple = try #require(providers.first?["appleClientSecret"] as? [String: Any])
         #expect(apple["keyPath"] as? String == "/keys/AuthKey.p8" && apple["teamID"] as? String == "TEAM123456" && apple["keyID"] as? String == "ABC123DEFG")
         #expect(providers.first?["clientAuthentication"] as? String == "client_secret_post")
+        let show = try await home.run(["provider", "show", "apple"])
+        #expect(show.stdout.contains("Apple client secret: minted from /keys/AuthKey.p8 (team id TEAM123456, key id ABC123DEFG), renewed before it expires"), "\(show.stdout)")
+        #expect(show.stdout.contains("DPoP (RFC 9449): auto"), "unset is the default auto: \(show.stdout)")
     }
 }

@@ -59,6 +59,16 @@ struct ProviderPresetTests {
         #expect(names.stdout.split(separator: "\n").contains("corp"), "\(names)")
     }
 
+    @Test("Logto preset: provider add stores claimTimeUnits (created_at, updated_at in ms) and provider show says so")
+    func logtoClaimTimeUnitsShown() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let added = try await home.run(["provider", "add", "--no-probe", "logto", "--preset", "logto", "--domain", "tenant.logto.app", "--client-id", "app"])
+        #expect(added.exitCode == 0, "\(added)")
+        let show = try await home.run(["provider", "show", "logto"])
+        #expect(show.stdout.contains("claim time units: created_at ms, updated_at ms\n"), "\(show.stdout)")
+    }
+
     @Test("A bad user preset file is named with its field on stderr and hides nothing else")
     func badUserPresetNamed() async throws {
         let home = try CLIHome()

@@ -1,11 +1,12 @@
 import AppCore
 import AppCoreLive
+import AuthEngine
 import Foundation
 import TerminalUI
 
 /// Shell completion scripts generated from the command table: every command and option (nested
 /// `provider` subcommands too), shell names for `completion`, themes for `--theme`, the fixed
-/// values of `--preset` and `--client-authentication`, and the configured account and provider
+/// values of `--preset`, `--client-authentication`, `--par` and `--dpop`, file names for `--apple-key`, and the configured account and provider
 /// names, which the script asks the binary for (`authdeck __complete accounts|providers|themes`:
 /// hidden, reads only the metadata files, never the credential store, so it prints no token and
 /// asks for no passphrase). The script runs the same binary it completes (the first word typed),
@@ -44,7 +45,8 @@ enum Completion {
         case "theme": .names(.themes)
         case "preset": .names(.presets)
         case "clientAuthentication": .words(["none", "client_secret_basic", "client_secret_post"])
-        case "caBundle", "idTokenFile": .files
+        case "par", "dpop": .words(ProtocolFeatureSetting.allCases.map(\.rawValue))
+        case "caBundle", "idTokenFile", "appleKey": .files
         default: .free
         }
     }

@@ -267,6 +267,14 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
     ]
     for (label, url) in endpoints { if let url { lines.append("\(label): \(url.absoluteString)") } }
     if let ca = provider.caBundlePath { lines.append("ca bundle: \(ca)") }
+    lines.append("pushed authorization requests (RFC 9126): \((provider.par ?? .auto).rawValue)")
+    lines.append("DPoP (RFC 9449): \((provider.dpop ?? .auto).rawValue)")
+    if let apple = provider.appleClientSecret {
+        lines.append("Apple client secret: minted from \(apple.keyPath) (team id \(apple.teamID), key id \(apple.keyID)), renewed before it expires")
+    }
+    if let units = provider.claimTimeUnits, !units.isEmpty {
+        lines.append("claim time units: \(units.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" }.joined(separator: ", "))")
+    }
     if let preset = provider.preset { lines.append("preset: \(preset)") }
     lines.append("accounts: \(accounts)")
     Output.out(lines.joined(separator: "\n") + "\n")
