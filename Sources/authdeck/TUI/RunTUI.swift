@@ -42,6 +42,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     store.send(.start)
     if let themeError { store.send(.flash(.warn, "Theme: \(themeError)")) }
     if let unlockError { store.send(.flash(.error, unlockError.description)) }
+    if let problem = presets.problems.first { store.send(.flash(.warn, "Preset file ignored: \(problem)")) }
 
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
