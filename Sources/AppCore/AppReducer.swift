@@ -31,6 +31,13 @@ public enum AppAction: Equatable, Sendable {
     case cancelSignIn
     case dismissSignIn
 
+    // The sign-in dialog's "Add a provider from a preset…" form
+    case presetFormOpen
+    case presetFormEdit(PresetForm.Edit)
+    case presetFormSubmit
+    case presetFormFinished(Result<ProviderConfig, AppError>)
+    case presetFormClose
+
     // Sign-out
     case signOut(AccountID, SignOutOptions)
     case signOutStep(SignOutStepResult)
@@ -58,6 +65,7 @@ public enum AppAction: Equatable, Sendable {
 public enum EffectIDs {
     public static let load = EffectID("load")
     public static let signIn = EffectID("sign-in")
+    public static let addProvider = EffectID("add-provider")
     public static func refresh(_ id: AccountID) -> EffectID { EffectID("refresh/\(id.rawValue)") }
     public static func signOut(_ id: AccountID) -> EffectID { EffectID("sign-out/\(id.rawValue)") }
 }
@@ -277,6 +285,9 @@ public struct AppReducer: Sendable {
             state.signIn = nil
             return .none
 
+        case .presetFormOpen, .presetFormEdit, .presetFormSubmit, .presetFormFinished, .presetFormClose:
+            return reducePresetForm(&state, action)
+
         case .signOut(let id, let options):
             guard let account = state.account(id), state.signOut?.finished != false else { return .none }
             state.signOut = SignOutFlow(accountID: id, displayName: account.record.displayName)
@@ -409,7 +420,7 @@ public struct AppReducer: Sendable {
         return state.accounts[index].replaysRefreshToken
     }
 
-    private func flash(_ state: inout AppState, _ level: Flash.Level, _ text: String) {
+    func flash(_ state: inout AppState, _ level: Flash.Level, _ text: String) {
         state.flash = Flash(level: level, text: text, expiresAt: state.now.addingTimeInterval(state.flashDuration))
     }
 

@@ -207,6 +207,12 @@ public struct AppState: Equatable, Sendable {
     public var damage: [FileDamage] = []
     public var signIn: SignInFlow?
     public var signOut: SignOutFlow?
+    /// The presets in effect (``PresetCatalog``), set by the front end at start.
+    public var presets: [ProviderPreset] = []
+    /// The sign-in dialog's "Add a provider from a preset…" form, while it is open.
+    public var presetForm: PresetForm?
+    /// The provider the form added last: the sign-in dialog selects it.
+    public var addedProviderID: ProviderID?
     public var flash: Flash?
     /// A token the front end is to put on the clipboard (then it sends `.clipboardWritten`).
     public var clipboard: ClipboardRequest?

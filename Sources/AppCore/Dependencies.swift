@@ -169,6 +169,9 @@ public struct UseCaseClient: Sendable {
     public var accessToken: @Sendable (AccountID, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>
     /// The stored tokens for the Raw tab (``StoredTokens``).
     public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
+    /// Saves a new provider after its discovery probe (``ProviderAdmin/add(_:clientSecret:probe:)``,
+    /// as `provider add` does); returns it.
+    public var addProvider: @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError> = { _, _ in .failure(unimplementedError("useCases.addProvider")) }
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
@@ -207,6 +210,9 @@ public struct UseCaseClient: Sendable {
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
             accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10), notices: notice).value } },
             storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
+        self.addProvider = { config, secret in
+            await result { () async throws(AppError) in try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery); return config }
+        }
     }
 
     /// Every operation fails loudly with "unimplemented: <name>": tests override only what

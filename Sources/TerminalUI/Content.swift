@@ -223,12 +223,19 @@ enum DialogContent {
     static func signIn(_ s: SignInDialog, width: Int, providerRows: Int = .max) -> [Line] {
         var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text),
                             .text(s.providers.count > 1 ? "  (\(s.selectedProvider + 1) of \(s.providers.count))" : "", .textDim)]]
-        if s.providers.isEmpty {
+        if s.providers.isEmpty && !s.addFromPreset {
             out.append([.text("  No provider configured: authdeck provider add ISSUER", .statusError)])
         }
-        let window = providerWindow(count: s.providers.count, selected: s.selectedProvider, rows: providerRows)
+        let rows = s.providers.count + (s.addFromPreset ? 1 : 0)
+        let window = providerWindow(count: rows, selected: s.selectedProvider, rows: providerRows)
         if window.above > 0 { out.append([.text("   ↑ \(window.above) more", .textDim)]) }
         for i in window.range {
+            if i == s.providers.count {
+                let sel = i == s.selectedProvider
+                let role: StyleRole = sel ? (s.focusedField == .provider ? .selection : .selectionUnfocused) : .text
+                out.append([.text(sel ? " ▸ " : "   ", role), .text("Add a provider from a preset…", role)])
+                continue
+            }
             let p = s.providers[i]
             let sel = i == s.selectedProvider
             let role: StyleRole = sel ? (s.focusedField == .provider ? .selection : .selectionUnfocused) : .text
@@ -250,6 +257,40 @@ enum DialogContent {
         out.append(input("Resource", s.resource, focused: s.focusedField == .resource, width: width))
         out.append([])
         out.append([.text("Tab next field · Enter sign in · Esc cancel", .textDim)])
+        return out
+    }
+
+    /// The lines of the preset form besides the preset rows.
+    static let presetFormFixedLines = 12
+
+    static func presetForm(_ p: PresetFormDialog, width: Int, presetRows: Int = .max) -> [Line] {
+        let presetFocused = p.focused == .preset
+        var out: [Line] = [[.text("Preset", presetFocused ? .title : .text), .text("  (\(p.selected + 1) of \(p.choices.count))", .textDim)]]
+        let window = providerWindow(count: p.choices.count, selected: p.selected, rows: presetRows)
+        if window.above > 0 { out.append([.text("   ↑ \(window.above) more", .textDim)]) }
+        for i in window.range {
+            let sel = i == p.selected
+            let role: StyleRole = sel ? (presetFocused ? .selection : .selectionUnfocused) : .text
+            out.append([.text(sel ? " ▸ " : "   ", role), .text(DisplayWidth.pad(Sanitizer.visible(p.choices[i].name), to: 10), role),
+                        .text("  " + Sanitizer.visible(p.choices[i].displayName), sel ? role : .textDim)])
+        }
+        if window.below > 0 { out.append([.text("   ↓ \(window.below) more", .textDim)]) }
+        out.append([])
+        for field in p.fields where field.kind != .preset {
+            out.append(input(field.label, field.value, focused: p.focused == field.kind, width: width))
+            if !field.hint.isEmpty {
+                for chunk in DetailContent.wrapWords(Sanitizer.visible(field.hint), width: max(20, width - 16)) {
+                    out.append([.text(String(repeating: " ", count: 16) + chunk, .textDim)])
+                }
+            }
+        }
+        out.append([])
+        if p.submitting {
+            out.append([.text("Checking the provider's discovery document…", .statusRefreshing)])
+        } else if let error = p.error {
+            for chunk in DetailContent.wrapWords(Sanitizer.visible(error), width: max(20, width)) { out.append([.text(chunk, .statusError)]) }
+        }
+        out.append([.text("Tab next field · Enter add · Esc back", .textDim)])
         return out
     }
 

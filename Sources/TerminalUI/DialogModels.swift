@@ -6,6 +6,8 @@ import Foundation
 
 public enum Dialog: Equatable, Sendable {
     case signIn(SignInDialog)
+    /// The sign-in dialog's "Add a provider from a preset…" form.
+    case presetForm(PresetFormDialog)
     case browserWaiting(BrowserWaitingDialog)
     case device(DeviceDialog)
     case signOutConfirm(SignOutConfirmDialog)
@@ -38,10 +40,14 @@ public struct SignInDialog: Equatable, Sendable {
     /// Space-separated resource indicators (RFC 8707).
     public var resource: String
     public var focusedField: SignInField
+    /// The list ends with "Add a provider from a preset…" (selected when `selectedProvider ==
+    /// providers.count`).
+    public var addFromPreset: Bool
     public init(
         providers: [ProviderOption], selectedProvider: Int = 0, flow: SignInRequest.Flow = .browser, extraScopes: String = "",
-        audience: String = "", resource: String = "", focusedField: SignInField = .provider
+        audience: String = "", resource: String = "", focusedField: SignInField = .provider, addFromPreset: Bool = false
     ) {
+        self.addFromPreset = addFromPreset
         self.providers = providers
         self.selectedProvider = selectedProvider
         self.flow = flow
@@ -49,6 +55,47 @@ public struct SignInDialog: Equatable, Sendable {
         self.audience = audience
         self.resource = resource
         self.focusedField = focusedField
+    }
+}
+
+/// The "Add a provider from a preset…" form as shown (from AppCore's `PresetForm`; the secret
+/// only as bullets).
+public struct PresetFormDialog: Equatable, Sendable {
+    public struct Choice: Equatable, Sendable {
+        public var name: String
+        public var displayName: String
+        public init(name: String, displayName: String) {
+            self.name = name
+            self.displayName = displayName
+        }
+    }
+    public struct Field: Equatable, Sendable {
+        public var kind: PresetForm.Field
+        public var label: String
+        /// The text typed (the secret: one bullet per character).
+        public var value: String
+        /// What to enter, from the preset (meaning, example, required or default).
+        public var hint: String
+        public init(kind: PresetForm.Field, label: String, value: String, hint: String = "") {
+            self.kind = kind
+            self.label = label
+            self.value = value
+            self.hint = hint
+        }
+    }
+    public var choices: [Choice]
+    public var selected: Int
+    public var fields: [Field]
+    public var focused: PresetForm.Field
+    public var error: String?
+    public var submitting: Bool
+    public init(choices: [Choice], selected: Int, fields: [Field], focused: PresetForm.Field, error: String? = nil, submitting: Bool = false) {
+        self.choices = choices
+        self.selected = selected
+        self.fields = fields
+        self.focused = focused
+        self.error = error
+        self.submitting = submitting
     }
 }
 

@@ -1,4 +1,5 @@
 // Key bindings as data: one table per pane drives dispatch, the footer hints and the `?` help.
+import AppCore
 
 /// A decoded key press (from ncurses `get_wch` in TerminalUINCurses, or from tests).
 public enum KeyEvent: Hashable, Sendable {
@@ -76,6 +77,12 @@ public enum UICommand: Equatable, Sendable {
     /// The edited text of the focused sign-in text field.
     case dialogSetText(String)
     case dialogSubmit
+    /// "Add a provider from a preset…" chosen in the sign-in dialog.
+    case openPresetForm
+    case presetFormEdit(PresetForm.Edit)
+    /// A key typed in the secret field (nil: backspace); the app keeps the secret, never the model.
+    case presetFormSecretKey(Character?)
+    case presetFormSubmit
 }
 
 /// One key binding.
@@ -112,7 +119,7 @@ public struct KeyBinding: Sendable {
 
 /// Which table is in charge.
 public enum KeyContext: Equatable, Sendable, CaseIterable {
-    case global, accounts, detail, filter, signIn, browserWaiting, device, signOutConfirm, signOutProgress, help
+    case global, accounts, detail, filter, signIn, presetForm, browserWaiting, device, signOutConfirm, signOutProgress, help
 
     public var title: String {
         switch self {
@@ -121,6 +128,7 @@ public enum KeyContext: Equatable, Sendable, CaseIterable {
         case .detail: "Details"
         case .filter: "Filter"
         case .signIn: "Sign in"
+        case .presetForm: "Add a provider from a preset"
         case .browserWaiting: "Browser sign-in"
         case .device: "Device sign-in"
         case .signOutConfirm: "Sign out"
@@ -231,10 +239,22 @@ public enum KeyBindings {
         },
         KeyBinding(keys: [.enter], description: "Start signing in", shortDescription: "sign in",
                    disabledReason: { m in
-                       if case .signIn(let d) = m.dialog, d.providers.isEmpty { return "no provider configured (authdeck provider add)" }
+                       if case .signIn(let d) = m.dialog, d.providers.isEmpty, !d.addFromPreset { return "no provider configured (authdeck provider add)" }
                        return nil
-                   }) { _, _ in .dialogSubmit },
+                   }) { m, _ in
+            if case .signIn(let d) = m.dialog, d.presetEntrySelected { return .openPresetForm }
+            return .dialogSubmit
+        },
         KeyBinding(keys: [.escape], description: "Cancel", shortDescription: "cancel") { _, _ in .cancel },
+    ]
+
+    static let presetForm: [KeyBinding] = [
+        KeyBinding(keys: [.up, .down], description: "Choose a preset (on the preset field)", shortDescription: "choose", showInFooter: false) { _, _ in nil },
+        KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .presetFormEdit(.nextField) },
+        KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .presetFormEdit(.previousField) },
+        KeyBinding(keys: [.enter], description: "Add the provider (after its discovery probe) and select it for sign-in",
+                   shortDescription: "add") { _, _ in .presetFormSubmit },
+        KeyBinding(keys: [.escape], description: "Back to the sign-in dialog", shortDescription: "back") { _, _ in .cancel },
     ]
 
     static let browserWaiting: [KeyBinding] = [
@@ -275,6 +295,7 @@ public enum KeyBindings {
         case .detail: t = detail
         case .filter: t = filter
         case .signIn: t = signIn
+        case .presetForm: t = presetForm
         case .browserWaiting: t = browserWaiting
         case .device: t = device
         case .signOutConfirm: t = signOutConfirm
@@ -289,6 +310,7 @@ public enum KeyBindings {
         if m.helpVisible { return [.help] }
         switch m.dialog {
         case .signIn: return [.signIn]
+        case .presetForm: return [.presetForm]
         case .browserWaiting: return [.browserWaiting]
         case .device: return [.device]
         case .signOutConfirm: return [.signOutConfirm]
@@ -319,6 +341,22 @@ public enum KeyBindings {
             switch key {
             case .char(let c): return .command(.dialogSetText(text + String(c)))
             case .backspace: return .command(.dialogSetText(String(text.dropLast())))
+            default: break
+            }
+        }
+        if case .presetForm(let p) = m.dialog {
+            switch (p.focused, key) {
+            case (.preset, .up), (.preset, .char("k")): return .command(.presetFormEdit(.move(by: -1)))
+            case (.preset, .down), (.preset, .char("j")): return .command(.presetFormEdit(.move(by: 1)))
+            case (.clientSecret, .char(let c)): return .command(.presetFormSecretKey(c))
+            case (.clientSecret, .backspace): return .command(.presetFormSecretKey(nil))
+            case (.preset, _), (.clientSecret, _): break
+            case (_, .char(let c)):
+                let text = p.fields.first { $0.kind == p.focused }?.value ?? ""
+                return .command(.presetFormEdit(.setText(text + String(c))))
+            case (_, .backspace):
+                let text = p.fields.first { $0.kind == p.focused }?.value ?? ""
+                return .command(.presetFormEdit(.setText(String(text.dropLast()))))
             default: break
             }
         }

@@ -89,9 +89,10 @@ extension SignInDialog {
         let fields = SignInField.allCases
         switch cmd {
         case .dialogMove(let by):
-            guard !providers.isEmpty else { return true }
-            selectedProvider = min(providers.count - 1, max(0, selectedProvider + by))
-            if flow == .device && !providers[selectedProvider].supportsDevice { flow = .browser }
+            let rows = providers.count + (addFromPreset ? 1 : 0)
+            guard rows > 0 else { return true }
+            selectedProvider = min(rows - 1, max(0, selectedProvider + by))
+            if flow == .device && providers.indices.contains(selectedProvider) && !providers[selectedProvider].supportsDevice { flow = .browser }
         case .dialogNextField:
             focusedField = fields[(fields.firstIndex(of: focusedField)! + 1) % fields.count]
         case .dialogPreviousField:
@@ -111,6 +112,9 @@ extension SignInDialog {
         }
         return true
     }
+
+    /// Whether "Add a provider from a preset…" is the selected row.
+    public var presetEntrySelected: Bool { addFromPreset && selectedProvider == providers.count }
 
     /// The request to start on submit; nil without a provider.
     public var request: SignInRequest? {

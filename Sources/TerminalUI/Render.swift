@@ -274,6 +274,11 @@ public enum Renderer {
             let lines = DialogContent.signIn(s, width: min(70, size.width - 6), providerRows: rows)
             let r = dialogRect(size: size, width: 70, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
+        case .presetForm(let p):
+            let rows = max(3, size.height - 4 - DialogContent.presetFormFixedLines)
+            let lines = DialogContent.presetForm(p, width: min(70, size.width - 6), presetRows: rows)
+            let r = dialogRect(size: size, width: 74, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Add a provider from a preset"))
         case .browserWaiting(let b):
             let lines = DialogContent.browserWaiting(b, width: min(76, size.width - 6))
             let r = dialogRect(size: size, width: 80, height: lines.count + 2)

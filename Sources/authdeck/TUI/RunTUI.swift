@@ -20,6 +20,8 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
     var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
     if let unlockError, unlockError.disposition == .storeLocked { initial.credentialStore.isLocked = true }
+    let presets = PresetFiles.catalog(environment: environment)
+    initial.presets = presets.entries.map(\.preset)
     let store = Store(initialState: initial, reduce: AppReducer(dependencies: AppDependencies(useCases: UseCaseClient(environment: live))).reduce)
 
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
@@ -40,11 +42,13 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     store.send(.start)
     if let themeError { store.send(.flash(.warn, "Theme: \(themeError)")) }
     if let unlockError { store.send(.flash(.error, unlockError.description)) }
+    if let problem = presets.problems.first { store.send(.flash(.warn, "Preset file ignored: \(problem)")) }
 
     var ui = TUIState()
     ui.readOnly = parsed.flag("readOnly")
     ui.notes = (environment["AUTHDECK_NOTES"] ?? "").split(separator: "\n").map(String.init).filter { !$0.isEmpty }.prefix(6).map { String($0.prefix(200)) }
     var lastStoreSelection: AccountID?
+    var lastAddedProvider: ProviderID?
 
     // The clock, an effect source of its own (never a side effect of drawing): a tick each second
     // while something counts down (the reducer schedules refreshes and expires flashes from it),
@@ -72,6 +76,11 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             lastStoreSelection = state.selectedAccountID
             if let id = state.selectedAccountID { ui.local.selection = id.rawValue }
         }
+        // A provider added from a preset: the sign-in dialog lists it, selected, ready to sign in.
+        if let added = state.addedProviderID, added != lastAddedProvider {
+            lastAddedProvider = added
+            ui.signInForm = signInDialog(state, selected: state.providers.firstIndex { $0.id == added })
+        }
         if let device = state.signIn?.device {
             let text = device.verificationURIComplete?.absoluteString ?? device.verificationURI.absoluteString
             if ui.qr?.text != text { ui.qr = (text, QRCode.matrix(for: text)) }
@@ -98,21 +107,27 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         case .makeActive(let id):
             store.send(.activate(AccountID(id)))
         case .openSignIn:
-            let providers = state.providers.map { provider in
-                ProviderOption(id: provider.id.rawValue, name: provider.displayName,
-                               detail: provider.issuer?.absoluteString ?? "manual endpoints",
-                               supportsDevice: true)
-            }
             if let damage = ScreenMapping.storeDamage(state) {
                 store.send(.flash(.error, damage))
-            } else if providers.isEmpty {
+            } else if state.providers.isEmpty && (state.presets.isEmpty || ui.readOnly) {
                 store.send(.flash(.warn, "No provider configured: add one with 'authdeck provider add NAME --issuer URL --client-id ID'"))
             } else {
                 // The selected account's provider is preselected.
                 let selectedProvider = ui.local.selection.flatMap { state.account(AccountID($0))?.record.providerID }
-                    .flatMap { id in state.providers.firstIndex { $0.id == id } } ?? 0
-                ui.signInForm = SignInDialog(providers: providers, selectedProvider: selectedProvider)
+                    .flatMap { id in state.providers.firstIndex { $0.id == id } }
+                ui.signInForm = signInDialog(state, selected: selectedProvider)
             }
+        case .openPresetForm:
+            store.send(.presetFormOpen)
+        case .presetFormEdit(let edit):
+            store.send(.presetFormEdit(edit))
+        case .presetFormSecretKey(let key):
+            // The secret goes from the key straight into its redacting type in the store.
+            var typed = state.presetForm?.clientSecret.exposedValue ?? ""
+            if let key { typed.append(key) } else if !typed.isEmpty { typed.removeLast() }
+            store.send(.presetFormEdit(.setSecret(ClientSecret(typed))))
+        case .presetFormSubmit:
+            store.send(.presetFormSubmit)
         case .requestSignOut(let id):
             ui.confirmSignOut = AccountID(id)
         case .confirmSignOut(let id):
@@ -140,7 +155,9 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             (theme, themeError) = catalog.load(next)
             store.send(.flash(themeError == nil ? .info : .warn, themeError.map { "Theme: \($0)" } ?? "Theme: \(next)"))
         case .cancel:
-            if state.signOut?.finished == true {
+            if state.presetForm != nil {
+                store.send(.presetFormClose)
+            } else if state.signOut?.finished == true {
                 store.send(.dismissSignOut)
             } else if ui.confirmSignOut != nil {
                 ui.confirmSignOut = nil
@@ -163,6 +180,16 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
             break
         }
         return .continue
+    }
+
+    /// The sign-in dialog over the configured providers, ending with "Add a provider from a
+    /// preset…" (not in read-only mode).
+    func signInDialog(_ state: AppState, selected: Int?) -> SignInDialog {
+        let providers = state.providers.map { provider in
+            ProviderOption(id: provider.id.rawValue, name: provider.displayName,
+                           detail: provider.issuer?.absoluteString ?? "manual endpoints", supportsDevice: true)
+        }
+        return SignInDialog(providers: providers, selectedProvider: selected ?? 0, addFromPreset: !ui.readOnly && !state.presets.isEmpty)
     }
 
     let exit = app.run(

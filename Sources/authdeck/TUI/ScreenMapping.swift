@@ -174,6 +174,7 @@ enum ScreenMapping {
                 return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", stage: .contacting))
             }
         }
+        if let form = state.presetForm { return .presetForm(PresetFormMapping.dialog(form)) }
         if let form = ui.signInForm { return .signIn(form) }
         return nil
     }
