@@ -119,6 +119,7 @@ struct PresetTests {
         (#""https://docs.example/issuer""#, #""http://docs.example/issuer""#, "sources.provider.issuer"),
         (#""provider.issuer""#, #""provider.jwks""#, "sources.provider.jwks"),
         (#""displayName": "Mine","#, #""displayName": "Mine", "colour": "red","#, "colour"),
+        (#""scopes": ["openid"]"#, #""scopes": ["openid"], "scopes": ["openid", "evil"]"#, "scopes"),
     ])
     func badUserFile(find: String, replace: String, field: String) throws {
         let bad = Self.minimal.replacingOccurrences(of: find, with: replace)
