@@ -57,6 +57,15 @@ struct PresetTests {
         }
     }
 
+    @Test("Preset --domain / --tenant: percent escapes, backslashes, braces and control characters are refused, never put into the issuer URL",
+          arguments: ["t.auth0.com%2f..", "t.auth0.com%2F@evil.com", "t.auth0.com\\evil.com", "{tenant}", "t.auth0.com\u{1B}[31m", "t.auth0.com\u{7F}"])
+    func hostileDomainAndTenant(_ value: String) throws {
+        let auth0 = try #require(PresetCatalog.builtIn.preset(named: "auth0"))
+        #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: value, tenant: nil) }
+        let keycloak = try #require(PresetCatalog.builtIn.preset(named: "keycloak"))
+        #expect(throws: PresetError.self) { try keycloak.makeProvider(id: ProviderID("k"), clientID: "c", domain: "sso.example", tenant: value) }
+    }
+
     @Test("Entra and Okta presets: --tenant defaults (common, default); Keycloak needs the realm; GitLab defaults to gitlab.com")
     func tenantDefaults() throws {
         let catalog = PresetCatalog.builtIn
@@ -110,6 +119,7 @@ struct PresetTests {
         (#""https://docs.example/issuer""#, #""http://docs.example/issuer""#, "sources.provider.issuer"),
         (#""provider.issuer""#, #""provider.jwks""#, "sources.provider.jwks"),
         (#""displayName": "Mine","#, #""displayName": "Mine", "colour": "red","#, "colour"),
+        (#""scopes": ["openid"]"#, #""scopes": ["openid"], "scopes": ["openid", "evil"]"#, "scopes"),
     ])
     func badUserFile(find: String, replace: String, field: String) throws {
         let bad = Self.minimal.replacingOccurrences(of: find, with: replace)

@@ -102,6 +102,21 @@ struct CodeHandoverUseCaseTests {
         #expect(later.record.emailVerified == true && later.record.isPrivateEmail == true)
     }
 
+    @Test("Apple: an email from a later sign-in's user JSON is not marked verified by the earlier token's email_verified (OIDC Core §5.1)")
+    func userJSONEmailNotVerifiedByEarlierFlags() async throws {
+        let world = try appleLikeWorld()
+        world.provider.script.withLock {
+            $0.omitProfileClaims = true
+            $0.extraClaimsJSON = #"{"email":"k7@privaterelay.appleid.com","email_verified":"true","is_private_email":"true"}"#
+        }
+        _ = try await handover(world, code: world.provider.issueCode(subject: "alice", nonce: nil))
+        world.provider.script.withLock { $0.extraClaimsJSON = nil }
+        let later = try await handover(world, code: world.provider.issueCode(subject: "alice", nonce: nil),
+                                       user: #"{"email":"mallory@evil.example"}"#)
+        #expect(later.record.email == "mallory@evil.example")
+        #expect(later.record.emailVerified == nil && later.record.isPrivateEmail == nil)
+    }
+
     @Test("Apple: user JSON that is not a JSON object is a usage error before any request")
     func badUserJSON() async throws {
         let world = try appleLikeWorld()

@@ -193,6 +193,20 @@ struct AppleClientSecretUseCaseTests {
         }
     }
 
+    @Test("Apple client secret: a key file that is not PKCS#8 P-256 is named with the reason in words, not the error's debug form")
+    func unusableKeyInWords() {
+        var env = StubWorld().environment()
+        env.crypto.readPKCS8P256 = { (_: Data) throws(JWSSigningError) -> JWSKeyPair in throw .unusableKey("curve secp384r1 (expected P-256)") }
+        do {
+            _ = try MintAppleClientSecret(env).run(teamID: "TEAM123456", keyID: "ABC123DEFG", clientID: "com.example.web", days: 30,
+                                                   keyFile: AppleKeyFile(path: "k.p8", contents: Data(), permissions: 0o600, isSymbolicLink: false))
+            Issue.record("no error")
+        } catch {
+            #expect(error.detail.hasPrefix("curve secp384r1 (expected P-256); download AuthKey_ABC123DEFG.p8 again"))
+            #expect(!error.detail.contains("unusableKey("))
+        }
+    }
+
     @Test("Apple client secret renewal: authdeck mints the provider's client secret itself, keeps it, and mints a new one within 7 days of exp (stub clock)")
     func providerRenewal() async throws {
         let world = StubWorld()

@@ -132,17 +132,22 @@ extension ProviderPreset {
         }
         if host.hasPrefix("https://") { host.removeFirst("https://".count) }
         while host.hasSuffix("/") { host.removeLast() }
-        if host.isEmpty || host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) {
+        if host.isEmpty || host.contains(where: { "/?#@%\\{}".contains($0) || $0.isWhitespace || Self.isControl($0) }) {
             throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be a host name (and port), e.g. example.com")
         }
         return host
     }
 
     static func segment(_ value: String, _ option: String) throws(PresetError) -> String {
-        if value.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "%" || $0.isWhitespace || $0.isNewline }) {
-            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be one path segment (no '/', '?', '#', '%' or spaces)")
+        if value.contains(where: { "/?#%\\{}".contains($0) || $0.isWhitespace || Self.isControl($0) }) {
+            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be one path segment (no '/', '?', '#', '%', '\\', braces or spaces)")
         }
         return value
+    }
+
+    /// A C0/C1 control character or DEL (never part of a host or a path segment).
+    private static func isControl(_ character: Character) -> Bool {
+        character.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// `fields` laid over the default `ProviderConfig(id:issuer:clientID:)` (objects merged member by

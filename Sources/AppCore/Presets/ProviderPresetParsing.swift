@@ -1,3 +1,4 @@
+import AuthEngine
 import Foundation
 
 // Reading and checking a preset file (format: presets/README.md). Every refusal names the file and
@@ -17,6 +18,10 @@ extension ProviderPreset {
     /// - Throws: ``PresetError`` naming the first bad field.
     public static func parse(_ data: Data, file: String) throws(PresetError) -> ProviderPreset {
         func fail(_ field: String, _ problem: String) -> PresetError { PresetError(file: file, field: field, problem: problem) }
+        // RFC 8259 §4: a name twice in one object is ambiguous (JSONSerialization would keep one silently).
+        if case .failure(.duplicateMember(let name)) = parseJSONObject(data) {
+            throw fail(name, "appears twice in one object; keep one")
+        }
         guard let any = try? JSONSerialization.jsonObject(with: data) else { throw fail("", "not valid JSON") }
         guard let root = any as? [String: Any] else { throw fail("", "must be a JSON object") }
         if let unknown = root.keys.sorted().first(where: { !rootFields.contains($0) }) {

@@ -87,9 +87,11 @@ enum RecordIdentity {
         let email = claims["email"]?.stringValue ?? supplement?.email ?? previous?.email
         let displayName = nameClaim ?? supplement?.name ?? previousName ?? email.flatMap { $0.isEmpty ? nil : $0 } ?? subject
         let hasEmailClaim = claims["email"]?.stringValue != nil
+        // The earlier flags describe the earlier email only: an address from the user JSON is never verified by them.
+        let kept = previous.flatMap { record in email.flatMap { record.email?.utf8.elementsEqual($0.utf8) } } == true ? previous : nil
         return Result(displayName: displayName, email: email,
-                      emailVerified: hasEmailClaim ? try flag("email_verified") : previous?.emailVerified,
-                      isPrivateEmail: hasEmailClaim ? try flag("is_private_email") : previous?.isPrivateEmail)
+                      emailVerified: hasEmailClaim ? try flag("email_verified") : kept?.emailVerified,
+                      isPrivateEmail: hasEmailClaim ? try flag("is_private_email") : kept?.isPrivateEmail)
     }
 }
 

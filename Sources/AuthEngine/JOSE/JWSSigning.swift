@@ -72,6 +72,17 @@ public enum JWSSigningError: Error, Sendable, Equatable {
     case signingFailed(String)
 }
 
+extension JWSSigningError: CustomStringConvertible {
+    /// The reason in words, for error details (never the enum case's debug form).
+    public var description: String {
+        switch self {
+        case .unsupportedAlgorithm(let algorithm): "\(algorithm.rawValue) keys are not made or used for signing (ES256 or EdDSA)"
+        case .unusableKey(let reason): reason
+        case .signingFailed(let reason): "signing failed: \(reason)"
+        }
+    }
+}
+
 /// RFC 7638 JWK thumbprints.
 public enum JWKThumbprint {
     /// The required members of `key` (RFC 7638 §3.2): EC `crv, kty, x, y`; OKP `crv, kty, x`;
