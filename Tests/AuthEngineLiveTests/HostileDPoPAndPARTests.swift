@@ -138,6 +138,9 @@ struct HostileDPoPAndPARTests {
             (429, "", [["Retry-After", "17"]], .tooManyRequests(retryAfter: 17)),
             (201, #"{"expires_in":60}"#, [], .missingMember("request_uri")),
             (201, #"{"request_uri":"urn:ietf:params:oauth:request_uri:r1"}"#, [], .missingMember("expires_in")),
+            // A string is not a JSON number (RFC 9126 §2.2); nor is zero a lifetime.
+            (201, #"{"request_uri":"urn:ietf:params:oauth:request_uri:r1","expires_in":"60"}"#, [], .missingMember("expires_in")),
+            (201, #"{"request_uri":"urn:ietf:params:oauth:request_uri:r1","expires_in":0}"#, [], .missingMember("expires_in")),
           ])
     func parErrors(status: Int, body: String, headers: [[String]], expected: PushedAuthorizationFailure) async throws {
         let provider = try await HostileProvider.start()

@@ -28,6 +28,24 @@ struct TokenForScriptsTests {
         #expect(world.provider.count("/token") == 2, "one exchange, one refresh")
     }
 
+    @Test("A refresh whose new ID token is refused still hands out its new access token, with the reason on stderr (issue 16 item 4)")
+    func refusedRefreshedIDTokenStillGivesTheAccessToken() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let old = try #require(world.storedSecrets()?.defaultAccessToken?.token.exposedValue)
+        // The refreshed ID token is signed with a key nobody can fetch (JWKS down).
+        world.provider.script.withLock {
+            $0.signingKeyID = "k2"
+            $0.jwksStatus = 503
+        }
+        world.advance(3600 - 30)
+        let issued = try await TokenForScripts(world.environment()).accessToken(alice.record.id, minimumValidity: .seconds(60))
+        #expect(issued.value.exposedValue != old, "the refreshed access token, not the expiring one")
+        #expect(issued.value.exposedValue == world.storedSecrets()?.defaultAccessToken?.token.exposedValue)
+        #expect(issued.warnings.contains { $0.contains("refreshed ID token was refused") }, "\(issued.warnings)")
+        #expect(world.accounts.first?.idTokenProblem != nil)
+    }
+
     @Test("An account that needs sign-in hands out no token, even one not yet expired")
     func needsSignInHandsOutNothing() async throws {
         let world = StubWorld()

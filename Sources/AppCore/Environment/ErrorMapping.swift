@@ -73,8 +73,9 @@ public enum ErrorMapping {
                             detail: retryAfter.map { "Try again in \(Int($0.rounded(.up))) s." } ?? "Try again later.",
                             specReference: reference, disposition: .transient(retryAfter: retryAfter))
         case .missingMember(let name):
-            return AppError(title: "The pushed authorization response has no \(name)",
-                            detail: "The provider answered the push without `\(name)`; nothing was opened in the browser.",
+            let wanted = name == "expires_in" ? "a positive number of seconds" : "a non-empty string"
+            return AppError(title: "The pushed authorization response has no usable \(name)",
+                            detail: "The provider answered the push without `\(name)` as \(wanted); nothing was opened in the browser.",
                             specReference: "RFC 9126 §2.2", disposition: .securityRelevant)
         case .refused(let inner):
             return appError(inner)

@@ -51,7 +51,18 @@ public struct TokenForScripts: Sendable {
         if record.refreshSentAt == nil, let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
             return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
         }
-        _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
+        do {
+            _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
+        } catch {
+            // A refresh whose new ID token was refused has already stored the access token of its
+            // (answered, settled) token response and kept the previous ID token (issue 16 item 4):
+            // the access token is good, so hand it out and say what was refused.
+            guard let latest = try? accounts.record(id), latest.refreshSentAt == nil, latest.needsSignInSince == nil,
+                  let problem = latest.idTokenProblem, let entry = try stored(),
+                  entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true else { throw error }
+            warnings.append("the refreshed ID token was refused (the previous one is kept): \(problem)")
+            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+        }
         guard let entry = try stored() else {
             throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)
         }

@@ -14,7 +14,8 @@ public enum PushedAuthorizationFailure: Error, Sendable, Equatable {
     case invalidClient(description: String?)
     /// RFC 9126 §2.3: HTTP 429; `retryAfter` in seconds from `Retry-After`, when sent.
     case tooManyRequests(retryAfter: TimeInterval?)
-    /// RFC 9126 §2.2: the success response lacks `request_uri` or `expires_in` (wire name).
+    /// RFC 9126 §2.2: the success response lacks `request_uri` (a non-empty string) or
+    /// `expires_in` (a positive JSON number; a string is not one), by wire name.
     case missingMember(String)
     /// Any other answer: another OAuth error code or an HTTP status without one.
     case refused(AuthError)
