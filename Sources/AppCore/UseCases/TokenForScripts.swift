@@ -22,8 +22,11 @@ public struct TokenForScripts: Sendable {
         /// `Bearer`, or the type the provider named.
         public var tokenType: String
         public var expiresAt: Date?
-        /// For stderr: a `--min-valid` that had to be reduced, …
+        /// For stderr with `--min-valid`: a `--min-valid` that had to be reduced, …
         public var warnings: [String]
+        /// For stderr always: why the refresh on the way refused its new ID token (the access
+        /// token handed out is the refresh's, the previous ID token is kept); nil when none.
+        public var refusedIDToken: String? = nil
     }
 
     /// The access token (default, or for `resource`) valid for at least `minimumValidity`.
@@ -60,8 +63,8 @@ public struct TokenForScripts: Sendable {
             guard let latest = try? accounts.record(id), latest.refreshSentAt == nil, latest.needsSignInSince == nil,
                   let problem = latest.idTokenProblem, let entry = try stored(),
                   entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true else { throw error }
-            warnings.append("the refreshed ID token was refused (the previous one is kept): \(problem)")
-            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt,
+                          warnings: warnings, refusedIDToken: "the refreshed ID token was refused (the previous one is kept): \(problem)")
         }
         guard let entry = try stored() else {
             throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)

@@ -46,8 +46,9 @@ func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> In
 
 /// `token`'s stderr notes: the `--min-valid` warnings and, for a DPoP token, that it is
 /// sender-constrained (it works only with a proof from the account's key, RFC 9449 §7).
-func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: String) {
+func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: String, refusedIDToken: String? = nil) {
     if minValidGiven { for warning in warnings { Output.err("warning: \(warning)") } }
+    if let refusedIDToken { Output.err("warning: \(refusedIDToken)") }
     if tokenType.equalsIgnoringASCIICase("DPoP") {
         Output.err("note: this token is sender-constrained (DPoP, RFC 9449): send it as 'Authorization: DPoP …' with a proof from 'authdeck proof METHOD URL'")
     }
