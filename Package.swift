@@ -26,7 +26,7 @@ let package = Package(
         // Header only, like CCurl: libqrencode is opened with dlopen when a QR code is first drawn.
         .systemLibrary(name: "CQREncode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
-        // The JSON reader of protocol documents: it rejects duplicate member names, which
+        // The JSON reader and writer (StrictJSON): it rejects duplicate member names, which
         // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
@@ -39,13 +39,15 @@ let package = Package(
         .target(name: "LibraryLoader"),
         // The redacting secret type shared by the engine's tokens and the store's records.
         .target(name: "Secrets"),
-        // The protocol as values and pure functions (no sockets, no clocks; one C library, the
-        // JSON parser jansson, for strict parsing of what providers send).
-        .target(name: "AuthEngine", dependencies: ["Secrets", "CJansson"]),
+        // JSON values, read strictly (duplicate names rejected) and written by jansson, with typed
+        // path-aware reading: protocol documents, the metadata files and the secret sets.
+        .target(name: "StrictJSON", dependencies: ["CJansson"]),
+        // The protocol as values and pure functions (no sockets, no clocks; JSON through StrictJSON).
+        .target(name: "AuthEngine", dependencies: ["Secrets", "StrictJSON"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
         .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
-        .target(name: "CredentialStore", dependencies: ["Secrets"]),
+        .target(name: "CredentialStore", dependencies: ["Secrets", "StrictJSON"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
@@ -82,6 +84,7 @@ let package = Package(
         // other fixture processes on 127.0.0.1, and stops them by process group.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),

@@ -2,8 +2,8 @@
 #define AUTHDECK_CJANSSON_SHIM_H
 #include <jansson.h>
 
-/* The engine's JSON reader (AuthEngine/Support/JSONValue.swift). Macros and inline functions
-   that do not import into Swift, as functions. */
+/* The strict JSON reader and the writer (StrictJSON). Macros and inline functions that do not
+   import into Swift, as functions. */
 
 /* Flags: reject duplicate member names (RFC 7515 §4, RFC 7519 §4, RFC 8259 §4), decode every
    number as a double (the engine's JSONValue is Double; an integer beyond long long would
@@ -11,6 +11,12 @@
    array, nothing after it, valid UTF-8, no \u0000 in strings, nesting at most
    JSON_PARSER_MAX_DEPTH. */
 static inline size_t authdeck_json_decode_flags(void) { return JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL; }
+
+/* Flags for writing: keys sorted (byte order), 17 significant digits for reals (exact round trip
+   of a double), slashes not escaped; two-space indentation when pretty, else compact. */
+static inline size_t authdeck_json_encode_flags(int pretty) {
+    return JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+}
 
 static inline json_type authdeck_json_typeof(const json_t *json) { return json_typeof(json); }
 
