@@ -50,7 +50,9 @@ public enum JSONDateEncoding: Sendable {
 /// Typed, path-aware reading of one JSON object (what `Decodable` would do, without the Swift
 /// runtime's conformance lookups, which were most of `authdeck token`'s time: PERFORMANCE.md).
 /// An absent member and JSON `null` are both "absent"; a present member of the wrong type throws
-/// ``JSONShapeError`` naming its path.
+/// ``JSONShapeError`` naming its path. The generic helpers are `@inlinable`, so they specialize
+/// in the caller: unspecialized, they would need the element type's metadata at run time, and for
+/// a generic type with a protocol requirement that is a conformance lookup again.
 public struct JSONReader: Sendable {
     public let members: [String: JSONValue]
     public let path: [JSONPathComponent]
@@ -170,17 +172,20 @@ public struct JSONReader: Sendable {
     public func reader(_ name: String) throws(JSONShapeError) -> JSONReader { try required(name, "an object", optionalReader) }
 
     /// Each element of the array member `name` through `element` (given the element and its path).
+    @inlinable
     public func optionalArray<T>(_ name: String, _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T]? {
         guard let value = value(name) else { return nil }
         return try Self.array(value, path: path + [.member(name)], element)
     }
 
+    @inlinable
     public func array<T>(_ name: String, _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T] {
         guard let value = try optionalArray(name, element) else { throw shapeError(name, expected: "a list") }
         return value
     }
 
     /// Each member of the object member `name` through `member` (given the value and its path).
+    @inlinable
     public func optionalMap<T>(_ name: String, _ member: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [String: T]? {
         guard let value = value(name) else { return nil }
         guard case .object(let members) = value else { throw shapeError(name, expected: "an object") }
@@ -191,6 +196,7 @@ public struct JSONReader: Sendable {
     }
 
     /// Each element of a top-level (or any) array value through `element`.
+    @inlinable
     public static func array<T>(_ value: JSONValue, path: [JSONPathComponent] = [], _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T] {
         guard case .array(let elements) = value else { throw JSONShapeError(path: path, expected: "a list") }
         var result: [T] = []
