@@ -105,6 +105,8 @@ let package = Package(
         .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.
         .executableTarget(name: "tui-preview", dependencies: ["AppCore", "TerminalUI", "TerminalUINCurses"], path: "Tests/TUIPreview"),
+        // Test-only: the refresh storm (issue 12) — the TUI's store on the live environment, for scripts/bench.
+        .executableTarget(name: "storm-driver", dependencies: ["AppCore", "AppCoreLive", "AuthEngine", "TerminalUI"], path: "Tests/StormDriver"),
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",

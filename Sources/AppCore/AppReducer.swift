@@ -101,6 +101,9 @@ public struct AppReducer: Sendable {
             }
             sortAccounts(&state)
             fixSelection(&state)
+            // An account gone from the files (signed out elsewhere) leaves the queue.
+            let present = Set(state.accounts.map(\.id))
+            state.refreshQueue.removeAll { !present.contains($0.id) }
             return dueRefreshes(&state)
 
         case .loaded(.failure(let error)):
@@ -140,25 +143,9 @@ public struct AppReducer: Sendable {
             return .none
 
         case .refresh(let id, let manual):
-            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
-            var attempt = 0
-            switch state.accounts[index].refresh {
-            case .inFlight:
-                return .none // single-flight: one request per account at a time
-            case .needsSignIn where !manual, .halted where !manual:
-                return .none
-            case .retryScheduled(_, let previous):
-                attempt = previous
-            case .idle, .needsSignIn, .halted:
-                break
-            }
-            guard state.accounts[index].record.hasRefreshToken else {
-                if manual { flash(&state, .warn, "\(state.accounts[index].record.displayName) has no refresh token: sign in again") }
-                return .none
-            }
-            state.accounts[index].refresh = .inFlight(attempt: attempt)
-            return .run { send in send(.refreshFinished(id, await useCases.refresh(id, manual) { send(.refreshNotice(id, $0)) })) }
-                .cancellable(EffectIDs.refresh(id))
+            // Queued in order, started while fewer than RefreshQueue.maxInFlight are in flight.
+            enqueueRefresh(&state, id, manual: manual)
+            return startQueuedRefreshes(&state)
 
         case .refreshFinished(let id, .success(let record)):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -174,7 +161,7 @@ public struct AppReducer: Sendable {
             } else {
                 flash(&state, .info, "Refreshed \(record.displayName)")
             }
-            return .none
+            return startQueuedRefreshes(&state)
 
         case .refreshNotice(let id, let notice):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -217,7 +204,7 @@ public struct AppReducer: Sendable {
                 state.accounts[index].refresh = .halted
                 flash(&state, .error, "Refresh of \(name) failed: \(error)")
             }
-            return .none
+            return startQueuedRefreshes(&state)
 
         case .signIn(let request):
             if state.signIn != nil, state.signIn?.isRunning == true {
@@ -291,6 +278,8 @@ public struct AppReducer: Sendable {
         case .signOut(let id, let options):
             guard let account = state.account(id), state.signOut?.finished != false else { return .none }
             state.signOut = SignOutFlow(accountID: id, displayName: account.record.displayName)
+            // A queued refresh would send the refresh token being revoked: it leaves the queue.
+            dropQueuedRefresh(&state, id)
             return .run { send in
                 let removed = await useCases.signOut(id, options) { step in send(.signOutStep(step)) }
                 send(.signOutFinished(id, removed: removed))
@@ -314,7 +303,8 @@ public struct AppReducer: Sendable {
             flash(&state, .info, "Signed out of \(state.signOut?.displayName ?? id.rawValue)")
             // The sign-out use case cleared the persisted active account; the state mirrors it.
             if state.activeAccountID == id { state.activeAccountID = nil }
-            return .none
+            state.refreshQueue.removeAll { $0.id == id }
+            return startQueuedRefreshes(&state)
 
         case .dismissSignOut:
             guard state.signOut?.finished == true else { return .none }
@@ -391,26 +381,6 @@ public struct AppReducer: Sendable {
             flash(&state, level, text)
             return .none
         }
-    }
-
-    /// Starts refreshes that are due at `state.now`: scheduled ones (`expiresAt - leeway`) and
-    /// retries whose backoff has passed. Never starts an interactive sign-in.
-    private func dueRefreshes(_ state: inout AppState) -> Effect<AppAction> {
-        var effects: [Effect<AppAction>] = []
-        for account in state.accounts {
-            switch account.refresh {
-            case .idle:
-                // A grant known to be gone (another process got invalid_grant) is not retried.
-                if account.record.needsSignInSince == nil, let due = state.policy.refreshDue(for: account.record), due <= state.now {
-                    effects.append(reduce(&state, .refresh(account.id, manual: false)))
-                }
-            case .retryScheduled(let at, _) where at <= state.now:
-                effects.append(reduce(&state, .refresh(account.id, manual: false)))
-            default:
-                break
-            }
-        }
-        return .merge(effects)
     }
 
     /// Whether the account's last token request replayed a refresh token; clears the mark.

@@ -12,6 +12,8 @@ public enum Loadable<Value: Equatable & Sendable>: Equatable, Sendable {
 /// Where an account's refresh stands.
 public enum RefreshPhase: Equatable, Sendable {
     case idle
+    /// Waiting for one of the ``RefreshQueue/maxInFlight`` slots, in ``AppState/refreshQueue``.
+    case queued
     /// A refresh request is in flight; `attempt` counts transient failures before it (0 = first).
     case inFlight(attempt: Int)
     /// A transient failure; the next attempt is due at `at`.
@@ -27,6 +29,8 @@ public enum AccountStatus: Equatable, Sendable {
     case valid
     case expiringSoon
     case refreshing
+    /// Waiting for a refresh slot (``RefreshQueue/maxInFlight`` are in flight).
+    case queued
     case expired
     case needsSignIn
     case refreshFailed(retryAt: Date)
@@ -47,6 +51,7 @@ public enum AccountStatus: Equatable, Sendable {
         case .valid: "valid"
         case .expiringSoon: "expiring soon"
         case .refreshing: "refreshing"
+        case .queued: "queued"
         case .expired: "expired"
         case .needsSignIn: "needs sign-in"
         case .refreshFailed(let at):
@@ -63,7 +68,7 @@ public enum AccountStatus: Equatable, Sendable {
     /// TUI) refreshes it without the user doing anything (README exit codes).
     public var needsAttention: Bool {
         switch self {
-        case .valid, .expiringSoon, .refreshing, .refreshingElsewhere, .expired: false
+        case .valid, .expiringSoon, .refreshing, .queued, .refreshingElsewhere, .expired: false
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged, .refreshOutcomeUnknown: true
         }
     }
@@ -101,13 +106,14 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         if storeDamaged { return .storeDamaged }
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
+        if case .queued = refresh { return .queued }
         if record.needsSignInSince != nil { return .needsSignIn }
         if record.refreshSentAt != nil { return refreshingElsewhere ? .refreshingElsewhere : .refreshOutcomeUnknown }
         switch refresh {
         case .inFlight: return .refreshing
         case .needsSignIn: return .needsSignIn
         case .retryScheduled(let at, _): return .refreshFailed(retryAt: at)
-        case .idle, .halted: break
+        case .idle, .halted, .queued: break
         }
         guard let expiresAt = record.accessTokenExpiresAt else { return .valid }
         let left = expiresAt.timeIntervalSince(now)
@@ -194,6 +200,9 @@ public struct AppState: Equatable, Sendable {
     public var load: LoadPhase
     public var providers: [ProviderConfig]
     public var accounts: [AccountState]
+    /// Refreshes waiting for a slot, in the order they start (``RefreshQueue``): exactly the
+    /// accounts whose phase is ``RefreshPhase/queued``.
+    public var refreshQueue: [QueuedRefresh] = []
     /// The persisted active account.
     public var activeAccountID: AccountID?
     /// `AUTHDECK_ACCOUNT` for this process only; wins over the persisted one, never saved.

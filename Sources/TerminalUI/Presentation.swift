@@ -100,7 +100,7 @@ public enum StatusText {
         switch status {
         case .valid: .statusValid
         case .expiringSoon: .statusExpiringSoon
-        case .refreshing, .refreshingElsewhere: .statusRefreshing
+        case .refreshing, .queued, .refreshingElsewhere: .statusRefreshing
         case .expired, .refreshOutcomeUnknown: .statusExpired
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: .statusError
         }
@@ -112,6 +112,7 @@ public enum StatusText {
         case .valid: "●"
         case .expiringSoon: "◐"
         case .refreshing, .refreshingElsewhere: "↻"
+        case .queued: "…"
         case .expired: "○"
         case .refreshOutcomeUnknown: "?"
         case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: "✗"

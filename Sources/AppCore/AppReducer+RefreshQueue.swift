@@ -1,0 +1,81 @@
+import Foundation
+
+/// The refresh scheduler: due refreshes wait in ``AppState/refreshQueue`` and at most
+/// ``RefreshQueue/maxInFlight`` run at once (issue 12, "refresh storm").
+extension AppReducer {
+    /// Queues the refreshes that are due at `state.now` (scheduled ones at `expiresAt - leeway`,
+    /// retries whose backoff has passed), then starts as many as the bound allows. Never starts an
+    /// interactive sign-in.
+    func dueRefreshes(_ state: inout AppState) -> Effect<AppAction> {
+        for account in state.accounts {
+            switch account.refresh {
+            case .idle:
+                // A grant known to be gone (another process got invalid_grant) is not retried.
+                if account.record.needsSignInSince == nil, let due = state.policy.refreshDue(for: account.record), due <= state.now {
+                    enqueueRefresh(&state, account.id, manual: false)
+                }
+            case .retryScheduled(let at, _) where at <= state.now:
+                enqueueRefresh(&state, account.id, manual: false)
+            default:
+                break
+            }
+        }
+        return startQueuedRefreshes(&state)
+    }
+
+    /// Puts the account in ``AppState/refreshQueue`` (phase ``RefreshPhase/queued``) unless a
+    /// refresh of it is in flight (single flight) or it cannot be refreshed. A manual refresh of
+    /// an account already waiting moves it ahead of the scheduled ones.
+    func enqueueRefresh(_ state: inout AppState, _ id: AccountID, manual: Bool) {
+        guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return }
+        var attempt = 0
+        switch state.accounts[index].refresh {
+        case .inFlight:
+            return // single-flight: one request per account at a time
+        case .queued:
+            guard manual, let waiting = state.refreshQueue.firstIndex(where: { $0.id == id }), !state.refreshQueue[waiting].manual else { return }
+            attempt = state.refreshQueue.remove(at: waiting).attempt
+        case .needsSignIn where !manual, .halted where !manual:
+            return
+        case .retryScheduled(_, let previous):
+            attempt = previous
+        case .idle, .needsSignIn, .halted:
+            break
+        }
+        let record = state.accounts[index].record
+        guard record.hasRefreshToken else {
+            if manual { flash(&state, .warn, "\(record.displayName) has no refresh token: sign in again") }
+            return
+        }
+        let entry = QueuedRefresh(id: id, manual: manual, attempt: attempt, expiresAt: record.accessTokens.compactMap(\.expiresAt).min())
+        state.refreshQueue.insert(entry, at: RefreshQueue.insertionIndex(of: entry, in: state.refreshQueue))
+        state.accounts[index].refresh = .queued
+    }
+
+    /// Takes an account out of the refresh queue (back to idle: the clock queues it again when due).
+    func dropQueuedRefresh(_ state: inout AppState, _ id: AccountID) {
+        guard let waiting = state.refreshQueue.firstIndex(where: { $0.id == id }) else { return }
+        state.refreshQueue.remove(at: waiting)
+        if let index = state.accounts.firstIndex(where: { $0.id == id }), state.accounts[index].refresh == .queued {
+            state.accounts[index].refresh = .idle
+        }
+    }
+
+    /// Starts queued refreshes, first in ``AppState/refreshQueue`` first, while fewer than
+    /// ``RefreshQueue/maxInFlight`` are in flight.
+    func startQueuedRefreshes(_ state: inout AppState) -> Effect<AppAction> {
+        let useCases = dependencies.useCases
+        var inFlight = state.accounts.count { if case .inFlight = $0.refresh { true } else { false } }
+        var effects: [Effect<AppAction>] = []
+        while inFlight < RefreshQueue.maxInFlight, !state.refreshQueue.isEmpty {
+            let next = state.refreshQueue.removeFirst()
+            guard let index = state.accounts.firstIndex(where: { $0.id == next.id }), state.accounts[index].refresh == .queued else { continue }
+            state.accounts[index].refresh = .inFlight(attempt: next.attempt)
+            inFlight += 1
+            let id = next.id, manual = next.manual
+            effects.append(.run { send in send(.refreshFinished(id, await useCases.refresh(id, manual) { send(.refreshNotice(id, $0)) })) }
+                .cancellable(EffectIDs.refresh(id)))
+        }
+        return .merge(effects)
+    }
+}
