@@ -48,7 +48,7 @@ extension StringProtocol {
 
     /// The text with each `%XX` replaced by its byte; nil when a `%` is not followed by two hex
     /// digits or the bytes are not UTF-8 (as Foundation's `removingPercentEncoding`).
-    public var removingPercentEncoding: String? {
+    public var percentDecoded: String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var iterator = utf8.makeIterator()

@@ -51,7 +51,7 @@ public struct PresentableError: Sendable, Equatable {
         if expected.lowercased() == actual.lowercased() { return "Only letter case differs; issuers compare byte for byte." }
         if expected.replacing("http://", with: "https://") == actual.replacing("http://", with: "https://") { return "The scheme differs (http vs https)." }
         if expected.replacing(":443", with: "") == actual.replacing(":443", with: "") { return "An explicit :443 port differs." }
-        if expected.removingPercentEncoding == actual.removingPercentEncoding { return "Percent-encoding differs." }
+        if expected.percentDecoded == actual.percentDecoded { return "Percent-encoding differs." }
         if expected.contains("{tenantid}") || actual.contains("{tenantid}") { return "A {tenantid} template was not replaced." }
         return nil
     }

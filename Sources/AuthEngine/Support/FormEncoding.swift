@@ -55,7 +55,7 @@ public enum FormEncoding {
     }
 
     private static func decodeComponent(_ string: String) -> String? {
-        string.replacing("+", with: " ").removingPercentEncoding
+        string.replacing("+", with: " ").percentDecoded
     }
 
     /// A form body as `Data`.
