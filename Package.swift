@@ -42,24 +42,27 @@ let package = Package(
         // JSON values, read strictly (duplicate names rejected) and written by jansson, with typed
         // path-aware reading: protocol documents, the metadata files and the secret sets.
         .target(name: "StrictJSON", dependencies: ["CJansson"]),
+        // String operations without Foundation (trimming, percent-encoding, hex, path text): the
+        // modules import FoundationEssentials only, so the binary carries no ICU (PERFORMANCE.md).
+        .target(name: "TextSupport"),
         // The protocol as values and pure functions (no sockets, no clocks; JSON through StrictJSON).
-        .target(name: "AuthEngine", dependencies: ["Secrets", "StrictJSON"]),
+        .target(name: "AuthEngine", dependencies: ["Secrets", "StrictJSON", "TextSupport"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
-        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "CCurl", "CCrypto"]),
+        .target(name: "AuthEngineLive", dependencies: ["AuthEngine", "LibraryLoader", "TextSupport", "CCurl", "CCrypto"]),
         // The credential store interface, records, redacting secrets, in-memory store.
         .target(name: "CredentialStore", dependencies: ["Secrets", "StrictJSON"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
-        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "CSodium", "CLibSecret", "CKeyutils"]),
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "TextSupport", "CSodium", "CLibSecret", "CKeyutils"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
-        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets"]),
+        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets", "TextSupport"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
         // credential store wired into AppCore's SessionClient (shared by the TUI and the CLI).
         .target(
             name: "AppCoreLive",
-            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive"]
+            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "TextSupport"]
         ),
         // Pure rendering: state + size + theme -> Frame.
-        .target(name: "TerminalUI", dependencies: ["AppCore"]),
+        .target(name: "TerminalUI", dependencies: ["AppCore", "StrictJSON", "TextSupport"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
         .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "LibraryLoader", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
@@ -67,7 +70,7 @@ let package = Package(
             name: "authdeck",
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
-                "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses",
+                "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses", "TextSupport",
             ],
             // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
             // statically: resolving their symbols across a dozen shared objects was most of
@@ -85,6 +88,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "TextSupportTests", dependencies: ["TextSupport"]),
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),

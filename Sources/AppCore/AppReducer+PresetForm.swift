@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 extension AppReducer {
     /// The "Add a provider from a preset…" form: open, edit, submit through

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// Everything that can happen: user intents, clock ticks and effect results.
 public enum AppAction: Equatable, Sendable {

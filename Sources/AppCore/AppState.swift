@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// A value that is fetched on request (userinfo, introspection).
 public enum Loadable<Value: Equatable & Sendable>: Equatable, Sendable {

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// What a sign-in asks for beyond the provider's configuration.
 public struct SignInRequest: Equatable, Sendable {

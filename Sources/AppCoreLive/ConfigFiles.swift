@@ -1,7 +1,7 @@
 import AppCore
 import CredentialStore
 import CredentialStoreLive
-import Foundation
+import FoundationEssentials
 
 /// The non-secret files (JSON, 0600, atomic, under XDG directories):
 /// - `$XDG_CONFIG_HOME/authdeck/providers.json`: the configured providers;

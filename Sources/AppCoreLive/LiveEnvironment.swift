@@ -3,7 +3,9 @@ import AuthEngine
 import AuthEngineLive
 import CredentialStore
 import CredentialStoreLive
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// The composition root: the one place where the edges of ``AppEnvironment`` are made from the
 /// live modules (libcurl, libcrypto, the loopback listener, the browser launcher, the credential
@@ -36,17 +38,17 @@ extension AppEnvironment {
     }
 }
 
-/// A key file's contents, mode and whether it is a symlink (`attributesOfItem` uses `lstat`);
-/// a symlink's target is never read.
+/// A key file's contents, mode and whether it is a symlink (lstat(2)); a symlink's target is
+/// never read.
 func readKeyFileWithoutFollowingLinks(_ path: String) throws(AppError) -> AppleKeyFile {
-    let attributes: [FileAttributeKey: Any]
-    do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
+    var status = stat()
+    guard lstat(path, &status) == 0 else {
         throw AppError(title: "Cannot read the key file '\(path)'", detail: "Give the path of the AuthKey_<KEYID>.p8 file downloaded from Apple.",
                        disposition: .usage)
     }
-    let isLink = (attributes[.type] as? FileAttributeType) == .typeSymbolicLink
+    let isLink = status.st_mode & S_IFMT == S_IFLNK
     return AppleKeyFile(path: path, contents: isLink ? Data() : (FileManager.default.contents(atPath: path) ?? Data()),
-                        permissions: (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777, isSymbolicLink: isLink)
+                        permissions: Int(status.st_mode & 0o7777), isSymbolicLink: isLink)
 }
 
 extension LoopbackClient {
@@ -243,12 +245,13 @@ extension ProviderDocumentCache {
             })
     }
 
-    /// A provider id as one path component: letters, digits, `-`, `_` and `.` kept, the rest
+    /// A provider id as one path component: ASCII letters, digits, `-` and `_` kept, the rest
     /// percent-encoded (so `..` or `/` can never leave the folder).
     static func folderName(_ provider: ProviderID) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-_")
-        let encoded = provider.rawValue.addingPercentEncoding(withAllowedCharacters: allowed) ?? "provider"
+        let encoded = provider.rawValue.percentEncoded { byte in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
         return encoded.isEmpty ? "%" : encoded
     }
 }

@@ -1,6 +1,6 @@
 import AppCore
 import CredentialStoreLive
-import Foundation
+import FoundationEssentials
 
 /// The user's preset files: `$XDG_CONFIG_HOME/authdeck/presets/*.json` (format: presets/README.md).
 public enum PresetFiles {

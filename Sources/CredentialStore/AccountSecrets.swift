@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Identifies one account's secret set in a store: the provider it belongs to and the
 /// account name chosen by AppCore (for example the ID Token `sub`, or a user label).

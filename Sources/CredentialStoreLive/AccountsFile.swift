@@ -1,5 +1,7 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
+import TextSupport
+import Glibc
 
 /// A file holding every account's secret set (the vault or the plaintext file), with the
 /// locking both share:
@@ -13,7 +15,7 @@ struct AccountsFile: Sendable {
     let path: String
 
     var directory: String { PrivateFiles.directoryOf(path) }
-    var name: String { (path as NSString).lastPathComponent }
+    var name: String { PathText.lastComponent(path) }
     var storeLockPath: String { "\(directory)/.\(name).lock" }
     var accountLocks: AccountLockDirectory { AccountLockDirectory(directory: "\(directory)/.\(name).locks") }
 

@@ -1,9 +1,10 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import TextSupport
 #endif
 
 /// A cross-process exclusive lock: `flock(LOCK_EX)` on a lock file (created 0600, never deleted,
@@ -80,7 +81,7 @@ public struct AccountLockDirectory: Sendable {
     /// The lock file of `key`.
     public func path(for key: AccountKey) -> String {
         let digest = Sodium.genericHash(Array("\(key.provider)\u{0}\(key.account)".utf8), length: 16)
-        return "\(directory)/account-\(digest.hexString).lock"
+        return "\(directory)/account-\(digest.lowercaseHex).lock"
     }
 
     /// - Throws: `permissionDenied` when the directory is writable by group or others (another
@@ -93,5 +94,4 @@ public struct AccountLockDirectory: Sendable {
 }
 
 extension Sequence<UInt8> {
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }

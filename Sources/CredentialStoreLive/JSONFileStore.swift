@@ -1,5 +1,5 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Non-secret JSON (account metadata, config, the store choice) in one file, written
 /// atomically with mode 0600 in a 0700 directory. Never put secrets here. The file and its

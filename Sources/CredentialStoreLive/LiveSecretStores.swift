@@ -1,5 +1,5 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Builds the live backends and makes the selection decision.
 public enum LiveSecretStores {

@@ -1,8 +1,9 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
+import TextSupport
 #endif
 
 /// File-system primitives shared by the file backends: atomic 0600 writes, private directories,
@@ -23,7 +24,7 @@ public enum PrivateFiles {
             }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.directory(path)
         if !parent.isEmpty, parent != path, parent != "/" { try ensureDirectory(parent) }
         if mkdir(path, 0o700) != 0, errno != EEXIST {
             throw .io(file: path, operation: "create directory", cause: errnoCause("mkdir"))
@@ -202,11 +203,9 @@ public enum PrivateFiles {
             if errno == ENOENT { return nil }
             throw .io(file: path, operation: "stat", cause: errnoCause("lstat"))
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let base = "\(path).damaged-\(formatter.string(from: now))"
+        // `20261201T102049Z`: ISO 8601 basic format, UTC.
+        let stamp = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: TimeZone(secondsFromGMT: 0)!).format(now)
+        let base = "\(path).damaged-\(stamp)"
         var target = base
         var counter = 1
         while lstat(target, &st) == 0 {
@@ -220,11 +219,11 @@ public enum PrivateFiles {
     }
 
     static func directoryOf(_ path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.directory(path)
         return directory.isEmpty ? "." : directory
     }
 
     static func tempPrefix(for path: String) -> String {
-        ".\((path as NSString).lastPathComponent).tmp-"
+        ".\(PathText.lastComponent(path)).tmp-"
     }
 }

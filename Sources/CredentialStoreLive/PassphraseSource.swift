@@ -1,5 +1,5 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Every account's secret set as **unencrypted** JSON in one 0600 file. Used only when the user
 /// chose it explicitly (`AUTHDECK_STORE=plaintext` or the config); ``isInsecure`` is always true

@@ -1,6 +1,7 @@
 import CSodium
 import CredentialStore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// 32 bytes of key material in `sodium_malloc` memory (guarded pages, locked, wiped and freed on
 /// deinit). Immutable after creation.

@@ -1,6 +1,7 @@
 import CSodium
 import CredentialStore
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The vault file format, version 1 (all integers big-endian):
 ///
@@ -120,7 +121,7 @@ final class VaultKeys: Sendable {
     /// Names cache entries: derived from the salt only (public), so no secret leaks through it.
     var cacheID: String { Self.cacheID(salt: salt) }
 
-    static func cacheID(salt: [UInt8]) -> String { Sodium.genericHash(salt, length: 16).hexString }
+    static func cacheID(salt: [UInt8]) -> String { Sodium.genericHash(salt, length: 16).lowercaseHex }
 }
 
 /// The plaintext file's JSON document: every account's secret set.

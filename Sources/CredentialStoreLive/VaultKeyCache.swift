@@ -1,7 +1,7 @@
 import CKeyutils
 import CSodium
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CSodium
 import CredentialStore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The encrypted file vault: every account's secret set in one file, encrypted with

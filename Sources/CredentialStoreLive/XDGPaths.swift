@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The XDG base directories authdeck uses, resolved from an environment dictionary (so tests
 /// can pass their own). Each `*Home` falls back to the XDG default under `HOME`.
@@ -28,7 +28,7 @@ public struct XDGPaths: Sendable, Equatable {
 
     /// Resolves the directories; relative `XDG_*` values are ignored, as the spec says.
     public init(environment: [String: String]) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         func base(_ name: String, _ fallback: String) -> String {
             if let value = environment[name], value.hasPrefix("/") { return value }
             return "\(home)/\(fallback)"

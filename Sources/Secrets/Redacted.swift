@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A secret string whose `description`, `debugDescription` and mirror never show the value.
 /// The raw value is reachable only through ``exposedValue`` so that a grep finds every use.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One step of a path into a JSON document: an array index or an object member.
 public enum JSONPathComponent: Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value tree (RFC 8259): protocol documents, claims, and the files authdeck writes.
 /// Numbers are `Double` (integers are exact up to 2^53).

@@ -1,5 +1,5 @@
 import CJansson
-import Foundation
+import FoundationEssentials
 
 /// Why a protocol document is not a usable JSON object.
 public enum JSONObjectFailure: Error, Equatable {

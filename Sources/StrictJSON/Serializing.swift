@@ -1,5 +1,5 @@
 import CJansson
-import Foundation
+import FoundationEssentials
 
 extension JSONValue {
     /// The value as UTF-8 JSON text (RFC 8259), written by jansson: member names sorted by their

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BuiltInThemes {
     /// All built-in themes, parsed once. A source that fails to parse (a bug caught by ThemeTests)

@@ -1,6 +1,6 @@
 // The dialogs of the screen model (sign-in, browser wait, device code, sign-out), as plain values.
 import AppCore
-import Foundation
+import FoundationEssentials
 
 // MARK: - Dialogs
 

@@ -1,6 +1,7 @@
 import AppCore
 import AuthEngine
-import Foundation
+import FoundationEssentials
+import TextSupport
 // The parts of the screen state that only the UI cares about (selection, focus, tab, filter,
 // help, reveal). The app may keep these in its own State instead; this is the ready-made reducer.
 
@@ -119,7 +120,7 @@ extension SignInDialog {
     /// The request to start on submit; nil without a provider.
     public var request: SignInRequest? {
         guard providers.indices.contains(selectedProvider) else { return nil }
-        let aud = audience.trimmingCharacters(in: .whitespaces)
+        let aud = audience.trimmingWhitespace()
         let resources = resource.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         return SignInRequest(providerID: ProviderID(providers[selectedProvider].id), flow: flow, extraScopes: ScopeSet(parsing: extraScopes).values,
                              audience: aud.isEmpty ? nil : aud, resources: resources)

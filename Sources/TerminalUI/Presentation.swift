@@ -1,7 +1,7 @@
 // Presentation: pure functions from values (and an explicit `now`) to display strings.
 // The time formatter (`TimeText`) and the claim order (`ClaimOrder`) live in AppCore, shared with the CLI.
 import AppCore
-import Foundation
+import FoundationEssentials
 
 public enum TokenMask {
     /// Known recognizable token prefixes (kept visible, gh style).

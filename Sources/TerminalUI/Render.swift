@@ -1,6 +1,6 @@
 // render(model, size, theme) -> Frame: the whole screen as a pure function.
 import AppCore
-import Foundation
+import FoundationEssentials
 
 /// A run of text in one role, or a countdown bar.
 public enum Span: Equatable, Sendable {

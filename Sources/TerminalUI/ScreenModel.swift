@@ -2,7 +2,8 @@
 // its state into this model each turn; TerminalUI never reads a clock or a store.
 // All strings are raw (as received); `render` sanitises them before drawing.
 import AppCore
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Everything the TUI shows, for one instant `now`.
 public struct ScreenModel: Equatable, Sendable {
@@ -56,7 +57,7 @@ public struct ScreenModel: Equatable, Sendable {
 
     /// Accounts matching the filter (case-insensitive substring of name or provider).
     public var visibleAccounts: [AccountRow] {
-        let f = filter.text.trimmingCharacters(in: .whitespaces).lowercased()
+        let f = filter.text.trimmingWhitespace().lowercased()
         guard !f.isEmpty else { return accounts }
         return accounts.filter { $0.displayName.lowercased().contains(f) || $0.provider.lowercased().contains(f) }
     }
@@ -319,36 +320,10 @@ public indirect enum ClaimValue: Equatable, Sendable {
     case array([ClaimValue])
     case object([ClaimMember])
 
-    /// Converts a `JSONSerialization` result (dictionaries, arrays, NSNumber, String, NSNull).
-    public init(jsonObject: Any) {
-        switch jsonObject {
-        case let s as String: self = .string(s)
-        case let d as [String: Any]:
-            self = .object(d.keys.sorted().map { ClaimMember(key: $0, value: ClaimValue(jsonObject: d[$0]!)) })
-        case let a as [Any]: self = .array(a.map { ClaimValue(jsonObject: $0) })
-        case let n as NSNumber:
-            if isBoolean(n) { self = .bool(n.boolValue) } else { self = .number(n.doubleValue) }
-        case is NSNull: self = .null
-        default: self = .string(String(describing: jsonObject))
-        }
-    }
-
-    /// Parses JSON text (e.g. a decoded JWT segment); nil when not JSON.
-    public init?(json: Data) {
-        guard let any = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else { return nil }
-        self.init(jsonObject: any)
-    }
-
     public subscript(key: String) -> ClaimValue? {
         if case .object(let members) = self { return members.first { $0.key == key }?.value }
         return nil
     }
-}
-
-/// JSONSerialization boxes JSON booleans in a distinct NSNumber subclass (`__NSCFBoolean` on Linux);
-/// `is Bool` is also true for the integers 0 and 1, so compare the dynamic type instead.
-private func isBoolean(_ n: NSNumber) -> Bool {
-    type(of: n) == type(of: NSNumber(value: true)) && type(of: n) != NSNumber.self
 }
 
 public struct ClaimMember: Equatable, Sendable {

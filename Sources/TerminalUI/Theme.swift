@@ -1,6 +1,7 @@
 // Themes: a palette of named colours plus a mapping from every StyleRole to colours and attributes.
 // File format: themes/README.md. Built-ins: BuiltInThemes.swift (the same JSON as themes/*.json).
-import Foundation
+import FoundationEssentials
+import StrictJSON
 
 /// A terminal colour: the terminal's default, or an index in the 256-colour table
 /// (0–7 the ANSI colours, 8–15 their bright variants).
@@ -120,22 +121,17 @@ extension Theme {
     /// Parses a theme file (format: themes/README.md). `file` names the file in errors.
     /// Throws `ThemeError` naming the file and the offending field.
     public static func parse(_ data: Data, file: String) throws(ThemeError) -> Theme {
-        let any: Any
-        do {
-            any = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ThemeError(file: file, field: "", kind: .invalidJSON)
-        }
-        guard let root = any as? [String: Any] else {
+        guard case .success(let any) = parseJSON(data) else { throw ThemeError(file: file, field: "", kind: .invalidJSON) }
+        guard let root = any.objectValue else {
             throw ThemeError(file: file, field: "", kind: .wrongType(expected: "an object"))
         }
         guard let nameAny = root["name"] else { throw ThemeError(file: file, field: "name", kind: .missingField) }
-        guard let name = nameAny as? String else {
+        guard let name = nameAny.stringValue else {
             throw ThemeError(file: file, field: "name", kind: .wrongType(expected: "a string"))
         }
         var palette: [String: TerminalColor] = [:]
         if let p = root["palette"] {
-            guard let dict = p as? [String: Any] else {
+            guard let dict = p.objectValue else {
                 throw ThemeError(file: file, field: "palette", kind: .wrongType(expected: "an object"))
             }
             for (key, value) in dict {
@@ -150,7 +146,7 @@ extension Theme {
             }
         }
         guard let rolesAny = root["roles"] else { throw ThemeError(file: file, field: "roles", kind: .missingField) }
-        guard let roles = rolesAny as? [String: Any] else {
+        guard let roles = rolesAny.objectValue else {
             throw ThemeError(file: file, field: "roles", kind: .wrongType(expected: "an object"))
         }
         var styles: [StyleRole: RoleStyle] = [:]
@@ -159,7 +155,7 @@ extension Theme {
             guard let role = StyleRole(rawValue: key) else {
                 throw ThemeError(file: file, field: field, kind: .unknownRole(key))
             }
-            guard let spec = roles[key] as? [String: Any] else {
+            guard let spec = roles[key]?.objectValue else {
                 throw ThemeError(file: file, field: field, kind: .wrongType(expected: "an object"))
             }
             var style = RoleStyle()
@@ -175,11 +171,11 @@ extension Theme {
                     }
                     if sub == "fg" { style.foreground = c } else { style.background = c }
                 case "attrs":
-                    guard let list = spec[sub] as? [Any] else {
+                    guard let list = spec[sub]?.arrayValue else {
                         throw ThemeError(file: file, field: subField, kind: .wrongType(expected: "an array of strings"))
                     }
                     for (i, item) in list.enumerated() {
-                        guard let a = item as? String else {
+                        guard let a = item.stringValue else {
                             throw ThemeError(file: file, field: "\(subField)[\(i)]", kind: .wrongType(expected: "a string"))
                         }
                         guard let attr = TextAttributes.names[a] else {
@@ -196,10 +192,13 @@ extension Theme {
         return Theme(name: name, styles: styles)
     }
 
-    private static func colorLiteral(_ v: Any) -> String? {
-        if let s = v as? String { return s }
-        if let n = v as? Int { return String(n) }
-        return nil
+    /// A colour as a string, or a whole number (a 256-colour index) as its digits.
+    private static func colorLiteral(_ v: JSONValue) -> String? {
+        switch v {
+        case .string(let s): s
+        case .number(let n) where n.rounded() == n && abs(n) < 1e9: String(Int(n))
+        default: nil
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// OSC 52 clipboard writes (xterm "Manipulate Selection Data"): `ESC ] 52 ; c ; <base64> BEL`.
 /// Terminals (and tmux with `set-clipboard on`) put the decoded text on the system clipboard.

@@ -2,7 +2,8 @@
 // Inbox, which wakes the loop through a pipe. The loop sleeps in poll(2) on stdin and that pipe,
 // with a timeout only while something on screen changes with time: no busy loop.
 @preconcurrency import CNCurses
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TerminalUI
 

@@ -3,7 +3,8 @@
 @preconcurrency import CNCurses
 import LibraryLoader
 import CTerminalSignals
-import Foundation
+import FoundationEssentials
+import Glibc
 import TerminalUI
 
 /// Why the terminal could not be used.

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 extension AppEnvironment {
     /// An environment whose every edge calls `report` with its name and fails: tests replace

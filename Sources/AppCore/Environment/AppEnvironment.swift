@@ -1,7 +1,8 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 import Synchronization
+import TextSupport
 
 /// Every edge of the world the use cases touch, as one value (swift-dependencies style: structs
 /// of closures). The live value is built once, in the composition root (`AppCoreLive`); it is the
@@ -248,8 +249,8 @@ public struct ProviderDocumentCache: Sendable {
     public static func freshness(cacheControl: String?) -> Int {
         guard let cacheControl else { return defaultMaxAge }
         for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
+            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1].trimming(where: { $0 == "\"" })) {
                 return min(max(seconds, maxAgeBounds.lowerBound), maxAgeBounds.upperBound)
             }
         }

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// The one mapping from the engine's and the store's typed errors to what the app shows
 /// (``AppError``). Messages come from ``PresentableError`` and never hold a token.

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// The shape of an access token as received (never verified: access tokens are for their API).
 public enum AccessTokenFormat: String, Codable, Equatable, Sendable {

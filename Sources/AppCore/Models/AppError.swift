@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An error as the store keeps and shows it: Equatable, never holding a token. Made from the
 /// engine's and credential store's typed errors by ``ErrorMapping`` (one mapping).

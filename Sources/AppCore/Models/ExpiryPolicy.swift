@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When to refresh and how to label a token's remaining life, as data (docs/ARCHITECTURE.md, "State store").
 public struct ExpiryPolicy: Equatable, Sendable {

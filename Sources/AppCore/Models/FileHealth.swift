@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A file authdeck keeps that cannot be used as it is: which one and what is wrong with it
 /// (not JSON, truncated, written twice, the wrong shape, a record that does not decode, a vault

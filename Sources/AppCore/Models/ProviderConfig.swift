@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3.1). The secret itself
 /// lives in the credential store, never in this (non-secret) configuration.

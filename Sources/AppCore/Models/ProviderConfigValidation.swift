@@ -1,5 +1,6 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Why a provider configuration is refused before it is saved (`provider add`). Pure: the CLI
 /// calls ``ProviderConfig/validate()`` and ``ProviderConfig/validateClientID(_:)`` and shows the
@@ -39,7 +40,7 @@ extension ProviderConfig {
     public static func validateClientID(_ clientID: String) -> ProviderConfigViolation? {
         if clientID.isEmpty { return .emptyClientID }
         if let bad = clientID.unicodeScalars.first(where: { !(0x20...0x7E).contains($0.value) }) {
-            let name = bad == "\n" ? "a newline" : bad == "\r" ? "a carriage return" : bad == "\t" ? "a tab" : String(format: "the character U+%04X", bad.value)
+            let name = bad == "\n" ? "a newline" : bad == "\r" ? "a carriage return" : bad == "\t" ? "a tab" : "the character \(bad.codePointText)"
             return .clientIDCharacters(what: name)
         }
         if clientID.first == " " || clientID.last == " " {

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// The unit of a numeric timestamp claim (``ProviderConfig/claimTimeUnits``): `s` (RFC 7519 §2
 /// NumericDate, seconds since 1970-01-01T00:00:00Z UTC) or `ms` (milliseconds since then).

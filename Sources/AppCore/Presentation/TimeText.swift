@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one time formatter of both front ends: durations, countdowns and relative times from an
 /// explicit `now` (pure; whole seconds rounded toward `now`).

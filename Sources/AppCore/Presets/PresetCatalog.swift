@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The presets in effect: the built-ins (``BuiltInPresets``), then the user's files, a file
 /// replacing the built-in of the same name. A bad file is reported in ``problems`` and hides

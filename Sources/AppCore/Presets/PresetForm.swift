@@ -1,5 +1,6 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The sign-in dialog's "Add a provider from a preset…" form (issue 13): a preset, the options it
 /// asks for, the client id and, typed without echo, the client secret. The rule of what the form
@@ -97,13 +98,13 @@ public struct PresetForm: Equatable, Sendable {
     /// - Throws: ``AppError`` `.usage` naming the missing or bad field and what to enter.
     public func provider() throws(AppError) -> (ProviderConfig, ClientSecret?) {
         guard let preset else { throw AppError(title: "No preset to add a provider from", detail: "", disposition: .usage) }
-        let name = providerName.trimmingCharacters(in: .whitespaces)
+        let name = providerName.trimmingWhitespace()
         guard !name.isEmpty else { throw AppError(title: "Name: enter a name for the provider", detail: "", disposition: .usage) }
-        let clientID = clientID.trimmingCharacters(in: .whitespaces)
+        let clientID = clientID.trimmingWhitespace()
         guard !clientID.isEmpty else {
             throw AppError(title: "Client ID: enter the client id registered at \(preset.displayName)", detail: "", disposition: .usage)
         }
-        let secret = clientSecret.exposedValue.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = clientSecret.exposedValue.trimmingWhitespaceAndNewlines()
         if needsSecret && secret.isEmpty {
             throw AppError(title: "Client secret: \(preset.displayName) authenticates the client; enter its secret", detail: "", disposition: .usage)
         }
@@ -122,7 +123,7 @@ public struct PresetForm: Equatable, Sendable {
     }
 
     private static func given(_ text: String, _ parameter: ProviderPreset.Parameter?) -> String? {
-        let value = text.trimmingCharacters(in: .whitespaces)
+        let value = text.trimmingWhitespace()
         return parameter == nil || value.isEmpty ? nil : value
     }
 }

@@ -99,8 +99,8 @@ extension ProviderPreset {
         let object = (try? JSONSerialization.jsonObject(with: template)) ?? [String: Any]()
         let filled = JSONTree.mapStrings(object) { text in
             var text = text
-            if let domainValue { text = text.replacingOccurrences(of: "{domain}", with: domainValue) }
-            if let tenantValue { text = text.replacingOccurrences(of: "{tenant}", with: tenantValue) }
+            if let domainValue { text = text.replacing("{domain}", with: domainValue) }
+            if let tenantValue { text = text.replacing("{tenant}", with: tenantValue) }
             return text
         }
         var config = try Self.decodeProvider(filled, id: id, clientID: clientID, file: "preset \(name)")

@@ -101,8 +101,8 @@ extension ProviderPreset {
                                     revocation: revocation, logout: logout, note: note, sources: sources, template: template)
         // One trial build with the examples, so a field of the wrong type is refused now.
         let filled = JSONTree.mapStrings(provider) { text in
-            text.replacingOccurrences(of: "{domain}", with: domain?.example ?? domain?.defaultValue ?? "example.com")
-                .replacingOccurrences(of: "{tenant}", with: tenant?.example ?? tenant?.defaultValue ?? "example")
+            text.replacing("{domain}", with: domain?.example ?? domain?.defaultValue ?? "example.com")
+                .replacing("{tenant}", with: tenant?.example ?? tenant?.defaultValue ?? "example")
         }
         _ = try decodeProvider(filled, id: ProviderID(name), clientID: "client", file: file)
         return preset

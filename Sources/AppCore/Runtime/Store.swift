@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The store runtime: owns the state, reduces actions one at a time under a lock, and runs

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Account lookups shared by the use cases.
 struct Accounts: Sendable {

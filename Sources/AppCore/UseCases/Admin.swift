@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Adding and removing providers. A provider's client secret lives in the credential store,
 /// never in the providers file; its cached discovery and JWKS go with it.

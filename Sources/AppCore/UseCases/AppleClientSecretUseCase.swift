@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// The developer's key file as the front end found it (read without following a symlink).
 public struct AppleKeyFile: Sendable {

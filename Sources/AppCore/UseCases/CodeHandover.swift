@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// `authdeck login PROVIDER --code CODE`: an authorization code that an app or a web page
 /// obtained (Sign in with Apple accepts only registered https redirect URIs, never a loopback

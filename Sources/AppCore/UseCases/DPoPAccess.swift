@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// DPoP (RFC 9449) for the use cases: whether a sign-in binds its tokens to a new key, and the
 /// signer of an account that holds one. Nonces are kept per server for the process.

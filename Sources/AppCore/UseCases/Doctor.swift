@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// What `authdeck doctor` found: every file with its condition, accounts whose secrets are
 /// missing, secrets no account or configured provider owns, and what could not be checked.

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// How every use case reaches a provider: its configuration, its discovery metadata and JWK Set
 /// (kept in this process and, between processes, in ``AppEnvironment/cache``), and the client

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// Whether `provider add` checks the provider before saving it.
 public enum ProviderProbeChoice: Sendable, Equatable {

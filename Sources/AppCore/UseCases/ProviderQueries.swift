@@ -1,7 +1,7 @@
 import Secrets
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// OIDC Core §5.3 userinfo of an account, with a token valid for at least 10 s; its `sub` must
 /// equal the account's (§5.3.2).

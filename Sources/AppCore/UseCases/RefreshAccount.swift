@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What a refresh says while it runs: stderr in the CLI, a flash in the TUI.

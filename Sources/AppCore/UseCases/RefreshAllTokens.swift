@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 extension RefreshAccount {
     /// The TUI's refresh of an account: every access token it holds, the default one and one

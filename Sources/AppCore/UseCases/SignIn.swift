@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// What a finished sign-in produced.
 public struct SignInOutcome: Equatable, Sendable {

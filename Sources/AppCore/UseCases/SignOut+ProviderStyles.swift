@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 // Sign-out for providers that do it their own way (ProviderConfig.revocationStyle / logoutStyle):
 // GitHub's token deletion API and Auth0's /v2/logout.

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Sign-out, each step reported as it ends:
 /// 1. revoke the refresh token, then the access token (RFC 7009 §2; skipped with `localOnly`);

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The per-audience access tokens an account holds besides the default one, keyed like
 /// `AccountRecord.accessTokens[].resource`: an RFC 8707 resource indicator (one token per

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// Conversions between the engine's token values and the credential store's records. Secrets
 /// pass through `exposedValue` only at this boundary (here, in the use cases, and where the CLI

@@ -1,6 +1,6 @@
 import AuthEngine
 import CredentialStore
-import Foundation
+import FoundationEssentials
 
 /// A token for scripts (`authdeck token`, `api`, the TUI's copy): the stored one while it stays
 /// valid for the asked time, else a refreshed one (``RefreshAccount``, under the lock). The hot

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// `authdeck decode --verify`: an ID token checked against an issuer's JWKS as OIDC Core
 /// §3.1.3.7 says (signature, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce` when given).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the user asks for in an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1).
 public struct AuthorizationRequest: Sendable, Equatable {

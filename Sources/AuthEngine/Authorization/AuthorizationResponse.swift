@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An authorization response that passed every check (RFC 6749 §4.1.2, RFC 9207). Only
 /// ``validateAuthorizationResponse(callback:pending:metadata:)`` creates one, and the code

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A provider's setting for an optional protocol feature (PAR, DPoP): `auto` uses it when the
 /// metadata advertises it (the default), `always` requires it, `never` does without.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One HTTP request that reached the loopback redirect listener (RFC 8252 §7.3), as a value.
 /// `parameters` are the form-decoded query (GET) or `application/x-www-form-urlencoded` body

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How the client authenticates at the token, revocation and introspection endpoints
 /// (RFC 6749 §2.3.1; `token_endpoint_auth_method` of RFC 7591 §2).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a signature check did not pass. The engine maps these to
 /// `ProtocolViolation.signatureInvalid` / `.unsupportedKey`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// DPoP (RFC 9449): proofs of possession of the account's key, on every token request and on

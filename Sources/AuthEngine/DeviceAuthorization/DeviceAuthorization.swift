@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The device authorization response (RFC 8628 §3.2), relative times as sent.
 public struct DeviceAuthorizationResponse: Sendable, Equatable {

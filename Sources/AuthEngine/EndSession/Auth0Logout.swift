@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Auth0's own logout endpoint, for tenants whose discovery does not advertise the OIDC
 // `end_session_endpoint`: `GET {issuer}v2/logout?client_id=…&returnTo=…`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A started RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2) awaiting its
 /// post-logout redirect. `description` hides the URL (it carries the ID token hint).

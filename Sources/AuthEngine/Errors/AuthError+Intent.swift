@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 extension AuthError {
     /// The grant is gone: the user must sign in again (RFC 6749 §5.2 `invalid_grant`,
@@ -57,12 +58,27 @@ extension AuthError {
 /// `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date relative to `now`.
 /// Returns seconds (never negative), or nil when absent or unparsable.
 public func parseRetryAfter(_ value: String?, now: Date) -> TimeInterval? {
-    guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+    guard let value = value?.trimmingWhitespace(), !value.isEmpty else { return nil }
     if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "GMT")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-    guard let date = formatter.date(from: value) else { return nil }
+    guard let date = imfFixdate(value) else { return nil }
     return max(0, date.timeIntervalSince(now))
+}
+
+/// RFC 9110 §5.6.7 IMF-fixdate, the form senders must use: `Sun, 06 Nov 1994 08:49:37 GMT`
+/// (day name, two-digit day, English month abbreviation, four-digit year, 24-hour time, GMT).
+/// nil for anything else, including the obsolete RFC 850 and asctime forms.
+func imfFixdate(_ text: String) -> Date? {
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    let days = ["Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,"]
+    let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+    guard parts.count == 6, days.contains(String(parts[0])), parts[1].count == 2, parts[3].count == 4, parts[5] == "GMT",
+          let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]) else { return nil }
+    let time = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+    guard time.count == 3, time.allSatisfy({ $0.count == 2 }), let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
+          (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+    let components = DateComponents(year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second)
+    guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+    return date
 }

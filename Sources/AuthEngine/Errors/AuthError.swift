@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The engine's one error type (`throws(AuthError)` at every public boundary), docs/ARCHITECTURE.md "Errors".
 /// No payload ever holds a token, code, verifier or secret.

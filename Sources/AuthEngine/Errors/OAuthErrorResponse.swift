@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An `error` code (RFC 6749 §4.1.2.1, §5.2; RFC 8628 §3.5; RFC 7009 §2.2.1; RFC 8707 §2;
 /// RFC 6750 §3.1; OIDC Core §3.1.2.6). Unknown codes are kept in ``other(_:)``.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The one mapping from ``AuthError`` to user text (docs/ARCHITECTURE.md, "Errors"). Equatable so that it can live
 /// in app state. Never contains a token; server-supplied text must still be escaped for display.
@@ -48,9 +49,9 @@ public struct PresentableError: Sendable, Equatable {
     public static func issuerHint(expected: String, actual: String) -> String? {
         if expected + "/" == actual || actual + "/" == expected { return "The trailing slash differs; configure the issuer exactly as the server spells it." }
         if expected.lowercased() == actual.lowercased() { return "Only letter case differs; issuers compare byte for byte." }
-        if expected.replacingOccurrences(of: "http://", with: "https://") == actual.replacingOccurrences(of: "http://", with: "https://") { return "The scheme differs (http vs https)." }
-        if expected.replacingOccurrences(of: ":443", with: "") == actual.replacingOccurrences(of: ":443", with: "") { return "An explicit :443 port differs." }
-        if expected.removingPercentEncoding == actual.removingPercentEncoding { return "Percent-encoding differs." }
+        if expected.replacing("http://", with: "https://") == actual.replacing("http://", with: "https://") { return "The scheme differs (http vs https)." }
+        if expected.replacing(":443", with: "") == actual.replacing(":443", with: "") { return "An explicit :443 port differs." }
+        if expected.percentDecoded == actual.percentDecoded { return "Percent-encoding differs." }
         if expected.contains("{tenantid}") || actual.contains("{tenantid}") { return "A {tenantid} template was not replaced." }
         return nil
     }
@@ -190,7 +191,6 @@ public struct PresentableError: Sendable, Equatable {
     }
 
     private static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date)
+        Date.ISO8601FormatStyle().format(date)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// One HTTP request as a value. Built by the engine's request builders and sent by an
 /// ``HTTPClient`` (the live one is libcurl in `AuthEngineLive`).
@@ -59,7 +60,7 @@ public struct HTTPResponse: Sendable, Equatable {
     /// splitting with empty pieces omitted trapped on `""` and read `;application/json` as JSON).
     public var mediaType: String? {
         headers["content-type"].map {
-            String($0.prefix(while: { $0 != ";" })).trimmingCharacters(in: .whitespaces).lowercased()
+            String($0.prefix(while: { $0 != ";" })).trimmingWhitespace().lowercased()
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The claims of an ID token (OIDC Core §2, RFC 7519 §4.1), typed where the engine checks
 /// them; every claim (including these) is also kept in ``all`` for display.

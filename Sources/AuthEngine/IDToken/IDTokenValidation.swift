@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The expected `nonce` (OIDC Core §3.1.3.7 step 11). Skipping takes an explicit case.
 public enum ExpectedNonce: Sendable, Equatable {
@@ -192,7 +192,7 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     var expectedIssuer = options.issuer
     if expectedIssuer.contains("{tenantid}"), options.multiTenantEntra || EntraAuthority.isLoginHost(expectedIssuer) {
         guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
-        expectedIssuer = expectedIssuer.replacingOccurrences(of: "{tenantid}", with: tid)
+        expectedIssuer = expectedIssuer.replacing("{tenantid}", with: tid)
     }
     guard claims.issuer.exactlyEquals(expectedIssuer) else {
         throw .protocolViolation(.idTokenIssuerMismatch(expected: expectedIssuer, actual: claims.issuer))
@@ -246,7 +246,7 @@ public enum EntraAuthority {
 
     /// Whether `issuer` is an `https` URL on one of ``loginHosts`` (exact, lower-case host).
     public static func isLoginHost(_ issuer: String) -> Bool {
-        guard let components = URLComponents(string: issuer.replacingOccurrences(of: "{tenantid}", with: "tenantid")),
+        guard let components = URLComponents(string: issuer.replacing("{tenantid}", with: "tenantid")),
               components.scheme == "https", let host = components.host else { return false }
         return loginHosts.containsExactly(host)
     }
@@ -255,7 +255,7 @@ public enum EntraAuthority {
     /// `…/organizations/v2.0` with that segment as `{tenantid}`; nil for any other issuer.
     public static func templateIssuer(for issuer: String) -> String? {
         for segment in ["/common/", "/organizations/"] where issuer.contains(segment) {
-            return issuer.replacingOccurrences(of: segment, with: "/{tenantid}/")
+            return issuer.replacing(segment, with: "/{tenantid}/")
         }
         return nil
     }

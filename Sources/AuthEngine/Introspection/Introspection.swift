@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An introspection response (RFC 7662 §2.2).
 public struct IntrospectionResponse: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sign in with Apple's client secret: an ES256 JWT signed with the developer's key
 /// (header `alg: ES256`, `kid`; claims `iss` team id, `iat`, `exp` at most 15 777 000 s after

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JOSE header of a JWS (RFC 7515 §4.1), with the members the engine looks at.
 public struct JOSEHeader: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// JWS `alg` values (RFC 7518 §3.1, RFC 8037 §3.1). `none` is parsed so that it can be
 /// refused by name; it is never verified.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A cache of the provider's JWK Set (OIDC Core §10.1.1: keys rotate; fetch again on an unknown
 /// `kid`). Time comes in as `now` on every call (no clock inside). Rules:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JWK Set (RFC 7517 §5) of public signing keys. Entries with an unknown `kty`, missing
 /// parameters, undecodable base64url or `use: "enc"` are skipped (JWKS-10); extra members ignored.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Secrets
 
 /// The private part of a signing key: base64url of the EC private scalar `d` (RFC 7518 §6.2.2.1)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Authorization server metadata (RFC 8414 §2) / OpenID Provider metadata (OIDC Discovery 1.0 §3).
 /// Wire names in `CodingKeys`; unknown members are ignored (Discovery §3, DISC-08).

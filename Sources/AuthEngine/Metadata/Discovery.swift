@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which well-known document to fetch.
 public enum DiscoveryKind: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `code_challenge_method` (RFC 7636 §4.3). Only S256: `plain` is never offered (docs/ARCHITECTURE.md, "Refusals").
 public enum CodeChallengeMethod: String, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // GitHub's token revocation is not RFC 7009: `DELETE /applications/{client_id}/token` on the REST
 // API, authenticated with HTTP basic auth (client id and secret), JSON body `{"access_token": …}`,
@@ -18,7 +18,7 @@ public func makeGitHubTokenDeletionRequest(applicationsEndpoint: URL, client: Cl
     var unused: [FormParameter] = []
     basic.authenticate(headers: &headers, form: &unused)
     for extra in client.extraHeaders where !headers.contains(where: { $0.name.equalsIgnoringASCIICase(extra.name) }) { headers.append(extra) }
-    let body = try? JSONSerialization.data(withJSONObject: ["access_token": accessToken.exposedValue])
+    let body = JSONValue.object(["access_token": .string(accessToken.exposedValue)]).serialized()
     return HTTPRequest(method: .delete, url: url, headers: headers, body: body)
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A token to revoke or introspect, kept redacted.
 public enum TokenReference: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// base64url without padding (RFC 7515 §2, Appendix C) on top of Foundation's base64.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// What a URL the user configures (an issuer, an endpoint, a request URL) must be, checked on
 /// the text as typed, before `URL(string:)` gets to percent-encode a stray newline into it.
@@ -95,11 +96,11 @@ extension URLPolicy {
         case "\r": name = "a carriage return"
         case "\t": name = "a tab"
         case " ": name = "a space"
-        default: name = String(format: "the character U+%04X", scalar.value)
+        default: name = "the character \(scalar.codePointText)"
         }
         let trailing = scalars[index...].allSatisfy { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
         let place = index == 0 ? "leading " : trailing ? "trailing " : ""
-        return .whitespaceOrControl(what: place.isEmpty ? name : name.replacingOccurrences(of: "a ", with: "a \(place)", options: .anchored))
+        return .whitespaceOrControl(what: place.isEmpty ? name : (name.hasPrefix("a ") ? "a \(place)" + name.dropFirst(2) : name))
     }
 
     /// No `userinfo@` (RFC 3986 §3.2.1).
@@ -126,7 +127,7 @@ extension URLPolicy {
     /// `text` with any `user:password@` in its authority shown as `***@`, for messages: the
     /// password the user mistakenly put there is not echoed back.
     public static func redactingUserInfo(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
         let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
@@ -136,7 +137,7 @@ extension URLPolicy {
     /// The port as written in the authority when it is not 1…65535 (URLComponents may refuse to
     /// parse such a URL at all).
     static func outOfRangePort(_ text: String) -> String? {
-        guard let schemeEnd = text.range(of: "://") else { return nil }
+        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
         let rest = text[schemeEnd.upperBound...]
         let authority = rest.prefix { !"/?#".contains($0) }
         let hostPort = authority.split(separator: "@").last.map(String.init) ?? String(authority)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Protocol identifiers are compared code unit for code unit.
 //

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// One name/value pair of a form body or query (`application/x-www-form-urlencoded`).
 public struct FormParameter: Sendable, Hashable, CustomStringConvertible {
@@ -21,12 +22,18 @@ public enum FormEncoding {
         "code", "code_verifier", "client_secret", "refresh_token", "access_token", "token", "id_token_hint", "device_code", "id_token",
     ]
 
-    private static let unreservedAndSpace = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~ ")
+    /// RFC 3986 §2.3 unreserved characters and the space (written as `+` afterwards).
+    private static func isUnreservedOrSpace(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: " "): true
+        default: false
+        }
+    }
 
     /// Encodes one name or value.
     public static func encode(_ string: String) -> String {
-        (string.addingPercentEncoding(withAllowedCharacters: unreservedAndSpace) ?? "")
-            .replacingOccurrences(of: " ", with: "+")
+        string.percentEncoded(allowing: isUnreservedOrSpace).replacing(" ", with: "+")
     }
 
     /// `name=value&…` in order.
@@ -48,7 +55,7 @@ public enum FormEncoding {
     }
 
     private static func decodeComponent(_ string: String) -> String? {
-        string.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        string.replacing("+", with: " ").percentDecoded
     }
 
     /// A form body as `Data`.

@@ -1,5 +1,6 @@
 @_exported import StrictJSON
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 // JSONValue and the strict parser live in StrictJSON (shared with the credential store and the
 // metadata files); re-exported so that every user of the engine sees them.
@@ -39,7 +40,7 @@ extension Dictionary where Key == String, Value == JSONValue {
         case .number(let number) where number >= 0 && number <= Double(Int32.max) && number.rounded() == number:
             return Int(number)
         case .string(let text):
-            if let number = Int(text.trimmingCharacters(in: .whitespaces)), number >= 0 { return number }
+            if let number = Int(text.trimmingWhitespace()), number >= 0 { return number }
         default: break
         }
         throw .protocolViolation(.invalidField(name: name, expected: "a non-negative integer number of seconds"))

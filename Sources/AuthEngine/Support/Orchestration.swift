@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Thin async functions: build the request, send it through the injected HTTPClient, process
 // the response. No logic lives here that is not in a pure step.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The result of a refresh: the new token set (rotation applied) and, when the response carried
 /// one, the validated refreshed ID token.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The engine's URL rules (docs/ARCHITECTURE.md, "Refusals"): https everywhere, plain http only on loopback
 /// addresses (127.0.0.0/8, `[::1]`) whose traffic never leaves the machine.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The token request of the authorization code grant (RFC 6749 §4.1.3, RFC 7636 §4.5):
 /// `POST` form with `grant_type=authorization_code`, `code`, `redirect_uri` (byte-identical to

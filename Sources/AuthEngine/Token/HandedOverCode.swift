@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The token request for an authorization code this client did not request itself: one that an
 /// app (Sign in with Apple's AuthenticationServices) or a web page obtained and handed over to
@@ -37,13 +38,7 @@ public func exchangeHandedOverCode(metadata: AuthorizationServerMetadata, client
 /// nonce as lowercase hex (Apple, "Authenticating users with Sign in with Apple"; the claim is
 /// then compared exactly, OIDC Core §3.1.3.7 step 11).
 public func sha256HexNonce(_ raw: String, crypto: CryptoProvider) -> String {
-    let hex = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    for byte in crypto.digest(.sha256, Data(raw.utf8)) {
-        out.append(hex[Int(byte >> 4)])
-        out.append(hex[Int(byte & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
+    crypto.digest(.sha256, Data(raw.utf8)).lowercaseHex
 }
 
 /// A boolean claim sent as a JSON boolean or as the string `"true"` / `"false"` (Sign in with

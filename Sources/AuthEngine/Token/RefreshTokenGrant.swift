@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The refresh token request (RFC 6749 §6): `grant_type=refresh_token`, `refresh_token`, an
 /// optional narrower `scope`, an optional `resource` (RFC 8707 §2.2: one access token per

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// `grant_type` values (RFC 6749 §4.1.3, §6; RFC 8628 §3.4).
 public enum GrantType: String, Sendable, Equatable {
@@ -144,7 +145,7 @@ func decodeOAuthBody(_ response: HTTPResponse) -> OAuthBody {
         }
     }
     if media == "application/x-www-form-urlencoded" {
-        guard let text = String(data: response.body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+        guard let text = String(data: response.body, encoding: .utf8)?.trimmingWhitespaceAndNewlines(),
               let pairs = FormEncoding.decode(text) else { return .unreadable(.malformed) }
         var object: [String: JSONValue] = [:]
         var names: [String] = []

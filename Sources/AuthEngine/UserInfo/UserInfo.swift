@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A UserInfo response (OIDC Core §5.3.2): `sub` plus every claim as sent.
 public struct UserInfoResponse: Sendable, Equatable {
@@ -51,7 +51,7 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
 
 /// The `error` attribute of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3).
 func bearerChallengeError(_ header: String) -> String? {
-    guard let range = header.range(of: "error=\"") else { return nil }
+    guard let range = header.firstRange(of: "error=\"") else { return nil }
     let rest = header[range.upperBound...]
     guard let end = rest.firstIndex(of: "\"") else { return nil }
     return String(rest[..<end])

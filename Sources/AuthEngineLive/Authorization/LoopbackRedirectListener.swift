@@ -1,6 +1,7 @@
 import AuthEngine
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Why the loopback listener stopped without a callback.

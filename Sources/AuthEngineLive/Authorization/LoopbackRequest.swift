@@ -1,8 +1,9 @@
 // The loopback listener's request parsing and its small result page (RFC 8252 §7.3 callbacks).
 import AuthEngine
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
+import TextSupport
 
 /// A minimal HTTP/1.x request parser for the redirect: request line, headers, and a
 /// `Content-Length` body.
@@ -18,7 +19,7 @@ enum HTTPRequestParser {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let headerEnd = bytes.firstRange(of: separator) else { return .incomplete }
         let head = String(decoding: bytes[..<headerEnd.lowerBound], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
+        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return .invalid(status: "400 Bad Request") }
         let method = String(requestLine[0])
@@ -27,7 +28,7 @@ enum HTTPRequestParser {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { return .invalid(status: "400 Bad Request") }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingWhitespace()
         }
 
         // Absolute-form targets (`http://127.0.0.1:port/callback?...`) from proxies: keep path + query.
@@ -56,7 +57,7 @@ enum HTTPRequestParser {
             }
             let body = bytes[headerEnd.upperBound...]
             guard body.count >= length else { return .incomplete }
-            let mediaType = headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let mediaType = headers["content-type"]?.split(separator: ";").first?.trimmingWhitespace().lowercased()
             var parameters: [FormParameter] = []
             if mediaType == "application/x-www-form-urlencoded" {
                 guard let decoded = FormEncoding.decode(String(decoding: body.prefix(length), as: UTF8.self)) else {

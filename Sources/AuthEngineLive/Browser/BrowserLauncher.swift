@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Opens a URL in the user's browser the way other command-line tools do.
 ///
@@ -67,7 +68,7 @@ public struct BrowserLauncher: Sendable {
             var words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard !words.isEmpty else { continue }
             if words.contains(where: { $0.contains("%s") }) {
-                words = words.map { $0.replacingOccurrences(of: "%s", with: url) }
+                words = words.map { $0.replacing("%s", with: url) }
             } else {
                 words.append(url)
             }

@@ -1,6 +1,6 @@
 import AuthEngine
 import CCrypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The live ``CryptoProvider``: OpenSSL 3 libcrypto (EVP APIs only, no deprecated calls).

@@ -1,6 +1,6 @@
 import AuthEngine
 import CCrypto
-import Foundation
+import FoundationEssentials
 import LibraryLoader
 
 /// The libcrypto functions ``OpenSSLSigning`` calls (beyond ``LibCrypto``'s), resolved on the

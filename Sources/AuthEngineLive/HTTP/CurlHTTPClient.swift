@@ -1,8 +1,10 @@
 import AuthEngine
 import CCurl
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
+import TextSupport
 
 /// Per-provider settings of the live HTTP client.
 public struct CurlHTTPConfiguration: Sendable, Equatable {
@@ -414,8 +416,8 @@ private let curlWriteHeader: authdeck_curl_data_callback = { buffer, size, count
         // A new response starts (100 Continue, proxy CONNECT, ...): keep only the last one's headers.
         state.headers = [:]
     } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = line[..<colon].trimmingWhitespace().lowercased()
+        let value = line[line.index(after: colon)...].trimmingWhitespaceAndNewlines()
         if !name.isEmpty { state.headers[name] = value }
     }
     return length

@@ -1,5 +1,5 @@
 import AppCore
-import Foundation
+import FoundationEssentials
 
 // `authdeck apple client-secret`: parses, reads the key file without following a symlink, calls
 // `MintAppleClientSecret` (AppCore) and prints the JWT.

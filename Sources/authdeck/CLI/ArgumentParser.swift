@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// A small command-line parser in swift-argument-parser's style: options are declared with
 /// camelCase names from which the kebab-case flag is derived (`minValid` → `--min-valid`),
@@ -231,6 +232,6 @@ enum ArgumentParser {
     }
 
     private static func pad(_ left: String, _ right: String) -> String {
-        left.count >= 30 ? "\(left)\n\(String(repeating: " ", count: 30))\(right)" : left.padding(toLength: 30, withPad: " ", startingAt: 0) + right
+        left.count >= 30 ? "\(left)\n\(String(repeating: " ", count: 30))\(right)" : left.padded(to: 30) + right
     }
 }

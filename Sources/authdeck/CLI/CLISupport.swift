@@ -287,11 +287,10 @@ enum Interrupt {
     }
 }
 
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+final class InterruptFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// Reads all of stdin (client secrets, `decode -`, `api -d @-`). A read error (stdin a

@@ -1,7 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// Claims as `name: value` lines in the one claim order (``ClaimOrder``); timestamps get their
 /// RFC 3339 form and distance (``TimeText``), numbers read in the provider's units

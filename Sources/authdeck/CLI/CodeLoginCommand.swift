@@ -1,6 +1,7 @@
 import AppCore
 import AuthEngine
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// `authdeck login PROVIDER --code CODE`: parses the handover options and runs
 /// ``SignInWithCode`` (the rules live there).
@@ -66,13 +67,13 @@ struct CodeLoginOptions {
 func codeLoginRun(_ options: CodeLoginOptions, _ context: CLIContext) async throws -> Int32 {
     let app = context.app
     let providerID = try context.run { () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }
-    func stdinText() -> String { String(decoding: readStandardInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+    func stdinText() -> String { String(decoding: readStandardInput(), as: UTF8.self).trimmingWhitespaceAndNewlines() }
     let code = options.code == "-" ? stdinText() : options.code
     guard !code.isEmpty else { throw CLIFailure.usage("no authorization code on stdin") }
     var idToken = options.idToken == "-" ? stdinText() : options.idToken
     if let path = options.idTokenFile {
         guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure.usage("cannot read --id-token-file '\(path)'") }
-        idToken = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        idToken = String(decoding: data, as: UTF8.self).trimmingWhitespaceAndNewlines()
     }
     let nonce: CodeHandoverRequest.Nonce = options.nonce.map { .value($0) } ?? options.nonceSHA256.map { .sha256Of($0) } ?? .none
     try context.unlock()

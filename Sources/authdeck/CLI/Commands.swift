@@ -1,6 +1,6 @@
 import AppCore
 import AppCoreLive
-import Foundation
+import FoundationEssentials
 import TerminalUI
 
 /// Exit codes (documented in README): 0 ok, 1 failure, 2 usage, 3 needs sign-in, 4 store locked,

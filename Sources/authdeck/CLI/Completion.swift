@@ -1,7 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
-import Foundation
+import FoundationEssentials
 import TerminalUI
 
 /// Shell completion scripts generated from the command table: every command and option (nested
@@ -180,7 +180,7 @@ enum Completion {
     }
 
     static func fish(root: CommandSpec, entries: [Entry]) -> String {
-        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'" }
+        func quoted(_ text: String) -> String { "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
         var lines = [
             "# authdeck fish completion: authdeck completion fish | source",
             "function __authdeck_names",

@@ -4,6 +4,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TextSupport
 #endif
 
 // MARK: - decode
@@ -75,7 +76,7 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     } else {
         raw = String(decoding: readStandardInput(), as: UTF8.self)
     }
-    let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    let text = raw.trimmingWhitespaceAndNewlines()
     guard !text.isEmpty else { throw CLIFailure.usage("no token given (stdin was empty)") }
     let decoded = DecodedToken(text)
     let now = Date()
@@ -207,7 +208,7 @@ struct APIOptions {
         for header in parsed.values("header") {
             if header.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) { return "-H values cannot hold a line break (CR or LF)" }
             guard let colon = header.firstIndex(of: ":") else { return "-H '\(header)' must look like 'Name: value'" }
-            if header[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "authorization" {
+            if header[..<colon].trimmingWhitespace().lowercased() == "authorization" {
                 return "-H Authorization: authdeck sends the bearer token itself"
             }
         }
@@ -236,7 +237,7 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
     var headers: [HTTPHeader] = []
     for header in options.headers {
         let colon = header.firstIndex(of: ":")!
-        headers.append(HTTPHeader(header[..<colon].trimmingCharacters(in: .whitespaces), header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        headers.append(HTTPHeader(header[..<colon].trimmingWhitespace(), header[header.index(after: colon)...].trimmingWhitespace()))
     }
     let requestBody = body
     let response = try await context.run { () async throws(AppError) in

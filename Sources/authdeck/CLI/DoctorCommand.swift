@@ -1,6 +1,8 @@
 import AppCore
 import CredentialStore
 import Foundation
+import TextSupport
+import Synchronization
 
 // `authdeck doctor [--json] [--repair]`: options, the use case (``Doctor``), printing.
 
@@ -53,7 +55,7 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
         var lines: [String] = []
         let width = report.files.map { $0.condition.label.count }.max() ?? 0
         for file in report.files {
-            let label = file.condition.label.padding(toLength: width, withPad: " ", startingAt: 0)
+            let label = file.condition.label.padded(to: width)
             lines.append("\(label)  \(file.path)\(file.condition.detail.map { ": \($0)" } ?? "")")
         }
         if let missing = report.accountsWithoutSecrets {
@@ -87,9 +89,8 @@ func doctorStepLine(_ step: RepairStep) -> String {
 }
 
 /// A value shared with a use case's step callback.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }

@@ -1,6 +1,6 @@
 import AppCore
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 /// `provider add --par auto|always|never --dpop auto|always|never` (RFC 9126, RFC 9449); unset
 /// keeps the default `auto` (stored as absent). `--apple-key FILE --apple-team-id T --apple-key-id K`:

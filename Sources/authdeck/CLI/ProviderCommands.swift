@@ -2,6 +2,7 @@ import AppCore
 import AppCoreLive
 import AuthEngine
 import Foundation
+import TextSupport
 
 // MARK: - provider add
 
@@ -117,7 +118,7 @@ struct ProviderAddOptions {
         if multiTenantEntra { config.multiTenantEntra = true }
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
-            config.extraHeaders[parts[0].trimmingCharacters(in: .whitespaces)] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            config.extraHeaders[parts[0].trimmingWhitespace()] = parts.count > 1 ? parts[1].trimmingWhitespace() : ""
         }
         for parameter in parameters {
             let parts = parameter.split(separator: "=", maxSplits: 1)
@@ -163,7 +164,7 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     let config = try options.configuration(presets: presets)
     var clientSecret: ClientSecret?
     if options.clientSecretStdin {
-        let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingWhitespaceAndNewlines()
         guard !secret.isEmpty else {
             throw CLIFailure("--client-secret-stdin read nothing from stdin", hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
         }

@@ -2,6 +2,7 @@ import AppCore
 import AppCoreLive
 import AuthEngine
 import Foundation
+import Synchronization
 
 // gh's shape: per command an options struct made from the parsed arguments (validated before
 // anything runs) and a run function over the live session.
@@ -137,11 +138,10 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
     return ExitCode.ok
 }
 
-final class FailureCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func add() { lock.withLock { value += 1 } }
-    var count: Int { lock.withLock { value } }
+final class FailureCounter: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }
 
 // MARK: - status

@@ -1,5 +1,5 @@
 import AppCore
-import Foundation
+import FoundationEssentials
 
 // `authdeck lock` and `authdeck passphrase`: the encrypted vault's key cache and passphrase.
 

@@ -1,7 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
-import Foundation
+import FoundationEssentials
 import TerminalUI
 import TerminalUINCurses
 
@@ -235,7 +235,7 @@ func themeDirectories(_ environment: [String: String]) -> [URL] {
     }
     if let dir = environment["AUTHDECK_THEMES_DIR"] { directories.append(URL(fileURLWithPath: dir)) }
     let config = environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-        ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config")
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
     directories.append(config.appendingPathComponent("authdeck/themes"))
     return directories
 }

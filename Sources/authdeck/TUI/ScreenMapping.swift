@@ -1,6 +1,6 @@
 import AppCore
 import AuthEngine
-import Foundation
+import FoundationEssentials
 import TerminalUI
 
 /// What the TUI keeps besides the store's state: pure UI state (selection, tab, filter, help),

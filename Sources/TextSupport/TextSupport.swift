@@ -1,0 +1,123 @@
+// String operations the modules need without Foundation: the shipped binary links
+// FoundationEssentials only (no ICU, no FoundationInternationalization), which halves its
+// relocations and page faults at start-up (PERFORMANCE.md). Each is defined once, here.
+
+extension Unicode.Scalar {
+    /// Foundation's `CharacterSet.whitespaces`: Unicode general category Zs and the tab.
+    public var isHorizontalWhitespace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
+
+    /// Foundation's `CharacterSet.newlines`: U+000A–U+000D, U+0085, U+2028, U+2029.
+    public var isNewline: Bool {
+        switch value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing scalars for which `isTrimmed` holds.
+    public func trimming(where isTrimmed: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isTrimmed($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isTrimmed($0) })!
+        var kept = String.UnicodeScalarView()
+        kept.append(contentsOf: scalars[first...last])
+        return String(kept)
+    }
+
+    /// Without leading and trailing spaces and tabs (`CharacterSet.whitespaces`).
+    public func trimmingWhitespace() -> String { trimming(where: \.isHorizontalWhitespace) }
+
+    /// Without leading and trailing white space and line breaks (`.whitespacesAndNewlines`).
+    public func trimmingWhitespaceAndNewlines() -> String { trimming(where: { $0.isHorizontalWhitespace || $0.isNewline }) }
+
+    /// RFC 3986 §2.1 percent-encoding of the UTF-8 bytes not `allowed` (uppercase hex digits).
+    public func percentEncoded(allowing allowed: (UInt8) -> Bool) -> String {
+        var out = ""
+        out.reserveCapacity(utf8.count)
+        for byte in utf8 {
+            if allowed(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + byte.hex(uppercase: true)
+            }
+        }
+        return out
+    }
+
+    /// The text with each `%XX` replaced by its byte; nil when a `%` is not followed by two hex
+    /// digits or the bytes are not UTF-8 (as Foundation's `removingPercentEncoding`).
+    public var percentDecoded: String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Padded with spaces on the right to `width` characters (unchanged when longer).
+    public func padded(to width: Int) -> String {
+        count >= width ? String(self) : String(self) + String(repeating: " ", count: width - count)
+    }
+}
+
+private func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}
+
+extension UInt8 {
+    /// Two hex digits.
+    public func hex(uppercase: Bool = false) -> String {
+        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        return String(decoding: [digits[Int(self >> 4)], digits[Int(self & 0x0F)]], as: UTF8.self)
+    }
+}
+
+extension Sequence<UInt8> {
+    /// Lowercase hex, two digits per byte (digests in file names and nonces).
+    public var lowercaseHex: String { map { $0.hex() }.joined() }
+}
+
+extension Unicode.Scalar {
+    /// `U+00E9`: the code point in uppercase hex, at least four digits.
+    public var codePointText: String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
+
+/// Path strings, as `NSString`'s path methods treated them (no file system access).
+public enum PathText {
+    /// The last component: `/a/b/` → `b`, `a` → `a`, `/` → `/`.
+    public static func lastComponent(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard trimmed != "/" else { return "/" }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    /// Without the last component: `/a/b` → `/a`, `/a` → `/`, `a` → `` (empty).
+    public static func directory(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        if slash == trimmed.startIndex { return "/" }
+        var directory = trimmed[..<slash]
+        while directory.count > 1, directory.hasSuffix("/") { directory = directory.dropLast() }
+        return String(directory)
+    }
+}
