@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The refresh scheduler: due refreshes wait in ``AppState/refreshQueue`` and at most
 /// ``RefreshQueue/maxInFlight`` run at once (issue 12, "refresh storm").

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 extension SignIn {
     /// Stores a grant obtained outside authdeck's own flows, as a sign-in would: for the refresh

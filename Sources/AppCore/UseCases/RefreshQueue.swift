@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One account waiting for a refresh slot (``RefreshQueue``).
 public struct QueuedRefresh: Equatable, Sendable {
