@@ -23,6 +23,19 @@ struct LibSecret: @unchecked Sendable {
     let g_object_ref: authdeck_g_object_ref_fn
     let g_cancellable_new: authdeck_g_cancellable_new_fn
     let g_cancellable_cancel: authdeck_g_cancellable_cancel_fn
+    let g_bus_get_sync: authdeck_g_bus_get_sync_fn
+    let g_dbus_connection_call_sync: authdeck_g_dbus_connection_call_sync_fn
+    let g_variant_new_string: authdeck_g_variant_new_string_fn
+    let g_variant_new_object_path: authdeck_g_variant_new_object_path_fn
+    let g_variant_new_variant: authdeck_g_variant_new_variant_fn
+    let g_variant_new_tuple: authdeck_g_variant_new_tuple_fn
+    let g_variant_new_array: authdeck_g_variant_new_array_fn
+    let g_variant_new_dict_entry: authdeck_g_variant_new_dict_entry_fn
+    let g_variant_n_children: authdeck_g_variant_n_children_fn
+    let g_variant_get_child_value: authdeck_g_variant_get_child_value_fn
+    let g_variant_get_string: authdeck_g_variant_get_string_fn
+    let g_variant_get_fixed_array: authdeck_g_variant_get_fixed_array_fn
+    let g_variant_unref: authdeck_g_variant_unref_fn
     let secret_schema_newv: authdeck_secret_schema_newv_fn
     let secret_schema_unref: authdeck_secret_schema_unref_fn
     let secret_password_storev_sync: authdeck_secret_password_storev_sync_fn
@@ -55,6 +68,19 @@ struct LibSecret: @unchecked Sendable {
             g_object_ref: try library.function("g_object_ref"),
             g_cancellable_new: try library.function("g_cancellable_new"),
             g_cancellable_cancel: try library.function("g_cancellable_cancel"),
+            g_bus_get_sync: try library.function("g_bus_get_sync"),
+            g_dbus_connection_call_sync: try library.function("g_dbus_connection_call_sync"),
+            g_variant_new_string: try library.function("g_variant_new_string"),
+            g_variant_new_object_path: try library.function("g_variant_new_object_path"),
+            g_variant_new_variant: try library.function("g_variant_new_variant"),
+            g_variant_new_tuple: try library.function("g_variant_new_tuple"),
+            g_variant_new_array: try library.function("g_variant_new_array"),
+            g_variant_new_dict_entry: try library.function("g_variant_new_dict_entry"),
+            g_variant_n_children: try library.function("g_variant_n_children"),
+            g_variant_get_child_value: try library.function("g_variant_get_child_value"),
+            g_variant_get_string: try library.function("g_variant_get_string"),
+            g_variant_get_fixed_array: try library.function("g_variant_get_fixed_array"),
+            g_variant_unref: try library.function("g_variant_unref"),
             secret_schema_newv: try library.function("secret_schema_newv"),
             secret_schema_unref: try library.function("secret_schema_unref"),
             secret_password_storev_sync: try library.function("secret_password_storev_sync"),
