@@ -9,12 +9,14 @@ import Synchronization
 /// (``AccountSecretsEncoding``), its attributes are `application=authdeck`, `provider`, `account`
 /// (schema ``schemaName``), its label `authdeck: <provider>/<account>`.
 ///
-/// Every call runs the synchronous libsecret function on its own thread with a deadline
+/// `load` (the path of `authdeck token`) asks the service on D-Bus itself, with GDBus and a
+/// "plain" session: three method calls (``lookup(_:timeout:)``); save, delete, search and the
+/// lock diagnosis go through libsecret. Every call runs on its own thread with a deadline
 /// (``timeout``, 3 s by default as gh does); at the deadline the call's `GCancellable` is cancelled
 /// and ``SecretStoreError/timeout(operation:seconds:)`` is thrown. "No Secret Service on the bus"
 /// (or no bus) is ``SecretStoreError/unavailable(cause:)``; a locked collection is
-/// ``SecretStoreError/locked(cause:)`` — also on lookup, where libsecret itself returns "nothing"
-/// for a locked item (docs/PLATFORM.md, "libsecret"), so a miss checks whether the default collection is locked.
+/// ``SecretStoreError/locked(cause:)`` — also on load: an item found only in locked collections,
+/// or a miss while the default collection is locked (which may hide the item, docs/PLATFORM.md).
 ///
 /// Per-account locks are flock files in `lockDirectory`.
 public final class SecretServiceStore: SecretStore {

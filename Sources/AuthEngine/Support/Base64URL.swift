@@ -27,6 +27,17 @@ public enum Base64URL {
         return text.withUTF8 { decode(utf8: $0) }
     }
 
+    /// Each byte of base64url text as the byte Foundation's (standard alphabet) decoder reads: `-`
+    /// and `_` swapped for `+` and `/`; 0 for `=`, `+`, `/` (not base64url, refused) and NUL.
+    private static let standardAlphabet: [UInt8] = (0 ... 255).map { value -> UInt8 in
+        switch UInt8(value) {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"): 0
+        case UInt8(ascii: "-"): UInt8(ascii: "+")
+        case UInt8(ascii: "_"): UInt8(ascii: "/")
+        default: UInt8(value)
+        }
+    }
+
     /// ``decode(_:)`` of UTF-8 bytes (a part of a compact JWS, without copying it to a `String`):
     /// the alphabet swapped and the padding added in one buffer, then Foundation's decoder.
     public static func decode(utf8 text: UnsafeBufferPointer<UInt8>) -> Data? {
@@ -39,16 +50,16 @@ public enum Base64URL {
         }
         var standard = Data(count: text.count + padding)
         let valid = standard.withUnsafeMutableBytes { output -> Bool in
-            for (index, byte) in text.enumerated() {
-                switch byte {
-                case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"): return false
-                case UInt8(ascii: "-"): output[index] = UInt8(ascii: "+")
-                case UInt8(ascii: "_"): output[index] = UInt8(ascii: "/")
-                default: output[index] = byte
+            standardAlphabet.withUnsafeBufferPointer { table in
+                var refused = false
+                for index in 0 ..< text.count {
+                    let byte = table[Int(text[index])]
+                    output[index] = byte
+                    refused = refused || byte == 0
                 }
+                for index in text.count ..< output.count { output[index] = UInt8(ascii: "=") }
+                return !refused
             }
-            for index in text.count ..< output.count { output[index] = UInt8(ascii: "=") }
-            return true
         }
         guard valid else { return nil }
         return Data(base64Encoded: standard)

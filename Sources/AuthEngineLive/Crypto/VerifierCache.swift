@@ -107,8 +107,20 @@ final class VerifierCache: Sendable {
                 && a.key.algorithm.exactlyEquals(b.key.algorithm)
                 && a.key.curve.exactlyEquals(b.key.curve)
                 && sameOperations(a.key.keyOperations, b.key.keyOperations)
-                && a.key.modulus == b.key.modulus && a.key.exponent == b.key.exponent
-                && a.key.x == b.key.x && a.key.y == b.key.y
+                && sameBytes(a.key.modulus, b.key.modulus) && sameBytes(a.key.exponent, b.key.exponent)
+                && sameBytes(a.key.x, b.key.x) && sameBytes(a.key.y, b.key.y)
+        }
+
+        /// Byte-for-byte equality with one `memcmp` (`Data ==` was a visible part of a lookup).
+        private static func sameBytes(_ a: Data?, _ b: Data?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case (let a?, let b?):
+                a.count == b.count && a.withUnsafeBytes { a in
+                    b.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+                }
+            default: false
+            }
         }
 
         private static func sameOperations(_ a: [String]?, _ b: [String]?) -> Bool {
