@@ -177,7 +177,7 @@ public final class SecretServiceStore: SecretStore {
             ("xdg:schema", schemaName), ("application", applicationAttribute),
             ("provider", key.provider), ("account", key.account),
         ]
-        return try call("lookup", timeout: timeout) { lib, cancellable, error in
+        return try call("lookup", timeout: timeout, using: GDBus.self) { lib, cancellable, error in
             guard let bus = lib.g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) else { return .none }
             defer { lib.g_object_unref(UnsafeMutableRawPointer(bus)) }
             /// One method call of the Secret Service; nil with `error` set when it failed.
@@ -212,10 +212,10 @@ public final class SecretServiceStore: SecretStore {
 
     /// A `GVariant` reference, released with the value (children are references of their own).
     final class Variant {
-        let lib: LibSecret
+        let lib: GDBus
         let pointer: OpaquePointer
 
-        init(_ lib: LibSecret, _ pointer: OpaquePointer) {
+        init(_ lib: GDBus, _ pointer: OpaquePointer) {
             self.lib = lib
             self.pointer = pointer
         }
@@ -249,7 +249,15 @@ public final class SecretServiceStore: SecretStore {
         _ operation: String, timeout: Duration,
         _ body: @escaping @Sendable (LibSecret, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
     ) throws(SecretStoreError) -> T {
-        let lib = try LibSecret.loaded()
+        try call(operation, timeout: timeout, using: LibSecret.self, body)
+    }
+
+    /// ``call(_:timeout:_:)`` with the function table `Lib` (libsecret's, or gio's alone).
+    static func call<T: Sendable, Lib: GLibCore>(
+        _ operation: String, timeout: Duration, using _: Lib.Type,
+        _ body: @escaping @Sendable (Lib, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+    ) throws(SecretStoreError) -> T {
+        let lib = try Lib.loaded()
         guard let raw = lib.g_cancellable_new() else { throw .unavailable(cause: .init("g_cancellable_new failed")) }
         let cancellable = Cancellable(pointer: raw)
         _ = lib.g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
@@ -287,7 +295,7 @@ public final class SecretServiceStore: SecretStore {
     /// `g-io-error-quark` 19 = G_IO_ERROR_CANCELLED (our deadline), 24 = G_IO_ERROR_TIMED_OUT;
     /// `g-dbus-error-quark` 4 = NO_REPLY, 12 = TIMEOUT, 9 = ACCESS_DENIED. Anything else means
     /// no usable Secret Service.
-    static func mapError(_ lib: LibSecret, _ error: GError, operation: String, seconds: Double) -> SecretStoreError {
+    static func mapError(_ lib: some GLibCore, _ error: GError, operation: String, seconds: Double) -> SecretStoreError {
         let domain = lib.g_quark_to_string(error.domain).map { String(cString: $0) } ?? "unknown"
         let code = Int(error.code)
         let cause = SecretStoreError.Cause(
