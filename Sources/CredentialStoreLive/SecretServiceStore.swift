@@ -160,8 +160,9 @@ public final class SecretServiceStore: SecretStore {
     /// The account's secret, asked of the Secret Service on the session bus directly (Secret
     /// Service API 0.2): `Service.OpenSession("plain")`, `Service.SearchItems` with the attributes
     /// `secret_password_storev_sync` stored (ours and `xdg:schema`), `Item.GetSecret` of the first
-    /// unlocked item: three method calls. libsecret's `secret_password_lookupv_sync` made eleven
-    /// (AddMatch ×3, GetNameOwner ×2, StartServiceByName, Properties.GetAll, …) and opened a
+    /// unlocked item: four method calls with the bus's Hello. libsecret's
+    /// `secret_password_lookupv_sync` made eleven (AddMatch ×3, GetNameOwner ×2,
+    /// StartServiceByName, Properties.GetAll, …) and opened a
     /// `dh-ietf1024-sha256-aes128-cbc-pkcs7` session: two 1024-bit modular exponentiations in this
     /// process and two in the daemon, half the CPU time of `authdeck token` (PERFORMANCE.md). With
     /// "plain" the secret crosses the session bus's socket unencrypted, as with gh and other

@@ -111,7 +111,7 @@ struct SecretServiceTests {
         #expect(try home.session([["ss-load", "corp", "alice", "seed-1"]]).first?["result"] as? String == "match")
     }
 
-    @Test("Secret Service API §Sessions: a load that finds its item is Hello + OpenSession(plain) + SearchItems + Item.GetSecret on the bus (libsecret's lookup sent 12 calls and a DH session)")
+    @Test("Secret Service API §Sessions: a load that finds its item is Hello + OpenSession(plain) + SearchItems + Item.GetSecret on the bus (libsecret's lookup sent 11 calls and opened a DH session)")
     func lookupMethodCalls() throws {
         let home = KeyringHome()
         let (calls, openSession, result) = try home.methodCallsOfOneLoad()
