@@ -46,7 +46,20 @@ typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 typedef void (*GDestroyNotify)(gpointer data);
 #endif
 
+#ifndef __G_IO_H__
+typedef enum { G_BUS_TYPE_STARTER = -1, G_BUS_TYPE_NONE = 0, G_BUS_TYPE_SYSTEM = 1, G_BUS_TYPE_SESSION = 2 } GBusType;
+typedef enum {
+    G_DBUS_CALL_FLAGS_NONE = 0,
+    G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 << 0,
+    G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION = 1 << 1
+} GDBusCallFlags;
+#endif
+
 #ifndef __SECRET_H__
+typedef unsigned long gsize;
+typedef struct _GVariant GVariant;
+typedef struct _GVariantType GVariantType;
+typedef struct _GDBusConnection GDBusConnection;
 typedef struct _SecretSchema SecretSchema;
 typedef struct _SecretService SecretService;
 typedef struct _SecretCollection SecretCollection;
@@ -89,6 +102,24 @@ void g_object_unref(gpointer object);
 gpointer (g_object_ref)(gpointer object);
 GCancellable *g_cancellable_new(void);
 void g_cancellable_cancel(GCancellable *cancellable);
+
+/* GVariant and GDBus (gio), for the Secret Service lookup on D-Bus (SecretServiceStore) */
+GDBusConnection *g_bus_get_sync(GBusType bus_type, GCancellable *cancellable, GError **error);
+GVariant *g_dbus_connection_call_sync(GDBusConnection *connection, const gchar *bus_name, const gchar *object_path,
+                                      const gchar *interface_name, const gchar *method_name, GVariant *parameters,
+                                      const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec,
+                                      GCancellable *cancellable, GError **error);
+GVariant *g_variant_new_string(const gchar *string);
+GVariant *g_variant_new_object_path(const gchar *object_path);
+GVariant *g_variant_new_variant(GVariant *value);
+GVariant *g_variant_new_tuple(GVariant *const *children, gsize n_children);
+GVariant *g_variant_new_array(const GVariantType *child_type, GVariant *const *children, gsize n_children);
+GVariant *g_variant_new_dict_entry(GVariant *key, GVariant *value);
+gsize g_variant_n_children(GVariant *value);
+GVariant *g_variant_get_child_value(GVariant *value, gsize index_);
+const gchar *g_variant_get_string(GVariant *value, gsize *length);
+gconstpointer g_variant_get_fixed_array(GVariant *value, gsize *n_elements, gsize element_size);
+void g_variant_unref(GVariant *value);
 
 /* libsecret */
 SecretSchema *secret_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
@@ -133,6 +164,19 @@ typedef __typeof__(g_object_unref) *authdeck_g_object_unref_fn;
 typedef __typeof__(g_object_ref) *authdeck_g_object_ref_fn;
 typedef __typeof__(g_cancellable_new) *authdeck_g_cancellable_new_fn;
 typedef __typeof__(g_cancellable_cancel) *authdeck_g_cancellable_cancel_fn;
+typedef __typeof__(g_bus_get_sync) *authdeck_g_bus_get_sync_fn;
+typedef __typeof__(g_dbus_connection_call_sync) *authdeck_g_dbus_connection_call_sync_fn;
+typedef __typeof__(g_variant_new_string) *authdeck_g_variant_new_string_fn;
+typedef __typeof__(g_variant_new_object_path) *authdeck_g_variant_new_object_path_fn;
+typedef __typeof__(g_variant_new_variant) *authdeck_g_variant_new_variant_fn;
+typedef __typeof__(g_variant_new_tuple) *authdeck_g_variant_new_tuple_fn;
+typedef __typeof__(g_variant_new_array) *authdeck_g_variant_new_array_fn;
+typedef __typeof__(g_variant_new_dict_entry) *authdeck_g_variant_new_dict_entry_fn;
+typedef __typeof__(g_variant_n_children) *authdeck_g_variant_n_children_fn;
+typedef __typeof__(g_variant_get_child_value) *authdeck_g_variant_get_child_value_fn;
+typedef __typeof__(g_variant_get_string) *authdeck_g_variant_get_string_fn;
+typedef __typeof__(g_variant_get_fixed_array) *authdeck_g_variant_get_fixed_array_fn;
+typedef __typeof__(g_variant_unref) *authdeck_g_variant_unref_fn;
 typedef __typeof__(secret_schema_newv) *authdeck_secret_schema_newv_fn;
 typedef __typeof__(secret_schema_unref) *authdeck_secret_schema_unref_fn;
 typedef __typeof__(secret_password_storev_sync) *authdeck_secret_password_storev_sync_fn;
@@ -146,6 +190,9 @@ typedef __typeof__(secret_collection_for_alias_sync) *authdeck_secret_collection
 typedef __typeof__(secret_collection_get_locked) *authdeck_secret_collection_get_locked_fn;
 
 /* Passing a small integer as a gpointer, as GINT_TO_POINTER does (schema attribute types). */
+/* G_VARIANT_TYPE("…"): a type string is its own GVariantType. */
+static inline const GVariantType *authdeck_variant_type(const gchar *type_string) { return (const GVariantType *)type_string; }
+
 static inline gpointer authdeck_int_to_pointer(gint value) { return (gpointer)(intptr_t)value; }
 
 #endif

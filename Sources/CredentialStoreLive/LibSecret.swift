@@ -6,7 +6,7 @@ import LibraryLoader
 /// `dlsym` the first time the store is used. The vault and plaintext stores never load
 /// libsecret, gio, gobject or glib (about 2 ms of start-up, PERFORMANCE.md). Field names are the
 /// C names, so a call reads `lib.secret_password_lookupv_sync(…)`.
-struct LibSecret: @unchecked Sendable {
+struct LibSecret: GLibCore, @unchecked Sendable {
     let g_hash_table_new_full: authdeck_g_hash_table_new_full_fn
     let g_hash_table_insert: authdeck_g_hash_table_insert_fn
     let g_hash_table_lookup: authdeck_g_hash_table_lookup_fn
@@ -73,6 +73,82 @@ struct LibSecret: @unchecked Sendable {
 
     /// ``shared``, or ``SecretStoreError/unavailable(cause:)`` naming the library and its Debian package.
     static func loaded() throws(SecretStoreError) -> LibSecret {
+        switch shared {
+        case .success(let lib): return lib
+        case .failure(let error): throw .unavailable(cause: .init(error.description))
+        }
+    }
+}
+
+/// The GLib functions ``SecretServiceStore/call(_:timeout:_:)`` itself needs (a cancellable,
+/// references, errors), found in both function tables.
+protocol GLibCore: Sendable {
+    var g_error_free: authdeck_g_error_free_fn { get }
+    var g_quark_to_string: authdeck_g_quark_to_string_fn { get }
+    var g_quark_from_string: authdeck_g_quark_from_string_fn { get }
+    var g_object_unref: authdeck_g_object_unref_fn { get }
+    var g_object_ref: authdeck_g_object_ref_fn { get }
+    var g_cancellable_new: authdeck_g_cancellable_new_fn { get }
+    var g_cancellable_cancel: authdeck_g_cancellable_cancel_fn { get }
+    static func loaded() throws(SecretStoreError) -> Self
+}
+
+/// GDBus and GVariant (gio, with gobject and glib), for the Secret Service lookup on D-Bus
+/// (``SecretServiceStore/lookup(_:timeout:)``): `authdeck token` opens libgio alone, not
+/// libsecret with libgcrypt and libgpg-error (about 0.9 M instructions fewer to load and relocate).
+struct GDBus: GLibCore, @unchecked Sendable {
+    let g_error_free: authdeck_g_error_free_fn
+    let g_quark_to_string: authdeck_g_quark_to_string_fn
+    let g_quark_from_string: authdeck_g_quark_from_string_fn
+    let g_object_unref: authdeck_g_object_unref_fn
+    let g_object_ref: authdeck_g_object_ref_fn
+    let g_cancellable_new: authdeck_g_cancellable_new_fn
+    let g_cancellable_cancel: authdeck_g_cancellable_cancel_fn
+    let g_bus_get_sync: authdeck_g_bus_get_sync_fn
+    let g_dbus_connection_call_sync: authdeck_g_dbus_connection_call_sync_fn
+    let g_variant_new_string: authdeck_g_variant_new_string_fn
+    let g_variant_new_object_path: authdeck_g_variant_new_object_path_fn
+    let g_variant_new_variant: authdeck_g_variant_new_variant_fn
+    let g_variant_new_tuple: authdeck_g_variant_new_tuple_fn
+    let g_variant_new_array: authdeck_g_variant_new_array_fn
+    let g_variant_new_dict_entry: authdeck_g_variant_new_dict_entry_fn
+    let g_variant_n_children: authdeck_g_variant_n_children_fn
+    let g_variant_get_child_value: authdeck_g_variant_get_child_value_fn
+    let g_variant_get_string: authdeck_g_variant_get_string_fn
+    let g_variant_get_fixed_array: authdeck_g_variant_get_fixed_array_fn
+    let g_variant_unref: authdeck_g_variant_unref_fn
+
+    /// Opens `spec` (gobject and glib come with it) and resolves every function.
+    static func load(_ spec: LibrarySpec = .gio) throws(LibraryLoadError) -> GDBus {
+        let library = try DynamicLibrary.open(spec)
+        return GDBus(
+            g_error_free: try library.function("g_error_free"),
+            g_quark_to_string: try library.function("g_quark_to_string"),
+            g_quark_from_string: try library.function("g_quark_from_string"),
+            g_object_unref: try library.function("g_object_unref"),
+            g_object_ref: try library.function("g_object_ref"),
+            g_cancellable_new: try library.function("g_cancellable_new"),
+            g_cancellable_cancel: try library.function("g_cancellable_cancel"),
+            g_bus_get_sync: try library.function("g_bus_get_sync"),
+            g_dbus_connection_call_sync: try library.function("g_dbus_connection_call_sync"),
+            g_variant_new_string: try library.function("g_variant_new_string"),
+            g_variant_new_object_path: try library.function("g_variant_new_object_path"),
+            g_variant_new_variant: try library.function("g_variant_new_variant"),
+            g_variant_new_tuple: try library.function("g_variant_new_tuple"),
+            g_variant_new_array: try library.function("g_variant_new_array"),
+            g_variant_new_dict_entry: try library.function("g_variant_new_dict_entry"),
+            g_variant_n_children: try library.function("g_variant_n_children"),
+            g_variant_get_child_value: try library.function("g_variant_get_child_value"),
+            g_variant_get_string: try library.function("g_variant_get_string"),
+            g_variant_get_fixed_array: try library.function("g_variant_get_fixed_array"),
+            g_variant_unref: try library.function("g_variant_unref"))
+    }
+
+    /// The process's gio, loaded once.
+    static let shared = Result { () throws(LibraryLoadError) -> GDBus in try load() }
+
+    /// ``shared``, or ``SecretStoreError/unavailable(cause:)`` naming the library and its Debian package.
+    static func loaded() throws(SecretStoreError) -> GDBus {
         switch shared {
         case .success(let lib): return lib
         case .failure(let error): throw .unavailable(cause: .init(error.description))

@@ -9,12 +9,14 @@ import Synchronization
 /// (``AccountSecretsEncoding``), its attributes are `application=authdeck`, `provider`, `account`
 /// (schema ``schemaName``), its label `authdeck: <provider>/<account>`.
 ///
-/// Every call runs the synchronous libsecret function on its own thread with a deadline
+/// `load` (the path of `authdeck token`) asks the service on D-Bus itself, with GDBus and a
+/// "plain" session: three method calls (``lookup(_:timeout:)``); save, delete, search and the
+/// lock diagnosis go through libsecret. Every call runs on its own thread with a deadline
 /// (``timeout``, 3 s by default as gh does); at the deadline the call's `GCancellable` is cancelled
 /// and ``SecretStoreError/timeout(operation:seconds:)`` is thrown. "No Secret Service on the bus"
 /// (or no bus) is ``SecretStoreError/unavailable(cause:)``; a locked collection is
-/// ``SecretStoreError/locked(cause:)`` — also on lookup, where libsecret itself returns "nothing"
-/// for a locked item (docs/PLATFORM.md, "libsecret"), so a miss checks whether the default collection is locked.
+/// ``SecretStoreError/locked(cause:)`` — also on load: an item found only in locked collections,
+/// or a miss while the default collection is locked (which may hide the item, docs/PLATFORM.md).
 ///
 /// Per-account locks are flock files in `lockDirectory`.
 public final class SecretServiceStore: SecretStore {
@@ -34,22 +36,18 @@ public final class SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func load(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets {
-        let found: String? = try Self.call("lookup", timeout: timeout) { lib, cancellable, error in
-            Self.withSchemaAndAttributes(lib, key) { schema, attributes in
-                guard let password = lib.secret_password_lookupv_sync(schema, attributes, cancellable, error) else {
-                    return nil
-                }
-                defer { lib.secret_password_free(password) }
-                return String(cString: password)
-            }
-        }
-        guard let found else {
+        switch try Self.lookup(key, timeout: timeout) {
+        case .found(let secret):
+            return try AccountSecretsEncoding.decode(Data(secret.utf8), file: "Secret Service item \(key)")
+        case .onlyLocked:
+            throw .locked(cause: .init("the item is in a locked collection; unlock the keyring"))
+        case .none:
+            // A miss: say "locked" when the default collection is (a locked collection may hide it).
             if try Self.defaultCollectionState(timeout: timeout) == .locked {
                 throw .locked(cause: .init("the default collection is locked; unlock the keyring"))
             }
             throw .notFound(key)
         }
-        return try AccountSecretsEncoding.decode(Data(found.utf8), file: "Secret Service item \(key)")
     }
 
     public func save(_ secrets: AccountSecrets, for key: AccountKey) throws(SecretStoreError) {
@@ -145,6 +143,98 @@ public final class SecretServiceStore: SecretStore {
         }
     }
 
+    // MARK: The lookup, on D-Bus
+
+    /// What ``lookup(_:timeout:)`` found.
+    enum Lookup: Sendable, Equatable {
+        /// The secret of the first unlocked item with the account's attributes.
+        case found(String)
+        /// Items with the attributes, all in locked collections.
+        case onlyLocked
+        case none
+    }
+
+    static let busName = "org.freedesktop.secrets"
+    static let servicePath = "/org/freedesktop/secrets"
+
+    /// The account's secret, asked of the Secret Service on the session bus directly (Secret
+    /// Service API 0.2): `Service.OpenSession("plain")`, `Service.SearchItems` with the attributes
+    /// `secret_password_storev_sync` stored (ours and `xdg:schema`), `Item.GetSecret` of the first
+    /// unlocked item: four method calls with the bus's Hello. libsecret's
+    /// `secret_password_lookupv_sync` made eleven (AddMatch ×3, GetNameOwner ×2,
+    /// StartServiceByName, Properties.GetAll, …) and opened a
+    /// `dh-ietf1024-sha256-aes128-cbc-pkcs7` session: two 1024-bit modular exponentiations in this
+    /// process and two in the daemon, half the CPU time of `authdeck token` (PERFORMANCE.md). With
+    /// "plain" the secret crosses the session bus's socket unencrypted, as with gh and other
+    /// go-keyring clients: only processes of this user can connect to that socket, and each of
+    /// them may ask the Secret Service for the same item anyway.
+    ///
+    /// Runs on one worker thread (``call(_:timeout:_:)``); each method call is also given what
+    /// is left of `timeout`, so it ends by itself at the deadline.
+    /// - Throws: as ``call(_:timeout:_:)``: `unavailable` (no bus, no service), `timeout`.
+    static func lookup(_ key: AccountKey, timeout: Duration) throws(SecretStoreError) -> Lookup {
+        let deadline = ContinuousClock.now + timeout
+        let attributes = [
+            ("xdg:schema", schemaName), ("application", applicationAttribute),
+            ("provider", key.provider), ("account", key.account),
+        ]
+        return try call("lookup", timeout: timeout, using: GDBus.self) { lib, cancellable, error in
+            guard let bus = lib.g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) else { return .none }
+            defer { lib.g_object_unref(UnsafeMutableRawPointer(bus)) }
+            /// One method call of the Secret Service; nil with `error` set when it failed.
+            func invoke(_ path: String, _ interface: String, _ method: String, _ parameters: [OpaquePointer?], reply: String) -> Variant? {
+                let left = deadline - ContinuousClock.now
+                let milliseconds = max(1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                let arguments = lib.g_variant_new_tuple(parameters, gsize(parameters.count))
+                return reply.withCString { type in
+                    lib.g_dbus_connection_call_sync(
+                        bus, busName, path, "org.freedesktop.Secret.\(interface)", method, arguments,
+                        authdeck_variant_type(type), G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+                }.map { Variant(lib, $0) }
+            }
+            guard let opened = invoke(servicePath, "Service", "OpenSession", [
+                lib.g_variant_new_string("plain"), lib.g_variant_new_variant(lib.g_variant_new_string("")),
+            ], reply: "(vo)"), let session = opened[1].string else { return .none }
+            let entries = attributes.map { name, value in
+                lib.g_variant_new_dict_entry(lib.g_variant_new_string(name), lib.g_variant_new_string(value))
+            }
+            guard let found = invoke(servicePath, "Service", "SearchItems", [
+                lib.g_variant_new_array(nil, entries, gsize(entries.count)),
+            ], reply: "(aoao)") else { return .none }
+            let unlocked = found[0], locked = found[1]
+            guard unlocked.count > 0, let item = unlocked[0].string else { return locked.count > 0 ? .onlyLocked : .none }
+            // ((oayays)): (session, parameters, value, content type); "plain": the value as stored.
+            guard let reply = invoke(item, "Item", "GetSecret", [lib.g_variant_new_object_path(session)], reply: "((oayays))") else {
+                return .none
+            }
+            return .found(reply[0][2].bytes)
+        }
+    }
+
+    /// A `GVariant` reference, released with the value (children are references of their own).
+    final class Variant {
+        let lib: GDBus
+        let pointer: OpaquePointer
+
+        init(_ lib: GDBus, _ pointer: OpaquePointer) {
+            self.lib = lib
+            self.pointer = pointer
+        }
+
+        deinit { lib.g_variant_unref(pointer) }
+
+        var count: Int { Int(lib.g_variant_n_children(pointer)) }
+        subscript(index: Int) -> Variant { Variant(lib, lib.g_variant_get_child_value(pointer, gsize(index))!) }
+        /// A string or object path.
+        var string: String? { lib.g_variant_get_string(pointer, nil).map { String(cString: $0) } }
+        /// An `ay` as UTF-8 text.
+        var bytes: String {
+            var length: gsize = 0
+            guard let base = lib.g_variant_get_fixed_array(pointer, &length, 1) else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: base, count: Int(length)), as: UTF8.self)
+        }
+    }
+
     // MARK: Calls with a deadline
 
     /// A GLib pointer handed to the worker thread (GObject reference counting is thread-safe).
@@ -160,7 +250,15 @@ public final class SecretServiceStore: SecretStore {
         _ operation: String, timeout: Duration,
         _ body: @escaping @Sendable (LibSecret, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
     ) throws(SecretStoreError) -> T {
-        let lib = try LibSecret.loaded()
+        try call(operation, timeout: timeout, using: LibSecret.self, body)
+    }
+
+    /// ``call(_:timeout:_:)`` with the function table `Lib` (libsecret's, or gio's alone).
+    static func call<T: Sendable, Lib: GLibCore>(
+        _ operation: String, timeout: Duration, using _: Lib.Type,
+        _ body: @escaping @Sendable (Lib, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+    ) throws(SecretStoreError) -> T {
+        let lib = try Lib.loaded()
         guard let raw = lib.g_cancellable_new() else { throw .unavailable(cause: .init("g_cancellable_new failed")) }
         let cancellable = Cancellable(pointer: raw)
         _ = lib.g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
@@ -198,7 +296,7 @@ public final class SecretServiceStore: SecretStore {
     /// `g-io-error-quark` 19 = G_IO_ERROR_CANCELLED (our deadline), 24 = G_IO_ERROR_TIMED_OUT;
     /// `g-dbus-error-quark` 4 = NO_REPLY, 12 = TIMEOUT, 9 = ACCESS_DENIED. Anything else means
     /// no usable Secret Service.
-    static func mapError(_ lib: LibSecret, _ error: GError, operation: String, seconds: Double) -> SecretStoreError {
+    static func mapError(_ lib: some GLibCore, _ error: GError, operation: String, seconds: Double) -> SecretStoreError {
         let domain = lib.g_quark_to_string(error.domain).map { String(cString: $0) } ?? "unknown"
         let code = Int(error.code)
         let cause = SecretStoreError.Cause(

@@ -43,6 +43,38 @@ final class KeyringHome: Sendable {
     }
 }
 
+extension KeyringHome {
+    /// Saves an item for corp/alice, then loads it in a second probe process while `dbus-monitor`
+    /// records the bus; returns the method calls the loading process sent (`member=…` of each).
+    /// No sleeps: the script waits until the monitor has printed its own first message, and after
+    /// the load until a marker call (`GetId`) has reached the monitor's file.
+    func methodCallsOfOneLoad() throws -> (calls: [String], openSession: String, result: [String: Any]?) {
+        let monitor = directory.file("monitor.txt")
+        let script = """
+            gnome-keyring-daemon --unlock --components=secrets < '\(directory.file("password"))' >/dev/null 2>&1
+            "$PROBE" ss-save corp alice seed-1 > /dev/null
+            dbus-monitor --session > '\(monitor)' 2>/dev/null & MONITOR=$!
+            until grep -q NameLost '\(monitor)'; do :; done
+            "$PROBE" ss-load corp alice seed-1
+            dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.Peer.GetMachineId > /dev/null
+            until grep -q GetMachineId '\(monitor)'; do :; done
+            kill $MONITOR
+            """
+        let child = try ChildProcess("/usr/bin/dbus-run-session", ["--", "sh", "-c", script],
+                                     environment: environment, outputDirectory: directory.path)
+        #expect(child.wait(timeout: .seconds(60)) == 0, "dbus-run-session: \(child.stderr)")
+        let text = try String(contentsOfFile: monitor, encoding: .utf8)
+        // The loading process is the connection that sent the first Hello after the monitor's own.
+        let lines = text.split(separator: "\n").map(String.init)
+        let hellos = lines.filter { $0.hasPrefix("method call") && $0.contains("member=Hello") }
+        let sender = hellos.first.flatMap { $0.split(separator: " ").first { $0.hasPrefix("sender=") } }.map(String.init) ?? "?"
+        let calls = lines.filter { $0.hasPrefix("method call") && $0.contains(sender + " ") }
+            .compactMap { $0.split(separator: " ").first { $0.hasPrefix("member=") }.map { String($0.dropFirst(7)) } }
+        let openSession = lines.drop { !($0.contains(sender + " ") && $0.contains("member=OpenSession")) }.dropFirst().first ?? ""
+        return (calls, openSession, child.jsonLines.first)
+    }
+}
+
 @Suite("Secret Service (real gnome-keyring-daemon in dbus-run-session)", .serialized)
 struct SecretServiceTests {
     init() throws {
@@ -77,6 +109,15 @@ struct SecretServiceTests {
         let home = KeyringHome()
         #expect(try home.session([["ss-save", "corp", "alice", "seed-1"]]).first?["result"] as? String == "ok")
         #expect(try home.session([["ss-load", "corp", "alice", "seed-1"]]).first?["result"] as? String == "match")
+    }
+
+    @Test("Secret Service API §Sessions: a load that finds its item is Hello + OpenSession(plain) + SearchItems + Item.GetSecret on the bus (libsecret's lookup sent 11 calls and opened a DH session)")
+    func lookupMethodCalls() throws {
+        let home = KeyringHome()
+        let (calls, openSession, result) = try home.methodCallsOfOneLoad()
+        #expect(result?["result"] as? String == "match")
+        #expect(calls == ["Hello", "OpenSession", "SearchItems", "GetSecret"])
+        #expect(openSession.contains("string \"plain\""), "OpenSession's first argument: \(openSession)")
     }
 
     @Test("A locked keyring is .locked on save and on load, not notFound")

@@ -38,13 +38,37 @@ public struct CompactJWS: Sendable, Equatable {
     ///   `.protocolViolation(.malformedJWT)` for anything else that is not a JWS;
     ///   `.protocolViolation(.unsupportedCriticalHeader)` for any `crit` (RFC 7515 §4.1.11).
     public init(parsing compact: String) throws(AuthError) {
-        // Split on the UTF-8 bytes: "." is ASCII, and a Character-wise split of a long token
-        // (grapheme breaking) was a large part of the parse (PERFORMANCE.md).
-        let parts = compact.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self) }
-        if parts.count == 5 { throw .unsupported(.encryptedIDToken) }
-        guard parts.count == 3 else { throw .protocolViolation(.malformedJWT(reason: "expected 3 parts, found \(parts.count)")) }
-        guard let headerData = Base64URL.decode(parts[0]) else {
+        var text = compact
+        switch text.withUTF8({ Self.parse(utf8: $0) }) {
+        case .success(let jws): self = jws
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The parts of `compact` found on its UTF-8 bytes ("." is ASCII): no `String` per part and
+    /// no Character-wise split, whose grapheme breaking was a large part of the parse
+    /// (PERFORMANCE.md, "Signatures").
+    private static func parse(utf8 compact: UnsafeBufferPointer<UInt8>) -> Result<CompactJWS, AuthError> {
+        Result { () throws(AuthError) in
+            var dots = 0, first = 0, second = 0
+            for index in compact.indices where compact[index] == UInt8(ascii: ".") {
+                if dots == 0 { first = index } else if dots == 1 { second = index }
+                dots += 1
+            }
+            if dots + 1 == 5 { throw .unsupported(.encryptedIDToken) }
+            guard dots + 1 == 3 else { throw .protocolViolation(.malformedJWT(reason: "expected 3 parts, found \(dots + 1)")) }
+            func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: compact[range]) }
+            return try CompactJWS(
+                header: part(0 ..< first), payload: part(first + 1 ..< second),
+                signature: part(second + 1 ..< compact.count), signingInput: part(0 ..< second))
+        }
+    }
+
+    private init(
+        header headerPart: UnsafeBufferPointer<UInt8>, payload payloadPart: UnsafeBufferPointer<UInt8>,
+        signature signaturePart: UnsafeBufferPointer<UInt8>, signingInput: UnsafeBufferPointer<UInt8>
+    ) throws(AuthError) {
+        guard let headerData = Base64URL.decode(utf8: headerPart) else {
             throw .protocolViolation(.malformedJWT(reason: "the header is not base64url JSON"))
         }
         let headerObject: [String: JSONValue]
@@ -53,10 +77,10 @@ public struct CompactJWS: Sendable, Equatable {
         case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "JOSE header"))
         case .failure(.malformed): throw .protocolViolation(.malformedJWT(reason: "the header is not base64url JSON"))
         }
-        guard let payload = Base64URL.decode(parts[1]) else {
+        guard let payload = Base64URL.decode(utf8: payloadPart) else {
             throw .protocolViolation(.malformedJWT(reason: "the payload is not base64url"))
         }
-        guard let signature = Base64URL.decode(parts[2]) else {
+        guard let signature = Base64URL.decode(utf8: signaturePart) else {
             throw .protocolViolation(.malformedJWT(reason: "the signature is not base64url"))
         }
         guard let alg = headerObject.member("alg")?.stringValue else {
@@ -79,7 +103,7 @@ public struct CompactJWS: Sendable, Equatable {
         if let critical { throw .protocolViolation(.unsupportedCriticalHeader(critical)) }
         self.header = JOSEHeader(algorithm: alg, keyID: keyID, type: type, critical: critical, members: headerObject)
         self.payload = payload
-        self.signingInput = Data((parts[0] + "." + parts[1]).utf8)
+        self.signingInput = Data(signingInput)
         self.signature = signature
     }
 }

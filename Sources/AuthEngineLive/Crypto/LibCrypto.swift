@@ -18,8 +18,10 @@ struct LibCrypto: @unchecked Sendable {
     let EVP_Digest: authdeck_EVP_Digest_fn
     let EVP_DigestVerify: authdeck_EVP_DigestVerify_fn
     let EVP_DigestVerifyInit: authdeck_EVP_DigestVerifyInit_fn
+    let EVP_MD_CTX_copy_ex: authdeck_EVP_MD_CTX_copy_ex_fn
     let EVP_MD_CTX_free: authdeck_EVP_MD_CTX_free_fn
     let EVP_MD_CTX_new: authdeck_EVP_MD_CTX_new_fn
+    let EVP_MD_CTX_set_flags: authdeck_EVP_MD_CTX_set_flags_fn
     let EVP_PKEY_CTX_free: authdeck_EVP_PKEY_CTX_free_fn
     let EVP_PKEY_CTX_new_from_name: authdeck_EVP_PKEY_CTX_new_from_name_fn
     let EVP_PKEY_CTX_set_rsa_padding: authdeck_EVP_PKEY_CTX_set_rsa_padding_fn
@@ -53,8 +55,10 @@ struct LibCrypto: @unchecked Sendable {
             EVP_Digest: try library.function("EVP_Digest"),
             EVP_DigestVerify: try library.function("EVP_DigestVerify"),
             EVP_DigestVerifyInit: try library.function("EVP_DigestVerifyInit"),
+            EVP_MD_CTX_copy_ex: try library.function("EVP_MD_CTX_copy_ex"),
             EVP_MD_CTX_free: try library.function("EVP_MD_CTX_free"),
             EVP_MD_CTX_new: try library.function("EVP_MD_CTX_new"),
+            EVP_MD_CTX_set_flags: try library.function("EVP_MD_CTX_set_flags"),
             EVP_PKEY_CTX_free: try library.function("EVP_PKEY_CTX_free"),
             EVP_PKEY_CTX_new_from_name: try library.function("EVP_PKEY_CTX_new_from_name"),
             EVP_PKEY_CTX_set_rsa_padding: try library.function("EVP_PKEY_CTX_set_rsa_padding"),

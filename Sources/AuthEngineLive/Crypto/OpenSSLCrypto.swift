@@ -103,32 +103,29 @@ public enum OpenSSLCrypto {
             throw .unusableKey("key_ops does not contain verify")
         }
 
+        let verifier = try VerifierCache.shared.verifier(key, algorithm: algorithm) { () throws(SignatureVerificationError) in
+            try makeVerifier(algorithm, key: key)
+        }
+        switch algorithm {
+        case .es256, .es384, .es512:
+            guard signature.count == 2 * ECCurve(algorithm: algorithm).coordinateSize else { throw .invalidSignature }
+            try verifier.verify(signingInput: signingInput, signature: try ecdsaDER(rawSignature: signature))
+        default:
+            try verifier.verify(signingInput: signingInput, signature: signature)
+        }
+    }
+
+    /// The public key of `key` and a verification context for `algorithm` (``Verifier``).
+    private static func makeVerifier(_ algorithm: JWSAlgorithm, key: JWK) throws(SignatureVerificationError) -> Verifier {
         switch algorithm {
         case .rs256, .rs384, .rs512:
-            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
-            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
-                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: signature)
-            }
+            try Verifier(key: try rsaPublicKey(key), digest: algorithm.digest.map(messageDigest), pss: false)
         case .ps256, .ps384, .ps512:
-            let pkey = try PublicKeyCache.shared.key(key, kind: "RSA") { () throws(SignatureVerificationError) in try rsaPublicKey(key) }
-            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
-                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: true, signingInput: signingInput, signature: signature)
-            }
+            try Verifier(key: try rsaPublicKey(key), digest: algorithm.digest.map(messageDigest), pss: true)
         case .es256, .es384, .es512:
-            let curve = ECCurve(algorithm: algorithm)
-            let pkey = try PublicKeyCache.shared.key(key, kind: "EC \(curve.name)") { () throws(SignatureVerificationError) in
-                try ecPublicKey(key, curve: curve)
-            }
-            guard signature.count == 2 * curve.coordinateSize else { throw .invalidSignature }
-            let der = try ecdsaDER(rawSignature: signature)
-            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
-                try digestVerify(pkey.pointer, digest: algorithm.digest, pss: false, signingInput: signingInput, signature: der)
-            }
+            try Verifier(key: try ecPublicKey(key, curve: ECCurve(algorithm: algorithm)), digest: algorithm.digest.map(messageDigest), pss: false)
         case .edDSA:
-            let pkey = try PublicKeyCache.shared.key(key, kind: "OKP") { () throws(SignatureVerificationError) in try edwardsPublicKey(key) }
-            try withExtendedLifetime(pkey) { () throws(SignatureVerificationError) in
-                try digestVerify(pkey.pointer, digest: nil, pss: false, signingInput: signingInput, signature: signature)
-            }
+            try Verifier(key: try edwardsPublicKey(key), digest: nil, pss: false)
         case .hs256, .hs384, .hs512, .none:
             throw .unsupportedAlgorithm(algorithm)
         }
@@ -140,33 +137,6 @@ public enum OpenSSLCrypto {
         case .sha384: lib.EVP_sha384()!
         case .sha512: lib.EVP_sha512()!
         }
-    }
-
-    /// One-shot `EVP_DigestVerify`. `digest` nil is for EdDSA (the algorithm hashes itself).
-    private static func digestVerify(
-        _ pkey: OpaquePointer, digest: DigestAlgorithm?, pss: Bool, signingInput: Data, signature: Data
-    ) throws(SignatureVerificationError) {
-        guard let context = lib.EVP_MD_CTX_new() else { throw .invalidSignature }
-        defer { lib.EVP_MD_CTX_free(context) }
-        var keyContext: OpaquePointer?
-        guard lib.EVP_DigestVerifyInit(context, &keyContext, digest.map(messageDigest), nil, pkey) == 1 else {
-            throw .unusableKey("key rejected by libcrypto")
-        }
-        if pss {
-            guard lib.EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  lib.EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
-            else { throw .unusableKey("RSA-PSS parameters rejected by libcrypto") }
-        }
-        let result = signature.withUnsafeBytes { sig in
-            signingInput.withUnsafeBytes { input in
-                lib.EVP_DigestVerify(
-                    context,
-                    sig.bindMemory(to: UInt8.self).baseAddress, sig.count,
-                    input.bindMemory(to: UInt8.self).baseAddress, input.count
-                )
-            }
-        }
-        guard result == 1 else { throw .invalidSignature }
     }
 
     // MARK: RSA
@@ -320,70 +290,5 @@ public enum OpenSSLCrypto {
         }
         guard let pkey else { throw .unusableKey("OKP public key rejected by libcrypto") }
         return pkey
-    }
-}
-
-/// Public keys built from JWKs, kept for the next verification with the same key: building an
-/// `EVP_PKEY` from a JWK (`OSSL_PARAM_BLD`, `EVP_PKEY_fromdata`) costs several times the RSA
-/// verification itself, and every ID token of a provider is checked against the same few JWKS
-/// keys. Keyed by the whole JWK (every member) and the key kind; at most ``capacity`` keys, then
-/// the cache starts over. Keys are only ever used for verification, which OpenSSL allows from
-/// several threads at once on one `EVP_PKEY`.
-final class PublicKeyCache: Sendable {
-    static let shared = PublicKeyCache()
-    static let capacity = 64
-
-    /// One `EVP_PKEY`, freed when the last user lets go (a verification may still hold one the
-    /// cache has dropped).
-    final class Key: @unchecked Sendable {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { LibCrypto.required.EVP_PKEY_free(pointer) }
-    }
-
-    /// Every member of the JWK and the kind, byte for byte (length-prefixed UTF-8 and raw key
-    /// bytes): two keys share an entry only when they are identical code unit for code unit, never
-    /// merely canonically equivalent (`String ==`).
-    private struct Entry: Hashable {
-        var bytes: [UInt8]
-
-        init(_ jwk: JWK, kind: String) {
-            bytes = []
-            func add<C: Collection>(_ part: C?) where C.Element == UInt8 {
-                guard let part else { bytes.append(0); return }
-                bytes.append(1)
-                withUnsafeBytes(of: UInt32(part.count).littleEndian) { bytes += $0 }
-                bytes += part
-            }
-            add(kind.utf8)
-            add(jwk.keyType.utf8)
-            add(jwk.keyID?.utf8)
-            add(jwk.use?.utf8)
-            add(jwk.algorithm?.utf8)
-            add(jwk.curve?.utf8)
-            if let operations = jwk.keyOperations {
-                withUnsafeBytes(of: UInt32(operations.count).littleEndian) { bytes += $0 }
-                for operation in operations { add(operation.utf8) }
-            } else {
-                add(nil as [UInt8]?)
-            }
-            add(jwk.modulus)
-            add(jwk.exponent)
-            add(jwk.x)
-            add(jwk.y)
-        }
-    }
-
-    private let keys = Mutex<[Entry: Key]>([:])
-
-    func key(_ jwk: JWK, kind: String, make: () throws(SignatureVerificationError) -> OpaquePointer) throws(SignatureVerificationError) -> Key {
-        let entry = Entry(jwk, kind: kind)
-        if let found = keys.withLock({ $0[entry] }) { return found }
-        let made = Key(try make())
-        keys.withLock { keys in
-            if keys.count >= Self.capacity { keys.removeAll() }
-            keys[entry] = made
-        }
-        return made
     }
 }
