@@ -1,6 +1,7 @@
 import CLibSecret
 import CredentialStore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// The freedesktop Secret Service (gnome-keyring, KWallet) through libsecret.
@@ -245,7 +246,7 @@ public final class SecretServiceStore: SecretStore {
         let done = DispatchSemaphore(value: 0)
     }
 
-    /// Runs `body` (one libsecret call) on a new thread; waits up to `timeout`, then cancels it.
+    /// Runs `body` (one libsecret call) on a worker thread; waits up to `timeout`, then cancels it.
     static func call<T: Sendable>(
         _ operation: String, timeout: Duration,
         _ body: @escaping @Sendable (LibSecret, OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
@@ -264,7 +265,9 @@ public final class SecretServiceStore: SecretStore {
         _ = lib.g_object_ref(UnsafeMutableRawPointer(raw))  // one reference for the worker, one for us
         let outcome = Outcome<T>()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let thread = Thread {
+        // A Dispatch worker: the call may block for as long as the bus does; the caller waits at
+        // most `timeout` and then cancels it.
+        DispatchQueue.global(qos: .userInitiated).async {
             var error: UnsafeMutablePointer<GError>?
             let value = body(lib, cancellable.pointer, &error)
             let result: Result<T, SecretStoreError>
@@ -278,8 +281,6 @@ public final class SecretServiceStore: SecretStore {
             outcome.done.signal()
             lib.g_object_unref(UnsafeMutableRawPointer(cancellable.pointer))
         }
-        thread.name = "authdeck-secret-service"
-        thread.start()
         defer { lib.g_object_unref(UnsafeMutableRawPointer(raw)) }
         if outcome.done.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .timedOut {
             lib.g_cancellable_cancel(raw)

@@ -1,6 +1,6 @@
 import AuthEngine
 import CCrypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One public key built from a JWK and a verification context initialised for it once, for one
