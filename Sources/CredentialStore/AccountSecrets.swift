@@ -5,7 +5,7 @@ import StrictJSON
 /// account name chosen by AppCore (for example the ID Token `sub`, or a user label).
 ///
 /// Not secret. Shown in errors and used as Secret Service attributes (`provider`, `account`).
-public struct AccountKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The provider's configuration id (not the issuer URL).
     public var provider: String
     /// The account within the provider.
@@ -152,9 +152,8 @@ public enum AccountSecretsEncoding {
     ///   a number of seconds`; never a value), or `.unsupportedVersion` for a newer version.
     public static func decode(_ data: Data, file: String?) throws(SecretStoreError) -> AccountSecrets {
         let value: JSONValue
-        switch parseJSON(data) {
-        case .success(let parsed): value = parsed
-        case .failure(let error): throw .corrupt(file: file, reason: .malformedRecord(error.description))
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
+            throw .corrupt(file: file, reason: .malformedRecord(error.description))
         }
         let reader: JSONReader
         let version: Int

@@ -184,14 +184,13 @@ struct AccountsDocument {
     ///   `.unsupportedVersion` for a newer version.
     static func decode(_ bytes: [UInt8], path: String) throws(SecretStoreError) -> AccountsDocument {
         let data = Data(bytes)
-        let document: AccountsDocument
-        switch parseJSON(data) {
-        case .failure(let error):
+        let value: JSONValue
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
             throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(syntax: error, in: data))
-        case .success(let value):
-            do throws(JSONShapeError) { document = try AccountsDocument(json: value) } catch {
-                throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(shape: error, records: "accounts"))
-            }
+        }
+        let document: AccountsDocument
+        do throws(JSONShapeError) { document = try AccountsDocument(json: value) } catch {
+            throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(shape: error, records: "accounts"))
         }
         guard document.version <= currentVersion else {
             throw .corrupt(file: path, reason: .unsupportedVersion(document.version))

@@ -21,7 +21,7 @@ enum DPoPAccess {
     /// - Throws: `AuthError.unsupported(.dpopSigningFailed)` when the stored key is unreadable.
     static func signer(env: AppEnvironment, secrets: AccountSecrets) throws(AuthError) -> DPoPSigner? {
         guard let stored = secrets.dpopKey else { return nil }
-        guard case .success(let json) = parseJSON(Data(stored.exposedValue.utf8)), let key = try? JWSKeyPair(json: json) else {
+        guard let json = try? parseJSONValue(Data(stored.exposedValue.utf8)), let key = try? JWSKeyPair(json: json) else {
             throw .unsupported(.dpopSigningFailed("the stored DPoP key is not a private JWK"))
         }
         return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces)
