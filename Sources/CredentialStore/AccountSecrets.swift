@@ -1,10 +1,11 @@
 import FoundationEssentials
+import StrictJSON
 
 /// Identifies one account's secret set in a store: the provider it belongs to and the
 /// account name chosen by AppCore (for example the ID Token `sub`, or a user label).
 ///
 /// Not secret. Shown in errors and used as Secret Service attributes (`provider`, `account`).
-public struct AccountKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The provider's configuration id (not the issuer URL).
     public var provider: String
     /// The account within the provider.
@@ -44,7 +45,7 @@ public struct AccountKey: Sendable, Hashable, Codable, Comparable, CustomStringC
 }
 
 /// One stored access token with its expiry.
-public struct StoredAccessTokenEntry: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct StoredAccessTokenEntry: Sendable, Equatable, CustomStringConvertible {
     /// RFC 6749 §5.1 `access_token`.
     public var token: StoredAccessToken
     /// Absolute expiry (computed from `expires_in` with the injected clock); nil when the
@@ -71,7 +72,7 @@ public struct StoredAccessTokenEntry: Sendable, Equatable, Codable, CustomString
 ///
 /// Non-secret metadata (provider id, subject, display name, expiries shown in lists, the
 /// active account) lives in JSON under the XDG directories, not here.
-public struct AccountSecrets: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct AccountSecrets: Sendable, Equatable, CustomStringConvertible {
     /// The access token obtained without a `resource`/`audience` parameter.
     public var defaultAccessToken: StoredAccessTokenEntry?
     /// Access tokens keyed by RFC 8707 `resource` (or a provider's `audience`), each with its
@@ -126,51 +127,47 @@ public struct AccountSecrets: Sendable, Equatable, Codable, CustomStringConverti
 }
 
 /// The serialized form of a secret set (the Secret Service item's secret, an entry of the
-/// vault and plaintext files). JSON with a format version for migrations; dates are
-/// seconds since 1970-01-01T00:00:00Z.
+/// vault and plaintext files): `{"secrets":{…},"version":1}`, compact UTF-8 JSON with sorted
+/// member names, dates as seconds since 1970-01-01T00:00:00Z (a JSON number). Read and written
+/// through StrictJSON (jansson), not Codable: the mapping is `AccountSecrets(json:path:)` /
+/// `AccountSecrets.json` (AccountSecrets+JSON.swift).
 public enum AccountSecretsEncoding {
     /// Version written by this build.
     public static let currentVersion = 1
 
-    struct Envelope: Codable {
-        var version: Int
-        var secrets: AccountSecrets
-    }
-
-    /// Encodes `secrets` as UTF-8 JSON (sorted keys).
+    /// Encodes `secrets` as UTF-8 JSON (sorted keys, compact).
     public static func encode(_ secrets: AccountSecrets) -> Data {
-        // Encoding these plain Codable values cannot fail.
-        (try? makeEncoder().encode(Envelope(version: currentVersion, secrets: secrets))) ?? Data()
+        envelope(secrets).serialized()
     }
 
-    /// Decodes what ``encode(_:)`` wrote.
-    /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` (`file` as given) when the data is not
-    ///   a secret set, or has a newer version.
+    /// `{"secrets": secrets.json, "version": currentVersion}`, for documents that embed secret sets.
+    public static func envelope(_ secrets: AccountSecrets) -> JSONValue {
+        .object(["secrets": secrets.json, "version": .int(currentVersion)])
+    }
+
+    /// Decodes what ``encode(_:)`` wrote (and what the earlier Codable encoder wrote).
+    /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` (`file` as given):
+    ///   `.malformedRecord` naming what is wrong (not JSON, a member named twice, or the path of
+    ///   the member that has the wrong shape, e.g. `secrets.defaultAccessToken.expiresAt: expected
+    ///   a number of seconds`; never a value), or `.unsupportedVersion` for a newer version.
     public static func decode(_ data: Data, file: String?) throws(SecretStoreError) -> AccountSecrets {
-        let envelope: Envelope
-        do {
-            envelope = try makeDecoder().decode(Envelope.self, from: data)
+        let value: JSONValue
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
+            throw .corrupt(file: file, reason: .malformedRecord(error.description))
+        }
+        let reader: JSONReader
+        let version: Int
+        do throws(JSONShapeError) {
+            reader = try JSONReader(value)
+            version = try reader.int("version")
         } catch {
-            throw .corrupt(file: file, reason: .malformedRecord(String(describing: type(of: error))))
+            throw .corrupt(file: file, reason: .malformedRecord(error.description))
         }
-        guard envelope.version <= currentVersion else {
-            throw .corrupt(file: file, reason: .unsupportedVersion(envelope.version))
+        guard version <= currentVersion else { throw .corrupt(file: file, reason: .unsupportedVersion(version)) }
+        do throws(JSONShapeError) {
+            return try AccountSecrets(json: reader.value("secrets") ?? .null, path: [.member("secrets")])
+        } catch {
+            throw .corrupt(file: file, reason: .malformedRecord(error.description))
         }
-        return envelope.secrets
-    }
-
-    /// The JSON encoder used for every secret-set serialization.
-    public static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }
-
-    /// The matching decoder.
-    public static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
     }
 }

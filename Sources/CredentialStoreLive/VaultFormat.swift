@@ -1,6 +1,7 @@
 import CSodium
 import CredentialStore
 import FoundationEssentials
+import StrictJSON
 import TextSupport
 
 /// The vault file format, version 1 (all integers big-endian):
@@ -124,11 +125,13 @@ final class VaultKeys: Sendable {
     static func cacheID(salt: [UInt8]) -> String { Sodium.genericHash(salt, length: 16).lowercaseHex }
 }
 
-/// The plaintext file's JSON document: every account's secret set.
-struct AccountsDocument: Codable {
+/// The plaintext file's JSON document: every account's secret set,
+/// `{"accounts":[{"account":"…","provider":"…","secrets":{…}}],"version":1}` (compact, sorted
+/// member names; each `secrets` as in ``AccountSecretsEncoding``).
+struct AccountsDocument {
     static let currentVersion = 1
 
-    struct Entry: Codable {
+    struct Entry {
         var provider: String
         var account: String
         var secrets: AccountSecrets
@@ -152,16 +155,43 @@ struct AccountsDocument: Codable {
 
     var keys: [AccountKey] { accounts.map { AccountKey(provider: $0.provider, account: $0.account) }.sorted() }
 
-    func encoded() -> [UInt8] {
-        Array((try? AccountSecretsEncoding.makeEncoder().encode(self)) ?? Data())
+    var json: JSONValue {
+        .object([
+            "version": .int(version),
+            "accounts": .array(accounts.map { entry in
+                .object(["provider": .string(entry.provider), "account": .string(entry.account), "secrets": entry.secrets.json])
+            }),
+        ])
     }
 
+    /// - Throws: ``JSONShapeError`` naming the member (`accounts[1].secrets.idToken`).
+    init(json: JSONValue) throws(JSONShapeError) {
+        let reader = try JSONReader(json)
+        version = try reader.int("version")
+        guard version <= Self.currentVersion else { return }
+        accounts = try reader.array("accounts") { (value, path) throws(JSONShapeError) -> Entry in
+            let entry = try JSONReader(value, path: path)
+            return Entry(provider: try entry.string("provider"), account: try entry.string("account"),
+                         secrets: try AccountSecrets(json: entry.value("secrets") ?? .null, path: path + [.member("secrets")]))
+        }
+    }
+
+    init() {}
+
+    func encoded() -> [UInt8] { Array(json.serialized()) }
+
+    /// - Throws: `.corrupt(file: path)` with the damage (``SecretStoreError/CorruptionReason``:
+    ///   empty, truncated, two documents, not JSON, the record and field at fault), or
+    ///   `.unsupportedVersion` for a newer version.
     static func decode(_ bytes: [UInt8], path: String) throws(SecretStoreError) -> AccountsDocument {
+        let data = Data(bytes)
+        let value: JSONValue
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
+            throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(syntax: error, in: data))
+        }
         let document: AccountsDocument
-        do {
-            document = try AccountSecretsEncoding.makeDecoder().decode(AccountsDocument.self, from: Data(bytes))
-        } catch {
-            throw .corrupt(file: path, reason: JSONDamage.classify(Data(bytes), decodingError: error))
+        do throws(JSONShapeError) { document = try AccountsDocument(json: value) } catch {
+            throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(shape: error, records: "accounts"))
         }
         guard document.version <= currentVersion else {
             throw .corrupt(file: path, reason: .unsupportedVersion(document.version))

@@ -301,7 +301,7 @@ struct ConformanceParTests {
         #expect(items.map(\.name) == ["client_id", "request_uri"])
         #expect(items.last?.value == "urn:ietf:params:oauth:request_uri:abc")
         #expect(ready.state == pending.state)
-        let decoded = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: Data(#"{"issuer":"https://op.test","require_pushed_authorization_requests":true}"#.utf8))
+        let decoded = try AuthorizationServerMetadata(json: .object(["issuer": .string("https://op.test"), "require_pushed_authorization_requests": .bool(true)]))
         #expect(decoded.requirePushedAuthorizationRequests == true)
     }
 }

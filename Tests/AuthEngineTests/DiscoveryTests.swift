@@ -154,12 +154,31 @@ struct DiscoveryTests {
         } == .unsupported(.insecureURL("http://github.com/token")))
     }
 
-    @Test("Metadata round-trips through Codable with wire names")
-    func codableRoundTrip() throws {
-        let metadata = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: fixture("discovery/op-test.json"))
-        let encoded = try JSONEncoder().encode(metadata)
+    @Test("Metadata round-trips through its JSON mapping with wire names (RFC 8414 §2)")
+    func jsonRoundTrip() throws {
+        guard case .success(let document) = parseJSON(try fixture("discovery/op-test.json")) else { Issue.record("fixture not JSON"); return }
+        let metadata = try AuthorizationServerMetadata(json: document)
+        #expect(metadata.jwksURI?.absoluteString == "https://op.test/jwks-7f3a")
+        let encoded = metadata.json.serialized()
         let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         #expect(object["jwks_uri"] as? String == "https://op.test/jwks-7f3a")
-        #expect(try JSONDecoder().decode(AuthorizationServerMetadata.self, from: encoded) == metadata)
+        guard case .success(let again) = parseJSON(encoded) else { Issue.record("not JSON"); return }
+        #expect(try AuthorizationServerMetadata(json: again) == metadata)
+    }
+
+    @Test("DISC-08: a member of the wrong type is a malformed discovery document (as JSONDecoder refused it); unknown members are ignored")
+    func wrongMemberType() throws {
+        let base = #""issuer":"https://op.test","authorization_endpoint":"https://op.test/a","token_endpoint":"https://op.test/t","jwks_uri":"https://op.test/j","response_types_supported":["code"],"subject_types_supported":["public"],"id_token_signing_alg_values_supported":["RS256"]"#
+        func response(_ extra: String) -> HTTPResponse {
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(("{" + base + extra + "}").utf8))
+        }
+        func process(_ extra: String) -> AuthError? {
+            authError { _ = try Discovery.processResponse(response(extra), expectedIssuer: "https://op.test") }
+        }
+        let accepted = try Discovery.processResponse(response(#","x_vendor":{"nested":[1,2]},"claims_supported":null"#), expectedIssuer: "https://op.test")
+        #expect(accepted.claimsSupported == nil && accepted.tokenEndpoint?.absoluteString == "https://op.test/t")
+        #expect(process(#","require_pushed_authorization_requests":"yes""#) == .protocolViolation(.malformedJSON(context: "discovery document")))
+        #expect(process(#","scopes_supported":["openid",7]"#) == .protocolViolation(.malformedJSON(context: "discovery document")))
+        #expect(process(#","userinfo_endpoint":42"#) == .protocolViolation(.malformedJSON(context: "discovery document")))
     }
 }

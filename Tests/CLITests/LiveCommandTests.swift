@@ -136,6 +136,23 @@ struct LiveCommandTests {
         #expect(json["secondsLeft"] is Int && parseRFC3339(json["expiresAt"]) == expiry)
     }
 
+    @Test("--json text as jansson writes it: true/false not 1/0, whole seconds without '.0', null members kept, two-space indentation, sorted")
+    func jsonTextShape() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let status = try await home.run(["status", "--json"]).stdout
+        #expect(status.hasPrefix("{\n  \"accounts\": [\n") && status.hasSuffix("}\n"), "\(status)")
+        #expect(status.contains(#""active": true,"#) && status.contains(#""needsAttention": false,"#) && status.contains(#""insecure": false,"#))
+        #expect(status.contains(#""alias": null,"#) && !status.contains(#"" : "#))
+        #expect(status.range(of: #""secondsLeft": [0-9]+,"#, options: .regularExpression) != nil)
+        #expect(status.range(of: #""secondsLeft": [0-9]+\.[0-9]"#, options: .regularExpression) == nil)
+        let credential = try await home.run(["token", "--exec-credential"]).stdout
+        #expect(credential.hasPrefix("{\n  \"apiVersion\": \"client.authentication.k8s.io/v1\",\n  \"kind\": \"ExecCredential\",\n  \"status\": {\n"), "\(credential)")
+        let json = try await home.run(["token", "--json"]).stdout
+        #expect(json.contains(#""resource": null,"#) && json.range(of: #""secondsLeft": [0-9]+,"#, options: .regularExpression) != nil, "\(json)")
+    }
+
     @Test("api calls the provider's userinfo endpoint with the bearer token; -i puts the status on stderr")
     func apiUserinfo() async throws {
         let idp = try await CLIProvider.shared.provider()

@@ -93,3 +93,20 @@ struct StrictJSONTests {
 private extension Result where Failure == JSONSyntaxError {
     var failureKind: JSONSyntaxError.Kind? { if case .failure(let error) = self { error.kind } else { nil } }
 }
+
+@Suite("parseJSONValue: the throwing form of parseJSON")
+struct ParseJSONValueTests {
+    @Test("RFC 8259: the same value as parseJSON, and the same located error when refused")
+    func sameAsResult() throws {
+        let text = Data(#"{"a":[1,2.5,"x",true,null]}"#.utf8)
+        #expect(try parseJSONValue(text) == (try parseJSON(text).get()))
+        for bad in [" ", #"{"a":1"#, #"{"a":1}{"#, #"{"a":1,"a":2}"#, "nope"] {
+            let data = Data(bad.utf8)
+            #expect(throws: (parseJSON(data).failureValue!)) { try parseJSONValue(data) }
+        }
+    }
+}
+
+private extension Result {
+    var failureValue: Failure? { if case .failure(let error) = self { error } else { nil } }
+}

@@ -21,7 +21,7 @@ enum DPoPAccess {
     /// - Throws: `AuthError.unsupported(.dpopSigningFailed)` when the stored key is unreadable.
     static func signer(env: AppEnvironment, secrets: AccountSecrets) throws(AuthError) -> DPoPSigner? {
         guard let stored = secrets.dpopKey else { return nil }
-        guard let key = try? JSONDecoder().decode(JWSKeyPair.self, from: Data(stored.exposedValue.utf8)) else {
+        guard let json = try? parseJSONValue(Data(stored.exposedValue.utf8)), let key = try? JWSKeyPair(json: json) else {
             throw .unsupported(.dpopSigningFailed("the stored DPoP key is not a private JWK"))
         }
         return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces)
@@ -36,8 +36,7 @@ enum DPoPAccess {
 
     /// The key as stored with the account's other secrets (a private JWK).
     static func stored(_ signer: DPoPSigner) -> StoredDPoPKey {
-        let json = (try? JSONEncoder().encode(signer.key)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return StoredDPoPKey(json)
+        StoredDPoPKey(String(decoding: signer.key.json.serialized(), as: UTF8.self))
     }
 }
 

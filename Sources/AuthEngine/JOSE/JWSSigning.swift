@@ -9,7 +9,7 @@ public typealias JWSPrivateKey = Redacted<JWSPrivateKeyKind>
 /// A key pair the client signs with (DPoP proofs, RFC 9449; Apple's client secret): ES256 on
 /// P-256 or EdDSA on Ed25519. Stored as a private JWK (RFC 7517 §4, RFC 7518 §6.2.2): the
 /// public members `kty`, `crv`, `x`, `y` and the redacted `d`, plus `alg`.
-public struct JWSKeyPair: Sendable, Hashable, Codable {
+public struct JWSKeyPair: Sendable, Hashable {
     /// `.es256` or `.edDSA`.
     public var algorithm: JWSAlgorithm
     /// The public key (`kty`, `crv`, `x`, and `y` for EC); no `d`.
@@ -21,37 +21,6 @@ public struct JWSKeyPair: Sendable, Hashable, Codable {
         self.algorithm = algorithm
         self.publicKey = publicKey
         self.privateKey = privateKey
-    }
-
-    private enum CodingKeys: String, CodingKey { case alg, kty, crv, x, y, d }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let alg = try container.decode(String.self, forKey: .alg)
-        guard let algorithm = JWSKeyPair.signingAlgorithms.first(where: { $0.rawValue.exactlyEquals(alg) }) else {
-            throw DecodingError.dataCorruptedError(forKey: .alg, in: container, debugDescription: "alg \(alg) is not a signing algorithm")
-        }
-        func bytes(_ key: CodingKeys) throws -> Data? {
-            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            guard let data = Base64URL.decode(text) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not base64url")
-            }
-            return data
-        }
-        self.algorithm = algorithm
-        self.publicKey = JWK(keyType: try container.decode(String.self, forKey: .kty),
-                             curve: try container.decode(String.self, forKey: .crv), x: try bytes(.x), y: try bytes(.y))
-        self.privateKey = try container.decode(JWSPrivateKey.self, forKey: .d)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(algorithm.rawValue, forKey: .alg)
-        try container.encode(publicKey.keyType, forKey: .kty)
-        try container.encodeIfPresent(publicKey.curve, forKey: .crv)
-        try container.encodeIfPresent(publicKey.x.map(Base64URL.encode), forKey: .x)
-        try container.encodeIfPresent(publicKey.y.map(Base64URL.encode), forKey: .y)
-        try container.encode(privateKey, forKey: .d)
     }
 
     /// The algorithms a key pair can be made for (ES256 by default, EdDSA where advertised).
@@ -104,12 +73,10 @@ public enum JWKThumbprint {
     }
 }
 
-/// UTF-8 JSON with members in lexicographic order and no whitespace (Foundation's encoder).
+/// UTF-8 JSON with members in lexicographic order and no whitespace (RFC 7638 §3.3; jansson's
+/// compact writer: `/` not escaped, integral numbers as integers).
 func canonicalJSON(_ value: JSONValue) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Encoding a JSONValue cannot fail: every case maps to a JSON value.
-    return (try? encoder.encode(value)) ?? Data("null".utf8)
+    value.serialized()
 }
 
 /// Makes compact JWS (RFC 7515 §7.1) with a ``JWSKeyPair``.

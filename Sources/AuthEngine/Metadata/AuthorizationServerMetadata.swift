@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// Authorization server metadata (RFC 8414 §2) / OpenID Provider metadata (OIDC Discovery 1.0 §3).
-/// Wire names in `CodingKeys`; unknown members are ignored (Discovery §3, DISC-08).
-public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
+/// Wire names in AuthorizationServerMetadata+JSON.swift; unknown members are ignored (Discovery §3, DISC-08).
+public struct AuthorizationServerMetadata: Sendable, Equatable {
     /// `issuer`: compared byte for byte, never normalised.
     public var issuer: String
     /// `authorization_endpoint` (RFC 6749 §3.1).
@@ -51,32 +51,6 @@ public struct AuthorizationServerMetadata: Sendable, Equatable, Codable {
     public var pushedAuthorizationRequestEndpoint: URL?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the provider takes DPoP proofs.
     public var dpopSigningAlgValuesSupported: [String]?
-
-    enum CodingKeys: String, CodingKey {
-        case issuer
-        case authorizationEndpoint = "authorization_endpoint"
-        case tokenEndpoint = "token_endpoint"
-        case userinfoEndpoint = "userinfo_endpoint"
-        case jwksURI = "jwks_uri"
-        case registrationEndpoint = "registration_endpoint"
-        case scopesSupported = "scopes_supported"
-        case responseTypesSupported = "response_types_supported"
-        case responseModesSupported = "response_modes_supported"
-        case grantTypesSupported = "grant_types_supported"
-        case subjectTypesSupported = "subject_types_supported"
-        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
-        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
-        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
-        case revocationEndpoint = "revocation_endpoint"
-        case introspectionEndpoint = "introspection_endpoint"
-        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
-        case endSessionEndpoint = "end_session_endpoint"
-        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
-        case claimsSupported = "claims_supported"
-        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
-        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
-        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
-    }
 
     public init(issuer: String, authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, userinfoEndpoint: URL? = nil,
                 jwksURI: URL? = nil, registrationEndpoint: URL? = nil, scopesSupported: [String]? = nil,

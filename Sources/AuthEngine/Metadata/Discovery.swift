@@ -69,8 +69,8 @@ public enum Discovery {
             throw .protocolViolation(.issuerMismatch(expected: expectedIssuer, actual: issuer))
         }
         let metadata: AuthorizationServerMetadata
-        do {
-            metadata = try JSONDecoder().decode(AuthorizationServerMetadata.self, from: response.body)
+        do throws(JSONShapeError) {
+            metadata = try AuthorizationServerMetadata(json: .object(object))
         } catch {
             throw .protocolViolation(.malformedJSON(context: "discovery document"))
         }

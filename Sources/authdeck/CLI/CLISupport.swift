@@ -2,7 +2,8 @@ import AppCore
 import AppCoreLive
 import Synchronization
 import AuthEngine
-import Foundation
+import Dispatch
+import FoundationEssentials
 import TerminalUI
 
 #if canImport(Glibc)
@@ -121,17 +122,26 @@ enum Output {
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
-    /// Pretty, key-sorted JSON (the stable `--json` schema) followed by a newline.
-    static func json(_ object: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        raw(data + Data("\n".utf8))
+    /// Pretty, key-sorted JSON (the stable `--json` schema) followed by a newline: jansson's
+    /// writer (`JSONValue.serialized(pretty:)`: two-space indentation, integers as integers,
+    /// `/` not escaped), no Codable and no `JSONSerialization` (PERFORMANCE.md).
+    static func json(_ value: JSONValue) {
+        raw(value.serialized(pretty: true) + Data("\n".utf8))
     }
+}
 
-    static func json(_ value: JSONValue) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        raw(try encoder.encode(value) + Data("\n".utf8))
-    }
+/// Members of the CLI's `--json` objects that may be `null` (the schema keeps every member).
+extension JSONValue {
+    /// The text, or `null`.
+    static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// RFC 3339 UTC (``Times/rfc3339(_:)``), or `null`.
+    static func time(_ value: Date?) -> JSONValue { value.map { .string(Times.rfc3339($0)) } ?? .null }
+    /// The whole number, or `null`.
+    static func integer(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    /// true / false, or `null`.
+    static func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+    /// The absolute string, or `null`.
+    static func url(_ value: URL?) -> JSONValue { value.map { .string($0.absoluteString) } ?? .null }
 }
 
 /// Times in the CLI's machine-readable output: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and whole
@@ -319,7 +329,6 @@ func executableURL() -> URL {
     if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         return URL(fileURLWithPath: path)
     }
-    if let url = Bundle.main.executableURL { return url }
     return URL(fileURLWithPath: CommandLine.arguments.first ?? "authdeck")
 }
 

@@ -35,9 +35,7 @@ enum ClaimsText {
         case .bool(let flag): return String(flag)
         case .null: return "null"
         case .array, .object:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? ""
+            return String(decoding: value.serialized(), as: UTF8.self)
         }
     }
 }

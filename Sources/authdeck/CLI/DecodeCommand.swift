@@ -1,6 +1,6 @@
 import AuthEngine
 import AppCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -57,12 +57,13 @@ enum DecodedToken {
     init(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 5, let data = Base64URL.decode(String(parts[0])),
-           let header = try? JSONDecoder().decode([String: JSONValue].self, from: data) {
+           case .success(.object(let header)) = parseJSON(data) {
             self = .jwe(header: header)
             return
         }
         if let jws = try? CompactJWS(parsing: text) {
-            self = .jws(jws, claims: try? JSONDecoder().decode([String: JSONValue].self, from: jws.payload))
+            let claims: [String: JSONValue]? = if case .success(.object(let members)) = parseJSON(jws.payload) { members } else { nil }
+            self = .jws(jws, claims: claims)
             return
         }
         self = .opaque(length: text.count)
@@ -80,23 +81,23 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     guard !text.isEmpty else { throw CLIFailure.usage("no token given (stdin was empty)") }
     let decoded = DecodedToken(text)
     let now = Date()
-    var result: [String: Any] = [:]
+    var result: [String: JSONValue] = [:]
     var lines: [String] = []
     switch decoded {
     case .jwe(let header):
-        result = ["kind": "jwe", "header": jsonObject(.object(header)), "claims": NSNull(), "times": [String: String]()]
+        result = ["kind": .string("jwe"), "header": .object(header), "claims": .null, "times": .object([:])]
         lines = ["An encrypted JWT (JWE, RFC 7516): only the issuer's intended recipient can read the claims.", "Header:"]
         lines += ClaimsText.lines(header, provider: nil, now: now).map { "  " + $0 }
     case .opaque(let length):
-        result = ["kind": "opaque", "length": length, "header": NSNull(), "claims": NSNull(), "times": [String: String]()]
+        result = ["kind": .string("opaque"), "length": .int(length), "header": .null, "claims": .null, "times": .object([:])]
         lines = ["An opaque token (not a JWT), \(length) characters: only its issuer can tell what it means (try 'authdeck introspect')."]
     case .jws(let jws, let claims):
         var times: [String: String] = [:]
         for (name, value) in claims ?? [:] {
             if let date = ClaimsText.date(name, value, provider: nil) { times[name] = Times.rfc3339(date) }
         }
-        result = ["kind": "jws", "header": jsonObject(.object(jws.header.members)),
-                  "claims": claims.map { jsonObject(.object($0)) } ?? NSNull(), "times": times]
+        result = ["kind": .string("jws"), "header": .object(jws.header.members),
+                  "claims": claims.map { .object($0) } ?? .null, "times": .stringMap(times)]
         lines = ["Header:"] + ClaimsText.lines(jws.header.members, provider: nil, now: now).map { "  " + $0 }
         if let claims {
             lines += ["Claims:"] + ClaimsText.lines(claims, provider: nil, now: now).map { "  " + $0 }
@@ -105,17 +106,17 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         }
     }
     var failure: CLIFailure?
-    result["verification"] = NSNull()  // the same keys for every kind of token (README schema)
+    result["verification"] = .null  // the same keys for every kind of token (README schema)
     if options.verify {
         switch await verify(text, options: options, context: context) {
         case .success(let verified):
-            result["verification"] = ["valid": true, "algorithm": verified.header.algorithm, "keyId": verified.verifiedWith.keyID ?? NSNull()] as [String: Any]
+            result["verification"] = .object(["valid": .bool(true), "algorithm": .string(verified.header.algorithm), "keyId": .text(verified.verifiedWith.keyID)])
             lines.append("Verified: signature (\(verified.header.algorithm)\(verified.verifiedWith.keyID.map { ", kid \($0)" } ?? "")) against the issuer's JWKS; iss, aud, exp, iat, sub\(options.nonce != nil || options.nonceSHA256 != nil ? ", nonce" : "") checked (OIDC Core §3.1.3.7).")
         case .failure(let error):
             let presentable = PresentableError(from: error)
             let rule = ruleName(error)
-            result["verification"] = ["valid": false, "rule": rule, "title": presentable.title, "detail": presentable.detail,
-                                      "specReference": presentable.specReference ?? NSNull()] as [String: Any]
+            result["verification"] = .object(["valid": .bool(false), "rule": .string(rule), "title": .string(presentable.title),
+                                              "detail": .string(presentable.detail), "specReference": .text(presentable.specReference)])
             lines.append("NOT VALID: \(presentable.title) [\(rule)]")
             failure = CLIFailure("The token is not valid: \(presentable.title) (\(rule)): \(presentable.detail)\(presentable.specReference.map { " (\($0))" } ?? "")",
                                  hint: hintFor(rule))
@@ -124,7 +125,7 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         lines.append("Signature: not verified (add --verify --issuer URL --audience CLIENT_ID)")
     }
     if options.json {
-        try Output.json(result)
+        Output.json(.object(result))
     } else {
         Output.out(lines.joined(separator: "\n") + "\n")
     }
@@ -167,18 +168,6 @@ func verify(_ text: String, options: DecodeOptions, context: CLIContext) async -
         return .failure(.unsupported(.insecureURL(failure.message)))
     } catch {
         return .failure(.protocolViolation(.malformedJWT(reason: "\(type(of: error))")))
-    }
-}
-
-/// JSONValue as Foundation objects for JSONSerialization.
-func jsonObject(_ value: JSONValue) -> Any {
-    switch value {
-    case .null: return NSNull()
-    case .bool(let flag): return flag
-    case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? Int64(number) as Any : number as Any
-    case .string(let text): return text
-    case .array(let items): return items.map(jsonObject)
-    case .object(let members): return members.mapValues(jsonObject)
     }
 }
 

@@ -1,8 +1,9 @@
 import AppCore
 import CredentialStore
-import Foundation
-import TextSupport
+import FoundationEssentials
+import StrictJSON
 import Synchronization
+import TextSupport
 
 // `authdeck doctor [--json] [--repair]`: options, the use case (``Doctor``), printing.
 
@@ -31,26 +32,27 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
         if !json { Output.err(doctorStepLine(step)) }
     }
     if json {
-        var object: [String: Any] = [
-            "healthy": report.isHealthy,
-            "files": report.files.map { file -> [String: Any] in
-                ["kind": file.kind.rawValue, "path": file.path, "condition": file.condition.label, "detail": file.condition.detail ?? NSNull()]
-            },
-            "accountsWithoutSecrets": report.accountsWithoutSecrets.map { $0.map(\.rawValue) } ?? NSNull(),
-            "orphanedSecrets": report.orphanedSecrets.map { $0.map(doctorKeyName) } ?? NSNull(),
-            "notes": report.notes,
+        var object: [String: JSONValue] = [
+            "healthy": .bool(report.isHealthy),
+            "files": .array(report.files.map { file -> JSONValue in
+                .object(["kind": .string(file.kind.rawValue), "path": .string(file.path), "condition": .string(file.condition.label),
+                         "detail": .text(file.condition.detail)])
+            }),
+            "accountsWithoutSecrets": report.accountsWithoutSecrets.map { .strings($0.map(\.rawValue)) } ?? .null,
+            "orphanedSecrets": report.orphanedSecrets.map { .strings($0.map(doctorKeyName)) } ?? .null,
+            "notes": .strings(report.notes),
         ]
         if repair {
-            object["repair"] = steps.withLock { $0 }.map { step -> [String: Any] in
+            object["repair"] = .array(steps.withLock { $0 }.map { step -> JSONValue in
                 let (outcome, detail): (String, String) = switch step.outcome {
                 case .done(let text): ("done", text)
                 case .skipped(let text): ("skipped", text)
                 case .failed(let error): ("failed", error.description)
                 }
-                return ["subject": step.subject, "action": step.action, "outcome": outcome, "detail": detail]
-            }
+                return .object(["subject": .string(step.subject), "action": .string(step.action), "outcome": .string(outcome), "detail": .string(detail)])
+            })
         }
-        try Output.json(object)
+        Output.json(.object(object))
     } else {
         var lines: [String] = []
         let width = report.files.map { $0.condition.label.count }.max() ?? 0

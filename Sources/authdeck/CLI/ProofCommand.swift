@@ -1,6 +1,6 @@
 import AppCore
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 // `authdeck proof METHOD URL [ACCOUNT]` and the DPoP notes of `token` and `status` (RFC 9449).
 // The rules live in AppCore (`DPoPProof`); this file parses and prints.
@@ -34,10 +34,10 @@ func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> In
     let record = try context.account(parsed.positional("account"), in: snapshot)
     let issued = try await context.run { () async throws(AppError) in try await DPoPProof(context.app).run(record.id, method: method, url: url) }
     if parsed.flag("json") {
-        try Output.json([
-            "account": record.id.rawValue, "tokenType": issued.tokenType, "token": issued.accessToken.exposedValue,
-            "proof": issued.proof, "thumbprint": issued.thumbprint, "htm": method, "htu": DPoP.htu(url),
-        ] as [String: Any])
+        Output.json(.object([
+            "account": .string(record.id.rawValue), "tokenType": .string(issued.tokenType), "token": .string(issued.accessToken.exposedValue),
+            "proof": .string(issued.proof), "thumbprint": .string(issued.thumbprint), "htm": .string(method), "htu": .string(DPoP.htu(url)),
+        ]))
     } else {
         Output.line(issued.proof)
     }
@@ -56,6 +56,6 @@ func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: Strin
 
 /// `status --json`'s `dpop` member: whether the account's tokens are bound to a key, and its
 /// RFC 7638 thumbprint.
-func dpopStatusJSON(_ record: AccountRecord) -> [String: Any] {
-    ["senderConstrained": record.isSenderConstrained, "thumbprint": record.dpopThumbprint ?? NSNull()]
+func dpopStatusJSON(_ record: AccountRecord) -> JSONValue {
+    .object(["senderConstrained": .bool(record.isSenderConstrained), "thumbprint": .text(record.dpopThumbprint)])
 }

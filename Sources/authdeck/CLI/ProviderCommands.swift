@@ -1,7 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
-import Foundation
+import FoundationEssentials
 import TextSupport
 
 // MARK: - provider add
@@ -184,40 +184,40 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
 
 // MARK: - provider list / show / remove
 
-func providerJSON(_ provider: ProviderConfig, accounts: Int) -> [String: Any] {
+func providerJSON(_ provider: ProviderConfig, accounts: Int) -> JSONValue {
     let e = provider.endpoints
-    func url(_ value: URL?) -> Any { value?.absoluteString ?? NSNull() }
+    func url(_ value: URL?) -> JSONValue { .url(value) }
     let plain = provider.isLoopbackHTTP || [e.token, e.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP)
-    return [
-        "name": provider.id.rawValue,
-        "displayName": provider.displayName,
+    return .object([
+        "name": .string(provider.id.rawValue),
+        "displayName": .string(provider.displayName),
         "issuer": url(provider.issuer),
-        "clientId": provider.clientID,
-        "clientAuthentication": provider.clientAuthentication.rawValue,
-        "scopes": provider.scopes,
-        "audience": provider.audience ?? NSNull(),
-        "resources": provider.resources,
-        "trustedAudiences": provider.additionalTrustedAudiences ?? [],
-        "multiTenantEntra": provider.multiTenantEntra ?? false,
-        "headers": provider.extraHeaders,
-        "authorizationParameters": provider.extraAuthorizationParameters,
-        "endpoints": [
+        "clientId": .string(provider.clientID),
+        "clientAuthentication": .string(provider.clientAuthentication.rawValue),
+        "scopes": .strings(provider.scopes),
+        "audience": .text(provider.audience),
+        "resources": .strings(provider.resources),
+        "trustedAudiences": .strings(provider.additionalTrustedAudiences ?? []),
+        "multiTenantEntra": .bool(provider.multiTenantEntra ?? false),
+        "headers": .stringMap(provider.extraHeaders),
+        "authorizationParameters": .stringMap(provider.extraAuthorizationParameters),
+        "endpoints": .object([
             "authorization": url(e.authorization), "token": url(e.token), "deviceAuthorization": url(e.deviceAuthorization),
             "revocation": url(e.revocation), "introspection": url(e.introspection), "userinfo": url(e.userinfo),
             "endSession": url(e.endSession), "jwks": url(e.jwks),
-        ] as [String: Any],
-        "caBundle": provider.caBundlePath ?? NSNull(),
-        "preset": provider.preset ?? NSNull(),
-        "plainHTTPLoopback": plain,
-        "accounts": accounts,
-    ]
+        ]),
+        "caBundle": .text(provider.caBundlePath),
+        "preset": .text(provider.preset),
+        "plainHTTPLoopback": .bool(plain),
+        "accounts": .int(accounts),
+    ])
 }
 
 func providerListRun(json: Bool, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let counts = Dictionary(grouping: snapshot.accounts, by: \.providerID).mapValues(\.count)
     if json {
-        try Output.json(snapshot.providers.map { providerJSON($0, accounts: counts[$0.id] ?? 0) })
+        Output.json(.array(snapshot.providers.map { providerJSON($0, accounts: counts[$0.id] ?? 0) }))
         return ExitCode.ok
     }
     if snapshot.providers.isEmpty {
@@ -240,7 +240,7 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
     }
     let accounts = snapshot.accounts.filter { $0.providerID == provider.id }.count
     if json {
-        try Output.json(providerJSON(provider, accounts: accounts))
+        Output.json(providerJSON(provider, accounts: accounts))
         return ExitCode.ok
     }
     let e = provider.endpoints

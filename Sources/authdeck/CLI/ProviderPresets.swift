@@ -1,6 +1,7 @@
 import AppCore
 import AppCoreLive
-import Foundation
+import FoundationEssentials
+import StrictJSON
 
 // `authdeck provider presets` and the presets of `provider add --preset`: the catalog is AppCore's
 // (`PresetCatalog`: presets/*.json built in, `$XDG_CONFIG_HOME/authdeck/presets/*.json` on top).
@@ -23,8 +24,8 @@ extension ProviderPreset.Parameter {
         return text
     }
 
-    var json: [String: Any] {
-        ["meaning": meaning, "example": example ?? NSNull(), "default": defaultValue ?? NSNull(), "required": required]
+    var json: JSONValue {
+        .object(["meaning": .string(meaning), "example": .text(example), "default": .text(defaultValue), "required": .bool(required)])
     }
 }
 
@@ -37,15 +38,15 @@ func providerPresetsRun(json: Bool, _ context: CLIContext) async throws -> Int32
         }
     }
     if json {
-        try Output.json(catalog.entries.map { entry -> [String: Any] in
+        Output.json(.array(catalog.entries.map { entry -> JSONValue in
             let p = entry.preset
-            return [
-                "name": p.name, "displayName": p.displayName,
-                "domain": p.domain?.json ?? NSNull(), "tenant": p.tenant?.json ?? NSNull(),
-                "identity": p.identity.rawValue, "revocation": p.revocation.rawValue, "logout": p.logout.rawValue,
-                "note": p.note ?? NSNull(), "sources": p.sources, "origin": origin(entry),
-            ]
-        })
+            return .object([
+                "name": .string(p.name), "displayName": .string(p.displayName),
+                "domain": p.domain?.json ?? .null, "tenant": p.tenant?.json ?? .null,
+                "identity": .string(p.identity.rawValue), "revocation": .string(p.revocation.rawValue), "logout": .string(p.logout.rawValue),
+                "note": .text(p.note), "sources": .stringMap(p.sources), "origin": .string(origin(entry)),
+            ])
+        }))
         return ExitCode.ok
     }
     for entry in catalog.entries {

@@ -1,7 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 // gh's shape: per command an options struct made from the parsed arguments (validated before
@@ -159,50 +159,49 @@ struct StatusRow {
     var status: AccountStatus
 
     /// The `--json` object (schema in README "Commands").
-    func json(now: Date) -> [String: Any] {
-        func time(_ date: Date?) -> Any { date.map(Times.rfc3339) ?? NSNull() }
-        func left(_ date: Date?) -> Any { date.map { Times.secondsLeft($0, now: now) } ?? NSNull() }
-        let tokens: [[String: Any]] = record.accessTokens.map { token in
-            ["resource": token.resource ?? NSNull(), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
-             "issuedAt": Times.rfc3339(token.issuedAt), "tokenType": token.tokenType, "scopes": token.scopes,
-             "format": token.format?.rawValue ?? NSNull()]
+    func json(now: Date) -> JSONValue {
+        func time(_ date: Date?) -> JSONValue { .time(date) }
+        func left(_ date: Date?) -> JSONValue { .integer(date.map { Times.secondsLeft($0, now: now) }) }
+        let tokens: [JSONValue] = record.accessTokens.map { token in
+            .object(["resource": .text(token.resource), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
+                     "issuedAt": .string(Times.rfc3339(token.issuedAt)), "tokenType": .string(token.tokenType), "scopes": .strings(token.scopes),
+                     "format": .text(token.format?.rawValue)])
         }
-        var idToken: Any = NSNull()
+        var idToken: JSONValue = .null
         if let info = record.idToken {
-            var signature: [String: Any] = [:]
-            switch info.signature {
-            case .verified(let algorithm, let keyID): signature = ["verified": true, "algorithm": algorithm, "keyId": keyID ?? NSNull()]
-            case .notVerified(let reason): signature = ["verified": false, "reason": reason]
+            let signature: JSONValue = switch info.signature {
+            case .verified(let algorithm, let keyID): .object(["verified": .bool(true), "algorithm": .string(algorithm), "keyId": .text(keyID)])
+            case .notVerified(let reason): .object(["verified": .bool(false), "reason": .string(reason)])
             }
-            idToken = ["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature]
+            idToken = .object(["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature])
         }
-        return [
-            "id": record.id.rawValue,
-            "handle": AccountResolution.handle(record),
-            "alias": record.alias ?? NSNull(),
-            "provider": record.providerID.rawValue,
-            "issuer": record.issuer ?? NSNull(),
-            "plainHTTPLoopback": provider?.isLoopbackHTTP ?? false,
-            "subject": record.subject,
-            "displayName": record.displayName,
-            "username": record.username ?? NSNull(),
-            "email": record.email ?? NSNull(), "emailVerified": record.emailVerified ?? NSNull(), "privateEmail": record.isPrivateEmail ?? NSNull(),
-            "active": active,
-            "status": status.label(now: now),
-            "needsAttention": status.needsAttention,
-            "accessToken": [
+        return .object([
+            "id": .string(record.id.rawValue),
+            "handle": .string(AccountResolution.handle(record)),
+            "alias": .text(record.alias),
+            "provider": .string(record.providerID.rawValue),
+            "issuer": .text(record.issuer),
+            "plainHTTPLoopback": .bool(provider?.isLoopbackHTTP ?? false),
+            "subject": .string(record.subject),
+            "displayName": .string(record.displayName),
+            "username": .text(record.username),
+            "email": .text(record.email), "emailVerified": .flag(record.emailVerified), "privateEmail": .flag(record.isPrivateEmail),
+            "active": .bool(active),
+            "status": .string(status.label(now: now)),
+            "needsAttention": .bool(status.needsAttention),
+            "accessToken": .object([
                 "expiresAt": time(record.accessTokenExpiresAt), "secondsLeft": left(record.accessTokenExpiresAt),
-                "scopes": record.grantedScopes,
-            ] as [String: Any],
-            "accessTokens": tokens,
-            "refreshToken": ["present": record.hasRefreshToken, "expiresAt": time(record.refreshTokenExpiresAt),
-                             "secondsLeft": left(record.refreshTokenExpiresAt)] as [String: Any],
+                "scopes": .strings(record.grantedScopes),
+            ]),
+            "accessTokens": .array(tokens),
+            "refreshToken": .object(["present": .bool(record.hasRefreshToken), "expiresAt": time(record.refreshTokenExpiresAt),
+                                     "secondsLeft": left(record.refreshTokenExpiresAt)]),
             "idToken": idToken, "dpop": dpopStatusJSON(record),
-            "scopes": record.grantedScopes,
-            "storage": record.storage.rawValue,
-            "signedInAt": Times.rfc3339(record.signedInAt),
+            "scopes": .strings(record.grantedScopes),
+            "storage": .string(record.storage.rawValue),
+            "signedInAt": .string(Times.rfc3339(record.signedInAt)),
             "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
-        ]
+        ])
     }
 
     func text(now: Date) -> [String] {
@@ -260,13 +259,14 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
-        try Output.json([
-            "store": ["backend": snapshot.credentialStore.name, "insecure": snapshot.credentialStore.isInsecure, "locked": snapshot.credentialStore.isLocked,
-                      "damaged": damage.map { ["file": $0.file, "damage": $0.damage] }] as [String: Any],
-            "activeAccount": active?.rawValue ?? NSNull(),
-            "generatedAt": Times.rfc3339(now),
-            "accounts": rows.map { $0.json(now: now) },
-        ] as [String: Any])
+        Output.json(.object([
+            "store": .object(["backend": .string(snapshot.credentialStore.name), "insecure": .bool(snapshot.credentialStore.isInsecure),
+                              "locked": .bool(snapshot.credentialStore.isLocked),
+                              "damaged": .array(damage.map { .object(["file": .string($0.file), "damage": .string($0.damage)]) })]),
+            "activeAccount": .text(active?.rawValue),
+            "generatedAt": .string(Times.rfc3339(now)),
+            "accounts": .array(rows.map { $0.json(now: now) }),
+        ]))
     } else if rows.isEmpty && damage.isEmpty {
         Output.err("No account is signed in. Add a provider with 'authdeck provider add' and sign in with 'authdeck login'.")
     } else {
@@ -356,18 +356,17 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     }
     if options.execCredential {
-        var status: [String: Any] = ["token": token]
-        if let expiresAt { status["expirationTimestamp"] = Times.rfc3339(expiresAt) }
-        try Output.json(["apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": status] as [String: Any])
+        let status = JSONValue.object(omittingNil: ["token": .string(token), "expirationTimestamp": expiresAt.map { .string(Times.rfc3339($0)) }])
+        Output.json(.object(["apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"), "status": status]))
     } else if options.json {
-        try Output.json([
-            "account": record.id.rawValue,
-            "type": options.idToken ? "id_token" : "access_token",
-            "resource": options.resource ?? NSNull(),
-            "token": token,
-            "expiresAt": expiresAt.map(Times.rfc3339) ?? NSNull(),
-            "secondsLeft": expiresAt.map { Times.secondsLeft($0, now: Date()) } ?? NSNull(),
-        ] as [String: Any])
+        Output.json(.object([
+            "account": .string(record.id.rawValue),
+            "type": .string(options.idToken ? "id_token" : "access_token"),
+            "resource": .text(options.resource),
+            "token": .string(token),
+            "expiresAt": .time(expiresAt),
+            "secondsLeft": .integer(expiresAt.map { Times.secondsLeft($0, now: Date()) }),
+        ]))
     } else {
         Output.line(token)
     }
@@ -399,7 +398,7 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
     switch await context.result({ () async throws(AppError) in try await ShowUserInfo(context.app).run(record.id) }) {
     case .success(let claims):
         if json {
-            try Output.json(claims)
+            Output.json(claims)
         } else if case .object(let members) = claims {
             Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
         }
@@ -415,7 +414,7 @@ func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async th
     switch await context.result({ () async throws(AppError) in try await IntrospectAccessToken(context.app).run(record.id) }) {
     case .success(let response):
         if json {
-            try Output.json(response)
+            Output.json(response)
         } else if case .object(let members) = response {
             Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
         }
