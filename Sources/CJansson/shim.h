@@ -12,10 +12,10 @@
    JSON_PARSER_MAX_DEPTH. */
 static inline size_t authdeck_json_decode_flags(void) { return JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL; }
 
-/* Flags for writing: keys sorted (byte order), 17 significant digits for reals (exact round trip
-   of a double), slashes not escaped; two-space indentation when pretty, else compact. */
-static inline size_t authdeck_json_encode_flags(int pretty) {
-    return JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+/* Flags for writing: any value at the top, keys sorted (byte order), reals with `precision` significant digits (1-17),
+   slashes not escaped; two-space indentation when pretty, else compact. */
+static inline size_t authdeck_json_encode_flags(int pretty, int precision) {
+    return JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_REAL_PRECISION(precision) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
 }
 
 static inline json_type authdeck_json_typeof(const json_t *json) { return json_typeof(json); }

@@ -110,3 +110,17 @@ struct ParseJSONValueTests {
 private extension Result {
     var failureValue: Failure? { if case .failure(let error) = self { error } else { nil } }
 }
+
+@Suite("StrictJSON: numbers written with their shortest digits")
+struct StrictJSONNumberTests {
+    @Test("0.1 stays 0.1; a 16-digit time keeps its digits; every real reads back to the same Double")
+    func shortest() throws {
+        #expect(String(decoding: JSONValue.array([.number(0.1), .number(2.5)]).serialized(), as: UTF8.self) == "[0.1,2.5]")
+        let values: [Double] = [1_764_585_649.123456, 0.1, 1e-7, 123.456, 5e20, 0.30000000000000004, 2.0.nextUp, 1.0 / 3.0]
+        for value in values {
+            let text = JSONValue.array([.number(value), .number(0.1)]).serialized()
+            #expect(try parseJSONValue(text) == .array([.number(value), .number(0.1)]), "\(value)")
+        }
+        #expect(String(decoding: JSONValue.number(1e-7).serialized(), as: UTF8.self) == "1e-7")
+    }
+}
