@@ -32,9 +32,10 @@ enum JSONDamage {
     /// - Throws: ``SecretStoreError/corrupt(file:reason:)`` naming `file` and the damage.
     static func read<Value>(_ data: Data, file: String, _ read: (JSONValue) throws(JSONShapeError) -> Value) throws(SecretStoreError) -> Value {
         let value: JSONValue
-        switch parseJSON(data) {
-        case .success(let parsed): value = parsed
-        case .failure(let error): throw .corrupt(file: file, reason: classify(error, data: data))
+        do {
+            value = try parseJSONValue(data)
+        } catch {
+            throw .corrupt(file: file, reason: classify(error, data: data))
         }
         do {
             return try read(value)
@@ -56,8 +57,9 @@ enum JSONDamage {
     /// True when the bytes are two or more whole JSON documents one after another (`cat a a`):
     /// the parser found one complete value and then more text (`.trailingData`, stopping at
     /// byte `position`, just after the first byte it could not take); the rest, from the last
-    /// `[` or `{` at or before that byte, parses (or is itself several documents).
-    static func isSeveralDocuments(_ data: Data, firstEndsBefore position: Int) -> Bool {
+    /// `[` or `{` at or before that byte, parses (or is itself several documents; at most 64 deep).
+    static func isSeveralDocuments(_ data: Data, firstEndsBefore position: Int, depth: Int = 0) -> Bool {
+        guard depth < 64 else { return false }
         let bytes = [UInt8](data)
         var start = min(max(position, 1), bytes.count) - 1
         while start > 0, bytes[start] != UInt8(ascii: "["), bytes[start] != UInt8(ascii: "{") { start -= 1 }
@@ -67,7 +69,7 @@ enum JSONDamage {
         case .success: return true
         case .failure(let error):
             guard error.kind == .trailingData, error.position > 0, error.position < rest.count else { return false }
-            return isSeveralDocuments(rest, firstEndsBefore: error.position)
+            return isSeveralDocuments(rest, firstEndsBefore: error.position, depth: depth + 1)
         }
     }
 

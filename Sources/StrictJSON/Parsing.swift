@@ -89,7 +89,19 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
 /// no `\u0000`, nothing after the value, at most ``maximumJSONDepth`` levels).
 /// - Returns: the value, or where and why it was refused.
 public func parseJSON(_ data: Data) -> Result<JSONValue, JSONSyntaxError> {
-    if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .failure(JSONSyntaxError(kind: .empty)) }
+    do throws(JSONSyntaxError) {
+        return .success(try parseJSONValue(data))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// ``parseJSON(_:)`` as a throwing function: the same rules, the value or where and why it was
+/// refused. (No `Result<JSONValue, JSONSyntaxError>`: instantiating that generic type checks its
+/// `Error` requirement at run time, a conformance lookup on the token path.)
+/// - Throws: ``JSONSyntaxError``.
+public func parseJSONValue(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+    if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw JSONSyntaxError(kind: .empty) }
     var error = json_error_t()
     let root: OpaquePointer? = data.withUnsafeBytes { bytes in
         guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
@@ -105,13 +117,13 @@ public func parseJSON(_ data: Data) -> Result<JSONValue, JSONSyntaxError> {
         case json_error_end_of_input_expected: kind = .trailingData
         default: kind = .invalid
         }
-        return .failure(JSONSyntaxError(kind: kind, line: Int(error.line), column: Int(error.column), position: Int(error.position)))
+        throw JSONSyntaxError(kind: kind, line: Int(error.line), column: Int(error.column), position: Int(error.position))
     }
     defer { authdeck_json_decref(UnsafeMutablePointer(root)) }
     do throws(JSONSyntaxError.Kind) {
-        return .success(try jsonValue(UnsafeMutablePointer(root), depth: 0))
+        return try jsonValue(UnsafeMutablePointer(root), depth: 0)
     } catch {
-        return .failure(JSONSyntaxError(kind: error))
+        throw JSONSyntaxError(kind: error)
     }
 }
 
