@@ -1,4 +1,5 @@
 import AppCore
+import AuthEngine
 import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
@@ -13,12 +14,31 @@ public struct ConfigFiles: Sendable {
 
     public init(paths: XDGPaths) { self.paths = paths }
 
-    struct ActiveAccount: Codable, Sendable { var account: AccountID? }
+    /// `active.json`: `{"account":"<provider>/<subject>"}`, or `{}` for none.
+    struct ActiveAccount: Sendable {
+        var account: AccountID?
 
-    var providersFile: JSONFileStore<[ProviderConfig]> { MetadataFile.config("providers.json", paths: paths) }
-    var storeFile: JSONFileStore<StoreSelection> { MetadataFile.config("store.json", paths: paths) }
-    var accountsFile: JSONFileStore<[AccountRecord]> { MetadataFile.state("accounts.json", paths: paths) }
-    var activeFile: JSONFileStore<ActiveAccount> { MetadataFile.state("active.json", paths: paths) }
+        init(account: AccountID?) { self.account = account }
+
+        init(json: JSONValue) throws(JSONShapeError) { account = try JSONReader(json).optionalString("account").map(AccountID.init(rawValue:)) }
+
+        var json: JSONValue { .object(omittingNil: ["account": account.map { .string($0.rawValue) }]) }
+    }
+
+    var providersFile: JSONFileStore<[ProviderConfig]> {
+        MetadataFile.config("providers.json", paths: paths, read: { (json) throws(JSONShapeError) in try ProviderConfig.list(json: json) },
+                            write: { ProviderConfig.json($0) })
+    }
+    var storeFile: JSONFileStore<StoreSelection> {
+        MetadataFile.config("store.json", paths: paths, read: { (json) throws(JSONShapeError) in try StoreSelection(json: json) }, write: { $0.json })
+    }
+    var accountsFile: JSONFileStore<[AccountRecord]> {
+        MetadataFile.state("accounts.json", paths: paths, read: { (json) throws(JSONShapeError) in try AccountRecord.list(json: json) },
+                           write: { AccountRecord.json($0) })
+    }
+    var activeFile: JSONFileStore<ActiveAccount> {
+        MetadataFile.state("active.json", paths: paths, read: { (json) throws(JSONShapeError) in try ActiveAccount(json: json) }, write: { $0.json })
+    }
 
     public func providers() throws(SecretStoreError) -> [ProviderConfig] { try providersFile.read() ?? [] }
 

@@ -204,7 +204,7 @@ extension ProviderDocumentCache {
     /// A damaged or unreadable file counts as absent: the document is fetched again.
     static func live(directory: String) -> ProviderDocumentCache {
         @Sendable func file(_ provider: ProviderID, _ kind: CachedDocument.Kind) -> JSONFileStore<CachedDocument> {
-            JSONFileStore(path: "\(directory)/\(folderName(provider))/\(kind.rawValue).json")
+            cacheFile("\(directory)/\(folderName(provider))/\(kind.rawValue).json")
         }
         return ProviderDocumentCache(
             load: { provider, kind in
@@ -227,7 +227,7 @@ extension ProviderDocumentCache {
                 let folders = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
                 return folders.sorted().flatMap { folder in
                     CachedDocument.Kind.allCases.compactMap { kind -> FileHealth? in
-                        let store = JSONFileStore<CachedDocument>(path: "\(directory)/\(folder)/\(kind.rawValue).json")
+                        let store = cacheFile("\(directory)/\(folder)/\(kind.rawValue).json")
                         switch store.inspect() {
                         case nil: return nil
                         case .success?: return FileHealth(kind: .cache, path: store.path, condition: .ok)
@@ -243,6 +243,11 @@ extension ProviderDocumentCache {
                 guard path.hasPrefix(directory + "/"), !path.contains("/../"), path.hasSuffix(".json") else { return }
                 unlink(path)
             })
+    }
+
+    /// One cache file, through ``CachedDocument``'s JSON mapping.
+    static func cacheFile(_ path: String) -> JSONFileStore<CachedDocument> {
+        JSONFileStore(path: path, read: { (json) throws(JSONShapeError) in try CachedDocument(json: json) }, write: { $0.json })
     }
 
     /// A provider id as one path component: ASCII letters, digits, `-` and `_` kept, the rest

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Which backend holds the secrets. Raw values are the `AUTHDECK_STORE` spellings.
-public enum SecretStoreKind: String, Sendable, Codable, CaseIterable {
+public enum SecretStoreKind: String, Sendable, CaseIterable {
     /// The freedesktop Secret Service (gnome-keyring, KWallet) through libsecret.
     case secretService = "secret-service"
     /// The passphrase-encrypted file vault (Argon2id + XChaCha20-Poly1305).

@@ -1,6 +1,6 @@
 /// The outcome of choosing a backend: which one, and why (recorded in config, shown by `status`).
-public struct StoreSelection: Sendable, Equatable, Codable {
-    public enum Reason: String, Sendable, Equatable, Codable {
+public struct StoreSelection: Sendable, Equatable {
+    public enum Reason: String, Sendable, Equatable {
         /// `AUTHDECK_STORE` named the backend.
         case environment
         /// The configuration file named the backend (the only way besides the environment to get plaintext).

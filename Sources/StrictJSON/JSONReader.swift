@@ -45,6 +45,41 @@ public enum JSONDateEncoding: Sendable {
     case secondsSince1970
 
     static let iso8601Style = Date.ISO8601FormatStyle()
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` exactly (what the metadata files hold; years from 1900), as a date, by arithmetic on
+    /// the Gregorian calendar (RFC 3339 §5.6; days from 1970-01-01 as in Hinnant's
+    /// `days_from_civil`); nil for any other text, an earlier year or an impossible field (month 13,
+    /// Feb 30, second 60), which then goes to ``iso8601Style``. Building that style (a Calendar) was 7 %
+    /// of `authdeck token` (PERFORMANCE.md).
+    static func wholeSecondsUTC(_ text: String) -> Date? {
+        var utf8 = text.utf8.makeIterator()
+        var digits: [Int] = []
+        digits.reserveCapacity(14)
+        for expected in "dddd-dd-ddTdd:dd:ddZ".utf8 {
+            guard let byte = utf8.next() else { return nil }
+            if expected == UInt8(ascii: "d") {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                digits.append(Int(byte - UInt8(ascii: "0")))
+            } else if byte != expected {
+                return nil
+            }
+        }
+        guard utf8.next() == nil else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int { digits[from..<(from + count)].reduce(0) { $0 * 10 + $1 } }
+        let year = number(0, 4), month = number(4, 2), day = number(6, 2)
+        let hour = number(8, 2), minute = number(10, 2), second = number(12, 2)
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        // From 1900 only: before the Gregorian reform Foundation's calendar is Julian.
+        guard year >= 1900, (1...12).contains(month), (1...monthDays[month - 1]).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
 }
 
 /// Typed, path-aware reading of one JSON object (what `Decodable` would do, without the Swift
@@ -136,6 +171,7 @@ public struct JSONReader: Sendable {
         guard let value = value(name) else { return nil }
         switch (encoding, value) {
         case (.iso8601, .string(let text)):
+            if let date = JSONDateEncoding.wholeSecondsUTC(text) { return date }
             guard let date = try? JSONDateEncoding.iso8601Style.parse(text) else { break }
             return date
         case (.secondsSince1970, .number(let seconds)):
@@ -151,13 +187,16 @@ public struct JSONReader: Sendable {
         return date
     }
 
-    /// A member whose string is one of `T`'s raw values.
+    /// A member whose string is one of `T`'s raw values. (`@inlinable`: unspecialized, reading
+    /// `T.RawValue` would be a run-time associated-type lookup.)
+    @inlinable
     public func optionalRawValue<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws(JSONShapeError) -> T? where T.RawValue == String {
         guard let text = try optionalString(name) else { return nil }
         guard let value = T(rawValue: text) else { throw shapeError(name, expected: "one of the known values") }
         return value
     }
 
+    @inlinable
     public func rawValue<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws(JSONShapeError) -> T where T.RawValue == String {
         guard let value = try optionalRawValue(name, as: type) else { throw shapeError(name, expected: "a string") }
         return value

@@ -139,6 +139,7 @@ private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int) throws(
     switch authdeck_json_typeof(json) {
     case JSON_OBJECT:
         var object: [String: JSONValue] = [:]
+        object.reserveCapacity(json_object_size(json))
         var iterator = json_object_iter(json)
         while let current = iterator {
             guard let key = json_object_iter_key(current), let member = json_object_iter_value(current) else { throw .invalid }

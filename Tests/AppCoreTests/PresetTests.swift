@@ -132,6 +132,27 @@ struct PresetTests {
         #expect(catalog.names == BuiltInPresets.names + ["other"])
     }
 
+    @Test("A bad provider member is said as before: wrong type, the allowed values, an unknown member by name (read with ProviderConfig(json:))", arguments: [
+        (#""scopes": "openid""#, "provider.scopes", "wrong type (expected an array)"),
+        (#""scopes": ["openid", 7]"#, "provider.scopes[1]", "wrong type (expected a string)"),
+        (#""scopes": ["openid"], "endpoints": {"token": 7}"#, "provider.endpoints.token", "wrong type (expected a string)"),
+        (#""scopes": ["openid"], "clientAuthentication": "magic""#, "provider.clientAuthentication",
+         "invalid value (expected one of none, client_secret_basic, client_secret_post)"),
+        (#""scopes": ["openid"], "claimTimeUnits": {"created_at": "minutes"}"#, "provider.claimTimeUnits.created_at", "invalid value (expected one of s, ms)"),
+        (#""scopes": ["openid"], "multiTenantEntra": "yes""#, "provider.multiTenantEntra", "wrong type (expected true or false)"),
+        (#""scopes": ["openid"], "colour": "red""#, "provider.colour", "unknown field (known: "),
+    ])
+    func providerMemberProblems(replacement: String, field: String, problem: String) throws {
+        let bad = Self.minimal.replacingOccurrences(of: #""scopes": ["openid"]"#, with: replacement)
+        do {
+            _ = try ProviderPreset.parse(Data(bad.utf8), file: "f.json")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.file == "f.json" && error.field == field, "\(error)")
+            #expect(error.problem.hasPrefix(problem), "\(error)")
+        }
+    }
+
     @Test("A user file whose name is not its file name, or that is not JSON, is refused by name")
     func fileNameAndJSON() {
         let catalog = PresetCatalog.load(userFiles: [

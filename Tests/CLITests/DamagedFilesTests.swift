@@ -116,7 +116,7 @@ struct DamagedFilesTests {
         #expect(token.exitCode != 5, "active.json does not block: \(token)")
         let switched = try await home.run(["switch", "alice"])
         #expect(switched.exitCode == 0, "\(switched)")
-        #expect(try home.read(.state, "active.json").contains("p\\/alice"))
+        #expect(try home.read(.state, "active.json").contains("\"account\": \"p/alice\""))
         let aside = try #require(home.files(.state).first { $0.hasPrefix("active.json.damaged-") })
         #expect(try home.read(.state, aside) == "{\"account\": 12")
         #expect(home.mode(.state, aside) == 0o600)

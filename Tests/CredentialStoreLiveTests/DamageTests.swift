@@ -1,6 +1,7 @@
 @testable import CredentialStoreLive
 import CredentialStore
 import Foundation
+import StrictJSON
 import Testing
 
 #if canImport(Glibc)
@@ -9,9 +10,22 @@ import Glibc
 
 @Suite("Damaged JSON files: what is wrong, and moving them aside")
 struct DamageTests {
-    struct Record: Codable, Sendable, Equatable {
+    struct Record: Sendable, Equatable {
         var id: String
         var subject: String
+
+        init(json: JSONValue, path: [JSONPathComponent]) throws(JSONShapeError) {
+            let reader = try JSONReader(json, path: path)
+            id = try reader.string("id")
+            subject = try reader.string("subject")
+        }
+    }
+
+    /// A file of `[Record]` (written only by the tests' own bytes).
+    static func records(_ path: String) -> JSONFileStore<[Record]> {
+        JSONFileStore(path: path, read: { (json) throws(JSONShapeError) in
+            try JSONReader.array(json) { (element, path) throws(JSONShapeError) in try Record(json: element, path: path) }
+        }, write: { _ in .array([]) })
     }
 
     static func directory() throws -> String {
@@ -34,10 +48,16 @@ struct DamageTests {
         Case(name: "truncated", bytes: String(good.prefix(25)), reason: .truncatedJSON),
         Case(name: "doubled (two documents concatenated)", bytes: good + "\n" + good + "\n", reason: .multipleJSONDocuments),
         Case(name: "doubled without white space", bytes: good + good, reason: .multipleJSONDocuments),
-        Case(name: "not JSON", bytes: "hello", reason: .notJSON("Invalid value around character 0.")),
-        Case(name: "wrong shape (an object where a list belongs)", bytes: #"{"id": "p/a"}"#, reason: .wrongShape("expected Array<Any>")),
+        Case(name: "not JSON", bytes: "hello", reason: .notJSON("invalid at line 1, column 5")),
+        Case(name: "doubled three times", bytes: good + "\n" + good + "\n" + good, reason: .multipleJSONDocuments),
+        Case(name: "a document and then garbage", bytes: good + "\n{oops", reason: .notJSON("more text after the JSON value, line 2, column 1")),
+        Case(name: "a member twice (RFC 8259 §4), named", bytes: #"[{"id": "p/a", "id": "p/b", "subject": "a"}]"#,
+             reason: .notJSON("member \"id\" appears twice, line 1, column 19")),
+        Case(name: "wrong shape (an object where a list belongs)", bytes: #"{"id": "p/a"}"#, reason: .wrongShape("expected a list")),
         Case(name: "a record that does not decode", bytes: #"[{"id": "p/a", "subject": "a"}, {"id": "p/b"}]"#,
              reason: .undecodableRecord(index: 1, field: "subject")),
+        Case(name: "a record's field of the wrong type", bytes: #"[{"id": "p/a", "subject": 7}]"#,
+             reason: .undecodableRecord(index: 0, field: "subject")),
     ]
 
     @Test("JSONFileStore.read names the file and the damage", arguments: cases)
@@ -46,7 +66,7 @@ struct DamageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/accounts.json"
         FileManager.default.createFile(atPath: path, contents: Data(testCase.bytes.utf8), attributes: [.posixPermissions: 0o600])
-        #expect(throws: SecretStoreError.corrupt(file: path, reason: testCase.reason)) { try JSONFileStore<[Record]>(path: path).read() }
+        #expect(throws: SecretStoreError.corrupt(file: path, reason: testCase.reason)) { try Self.records(path).read() }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(testCase.bytes.utf8), "reading changes nothing")
     }
 
@@ -58,17 +78,17 @@ struct DamageTests {
         let damaged = Data("[{\"id\": \"p/a\"".utf8)
         FileManager.default.createFile(atPath: path, contents: damaged, attributes: [.posixPermissions: 0o644])
         let now = Date(timeIntervalSince1970: 1_900_000_000)
-        let moved = try #require(try JSONFileStore<[Record]>(path: path).moveAside(now: now))
+        let moved = try #require(try Self.records(path).moveAside(now: now))
         #expect(moved == "\(path).damaged-20300317T174640Z")
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged)
         var st = stat()
         #expect(stat(moved, &st) == 0 && st.st_mode & 0o777 == 0o600)
         FileManager.default.createFile(atPath: path, contents: Data("again".utf8), attributes: [.posixPermissions: 0o600])
-        let second = try #require(try JSONFileStore<[Record]>(path: path).moveAside(now: now))
+        let second = try #require(try Self.records(path).moveAside(now: now))
         #expect(second == "\(moved)-2")
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the first one is kept")
-        #expect(try JSONFileStore<[Record]>(path: path).moveAside(now: now) == nil, "nothing to move")
+        #expect(try Self.records(path).moveAside(now: now) == nil, "nothing to move")
     }
 
     @Test("A damaged plaintext secrets file reports its damage, not a generic decoding error")

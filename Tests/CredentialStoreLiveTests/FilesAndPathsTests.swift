@@ -1,6 +1,7 @@
 @testable import CredentialStoreLive
 import CredentialStore
 import Foundation
+import StrictJSON
 import Testing
 
 #if canImport(Glibc)
@@ -25,16 +26,25 @@ struct FilesAndPathsTests {
         #expect(defaults.lockDirectory == "/home/u/.local/state/authdeck/locks")
     }
 
-    struct Metadata: Codable, Sendable, Equatable {
+    struct Metadata: Sendable, Equatable {
         var activeAccount: String
         var updatedAt: Date
+        init(activeAccount: String, updatedAt: Date) {
+            self.activeAccount = activeAccount
+            self.updatedAt = updatedAt
+        }
+        init(json: JSONValue) throws(JSONShapeError) {
+            let reader = try JSONReader(json)
+            try self.init(activeAccount: reader.string("activeAccount"), updatedAt: reader.date("updatedAt", .iso8601))
+        }
+        var json: JSONValue { .object(["activeAccount": .string(activeAccount), "updatedAt": .date(updatedAt, .iso8601)]) }
     }
 
     @Test("Metadata JSON is written atomically, 0600, in a 0700 directory created on demand, and read back")
     func metadataFile() throws {
         let dir = TemporaryDirectory()
         let paths = XDGPaths(environment: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.file("config")])
-        let file = MetadataFile.config("accounts.json", paths: paths, as: Metadata.self)
+        let file = MetadataFile.config("accounts.json", paths: paths, read: { (json) throws(JSONShapeError) in try Metadata(json: json) }, write: { $0.json })
         #expect(try file.read() == nil)
         let value = Metadata(activeAccount: "corp/alice", updatedAt: Date(timeIntervalSince1970: 1_900_000_000))
         try file.write(value)
@@ -127,7 +137,8 @@ struct LiveStoreWiringTests {
     @Test("The selection is recorded as JSON for config and status")
     func selectionRecorded() throws {
         let dir = TemporaryDirectory()
-        let file = MetadataFile.config("store.json", paths: XDGPaths(environment: ["HOME": dir.path]), as: StoreSelection.self)
+        let file = MetadataFile.config("store.json", paths: XDGPaths(environment: ["HOME": dir.path]),
+                                       read: { (json) throws(JSONShapeError) in try StoreSelection(json: json) }, write: { $0.json })
         let selection = try LiveSecretStores.select(environment: ["AUTHDECK_STORE": "vault"])
         try file.write(selection)
         #expect(try file.read() == StoreSelection(kind: .vault, reason: .environment))

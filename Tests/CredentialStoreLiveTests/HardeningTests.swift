@@ -1,6 +1,7 @@
 @testable import CredentialStoreLive
 import CredentialStore
 import Foundation
+import StrictJSON
 import Testing
 
 #if canImport(Glibc)
@@ -9,13 +10,19 @@ import Glibc
 
 @Suite("Metadata permissions, key cache opt-out, store selection errors")
 struct HardeningTests {
-    struct Metadata: Codable, Sendable, Equatable { var value: String }
+    struct Metadata: Sendable, Equatable {
+        var value: String
+        init(value: String) { self.value = value }
+        init(json: JSONValue) throws(JSONShapeError) { value = try JSONReader(json).string("value") }
+        var json: JSONValue { .object(["value": .string(value)]) }
+    }
 
     /// A config (or state) directory holding one metadata file, both with the given modes.
     func metadataFile(_ dir: TemporaryDirectory, kind: String, directoryMode: mode_t, fileMode: mode_t) throws -> JSONFileStore<Metadata> {
         let paths = XDGPaths(environment: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state")])
-        let file = kind == "config" ? MetadataFile.config("providers.json", paths: paths, as: Metadata.self)
-                                    : MetadataFile.state("accounts.json", paths: paths, as: Metadata.self)
+        let read = { @Sendable (json: JSONValue) throws(JSONShapeError) in try Metadata(json: json) }
+        let file = kind == "config" ? MetadataFile.config("providers.json", paths: paths, read: read, write: { $0.json })
+                                    : MetadataFile.state("accounts.json", paths: paths, read: read, write: { $0.json })
         try file.write(Metadata(value: "v"))
         chmod(file.path, fileMode)
         chmod(PrivateFiles.directoryOf(file.path), directoryMode)

@@ -181,8 +181,8 @@ public struct MetadataFiles: Sendable {
 }
 
 /// A provider document kept between processes (0600, written atomically by the live value).
-public struct CachedDocument: Codable, Equatable, Sendable {
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+public struct CachedDocument: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// The discovery document (OIDC Discovery §4, RFC 8414 §3).
         case discovery
         /// The JWK Set at `jwks_uri` (RFC 7517 §5).

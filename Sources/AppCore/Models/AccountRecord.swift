@@ -3,7 +3,7 @@ import CredentialStore
 import FoundationEssentials
 
 /// The shape of an access token as received (never verified: access tokens are for their API).
-public enum AccessTokenFormat: String, Codable, Equatable, Sendable {
+public enum AccessTokenFormat: String, Equatable, Sendable {
     /// A compact JWS (RFC 7515, three parts): decoded for information only.
     case jwt
     /// A compact JWE (RFC 7516, five parts): encrypted for its audience; never decoded as a JWS
@@ -32,7 +32,7 @@ public enum AccessTokenFormat: String, Codable, Equatable, Sendable {
 }
 
 /// What is known about one access token (one per resource or audience), without the token.
-public struct AccessTokenInfo: Codable, Equatable, Sendable {
+public struct AccessTokenInfo: Equatable, Sendable {
     /// The RFC 8707 `resource` or Auth0 `audience` it was issued for; `nil` for the default token.
     public var resource: String?
     /// Absolute expiry (from `expires_in` and the clock at receipt); `nil` when the server gave none.
@@ -60,7 +60,7 @@ public struct AccessTokenInfo: Codable, Equatable, Sendable {
 }
 
 /// How an ID token was checked (OIDC Core §3.1.3.7).
-public enum SignatureStatus: Codable, Equatable, Sendable {
+public enum SignatureStatus: Equatable, Sendable {
     /// Signature and claims verified with this key.
     case verified(algorithm: String, keyID: String?)
     /// Not verified, and why (shown as such; never presented as verified).
@@ -68,7 +68,7 @@ public enum SignatureStatus: Codable, Equatable, Sendable {
 }
 
 /// The ID token's decoded parts for display, after verification.
-public struct IDTokenInfo: Codable, Equatable, Sendable {
+public struct IDTokenInfo: Equatable, Sendable {
     public var header: JSONValue
     public var claims: JSONValue
     public var signature: SignatureStatus
@@ -83,9 +83,10 @@ public struct IDTokenInfo: Codable, Equatable, Sendable {
     }
 }
 
-/// One signed-in account's non-secret metadata (JSON under `$XDG_STATE_HOME/authdeck`). The
+/// One signed-in account's non-secret metadata (JSON under `$XDG_STATE_HOME/authdeck`, mapped in
+/// `AccountRecord+JSON.swift`). The
 /// tokens themselves live only in the credential store.
-public struct AccountRecord: Codable, Equatable, Sendable, Identifiable {
+public struct AccountRecord: Equatable, Sendable, Identifiable {
     public var id: AccountID
     public var providerID: ProviderID
     public var issuer: String?

@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3.1). The secret itself
 /// lives in the credential store, never in this (non-secret) configuration.
-public enum ClientAuthenticationMethod: String, Codable, Equatable, Sendable {
+public enum ClientAuthenticationMethod: String, Equatable, Sendable, CaseIterable {
     /// `none`: a public native client (RFC 8252 §8.4).
     case none
     case clientSecretBasic = "client_secret_basic"
@@ -11,7 +11,7 @@ public enum ClientAuthenticationMethod: String, Codable, Equatable, Sendable {
 }
 
 /// How sign-out revokes a provider's tokens.
-public enum RevocationStyle: String, Codable, Equatable, Sendable, CaseIterable {
+public enum RevocationStyle: String, Equatable, Sendable, CaseIterable {
     /// RFC 7009 at the revocation endpoint.
     case rfc7009
     /// GitHub: `DELETE {revocation endpoint}/{client_id}/token` with basic auth; the revocation
@@ -22,7 +22,7 @@ public enum RevocationStyle: String, Codable, Equatable, Sendable, CaseIterable 
 }
 
 /// How sign-out ends a provider's browser session.
-public enum LogoutStyle: String, Codable, Equatable, Sendable, CaseIterable {
+public enum LogoutStyle: String, Equatable, Sendable, CaseIterable {
     /// OIDC RP-Initiated Logout 1.0 (`end_session_endpoint`) when advertised.
     case endSession
     /// The end-session endpoint when discovery advertises it, else Auth0 `GET {issuer}v2/logout`
@@ -34,7 +34,7 @@ public enum LogoutStyle: String, Codable, Equatable, Sendable, CaseIterable {
 
 /// Endpoints set by hand: for providers without discovery (GitHub) and to fill discovery gaps
 /// (django-oauth-toolkit omits revocation, introspection and device endpoints).
-public struct EndpointOverrides: Codable, Equatable, Sendable {
+public struct EndpointOverrides: Equatable, Sendable {
     public var authorization: URL?
     public var token: URL?
     public var deviceAuthorization: URL?
@@ -56,8 +56,9 @@ public struct EndpointOverrides: Codable, Equatable, Sendable {
     }
 }
 
-/// A configured identity provider (non-secret; stored as JSON under `$XDG_CONFIG_HOME/authdeck`).
-public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
+/// A configured identity provider (non-secret; stored as JSON under `$XDG_CONFIG_HOME/authdeck`,
+/// mapped in `ProviderConfig+JSON.swift`).
+public struct ProviderConfig: Equatable, Sendable, Identifiable {
     public var id: ProviderID
     public var displayName: String
     /// The issuer for OIDC Discovery / RFC 8414; `nil` for manual-endpoint providers (GitHub).
@@ -132,7 +133,7 @@ public struct ProviderConfig: Codable, Equatable, Sendable, Identifiable {
 }
 
 /// Where a Sign in with Apple client secret comes from: the `.p8` key file and Apple's ids.
-public struct AppleClientSecretSource: Codable, Equatable, Sendable {
+public struct AppleClientSecretSource: Equatable, Sendable {
     public var keyPath: String
     public var teamID: String
     public var keyID: String

@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// The unit of a numeric timestamp claim (``ProviderConfig/claimTimeUnits``): `s` (RFC 7519 §2
 /// NumericDate, seconds since 1970-01-01T00:00:00Z UTC) or `ms` (milliseconds since then).
-public enum ClaimTimeUnit: String, Codable, Equatable, Sendable, CaseIterable {
+public enum ClaimTimeUnit: String, Equatable, Sendable, CaseIterable {
     case s
     case ms
 }

@@ -1,4 +1,5 @@
-import Foundation
+import AuthEngine
+import FoundationEssentials
 
 /// A provider preset: the documented endpoints and quirks of one identity provider, as data.
 /// File format: `presets/README.md`; built-ins are `presets/*.json` (embedded in
@@ -40,28 +41,28 @@ public struct ProviderPreset: Sendable, Equatable {
     public var note: String?
     /// Documentation URL per fact: keys are field paths of the file (`provider.issuer`, `logout`).
     public var sources: [String: String]
-    /// The `provider` object of the file as JSON (ProviderConfig fields; strings are templates).
-    var template: Data
+    /// The `provider` object of the file (ProviderConfig fields; strings are templates).
+    var template: JSONValue
 }
 
-/// A parsed JSON value (`JSONSerialization`): strings mapped, containers walked, the rest kept.
+/// A parsed JSON value: strings mapped, containers walked, the rest kept.
 enum JSONTree {
     /// `value` with `transform` applied to every string inside.
-    static func mapStrings(_ value: Any, _ transform: (String) -> String) -> Any {
+    static func mapStrings(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
         switch value {
-        case let s as String: transform(s)
-        case let a as [Any]: a.map { mapStrings($0, transform) }
-        case let d as [String: Any]: d.mapValues { mapStrings($0, transform) }
+        case .string(let s): .string(transform(s))
+        case .array(let a): .array(a.map { mapStrings($0, transform) })
+        case .object(let d): .object(d.mapValues { mapStrings($0, transform) })
         default: value
         }
     }
 
     /// Whether any string inside `value` contains `needle`.
-    static func containsString(_ value: Any, _ needle: String) -> Bool {
+    static func containsString(_ value: JSONValue, _ needle: String) -> Bool {
         switch value {
-        case let s as String: s.contains(needle)
-        case let a as [Any]: a.contains { containsString($0, needle) }
-        case let d as [String: Any]: d.values.contains { containsString($0, needle) }
+        case .string(let s): s.contains(needle)
+        case .array(let a): a.contains { containsString($0, needle) }
+        case .object(let d): d.values.contains { containsString($0, needle) }
         default: false
         }
     }
@@ -96,8 +97,7 @@ extension ProviderPreset {
     public func makeProvider(id: ProviderID, clientID: String, domain: String?, tenant: String?) throws(PresetError) -> ProviderConfig {
         let domainValue = try Self.resolve(domain, self.domain, option: "--domain", preset: name, normalize: Self.host)
         let tenantValue = try Self.resolve(tenant, self.tenant, option: "--tenant", preset: name, normalize: Self.segment)
-        let object = (try? JSONSerialization.jsonObject(with: template)) ?? [String: Any]()
-        let filled = JSONTree.mapStrings(object) { text in
+        let filled = JSONTree.mapStrings(template) { text in
             var text = text
             if let domainValue { text = text.replacing("{domain}", with: domainValue) }
             if let tenantValue { text = text.replacing("{tenant}", with: tenantValue) }
@@ -150,60 +150,33 @@ extension ProviderPreset {
         character.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// `fields` laid over the default `ProviderConfig(id:issuer:clientID:)` (objects merged member by
-    /// member), decoded with `JSONDecoder`: any `ProviderConfig` field works, by its coding key.
-    static func decodeProvider(_ fields: Any, id: ProviderID, clientID: String, file: String) throws(PresetError) -> ProviderConfig {
-        let base = ProviderConfig(id: id, issuer: nil, clientID: clientID)
+    /// `fields` laid over the default `ProviderConfig(id:issuer:clientID:)`'s JSON (objects merged
+    /// member by member), read with ``ProviderConfig/init(json:path:)``: any `ProviderConfig`
+    /// field works, by its member name.
+    static func decodeProvider(_ fields: JSONValue, id: ProviderID, clientID: String, file: String) throws(PresetError) -> ProviderConfig {
+        guard case .object(var merged) = ProviderConfig(id: id, issuer: nil, clientID: clientID).json, case .object(let overlay) = fields else {
+            throw PresetError(file: file, field: "provider", problem: "must be an object")
+        }
+        for (key, value) in overlay {
+            if case .object(let inner) = value, case .object(var existing)? = merged[key] {
+                for (k, v) in inner { existing[k] = v }
+                merged[key] = .object(existing)
+            } else {
+                merged[key] = value
+            }
+        }
         do {
-            guard var merged = try JSONSerialization.jsonObject(with: JSONEncoder().encode(base)) as? [String: Any],
-                  let overlay = fields as? [String: Any] else {
-                throw PresetError(file: file, field: "provider", problem: "must be an object")
-            }
-            for (key, value) in overlay {
-                if let inner = value as? [String: Any], var existing = merged[key] as? [String: Any] {
-                    for (k, v) in inner { existing[k] = v }
-                    merged[key] = existing
-                } else {
-                    merged[key] = value
-                }
-            }
-            let data = try JSONSerialization.data(withJSONObject: merged)
-            return try JSONDecoder().decode(ProviderConfig.self, from: data)
-        } catch let error as PresetError {
-            throw error
-        } catch let error as DecodingError {
-            throw PresetError(file: file, field: "provider" + Self.path(of: error), problem: Self.problem(of: error))
+            return try ProviderConfig(json: .object(merged))
         } catch {
-            throw PresetError(file: file, field: "provider", problem: "cannot be read as a provider configuration")
+            let field = JSONShapeError.text(error.path)
+            throw PresetError(file: file, field: field.isEmpty ? "provider" : "provider.\(field)", problem: Self.problem(expected: error.expected))
         }
     }
 
-    private static func path(of error: DecodingError) -> String {
-        let (codingPath, key): ([any CodingKey], (any CodingKey)?) = switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): (c.codingPath, nil)
-        case .keyNotFound(let k, let c): (c.codingPath, k)
-        @unknown default: ([], nil)
-        }
-        return (codingPath + (key.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-    }
-
-    private static func problem(of error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(let type, _): "wrong type (expected \(Self.typeName(type)))"
-        case .valueNotFound(let type, _): "missing value (expected \(Self.typeName(type)))"
-        case .keyNotFound: "missing field"
-        case .dataCorrupted(let c): c.debugDescription.isEmpty ? "invalid value" : "invalid value (\(c.debugDescription))"
-        @unknown default: "invalid value"
-        }
-    }
-
-    private static func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Bool.Type: "true or false"
-        case is [String].Type, is [Any].Type: "an array"
-        case is [String: Any].Type, is [String: String].Type: "an object"
-        default: "\(type)"
-        }
+    /// "wrong type (expected an array)", "invalid value (expected one of none, …)".
+    private static func problem(expected: String) -> String {
+        if expected.hasPrefix("one of") || expected == "a URL" { return "invalid value (expected \(expected))" }
+        // JSON's word for a list, as the messages said before.
+        return "wrong type (expected \(expected == "a list" ? "an array" : expected))"
     }
 }

@@ -1,5 +1,5 @@
 import AuthEngine
-import Foundation
+import FoundationEssentials
 
 // Reading and checking a preset file (format: presets/README.md). Every refusal names the file and
 // the field.
@@ -18,21 +18,24 @@ extension ProviderPreset {
     /// - Throws: ``PresetError`` naming the first bad field.
     public static func parse(_ data: Data, file: String) throws(PresetError) -> ProviderPreset {
         func fail(_ field: String, _ problem: String) -> PresetError { PresetError(file: file, field: field, problem: problem) }
-        // RFC 8259 §4: a name twice in one object is ambiguous (JSONSerialization would keep one silently).
-        if case .failure(.duplicateMember(let name)) = parseJSONObject(data) {
-            throw fail(name, "appears twice in one object; keep one")
+        let root: [String: JSONValue]
+        switch parseJSON(data) {
+        case .success(.object(let object)): root = object
+        case .success: throw fail("", "must be a JSON object")
+        // RFC 8259 §4: a name twice in one object is ambiguous (refused, never one kept silently).
+        case .failure(let error):
+            if case .duplicateMember(let name) = error.kind { throw fail(name, "appears twice in one object; keep one") }
+            throw fail("", "not valid JSON")
         }
-        guard let any = try? JSONSerialization.jsonObject(with: data) else { throw fail("", "not valid JSON") }
-        guard let root = any as? [String: Any] else { throw fail("", "must be a JSON object") }
         if let unknown = root.keys.sorted().first(where: { !rootFields.contains($0) }) {
             throw fail(unknown, "unknown field (known: \(rootFields.sorted().joined(separator: ", ")))")
         }
-        func string(_ key: String, in object: [String: Any], path: String, required: Bool) throws(PresetError) -> String? {
+        func string(_ key: String, in object: [String: JSONValue], path: String, required: Bool) throws(PresetError) -> String? {
             guard let value = object[key] else {
                 if required { throw fail(path, "missing field") }
                 return nil
             }
-            guard let s = value as? String, !s.isEmpty else { throw fail(path, "must be a non-empty string") }
+            guard case .string(let s) = value, !s.isEmpty else { throw fail(path, "must be a non-empty string") }
             return s
         }
         func choice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(PresetError) -> E where E.RawValue == String {
@@ -44,7 +47,7 @@ extension ProviderPreset {
         }
         func parameter(_ key: String) throws(PresetError) -> Parameter? {
             guard let value = root[key] else { return nil }
-            guard let object = value as? [String: Any] else { throw fail(key, "must be an object") }
+            guard case .object(let object) = value else { throw fail(key, "must be an object") }
             if let unknown = object.keys.sorted().first(where: { !parameterFields.contains($0) }) {
                 throw fail("\(key).\(unknown)", "unknown field (known: \(parameterFields.sorted().joined(separator: ", ")))")
             }
@@ -53,7 +56,7 @@ extension ProviderPreset {
             let defaultValue = try string("default", in: object, path: "\(key).default", required: false)
             var required = false
             if let r = object["required"] {
-                guard let flag = r as? Bool else {
+                guard case .bool(let flag) = r else {
                     throw fail("\(key).required", "must be true or false")
                 }
                 required = flag
@@ -74,23 +77,22 @@ extension ProviderPreset {
         let logout = try choice("logout", LogoutStyle.self)
         let note = try string("note", in: root, path: "note", required: false)
 
-        guard let providerAny = root["provider"] else { throw fail("provider", "missing field") }
-        guard let provider = providerAny as? [String: Any] else { throw fail("provider", "must be an object") }
+        guard let providerValue = root["provider"] else { throw fail("provider", "missing field") }
+        guard case .object(let provider) = providerValue else { throw fail("provider", "must be an object") }
         try checkProviderFields(provider, file: file)
         for (placeholder, declared) in [("{domain}", domain), ("{tenant}", tenant)] where declared == nil {
-            if JSONTree.containsString(provider, placeholder) {
+            if JSONTree.containsString(providerValue, placeholder) {
                 throw fail("provider", "uses \(placeholder) but the preset declares no \(placeholder.dropFirst().dropLast())")
             }
         }
-        guard let template = try? JSONSerialization.data(withJSONObject: provider) else { throw fail("provider", "cannot be stored") }
 
-        guard let sourcesAny = root["sources"] else { throw fail("sources", "missing field (the documentation URL of each fact)") }
-        guard let sourceObject = sourcesAny as? [String: Any], !sourceObject.isEmpty else {
+        guard let sourcesValue = root["sources"] else { throw fail("sources", "missing field (the documentation URL of each fact)") }
+        guard case .object(let sourceObject) = sourcesValue, !sourceObject.isEmpty else {
             throw fail("sources", "must be a non-empty object of field path → documentation URL")
         }
         var sources: [String: String] = [:]
         for key in sourceObject.keys.sorted() {
-            guard let url = sourceObject[key] as? String, url.hasPrefix("https://"), URL(string: url) != nil else {
+            guard let url = sourceObject[key]?.stringValue, url.hasPrefix("https://"), URL(string: url) != nil else {
                 throw fail("sources.\(key)", "must be an https documentation URL")
             }
             guard fieldExists(key, in: root) else { throw fail("sources.\(key)", "names no field of this file") }
@@ -98,9 +100,9 @@ extension ProviderPreset {
         }
 
         let preset = ProviderPreset(name: name, displayName: displayName, domain: domain, tenant: tenant, identity: identity,
-                                    revocation: revocation, logout: logout, note: note, sources: sources, template: template)
+                                    revocation: revocation, logout: logout, note: note, sources: sources, template: providerValue)
         // One trial build with the examples, so a field of the wrong type is refused now.
-        let filled = JSONTree.mapStrings(provider) { text in
+        let filled = JSONTree.mapStrings(providerValue) { text in
             text.replacing("{domain}", with: domain?.example ?? domain?.defaultValue ?? "example.com")
                 .replacing("{tenant}", with: tenant?.example ?? tenant?.defaultValue ?? "example")
         }
@@ -110,9 +112,9 @@ extension ProviderPreset {
 
     /// Member names of `provider` must be `ProviderConfig` fields (nested structs too: `endpoints`).
     /// The names come from the type itself (`Mirror`), so a new field needs no change here.
-    static func checkProviderFields(_ provider: [String: Any], file: String) throws(PresetError) {
+    static func checkProviderFields(_ provider: [String: JSONValue], file: String) throws(PresetError) {
         let sample = ProviderConfig(id: ProviderID("sample"), issuer: nil, clientID: "sample")
-        func check(_ object: [String: Any], against value: Any, path: String) throws(PresetError) {
+        func check(_ object: [String: JSONValue], against value: Any, path: String) throws(PresetError) {
             let children = Mirror(reflecting: value).children
             let known = Dictionary(children.compactMap { child in child.label.map { ($0, child.value) } }, uniquingKeysWith: { a, _ in a })
             for key in object.keys.sorted() {
@@ -123,7 +125,7 @@ extension ProviderPreset {
                 guard let child = known[key] else {
                     throw PresetError(file: file, field: field, problem: "unknown field (known: \(known.keys.filter { path != "provider" || !reservedProviderFields.contains($0) }.sorted().joined(separator: ", ")))")
                 }
-                if let nested = object[key] as? [String: Any], Mirror(reflecting: child).displayStyle == .struct {
+                if case .object(let nested)? = object[key], Mirror(reflecting: child).displayStyle == .struct {
                     try check(nested, against: child, path: field)
                 }
             }
@@ -132,10 +134,10 @@ extension ProviderPreset {
     }
 
     /// Whether a dotted path (`provider.endpoints.token`) names a member present in `root`.
-    static func fieldExists(_ path: String, in root: [String: Any]) -> Bool {
-        var current: Any = root
+    static func fieldExists(_ path: String, in root: [String: JSONValue]) -> Bool {
+        var current = JSONValue.object(root)
         for part in path.split(separator: ".", omittingEmptySubsequences: false) {
-            guard let object = current as? [String: Any], let next = object[String(part)] else { return false }
+            guard case .object(let object) = current, let next = object[String(part)] else { return false }
             current = next
         }
         return true

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// A provider's setting for an optional protocol feature (PAR, DPoP): `auto` uses it when the
 /// metadata advertises it (the default), `always` requires it, `never` does without.
-public enum ProtocolFeatureSetting: String, Sendable, Codable, CaseIterable {
+public enum ProtocolFeatureSetting: String, Sendable, CaseIterable {
     case auto, always, never
 }
 
