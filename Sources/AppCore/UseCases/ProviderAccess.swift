@@ -30,7 +30,13 @@ struct ProviderAccess: Sendable {
     /// The account `id` with its provider's metadata and client configuration.
     /// - Throws: unknown account or provider, discovery and store errors.
     func account(_ id: AccountID) async throws(AppError) -> AccountProvider {
-        let record = try Accounts(env: env).record(id)
+        try await account(Accounts(env: env).record(id))
+    }
+
+    /// `record`'s provider, metadata and client configuration (`record` as the caller read it:
+    /// `providers.json` is read once here, `accounts.json` not at all).
+    /// - Throws: unknown provider, another issuer, discovery and store errors.
+    func account(_ record: AccountRecord) async throws(AppError) -> AccountProvider {
         let provider = try provider(record.providerID)
         let metadata = try await metadata(provider)
         try Self.checkSameIssuer(record, provider: provider, metadata: metadata)
