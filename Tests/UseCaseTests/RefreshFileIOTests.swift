@@ -149,4 +149,57 @@ struct RefreshFileIOTests {
         #expect(record.alias == "work")
         #expect(world.accounts.first?.alias == "work")
     }
+
+    /// A world whose secret store records its calls.
+    func spiedWorld() -> (StubWorld, SpySecretStore) {
+        let spy = SpySecretStore()
+        return (StubWorld(secrets: spy.backing), spy)
+    }
+
+    func saves(_ spy: SpySecretStore) -> Int { spy.calls.filter { if case .save = $0 { true } else { false } }.count }
+
+    @Test("OIDC Core §12.2 a refreshed ID token verified with the cached JWKS: the rotated tokens and the ID token are one secrets write")
+    func idTokenWithKnownKeyIsOneSecretsWrite() async throws {
+        let (world, spy) = spiedWorld()
+        let alice = try await signedIn(world)
+        let signedInIDToken = world.storedSecrets()?.idToken?.exposedValue
+        var env = world.environment()
+        env.credentials.store = { spy }
+        world.advance(10)
+        let before = saves(spy)
+        let record = try await RefreshAccount(env).run(alice.record.id, force: true)
+        #expect(saves(spy) - before == 1, "was 2: the rotated tokens, then the verified ID token")
+        #expect(record.idToken?.issuedAt == t0.addingTimeInterval(10), "the new ID token is the record's")
+        #expect(world.storedSecrets()?.idToken?.exposedValue != signedInIDToken, "the new ID token is stored")
+        #expect(world.provider.count("/jwks") == 1, "no fetch: the key was at hand")
+    }
+
+    @Test("OIDC Core §10.1.1 a refreshed ID token under a new kid: the rotated refresh token is stored before the JWKS request leaves")
+    func rotatedTokensStoredBeforeAJWKSFetch() async throws {
+        let (world, spy) = spiedWorld()
+        let alice = try await signedIn(world)
+        let signedInRefreshToken = world.storedSecrets()?.refreshToken?.exposedValue
+        world.provider.script.withLock {
+            $0.publishedKeyIDs = ["k1", "k2"]
+            $0.signingKeyID = "k2"
+        }
+        let storedAtJWKSFetch = Mutex<[String?]>([])
+        var env = world.environment()
+        env.credentials.store = { spy }
+        env.http = { _ in
+            HTTPClient { (request: HTTPRequest) async throws(TransportError) -> HTTPResponse in
+                if request.url.path == "/jwks" { storedAtJWKSFetch.withLock { $0.append(world.storedSecrets()?.refreshToken?.exposedValue) } }
+                return world.provider.handle(request, now: world.now)
+            }
+        }
+        world.advance(120)
+        let before = saves(spy)
+        let record = try await RefreshAccount(env).run(alice.record.id, force: true)
+        let atFetch = storedAtJWKSFetch.withLock { $0 }
+        #expect(atFetch.count == 1)
+        #expect(atFetch.first != signedInRefreshToken, "a crash during the fetch keeps the rotated refresh token")
+        #expect(saves(spy) - before == 2, "the rotated tokens, then the ID token verified with the fetched key")
+        #expect(record.idTokenProblem == nil)
+        #expect(record.idToken?.issuedAt == t0.addingTimeInterval(120))
+    }
 }

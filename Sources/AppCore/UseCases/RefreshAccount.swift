@@ -129,15 +129,31 @@ public struct RefreshAccount: Sendable {
                 try DPoP.checkTokenType(refreshed.tokenType, proofSent: plan.dpop != nil, setting: provider.dpop ?? .auto)
                 let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
                 refreshed.idToken = tokens.idToken
-                // Persist the rotated tokens before anything else can fail (crash safety: the
-                // secrets first, then the record).
+                // Persist the rotated tokens before anything can fail or wait (crash safety: the
+                // secrets first, then the record). A new ID token whose key is at hand is verified
+                // first (CPU only, no I/O) and saved in the same write; one that needs a JWKS fetch
+                // is verified after the rotated tokens are stored, then saved in a second write.
                 var secrets = TokenConversions.merge(refreshed, into: current, resource: resource)
-                try store.save(secrets, for: key)
                 var verifiedInfo: IDTokenInfo?
                 var refusal: (any Error)?
+                let original = TokenConversions.storedClaims(current)
+                let refused = ProviderAccess.NetworkRefused()
                 if let newIDToken {
                     do {
-                        let verified = try await verifyRefreshedIDToken(newIDToken, original: TokenConversions.storedClaims(current), tokens: refreshed,
+                        let verified = try await ProviderAccess.$withoutNetwork.withValue(refused) {
+                            try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed, metadata: metadata, client: client, provider: provider)
+                        }
+                        secrets.idToken = StoredIDToken(newIDToken.exposedValue)
+                        verifiedInfo = TokenConversions.idTokenInfo(verified)
+                    } catch {
+                        // A refusal that no fetch could change is final; otherwise verified below.
+                        if !refused.wanted { refusal = error }
+                    }
+                }
+                try store.save(secrets, for: key)
+                if let newIDToken, verifiedInfo == nil, refusal == nil {
+                    do {
+                        let verified = try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed,
                                                                         metadata: metadata, client: client, provider: provider)
                         secrets.idToken = StoredIDToken(newIDToken.exposedValue)
                         try store.save(secrets, for: key)
