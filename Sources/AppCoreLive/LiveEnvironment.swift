@@ -188,6 +188,22 @@ extension MetadataFiles {
             removeProvider: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeProvider(id) } },
             accounts: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.accounts() } },
             saveAccount: { record throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveAccount(record) } },
+            updateAccount: { id, change throws(AppError) in
+                // Under the file's lock; `list = nil` tells JSONFileStore.update to write nothing.
+                var refused: AppError?
+                var result: AccountRecord?
+                try mapped { () throws(SecretStoreError) in
+                    try files.accountsFile.update { (list: inout [AccountRecord]?) throws(SecretStoreError) in
+                        guard let index = list?.firstIndex(where: { $0.id == id }), let read = list?[index] else { list = nil; return }
+                        var record = read
+                        do throws(AppError) { try change(&record) } catch { refused = error; list = nil; return }
+                        result = record
+                        if record == read { list = nil } else { list?[index] = record }
+                    }
+                }
+                if let refused { throw refused }
+                return result
+            },
             removeAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeAccount(id) } },
             activeAccount: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.activeAccount() } },
             saveActiveAccount: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveActiveAccount(id) } },

@@ -143,6 +143,11 @@ public struct MetadataFiles: Sendable {
     public var accounts: @Sendable () throws(AppError) -> [AccountRecord]
     /// Adds or replaces an account record (by id).
     public var saveAccount: @Sendable (AccountRecord) throws(AppError) -> Void
+    /// Read-modify-write of one record: reads the record `id`, lets `change` edit it and writes
+    /// the file only when the record changed (a `change` that throws writes nothing). The live
+    /// value does it under the accounts file's lock: one read and at most one write of the file.
+    /// - Returns: the record as it now is on disk; nil when there is no record `id` (nothing written).
+    public var updateAccount: @Sendable (AccountID, _ change: (inout AccountRecord) throws(AppError) -> Void) throws(AppError) -> AccountRecord?
     public var removeAccount: @Sendable (AccountID) throws(AppError) -> Void
     public var activeAccount: @Sendable () throws(AppError) -> AccountID?
     /// Persists the active account (`nil` clears it).
@@ -158,6 +163,7 @@ public struct MetadataFiles: Sendable {
                 removeProvider: @escaping @Sendable (ProviderID) throws(AppError) -> Bool,
                 accounts: @escaping @Sendable () throws(AppError) -> [AccountRecord],
                 saveAccount: @escaping @Sendable (AccountRecord) throws(AppError) -> Void,
+                updateAccount: (@Sendable (AccountID, (inout AccountRecord) throws(AppError) -> Void) throws(AppError) -> AccountRecord?)? = nil,
                 removeAccount: @escaping @Sendable (AccountID) throws(AppError) -> Void,
                 activeAccount: @escaping @Sendable () throws(AppError) -> AccountID?,
                 saveActiveAccount: @escaping @Sendable (AccountID?) throws(AppError) -> Void,
@@ -172,11 +178,33 @@ public struct MetadataFiles: Sendable {
         self.removeProvider = removeProvider
         self.accounts = accounts
         self.saveAccount = saveAccount
+        // Without one of its own: `accounts` then `saveAccount` when changed (not atomic across
+        // processes; the in-memory worlds of the tests have one process).
+        if let updateAccount {
+            self.updateAccount = updateAccount
+        } else {
+            self.updateAccount = { (id: AccountID, change: (inout AccountRecord) throws(AppError) -> Void) throws(AppError) -> AccountRecord? in
+                try Self.update(id, change, accounts: accounts, saveAccount: saveAccount)
+            }
+        }
         self.removeAccount = removeAccount
         self.activeAccount = activeAccount
         self.saveActiveAccount = saveActiveAccount
         self.check = check
         self.moveAside = moveAside
+    }
+}
+
+extension MetadataFiles {
+    /// ``updateAccount`` from `accounts` and `saveAccount`: read, change, save when changed.
+    static func update(_ id: AccountID, _ change: (inout AccountRecord) throws(AppError) -> Void,
+                       accounts: () throws(AppError) -> [AccountRecord],
+                       saveAccount: (AccountRecord) throws(AppError) -> Void) throws(AppError) -> AccountRecord? {
+        guard let read = try accounts().first(where: { $0.id == id }) else { return nil }
+        var record = read
+        try change(&record)
+        if record != read { try saveAccount(record) }
+        return record
     }
 }
 

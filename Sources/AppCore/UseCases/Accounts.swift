@@ -9,10 +9,21 @@ struct Accounts: Sendable {
     /// The stored record of `id`.
     /// - Throws: "Unknown account" (`.usage`); metadata file errors.
     func record(_ id: AccountID) throws(AppError) -> AccountRecord {
-        guard let record = try env.files.accounts().first(where: { $0.id == id }) else {
-            throw AppError(title: "Unknown account '\(id)'", detail: "See 'authdeck status' for the signed-in accounts.", disposition: .usage)
-        }
+        guard let record = try env.files.accounts().first(where: { $0.id == id }) else { throw Self.unknown(id) }
         return record
+    }
+
+    /// One read-modify-write of the record `id` (``MetadataFiles/updateAccount``): the file is
+    /// read once and written only when `change` changed the record.
+    /// - Returns: the record as now stored.
+    /// - Throws: "Unknown account" (`.usage`); what `change` throws (nothing written); file errors.
+    func update(_ id: AccountID, _ change: (inout AccountRecord) throws(AppError) -> Void) throws(AppError) -> AccountRecord {
+        guard let record = try env.files.updateAccount(id, change) else { throw Self.unknown(id) }
+        return record
+    }
+
+    static func unknown(_ id: AccountID) -> AppError {
+        AppError(title: "Unknown account '\(id)'", detail: "See 'authdeck status' for the signed-in accounts.", disposition: .usage)
     }
 
     /// The credential store key of an account.
@@ -52,10 +63,12 @@ struct Accounts: Sendable {
 
     /// Records that the grant is gone, so that every process sees it (status exits 3, the TUI
     /// shows "needs sign-in", `token` refuses to hand out the stored token).
+    /// Nothing is written when it is already marked.
     func markNeedsSignIn(_ id: AccountID) {
-        guard var record = try? record(id), record.needsSignInSince == nil else { return }
-        record.needsSignInSince = env.now()
-        try? env.files.saveAccount(record)
+        let now = env.now()
+        _ = try? env.files.updateAccount(id) { record in
+            if record.needsSignInSince == nil { record.needsSignInSince = now }
+        }
     }
 }
 

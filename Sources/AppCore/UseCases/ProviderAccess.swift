@@ -1,6 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
+import Synchronization
 
 /// How every use case reaches a provider: its configuration, its discovery metadata and JWK Set
 /// (kept in this process and, between processes, in ``AppEnvironment/cache``), and the client
@@ -19,6 +20,17 @@ struct ProviderAccess: Sendable {
     /// Seconds after a JWKS fetch during which an unknown `kid` does not fetch again.
     static let unknownKeyCooldown: TimeInterval = 30
 
+    /// Set (task-local) while an ID token is verified with the keys at hand only: a JWKS fetch
+    /// is not made but noted (``NetworkRefused/wanted``) and fails; nothing in the cache changes.
+    @TaskLocal static var withoutNetwork: NetworkRefused?
+
+    /// What ``withoutNetwork`` records: whether a fetch was wanted.
+    final class NetworkRefused: Sendable {
+        private let state = Mutex(false)
+        var wanted: Bool { state.withLock { $0 } }
+        func note() { state.withLock { $0 = true } }
+    }
+
     /// What a provider request for an account needs: its record, provider, metadata and client.
     struct AccountProvider: Sendable {
         var record: AccountRecord
@@ -30,7 +42,13 @@ struct ProviderAccess: Sendable {
     /// The account `id` with its provider's metadata and client configuration.
     /// - Throws: unknown account or provider, discovery and store errors.
     func account(_ id: AccountID) async throws(AppError) -> AccountProvider {
-        let record = try Accounts(env: env).record(id)
+        try await account(Accounts(env: env).record(id))
+    }
+
+    /// `record`'s provider, metadata and client configuration (`record` as the caller read it:
+    /// `providers.json` is read once here, `accounts.json` not at all).
+    /// - Throws: unknown provider, another issuer, discovery and store errors.
+    func account(_ record: AccountRecord) async throws(AppError) -> AccountProvider {
         let provider = try provider(record.providerID)
         let metadata = try await metadata(provider)
         try Self.checkSameIssuer(record, provider: provider, metadata: metadata)
@@ -152,6 +170,10 @@ struct ProviderAccess: Sendable {
         return JWKSCache(maximumAge: maximumAge, minimumRefetchAge: Self.unknownKeyCooldown, unknownKeyCooldown: Self.unknownKeyCooldown,
                          initial: initial) {
             () async throws(AuthError) -> JWKSet in
+            if let refused = Self.withoutNetwork {
+                refused.note()
+                throw .transport(.cancelled)
+            }
             guard let jwksURI = metadata.jwksURI else { throw .unsupported(.missingEndpoint("jwks_uri")) }
             try URLPolicy.requireSecure(jwksURI)
             let request = HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true)

@@ -64,93 +64,119 @@ public struct RefreshAccount: Sendable {
     /// - Throws: ``AppError``: `.needsSignIn` (no refresh token, `invalid_grant`), `.transient`, …
     public func run(_ id: AccountID, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool,
                     notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> AccountRecord {
+        try await run(Accounts(env: env).record(id), resource: resource, minimumValidity: minimumValidity, force: force, notices: notices)
+    }
+
+    /// As ``run(_:resource:minimumValidity:force:notices:)-(AccountID,_,_,_,_)`` for a record the
+    /// caller has read already: only its provider and subject (the lock's key) are taken from
+    /// it; the record is read again under the lock. `accounts.json` is read once under the lock
+    /// (together with writing `refreshSentAt`) and written once more with the result.
+    public func run(_ known: AccountRecord, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool,
+                    notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> AccountRecord {
+        let id = known.id
         let accounts = Accounts(env: env)
         let replayOf = Box<Date?>(nil)
         do {
-            let account = try await ProviderAccess(env: env).account(id)
-            let (record, provider, metadata, client) = (account.record, account.provider, account.metadata, account.client)
+            let account = try await ProviderAccess(env: env).account(known)
+            let (provider, metadata, client) = (account.provider, account.metadata, account.client)
             let store = try env.credentials.store()
-            let policy = env.policy
             let env = self.env
-            return try await store.withAccountLock(Accounts.key(record), timeout: Self.lockWait) { () async throws -> AccountRecord in
-                let key = Accounts.key(record)
+            let key = Accounts.key(known)
+            return try await store.withAccountLock(key, timeout: Self.lockWait) { () async throws -> AccountRecord in
                 let current = try store.load(key)
-                var latest = try accounts.record(id)
-                // The lock is ours: a marker left in the file belongs to a process that is gone.
-                let unknownOutcome = latest.refreshSentAt
-                let validity = minimumValidity.map(\.timeInterval) ?? policy.refreshLeeway
-                if !force, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
-                   expiresAt.timeIntervalSince(env.now()) > validity {
-                    return latest
+                // Re-read inside the lock (another process may have refreshed) and, when a request
+                // is to be sent, persist `refreshSentAt` in the same update of the file.
+                var plan: Plan?
+                let marked = try accounts.update(id) { (record: inout AccountRecord) throws(AppError) in
+                    plan = try prepare(record, current: current, resource: resource, minimumValidity: minimumValidity, force: force,
+                                       metadata: metadata, client: client)
+                    if plan != nil { record.refreshSentAt = env.now() }
                 }
-                guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), tokens.refreshToken != nil else {
-                    throw AppError(title: "No refresh token for \(latest.displayName)",
-                                   detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
-                                   disposition: .needsSignIn)
-                }
-                let organization = TokenAudience.organizationID(ofKey: resource)
-                var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: tokens.refreshToken!,
-                                                          resource: organization == nil ? resource : nil, organizationID: organization)
-                request.timeout = Self.requestTimeout
-                // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
-                let dpop = try DPoPAccess.signer(env: env, secrets: current)
-                if dpop == nil, tokens.tokenType.equalsIgnoringASCIICase("DPoP") { throw DPoPAccess.keyMissing(latest) }
-                let http = dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
+                guard let plan else { return marked }
+                let unknownOutcome = plan.unknownOutcome
+                let http = plan.dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
                 if let unknownOutcome {
                     replayOf.set(unknownOutcome)
-                    notices?(.replayAfterUnknownOutcome(account: latest.displayName, sentAt: unknownOutcome))
+                    notices?(.replayAfterUnknownOutcome(account: marked.displayName, sentAt: unknownOutcome))
                 }
-                latest.refreshSentAt = env.now()
-                try env.files.saveAccount(latest)
                 let response: HTTPResponse
                 do throws(TransportError) {
-                    response = try await send(request, through: http, account: latest.displayName, notices: notices)
+                    response = try await send(plan.request, through: http, account: marked.displayName, notices: notices)
                 } catch {
                     if !error.requestMayHaveArrived {
                         // Certainly never sent: what was known before stays known.
-                        latest.refreshSentAt = unknownOutcome
-                        try env.files.saveAccount(latest)
+                        _ = try accounts.update(id) { $0.refreshSentAt = unknownOutcome }
                     }
                     throw AuthError.transport(error)
                 }
+                let tokens = plan.tokens
                 var refreshed: TokenSet
-                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: dpop != nil) } catch {
+                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: plan.dpop != nil) } catch {
                     // An error response settles this request. `invalid_grant` also settles an
-                    // earlier unknown outcome (the grant is gone); any other error (5xx, 429, …)
-                    // leaves it as unknown as before. An unreadable success may have rotated the
-                    // token: the marker stays.
+                    // earlier unknown outcome (the grant is gone, recorded in the same write);
+                    // any other error (5xx, 429, …) leaves it as unknown as before. An unreadable
+                    // success may have rotated the token: the marker stays.
                     if !(200..<300).contains(response.status) {
-                        latest.refreshSentAt = (error as? AuthError)?.invalidatesGrant == true ? nil : unknownOutcome
-                        try env.files.saveAccount(latest)
+                        let ended = (error as? AuthError)?.invalidatesGrant == true
+                        let now = env.now()
+                        _ = try accounts.update(id) { record in
+                            record.refreshSentAt = ended ? nil : unknownOutcome
+                            if ended, record.needsSignInSince == nil { record.needsSignInSince = now }
+                        }
                     }
                     throw error
                 }
-                try DPoP.checkTokenType(refreshed.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
+                try DPoP.checkTokenType(refreshed.tokenType, proofSent: plan.dpop != nil, setting: provider.dpop ?? .auto)
                 let newIDToken = refreshed.idToken != tokens.idToken ? refreshed.idToken : nil
                 refreshed.idToken = tokens.idToken
-                // Persist the rotated tokens before anything else can fail.
+                // Persist the rotated tokens before anything can fail or wait (crash safety: the
+                // secrets first, then the record). A new ID token whose key is at hand is verified
+                // first (CPU only, no I/O) and saved in the same write; one that needs a JWKS fetch
+                // is verified after the rotated tokens are stored, then saved in a second write.
                 var secrets = TokenConversions.merge(refreshed, into: current, resource: resource)
-                try store.save(secrets, for: key)
-                TokenConversions.apply(refreshed, resource: resource, to: &latest)
-                latest.needsSignInSince = nil
-                latest.refreshSentAt = nil
-                try env.files.saveAccount(latest)
-                guard let newIDToken else { return latest }
-                do {
-                    let verified = try await verifyRefreshedIDToken(newIDToken, original: TokenConversions.storedClaims(current), tokens: refreshed,
-                                                                    metadata: metadata, client: client, provider: provider)
-                    secrets.idToken = StoredIDToken(newIDToken.exposedValue)
-                    try store.save(secrets, for: key)
-                    latest.idToken = TokenConversions.idTokenInfo(verified)
-                    latest.idTokenProblem = nil
-                } catch {
-                    // The previous verified ID token stays; the account says why the new one was refused.
-                    latest.idTokenProblem = ErrorMapping.appError(error).description
-                    try env.files.saveAccount(latest)
-                    throw error
+                var verifiedInfo: IDTokenInfo?
+                var refusal: (any Error)?
+                let original = TokenConversions.storedClaims(current)
+                let refused = ProviderAccess.NetworkRefused()
+                if let newIDToken {
+                    do {
+                        let verified = try await ProviderAccess.$withoutNetwork.withValue(refused) {
+                            try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed, metadata: metadata, client: client, provider: provider)
+                        }
+                        secrets.idToken = StoredIDToken(newIDToken.exposedValue)
+                        verifiedInfo = TokenConversions.idTokenInfo(verified)
+                    } catch {
+                        // A refusal that no fetch could change is final; otherwise verified below.
+                        if !refused.wanted { refusal = error }
+                    }
                 }
-                try env.files.saveAccount(latest)
-                return latest
+                try store.save(secrets, for: key)
+                if let newIDToken, verifiedInfo == nil, refusal == nil {
+                    do {
+                        let verified = try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed,
+                                                                        metadata: metadata, client: client, provider: provider)
+                        secrets.idToken = StoredIDToken(newIDToken.exposedValue)
+                        try store.save(secrets, for: key)
+                        verifiedInfo = TokenConversions.idTokenInfo(verified)
+                    } catch {
+                        // The previous verified ID token stays; the account says why the new one was refused.
+                        refusal = error
+                    }
+                }
+                // The result, in one write: new tokens, the marker cleared, the ID token (or why not).
+                let problem = refusal.map { ErrorMapping.appError($0).description }
+                let saved = try accounts.update(id) { record in
+                    TokenConversions.apply(refreshed, resource: resource, to: &record)
+                    record.needsSignInSince = nil
+                    record.refreshSentAt = nil
+                    if let verifiedInfo {
+                        record.idToken = verifiedInfo
+                        record.idTokenProblem = nil
+                    }
+                    if let problem { record.idTokenProblem = problem }
+                }
+                if let refusal { throw refusal }
+                return saved
             }
         } catch {
             // Only the provider ending the grant (invalid_grant, another identity) is kept for
@@ -165,6 +191,49 @@ public struct RefreshAccount: Sendable {
                 }
             }
             throw appError
+        }
+    }
+
+    /// What a refresh sends, decided from the record read under the lock.
+    private struct Plan {
+        /// The marker found in the record: an earlier request with an unknown outcome.
+        var unknownOutcome: Date?
+        var tokens: TokenSet
+        var request: HTTPRequest
+        var dpop: DPoPSigner?
+    }
+
+    /// The request to send for `latest` (read under the lock), or nil when the token stays valid
+    /// long enough and nothing needs settling (not forced, no marker, not "needs sign-in").
+    /// Pure: nothing is written, so a refusal here leaves the file as it was.
+    /// - Throws: no refresh token (`.needsSignIn`), a DPoP-bound grant without its key, request errors.
+    private func prepare(_ latest: AccountRecord, current: AccountSecrets, resource: String?, minimumValidity: Duration?, force: Bool,
+                         metadata: AuthorizationServerMetadata, client: ClientConfiguration) throws(AppError) -> Plan? {
+        // The lock is ours: a marker left in the file belongs to a process that is gone.
+        let unknownOutcome = latest.refreshSentAt
+        let validity = minimumValidity.map(\.timeInterval) ?? env.policy.refreshLeeway
+        if !force, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
+           expiresAt.timeIntervalSince(env.now()) > validity {
+            return nil
+        }
+        guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), let refreshToken = tokens.refreshToken else {
+            throw AppError(title: "No refresh token for \(latest.displayName)",
+                           detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
+                           disposition: .needsSignIn)
+        }
+        do {
+            let organization = TokenAudience.organizationID(ofKey: resource)
+            var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken,
+                                                      resource: organization == nil ? resource : nil, organizationID: organization)
+            request.timeout = Self.requestTimeout
+            // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
+            let dpop = try DPoPAccess.signer(env: env, secrets: current)
+            if dpop == nil, tokens.tokenType.equalsIgnoringASCIICase("DPoP") { throw DPoPAccess.keyMissing(latest) }
+            return Plan(unknownOutcome: unknownOutcome, tokens: tokens, request: request, dpop: dpop)
+        } catch let error as AppError {
+            throw error
+        } catch {
+            throw ErrorMapping.appError(error)
         }
     }
 

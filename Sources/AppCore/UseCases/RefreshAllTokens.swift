@@ -18,7 +18,7 @@ extension RefreshAccount {
             guard let info = record.accessTokens.first(where: { $0.resource == resource }) else { continue }
             let due = env.policy.refreshDue(for: info).map { $0 <= env.now() } ?? false
             guard manual || due else { continue }
-            record = try await run(id, resource: resource, force: manual, notices: notices)
+            record = try await run(record, resource: resource, force: manual, notices: notices)
         }
         return record
     }

@@ -55,7 +55,7 @@ public struct TokenForScripts: Sendable {
             return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
         }
         do {
-            _ = try await RefreshAccount(env).run(id, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
+            _ = try await RefreshAccount(env).run(record, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
         } catch {
             // A refresh whose new ID token was refused has already stored the access token of its
             // (answered, settled) token response and kept the previous ID token (issue 16 item 4):
@@ -97,7 +97,7 @@ public struct TokenForScripts: Sendable {
         }
         if !fresh(record, for: validity) || record.refreshSentAt != nil {
             let before = try stored()
-            record = try await RefreshAccount(env).run(id, force: true, notices: notices)
+            record = try await RefreshAccount(env).run(record, force: true, notices: notices)
             // A new ID token is the freshest there can be, however short its life; none means the
             // provider does not issue one on refresh.
             let renewed = try stored().map { new in before.map { !new.exposedValue.utf8.elementsEqual($0.exposedValue.utf8) } ?? true } ?? false

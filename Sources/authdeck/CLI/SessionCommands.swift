@@ -378,7 +378,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
 func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record.id, force: true, notices: Output.refreshNotice) }) {
+    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record, force: true, notices: Output.refreshNotice) }) {
     case .success(let updated):
         let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
