@@ -48,10 +48,11 @@ struct LibraryLoaderTests {
         #expect(getpidFunction() == getpid())
     }
 
-    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret, libcrypto, libqrencode and ncurses")
+    @Test("Every function authdeck calls resolves in the installed libcurl, libsecret, gio, libcrypto, libqrencode and ncurses")
     func installedLibrariesResolve() throws {
         _ = try Curl.load()
         _ = try LibSecret.load()
+        _ = try GDBus.load()
         _ = try LibCrypto.load()
         _ = try LibQREncode.load()
         _ = try NCurses.load()
@@ -116,6 +117,19 @@ struct LibraryLoaderTests {
         #expect(!needed.isEmpty, "readelf printed the NEEDED entries")
         for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode", "libncurses", "libtinfo"] {
             #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
+        }
+    }
+
+    @Test("Start-up: no module imports Foundation (FoundationEssentials only), so ICU and FoundationInternationalization stay out of the static binary")
+    func modulesImportFoundationEssentialsOnly() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100, "found the sources")
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import Foundation") && $0 != "import FoundationEssentials" }
+            #expect(imports.isEmpty, "\(file): \(imports) (use FoundationEssentials; TextSupport has the string helpers)")
         }
     }
 }

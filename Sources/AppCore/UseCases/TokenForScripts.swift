@@ -34,8 +34,16 @@ public struct TokenForScripts: Sendable {
     /// - Throws: `.needsSignIn` (no account grant, `invalid_grant`), store and refresh errors.
     public func accessToken(_ id: AccountID, minimumValidity: Duration, resource: String? = nil,
                             notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> Issued<AccessToken> {
+        try await accessToken(Accounts(env: env).record(id), minimumValidity: minimumValidity, resource: resource, notices: notices)
+    }
+
+    /// ``accessToken(_:minimumValidity:resource:notices:)`` for a record the caller has just read
+    /// (`authdeck token` resolves the account from the files it read once): no second read of
+    /// `accounts.json` on the hot path.
+    public func accessToken(_ record: AccountRecord, minimumValidity: Duration, resource: String? = nil,
+                            notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> Issued<AccessToken> {
         let accounts = Accounts(env: env)
-        let record = try accounts.record(id)
+        let id = record.id
         if record.needsSignInSince != nil { throw Accounts.needsSignIn(record) }
         var warnings: [String] = []
         var validity = minimumValidity.timeInterval

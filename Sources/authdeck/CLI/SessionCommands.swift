@@ -350,7 +350,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
         let issued = try await context.run { () async throws(AppError) in
-            try await tokens.accessToken(record.id, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
+            try await tokens.accessToken(record, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
         }
         printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
