@@ -97,6 +97,9 @@ public func parseJSON(_ data: Data) -> Result<JSONValue, JSONSyntaxError> {
 /// the Swift runtime instantiates with a conformance lookup the first time (PERFORMANCE.md).
 /// - Throws: ``JSONSyntaxError`` where and why the document was refused.
 public func parseJSONValue(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+    // RFC 8259 §8.1: a parser may ignore a leading byte order mark (an editor may add one to a
+    // file the user edited by hand); it is never written.
+    if data.starts(with: [0xEF, 0xBB, 0xBF]) { return try parseJSONValue(data.dropFirst(3)) }
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw JSONSyntaxError(kind: .empty) }
     var error = json_error_t()
     let root: OpaquePointer? = data.withUnsafeBytes { bytes in

@@ -52,3 +52,16 @@ struct ClaimTimeTests {
         #expect(ClaimTime.date(claim: "name", 5, provider: stored) == nil)
     }
 }
+
+@Suite("Countdowns of absurdly far times do not trap")
+struct FarTimeTests {
+    @Test("exp: 1e300 and -1e300 (a claim) give the clamped count, not a trapping Int conversion")
+    func farTimes() {
+        let now = Date(timeIntervalSince1970: 1_764_585_649)
+        #expect(TimeText.secondsUntil(Date(timeIntervalSince1970: 1e300), now: now) == Int(TimeText.farSeconds))
+        #expect(TimeText.secondsUntil(Date(timeIntervalSince1970: -1e300), now: now) == -Int(TimeText.farSeconds))
+        #expect(!TimeText.countdown(to: Date(timeIntervalSince1970: 1e300), now: now).isEmpty)
+        #expect(!TimeText.relative(Date(timeIntervalSince1970: -1e300), now: now).isEmpty)
+        #expect(!TimeText.absolute(Date(timeIntervalSince1970: 1e300), timeZone: TimeZone(secondsFromGMT: 0)!).isEmpty)
+    }
+}

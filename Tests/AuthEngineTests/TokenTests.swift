@@ -125,7 +125,7 @@ struct TokenTests {
     }
 
     @Test("TOK-10 (leniency): an expires_in that is not a usable number means expiry unknown, with a warning, never 0",
-          arguments: [#""soon""#, "-5", "1.5", "true", "{}", "1e12"])
+          arguments: [#""soon""#, "-5", "1.5", "true", "{}", "1e12", #""9223372036854775807""#, #""2147483648""#])
     func badExpiresIn(_ value: String) throws {
         let body = #"{"access_token":"at","token_type":"Bearer","expires_in":"# + value + "}"
         let parsed = try parseTokenResponse(textResponse(body, contentType: "application/json"), now: testNow)

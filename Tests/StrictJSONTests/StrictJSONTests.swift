@@ -124,3 +124,13 @@ struct StrictJSONNumberTests {
         #expect(String(decoding: JSONValue.number(1e-7).serialized(), as: UTF8.self) == "1e-7")
     }
 }
+
+@Suite("StrictJSON: a byte order mark")
+struct StrictJSONByteOrderMarkTests {
+    @Test("RFC 8259 §8.1: a leading UTF-8 BOM (an editor's) is ignored; one inside the text is not")
+    func leadingBOM() throws {
+        #expect(try parseJSONValue(Data([0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))) == .object(["a": .int(1)]))
+        #expect(throws: JSONSyntaxError.self) { try parseJSONValue(Data(Array(#"{"a":1}"#.utf8) + [0xEF, 0xBB, 0xBF])) }
+        #expect(throws: JSONSyntaxError.self) { try parseJSONValue(Data([0xEF, 0xBB, 0xBF])) }
+    }
+}

@@ -21,10 +21,15 @@ public enum TimeText {
     }
 
     /// Whole seconds from `now` to `date`, rounded toward `now` (so "in 4m 10s" lasts a full second).
+    /// Clamped to ±``farSeconds``: a claim such as `exp: 1e300` must not trap the conversion.
     public static func secondsUntil(_ date: Date, now: Date) -> Int {
-        let d = date.timeIntervalSince(now)
+        let d = min(max(date.timeIntervalSince(now), -farSeconds), farSeconds)
         return d >= 0 ? Int(d.rounded(.down)) : -Int((-d).rounded(.down))
     }
+
+    /// The largest number of seconds the texts and countdowns work with (about 31.7 million
+    /// years); anything farther is shown as that far.
+    public static let farSeconds: TimeInterval = 1e15
 
     /// Token expiry countdown: "in 4m 10s" while valid, "expires now" in the last second,
     /// "expired 3m ago" after.
@@ -43,15 +48,17 @@ public enum TimeText {
         return pastDuration(-s) + " ago"
     }
 
-    /// Absolute local time "2026-11-30 10:04:10 +00:00" in `timeZone`.
+    /// Absolute local time "2026-11-30 10:04:10 +00:00" in `timeZone`; a date outside the years
+    /// 1–9999 (a claim such as `exp: 1e300`) is shown as the nearest end of that range.
     public static func absolute(_ date: Date, timeZone: TimeZone) -> String {
+        let date = Date(timeIntervalSince1970: min(max(date.timeIntervalSince1970, -62_135_596_800), 253_402_300_799))
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = timeZone
         let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let off = timeZone.secondsFromGMT(for: date)
         let sign = off < 0 ? "-" : "+"
-        let p2 = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year!)-\(p2(c.month!))-\(p2(c.day!)) \(p2(c.hour!)):\(p2(c.minute!)):\(p2(c.second!)) "
+        let p2 = { (n: Int?) in (n ?? 0) < 10 ? "0\(n ?? 0)" : "\(n ?? 0)" }
+        return "\(c.year ?? 0)-\(p2(c.month))-\(p2(c.day)) \(p2(c.hour)):\(p2(c.minute)):\(p2(c.second)) "
             + "\(sign)\(p2(abs(off) / 3600)):\(p2((abs(off) % 3600) / 60))"
     }
 

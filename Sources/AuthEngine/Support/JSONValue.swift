@@ -33,14 +33,15 @@ extension Dictionary where Key == String, Value == JSONValue {
         return value
     }
 
-    /// A non-negative integer sent as a JSON number or a numeric string (Entra v1 `expires_in`).
+    /// A non-negative integer sent as a JSON number or a numeric string (Entra v1 `expires_in`),
+    /// at most 2^31 − 1 (68 years of seconds) in either form.
     func lenientInteger(_ name: String) throws(AuthError) -> Int? {
         guard let value = member(name) else { return nil }
         switch value {
         case .number(let number) where number >= 0 && number <= Double(Int32.max) && number.rounded() == number:
             return Int(number)
         case .string(let text):
-            if let number = Int(text.trimmingWhitespace()), number >= 0 { return number }
+            if let number = Int(text.trimmingWhitespace()), number >= 0, number <= Int(Int32.max) { return number }
         default: break
         }
         throw .protocolViolation(.invalidField(name: name, expected: "a non-negative integer number of seconds"))

@@ -156,8 +156,11 @@ enum Times {
 
     private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)
 
-    /// Whole seconds from `now` to `date` (negative when past).
-    static func secondsLeft(_ date: Date, now: Date) -> Int { Int(date.timeIntervalSince(now).rounded(.down)) }
+    /// Whole seconds from `now` to `date` (negative when past), clamped to ±`TimeText.farSeconds`
+    /// (an `exp` of 1e300 or an `expires_in` of 2^63 must not trap the conversion).
+    static func secondsLeft(_ date: Date, now: Date) -> Int {
+        Int(min(max(date.timeIntervalSince(now), -TimeText.farSeconds), TimeText.farSeconds).rounded(.down))
+    }
 }
 
 /// The process environment and the live environment of the use cases, shared by every
