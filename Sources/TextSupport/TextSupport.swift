@@ -99,25 +99,31 @@ extension Unicode.Scalar {
     }
 }
 
-/// Path strings, as `NSString`'s path methods treated them (no file system access).
+/// Path strings, as `NSString`'s path methods treated them (no file system access). They work
+/// on the UTF-8 bytes: a `/` followed by a combining mark is still a separator (as a Character
+/// it would join the mark into one grapheme and hide the separator).
 public enum PathText {
+    private static let slash = UInt8(ascii: "/")
+
+    private static func trimmedSlashes(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var trimmed = bytes
+        while trimmed.count > 1, trimmed.last == slash { trimmed = trimmed.dropLast() }
+        return trimmed
+    }
+
     /// The last component: `/a/b/` → `b`, `a` → `a`, `/` → `/`.
     public static func lastComponent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard trimmed != "/" else { return "/" }
-        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
-        return String(trimmed[trimmed.index(after: slash)...])
+        let trimmed = trimmedSlashes(Array(path.utf8)[...])
+        guard trimmed != [slash] else { return "/" }
+        guard let index = trimmed.lastIndex(of: slash) else { return String(decoding: trimmed, as: UTF8.self) }
+        return String(decoding: trimmed[(index + 1)...], as: UTF8.self)
     }
 
     /// Without the last component: `/a/b` → `/a`, `/a` → `/`, `a` → `` (empty).
     public static func directory(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
-        if slash == trimmed.startIndex { return "/" }
-        var directory = trimmed[..<slash]
-        while directory.count > 1, directory.hasSuffix("/") { directory = directory.dropLast() }
-        return String(directory)
+        let trimmed = trimmedSlashes(Array(path.utf8)[...])
+        guard let index = trimmed.lastIndex(of: slash) else { return "" }
+        if index == trimmed.startIndex { return "/" }
+        return String(decoding: trimmedSlashes(trimmed[..<index]), as: UTF8.self)
     }
 }

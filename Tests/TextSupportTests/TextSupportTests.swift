@@ -51,6 +51,8 @@ struct TextSupportTests {
         let cases: [(String, String, String)] = [
             ("/a/b", "b", "/a"), ("/a/b/", "b", "/a"), ("/a", "a", "/"), ("/", "/", "/"), ("a", "a", ""),
             ("a/b", "b", "a"), ("/a//b", "b", "/a"), ("", "", ""), ("/x/y.lock", "y.lock", "/x"),
+            // A component starting with a combining mark: the `/` before it is still a separator.
+            ("/tmp/w/\u{301}d/x.lock", "x.lock", "/tmp/w/\u{301}d"), ("/tmp/\u{301}d", "\u{301}d", "/tmp"),
         ]
         for (path, last, directory) in cases {
             #expect(PathText.lastComponent(path) == last, "\(path)")
