@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
-        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses"]),
+        .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses", "TestSupport"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.
@@ -116,9 +116,9 @@ let package = Package(
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TestSupport"]
+            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TerminalUI", "TestSupport"]
         ),
-        // The command line, run as the built binary (.build/debug/authdeck) against the real local provider.
+        // The command line, run as the binary that ships (.build/release/authdeck, TestSupport's ShippedBinary) against the real local provider.
         .testTarget(
             name: "CLITests",
             dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"],

@@ -205,8 +205,9 @@ public struct AppState: Equatable, Sendable {
     public var refreshQueue: [QueuedRefresh] = []
     /// The persisted active account.
     public var activeAccountID: AccountID?
-    /// `AUTHDECK_ACCOUNT` for this process only; wins over the persisted one, never saved.
-    public var activeOverride: AccountID?
+    /// `AUTHDECK_ACCOUNT` for this process only (an alias, id or prefix, as on the command line);
+    /// wins over the persisted active account, never saved.
+    public var environmentAccount: String?
     /// The selected row, by id so that it survives reloads.
     public var selectedAccountID: AccountID?
     /// The credential store's backend and state (not to be confused with the state `Store`).
@@ -228,14 +229,14 @@ public struct AppState: Equatable, Sendable {
     /// Seconds a flash stays (k9s: 6 s).
     public var flashDuration: Double
 
-    public init(now: Date, policy: ExpiryPolicy = .standard, activeOverride: AccountID? = nil, flashDuration: Double = 6) {
+    public init(now: Date, policy: ExpiryPolicy = .standard, environmentAccount: String? = nil, flashDuration: Double = 6) {
         self.now = now
         self.policy = policy
         self.load = .notLoaded
         self.providers = []
         self.accounts = []
         self.activeAccountID = nil
-        self.activeOverride = activeOverride
+        self.environmentAccount = environmentAccount
         self.selectedAccountID = nil
         self.credentialStore = StoreInfo(backend: nil)
         self.signIn = nil
@@ -245,7 +246,11 @@ public struct AppState: Equatable, Sendable {
     }
 
     /// The account scripts get: the override if set, else the persisted active one.
-    public var effectiveActiveAccountID: AccountID? { activeOverride ?? activeAccountID }
+    /// The account scripts get and the screen marks active: ``AccountResolution``'s default
+    /// (`AUTHDECK_ACCOUNT`, else the persisted active account, else the only account).
+    public var effectiveActiveAccountID: AccountID? {
+        AccountResolution.defaultAccountID(accounts: accounts.map(\.record), active: activeAccountID, environmentAccount: environmentAccount)
+    }
 
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
 

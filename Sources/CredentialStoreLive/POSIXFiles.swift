@@ -204,7 +204,7 @@ public enum PrivateFiles {
             throw .io(file: path, operation: "stat", cause: errnoCause("lstat"))
         }
         // `20261201T102049Z`: ISO 8601 basic format, UTC.
-        let stamp = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: TimeZone(secondsFromGMT: 0)!).format(now)
+        let stamp = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: .gmt).format(now)
         let base = "\(path).damaged-\(stamp)"
         var target = base
         var counter = 1

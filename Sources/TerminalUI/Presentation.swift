@@ -35,7 +35,7 @@ public enum ClaimTable {
     /// (members alphabetical), arrays of scalars joined with ", ", timestamps as absolute + relative.
     /// Every key and value is sanitised. Numeric timestamps are read in `provider`'s units
     /// (``ClaimTime/date(claim:_:provider:)``).
-    public static func rows(_ value: ClaimValue, now: Date, timeZone: TimeZone, provider: ProviderConfig? = nil) -> [ClaimRow] {
+    public static func rows(_ value: ClaimValue, now: Date, timeZone: DisplayTimeZone, provider: ProviderConfig? = nil) -> [ClaimRow] {
         guard case .object(let members) = value else {
             return [ClaimRow(guide: "", key: "", value: scalarText(value), isTimestamp: false, relative: nil)]
         }
@@ -49,7 +49,7 @@ public enum ClaimTable {
     }
 
     private static func append(key: String, value: ClaimValue, guide: String, childGuide: String,
-                               now: Date, timeZone: TimeZone, provider: ProviderConfig?, into out: inout [ClaimRow]) {
+                               now: Date, timeZone: DisplayTimeZone, provider: ProviderConfig?, into out: inout [ClaimRow]) {
         let k = Sanitizer.visible(key)
         switch value {
         case .number(let n) where ClaimTime.date(claim: key, n, provider: provider) != nil:

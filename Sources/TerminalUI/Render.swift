@@ -88,7 +88,7 @@ public enum Renderer {
         f.draw(line, x: rect.x, y: rect.y, width: rect.width)
     }
 
-    static func clock(_ date: Date, _ tz: TimeZone) -> String {
+    static func clock(_ date: Date, _ tz: DisplayTimeZone) -> String {
         String(TimeText.absolute(date, timeZone: tz).split(separator: " ")[1].prefix(5))
     }
 

@@ -9,8 +9,9 @@ import TextSupport
 public struct ScreenModel: Equatable, Sendable {
     /// The instant the screen describes (countdowns and relative times are computed from it).
     public var now: Date
-    /// Time zone for absolute times (claims, last refresh). The app passes `.current`; tests pin UTC.
-    public var timeZone: TimeZone
+    /// Time zone for absolute times (claims, last refresh, the clock). The app passes the system
+    /// zone (AppCoreLive's `DisplayTimeZone.system`); tests pin UTC.
+    public var timeZone: DisplayTimeZone
     public var header: HeaderModel
     /// All accounts, in display order (the filter is applied by `render`; see `visibleAccounts`).
     public var accounts: [AccountRow]
@@ -35,7 +36,7 @@ public struct ScreenModel: Equatable, Sendable {
     public var notes: [String] = []
 
     public init(
-        now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, header: HeaderModel,
+        now: Date, timeZone: DisplayTimeZone = .utc, header: HeaderModel,
         accounts: [AccountRow] = [], selection: AccountRow.ID? = nil, filter: FilterState = FilterState(),
         focus: Pane = .accounts, detail: DetailModel? = nil, dialog: Dialog? = nil, helpVisible: Bool = false,
         flash: Flash? = nil, readOnly: Bool = false, glyphs: GlyphSet = .unicode
@@ -208,7 +209,11 @@ public enum DetailTab: Int, Equatable, Sendable, CaseIterable {
         }
     }
 
-    public var next: DetailTab { DetailTab(rawValue: rawValue % DetailTab.allCases.count + 1)! }
+    /// The tab after this one, the first after the last.
+    public var next: DetailTab {
+        let all = DetailTab.allCases
+        return all.firstIndex(of: self).map { all[(all.index(after: $0)) % all.count] } ?? self
+    }
 }
 
 /// The detail pane for the selected account.

@@ -294,7 +294,7 @@ public final class TerminalSession {
         case 9: return .tab
         case 27: return .escape
         case 8, 127: return .backspace
-        case 1...26: return .ctrl(Character(Unicode.Scalar(c + 96)!))
+        case 1...26: return .ctrl(Character(Unicode.Scalar(UInt8(c + 96))))
         case 0...31: return nil
         default:
             guard let u = Unicode.Scalar(c) else { return nil }

@@ -427,7 +427,7 @@ struct AppReducerTests {
         var session = UseCaseClient.unimplemented
         session.saveActiveAccount = { .success($0) }
         var state = loadedState([alice, bob], active: alice.id)
-        state.activeOverride = alice.id
+        state.environmentAccount = alice.id.rawValue
         let store = makeStore(state, session: session)
         store.send(.activate(bob.id)) {
             $0.activeAccountID = bob.id

@@ -104,7 +104,7 @@ struct DamagedFilesTests {
         #expect(!FileManager.default.fileExists(atPath: vault))
     }
 
-    @Test("A corrupt active.json blocks nothing: a warning on stderr, no active account; switch keeps the damaged file aside")
+    @Test("A corrupt active.json blocks nothing: a warning on stderr, the only account is the default; switch keeps the damaged file aside")
     func corruptActive() async throws {
         let home = try await Self.home()
         defer { home.remove() }
@@ -114,6 +114,10 @@ struct DamagedFilesTests {
         #expect(status.stderr.contains("warning: \(home.path(.state, "active.json")) is damaged"))
         let token = try await home.run(["token", "alice"])
         #expect(token.exitCode != 5, "active.json does not block: \(token)")
+        // One account and no readable active one: that account is the default (AccountResolution).
+        let byDefault = try await home.run(["token"])
+        #expect(byDefault.exitCode == token.exitCode, "\(byDefault)")
+        #expect(!byDefault.stderr.contains("No active account"), "\(byDefault.stderr)")
         let switched = try await home.run(["switch", "alice"])
         #expect(switched.exitCode == 0, "\(switched)")
         #expect(try home.read(.state, "active.json").contains("\"account\": \"p/alice\""))

@@ -1,7 +1,8 @@
 // scripts/demo as a newcomer meets it: the demo users stay visible (in the sign-in
 // dialog's provider name and again on quit), it says how to finish the browser step with the
 // bundled stand-in when there is no browser, and the commands it prints work as printed.
-// The demo runs with AUTHDECK_DEMO_BINARY (the debug build) instead of its release build.
+// The demo runs the release binary scripts/test built as README builds it (AUTHDECK_DEMO_BINARY:
+// a `swift build` inside `swift test` would wait on the build directory's lock).
 import Foundation
 import Testing
 import TestSupport

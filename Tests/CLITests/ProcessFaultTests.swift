@@ -70,53 +70,51 @@ struct ClosedOrFullStdoutTests {
 
 @Suite("An empty argument vector (argc 0)", .serialized)
 struct EmptyArgumentVectorTests {
-    /// A preload library that empties Swift's `CommandLine.arguments` (argc 0, as seen under an
-    /// LD_PRELOAD library), compiled with the toolchain's clang into `directory`.
-    static func argcZeroPreload(in directory: URL) throws -> String {
-        let source = directory.appendingPathComponent("argc0.c")
-        let library = directory.appendingPathComponent("argc0.so")
+    /// A launcher that starts its first argument with `execve(path, { NULL }, environ)`, compiled
+    /// with the toolchain's clang into `directory`. (Linux ≥ 5.18 hands the program one empty
+    /// string instead of no argument at all. A preload that empties `CommandLine.arguments`
+    /// through the stdlib's override hook cannot reach the shipped binary, whose runtime is linked
+    /// in statically and exports no such symbol.)
+    static func emptyArgvLauncher(in directory: URL) throws -> String {
+        let source = directory.appendingPathComponent("argv0.c")
+        let launcher = directory.appendingPathComponent("argv0")
         try Data("""
-        #define _GNU_SOURCE
-        #include <dlfcn.h>
         #include <stddef.h>
-        static char *empty_argv[] = { NULL };
-        __attribute__((constructor)) static void empty_arguments(void) {
-            void (*override)(char **, int) = (void (*)(char **, int))dlsym(RTLD_DEFAULT, "_swift_stdlib_overrideUnsafeArgvArgc");
-            if (override) override(empty_argv, 0);
+        #include <unistd.h>
+        extern char **environ;
+        int main(int argc, char **argv) {
+            if (argc < 2) return 126;
+            char *none[] = { NULL };
+            execve(argv[1], none, environ);
+            return 127;
         }
         """.utf8).write(to: source)
-        let r = try TestSupport.TmuxSession.spawnAndWait(["clang", "-shared", "-fPIC", "-o", library.path, source.path, "-ldl"],
+        let r = try TestSupport.TmuxSession.spawnAndWait(["clang", "-o", launcher.path, source.path],
                                                          environment: ProcessInfo.processInfo.environment)
-        try #require(r.status == 0, "clang (part of the Swift toolchain) could not build the preload library: \(r.output)")
-        return library.path
+        try #require(r.status == 0, "clang (part of the Swift toolchain) could not build the launcher: \(r.output)")
+        return launcher.path
     }
 
-    @Test("argc 0 (LD_PRELOAD) and an empty argv from execve: no crash; no terminal → the clear message, exit 1")
+    @Test("An empty argv from execve: no crash; no terminal → the clear message, exit 1")
     func emptyArguments() async throws {
         let home = try CLIHome()
         defer { home.remove() }
-        let preload = try Self.argcZeroPreload(in: home.root)
-        // The binary sees no arguments at all: the accounts screen, refused without a terminal.
-        let viaPreload = try await home.run(["--version"], extra: ["LD_PRELOAD": preload])
-        #expect(viaPreload.exitCode == 1, "\(viaPreload)")
-        #expect(viaPreload.stderr.contains("cannot start the accounts screen"), "\(viaPreload.stderr)")
-        #expect(!viaPreload.stderr.contains("Fatal error"))
-        // execve with argv = { NULL } (Linux ≥ 5.18 passes one empty string instead).
+        // execve with argv = { NULL }: the binary sees no arguments, so the accounts screen, refused without a terminal.
         let viaExec = try await home.start([], argv: []).wait()
         #expect(viaExec.exitCode == 1, "\(viaExec)")
         #expect(viaExec.stderr.contains("cannot start the accounts screen"), "\(viaExec.stderr)")
         #expect(!viaExec.stderr.contains("Fatal error"))
     }
 
-    @Test("argc 0 on a terminal: the accounts screen opens and q quits with 0")
+    @Test("An empty argv on a terminal: the accounts screen opens and q quits with 0")
     func emptyArgumentsOnATerminal() async throws {
         try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         let home = try CLIHome()
         defer { home.remove() }
-        let preload = try Self.argcZeroPreload(in: home.root)
+        let launcher = try Self.emptyArgvLauncher(in: home.root)
         var environment = home.environment
         environment["AUTHDECK_STORE"] = "memory"
-        let command = "env TERM=tmux-256color LD_PRELOAD='\(preload)' '\(authdeckBinary)' --version; echo TUI-EXIT-STATUS=$?; exec sleep 600"
+        let command = "env TERM=tmux-256color '\(launcher)' '\(authdeckBinary)'; echo TUI-EXIT-STATUS=$?; exec sleep 600"
         let t = try TestSupport.TmuxSession(width: 100, height: 30, command: command, environment: environment)
         defer { t.kill() }
         try await t.waitFor("first-run screen", history: 50) { $0.contains("No accounts. Press l to sign in.") || $0.contains("TUI-EXIT-STATUS=") }

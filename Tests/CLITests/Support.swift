@@ -10,11 +10,14 @@ import Glibc
 /// The package root (from this file's path).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// `.build/debug/authdeck` (built by `swift build` before `swift test`), or `$AUTHDECK_BINARY`.
-let authdeckBinary: String = {
-    if let path = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"], !path.isEmpty { return path }
-    return packageRoot.appendingPathComponent(".build/debug/authdeck").path
-}()
+/// The binary that ships (``ShippedBinary``): `$AUTHDECK_BINARY`, else `.build/release/authdeck`.
+let authdeckBinary: String = ShippedBinary.path
+
+/// The shipped binary is missing or stale (``ShippedBinary/problem``).
+struct ShippedBinaryMissing: Error, CustomStringConvertible {
+    var problem: String
+    var description: String { problem }
+}
 
 /// A value shared with the pipe handlers.
 final class Locked<Value: Sendable>: @unchecked Sendable {
@@ -55,6 +58,7 @@ final class RunningCommand: Sendable {
     init(_ arguments: [String], environment: [String: String], stdin: Data? = nil,
          stdout target: StandardOutputTarget = .pipe, argumentVector: [String]? = nil,
          executable: String = authdeckBinary) throws {
+        if executable == authdeckBinary, let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
         var outFDs: [Int32] = [-1, -1], errFDs: [Int32] = [-1, -1], inFDs: [Int32] = [-1, -1]
         guard pipe(&outFDs) == 0, pipe(&errFDs) == 0, pipe(&inFDs) == 0 else { throw POSIXError(.EMFILE) }
         for fd in outFDs + errFDs + inFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

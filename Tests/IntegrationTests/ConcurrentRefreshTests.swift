@@ -8,12 +8,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The built `authdeck` binary of this checkout.
-let authdeckBinary: URL = {
-    var url = URL(fileURLWithPath: #filePath)
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
-    return url.appendingPathComponent(".build/debug/authdeck")
-}()
+/// The binary that ships (``ShippedBinary``).
+let authdeckBinary = URL(fileURLWithPath: ShippedBinary.path)
 
 struct CommandResult: Sendable {
     var status: Int32

@@ -25,11 +25,6 @@ private let journeyRepositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()
 
-/// `$AUTHDECK_BINARY`, or `.build/debug/authdeck` (built by `swift build --build-tests`).
-private func journeyBinaryPath() -> String {
-    if let path = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"], !path.isEmpty { return path }
-    return journeyRepositoryRoot.appendingPathComponent(".build/debug/authdeck").path
-}
 
 /// Single-quotes `s` for /bin/sh.
 private func journeyShellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
@@ -84,8 +79,8 @@ struct TUIJourneyTests {
     @Test("Sign in (browser, device), tick, verified ID token, switch, refresh by itself, resize, sign out with revocation, quit")
     func journey() async throws {
         try #require(TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
-        let binary = journeyBinaryPath()
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "\(binary) not built: run swift build --build-tests")
+        let binary = ShippedBinary.path
+        try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")
 
         let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 30, deviceInterval: 1)
         do {

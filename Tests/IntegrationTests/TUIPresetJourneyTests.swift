@@ -13,9 +13,8 @@ struct TUIPresetJourneyTests {
     @Test("Sign-in dialog: Add a provider from a preset… (a user preset for the local provider): a refused probe keeps the fields, then added, selected, signed in")
     func addFromPresetThenSignIn() async throws {
         try #require(TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
-        let binary = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? presetJourneyRoot.appendingPathComponent(".build/debug/authdeck").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "\(binary) not built: run swift build --build-tests")
+        let binary = ShippedBinary.path
+        try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")
         let idp = try await LocalIdentityProvider.start()
         do {
             try await run(binary: binary, idp: idp)

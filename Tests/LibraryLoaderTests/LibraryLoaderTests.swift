@@ -4,6 +4,7 @@
 import Foundation
 import LibraryLoader
 import Testing
+import TestSupport
 
 /// The dlopen loader: typed errors that name the library and the Debian package, every symbol
 /// authdeck calls present in the installed libraries, and none of the lazily loaded libraries
@@ -101,10 +102,8 @@ struct LibraryLoaderTests {
 
     @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto, libqrencode or ncurses (they are loaded on use)")
     func binaryDoesNotLinkLazyLibraries() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let binary = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? root.appendingPathComponent(".build/debug/authdeck").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build authdeck first: \(binary)")
+        let binary = ShippedBinary.path
+        try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
         process.arguments = ["-d", binary]

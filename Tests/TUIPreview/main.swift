@@ -106,7 +106,7 @@ let traceFD: Int32 = ProcessInfo.processInfo.environment["TUI_PREVIEW_TRACE"].ma
         let line = "model \(now.timeIntervalSince1970)\n"
         _ = line.withCString { write(traceFD, $0, strlen($0)) }
     }
-    var m = ScreenModel(now: now, timeZone: .current,
+    var m = ScreenModel(now: now, timeZone: .utc,
                         header: HeaderModel(activeAccountName: accounts.first { $0.isActive }?.displayName,
                                             storeBackend: "encrypted file"),
                         accounts: accounts, dialog: dialog, flash: flash)

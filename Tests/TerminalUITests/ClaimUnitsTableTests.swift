@@ -10,7 +10,7 @@ struct ClaimUnitsTableTests {
         var logto = ProviderConfig(id: ProviderID("logto"), issuer: URL(string: "https://t.logto.app/oidc"), clientID: "app")
         logto.claimTimeUnits = ["created_at": .ms, "updated_at": .ms]
         let claims = ClaimValue.object([ClaimMember(key: "created_at", value: .number(99_000_000_000))])
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = DisplayTimeZone.utc
         let now = Date(timeIntervalSince1970: 1_796_032_800)
         let withUnits = try #require(ClaimTable.rows(claims, now: now, timeZone: utc, provider: logto).first)
         #expect(withUnits.value == "1973-02-19 20:00:00 +00:00 (ms)")

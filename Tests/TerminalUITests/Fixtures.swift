@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Pinned instant for every golden: 2026-11-30 10:00:00 UTC.
 let pinnedNow = Date(timeIntervalSince1970: 1_796_032_800)
-let utc = TimeZone(identifier: "UTC")!
+let utc = DisplayTimeZone.utc
 
 func at(_ offset: TimeInterval) -> Date { pinnedNow.addingTimeInterval(offset) }
 

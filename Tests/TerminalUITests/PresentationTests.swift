@@ -38,10 +38,11 @@ struct PresentationTests {
     @Test("Absolute local time honours the time zone")
     func absolute() {
         #expect(TimeText.absolute(pinnedNow, timeZone: utc) == "2026-11-30 10:00:00 +00:00")
-        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let berlin = DisplayTimeZone.fixed(seconds: 3600)
         #expect(TimeText.absolute(pinnedNow, timeZone: berlin) == "2026-11-30 11:00:00 +01:00")
-        let kolkata = TimeZone(identifier: "Asia/Kolkata")!
+        let kolkata = DisplayTimeZone.fixed(seconds: 19_800)
         #expect(TimeText.absolute(pinnedNow, timeZone: kolkata) == "2026-11-30 15:30:00 +05:30")
+        #expect(TimeText.absolute(pinnedNow, timeZone: .fixed(seconds: -11 * 3600)) == "2026-11-29 23:00:00 -11:00")
     }
 
     @Test("RFC 7519 NumericDate seconds vs Logto millisecond timestamps", arguments: [

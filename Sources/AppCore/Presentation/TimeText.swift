@@ -50,12 +50,13 @@ public enum TimeText {
 
     /// Absolute local time "2026-11-30 10:04:10 +00:00" in `timeZone`; a date outside the years
     /// 1–9999 (a claim such as `exp: 1e300`) is shown as the nearest end of that range.
-    public static func absolute(_ date: Date, timeZone: TimeZone) -> String {
+    public static func absolute(_ date: Date, timeZone: DisplayTimeZone) -> String {
         let date = Date(timeIntervalSince1970: min(max(date.timeIntervalSince1970, -62_135_596_800), 253_402_300_799))
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = timeZone
-        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let off = timeZone.secondsFromGMT(for: date)
+        // The wall-clock fields of `date` in the zone are the UTC fields of `date + offset`.
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = .gmt
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date.addingTimeInterval(TimeInterval(off)))
         let sign = off < 0 ? "-" : "+"
         let p2 = { (n: Int?) in (n ?? 0) < 10 ? "0\(n ?? 0)" : "\(n ?? 0)" }
         return "\(c.year ?? 0)-\(p2(c.month))-\(p2(c.day)) \(p2(c.hour)):\(p2(c.minute)):\(p2(c.second)) "
@@ -80,5 +81,41 @@ public enum TimeText {
     public static func remainingFraction(expiresAt: Date, lifetime: TimeInterval?, now: Date) -> Double? {
         guard let lifetime, lifetime > 0 else { return nil }
         return min(1, max(0, expiresAt.timeIntervalSince(now) / lifetime))
+    }
+}
+
+/// The zone absolute times are shown in: an offset from UTC for each instant (daylight saving time
+/// moves it). Not Foundation's `TimeZone`: in the shipped binary (FoundationEssentials, no ICU)
+/// `TimeZone.current` is always GMT and `TimeZone(identifier:)` knows no names, so the live zone
+/// comes from the C library (`localtime_r`, AppCoreLive's `DisplayTimeZone.system`).
+public struct DisplayTimeZone: Sendable, Equatable, CustomStringConvertible {
+    /// How the zone is named in test output ("UTC", "UTC+01:00", "system").
+    public let description: String
+    private let offset: @Sendable (Date) -> Int
+
+    /// - Parameters:
+    ///   - name: a name for test output and equality.
+    ///   - secondsFromGMT: seconds east of UTC at an instant (−18 h … +18 h).
+    public init(name: String, secondsFromGMT: @escaping @Sendable (Date) -> Int) {
+        self.description = name
+        self.offset = secondsFromGMT
+    }
+
+    /// Seconds east of UTC at `date`.
+    public func secondsFromGMT(for date: Date) -> Int { offset(date) }
+
+    /// UTC: what tests pin, and what a model shows until the app passes the system zone.
+    public static let utc = DisplayTimeZone(name: "UTC") { _ in 0 }
+
+    /// A fixed offset of `seconds` east of UTC.
+    public static func fixed(seconds: Int) -> DisplayTimeZone {
+        let sign = seconds < 0 ? "-" : "+"
+        let h = abs(seconds) / 3600, m = (abs(seconds) % 3600) / 60
+        return DisplayTimeZone(name: "UTC\(sign)\(h < 10 ? "0" : "")\(h):\(m < 10 ? "0" : "")\(m)") { _ in seconds }
+    }
+
+    /// Equal when named alike (byte for byte).
+    public static func == (a: DisplayTimeZone, b: DisplayTimeZone) -> Bool {
+        a.description.utf8.elementsEqual(b.description.utf8)
     }
 }

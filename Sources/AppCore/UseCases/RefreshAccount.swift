@@ -18,7 +18,7 @@ public enum RefreshNotice: Equatable, Sendable {
         case .providerSlow(let account):
             "The provider is slow: no answer to the refresh of \(account) after \(Int(RefreshAccount.providerPatience.timeInterval)) s; still waiting (up to \(Int(RefreshAccount.requestTimeout.timeInterval)) s) so that its answer is not lost."
         case .replayAfterUnknownOutcome(let account, let sentAt):
-            "The outcome of an earlier refresh of \(account) (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!))), no answer) is unknown; sending the same refresh token again. If the provider rotated it then, this fails and \(account) needs sign-in."
+            "The outcome of an earlier refresh of \(account) (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))), no answer) is unknown; sending the same refresh token again. If the provider rotated it then, this fails and \(account) needs sign-in."
         }
     }
 }
@@ -187,7 +187,7 @@ public struct RefreshAccount: Sendable {
                 accounts.markNeedsSignIn(id)
                 if let sentAt = replayOf.value {
                     appError.detail += (appError.detail.isEmpty ? "" : " ")
-                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)))) got no answer: the provider most likely rotated it then."
+                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt)))) got no answer: the provider most likely rotated it then."
                 }
             }
             throw appError

@@ -77,7 +77,7 @@ func imfFixdate(_ text: String) -> Date? {
     guard time.count == 3, time.allSatisfy({ $0.count == 2 }), let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
           (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+    calendar.timeZone = .gmt
     let components = DateComponents(year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second)
     guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
     return date

@@ -154,7 +154,7 @@ enum Times {
         date.formatted(rfc3339Style)
     }
 
-    private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0)!)
+    private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: .gmt)
 
     /// Whole seconds from `now` to `date` (negative when past), clamped to ±`TimeText.farSeconds`
     /// (an `exp` of 1e300 or an `expires_in` of 2^63 must not trap the conversion).
@@ -225,51 +225,31 @@ final class CLIContext: Sendable {
     /// The account meant by `query` (see ``AccountResolution``), or the default one:
     /// `AUTHDECK_ACCOUNT`, else the persisted active account.
     func account(_ query: String?, in snapshot: LoadedSnapshot) throws -> AccountRecord {
-        try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
-                                      environmentAccount: environment["AUTHDECK_ACCOUNT"])
+        do {
+            return try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
+                                                 environmentAccount: environment["AUTHDECK_ACCOUNT"])
+        } catch {
+            throw CLIFailure(error)
+        }
     }
 }
 
-/// ACCOUNT arguments: an alias given with `--name`, the account id (`provider/subject`), or an
-/// unambiguous prefix of `provider/preferred_username` (or of the id, or of the username alone).
-enum AccountResolution {
-    static func handle(_ record: AccountRecord) -> String {
-        "\(record.providerID.rawValue)/\(record.username ?? record.subject)"
-    }
-
-    static func resolve(_ query: String?, accounts: [AccountRecord], active: AccountID?, environmentAccount: String?) throws -> AccountRecord {
-        if accounts.isEmpty {
-            throw CLIFailure("No account is signed in", hint: "Sign in with 'authdeck login [PROVIDER]'.", exitCode: ExitCode.needsSignIn)
+extension CLIFailure {
+    /// An account that could not be resolved (``AccountResolution``), worded for the command line.
+    init(_ error: AccountResolutionError) {
+        switch error {
+        case .noAccounts:
+            self.init("No account is signed in", hint: "Sign in with 'authdeck login [PROVIDER]'.", exitCode: ExitCode.needsSignIn)
+        case .noDefault(let known):
+            self.init("No active account among \(known.count) accounts (\(known.joined(separator: ", ")))",
+                      hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.", exitCode: ExitCode.usage)
+        case .noMatch(let query, let fromEnvironment, let known):
+            self.init("No account matches '\(query)'\(fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : "")",
+                      hint: "Known accounts: \(known.joined(separator: ", ")). See 'authdeck status'.", exitCode: ExitCode.usage)
+        case .ambiguous(let query, let fromEnvironment, let matches):
+            self.init("'\(query)'\(fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : "") matches several accounts: \(matches.joined(separator: ", "))",
+                      hint: "Type more of the name, or use the account id.", exitCode: ExitCode.usage)
         }
-        let fromEnvironment = query == nil && environmentAccount?.isEmpty == false
-        let query = query ?? environmentAccount.flatMap { $0.isEmpty ? nil : $0 }
-        let source = fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : ""
-        guard let query else {
-            guard let active, let record = accounts.first(where: { $0.id == active }) else {
-                throw CLIFailure("No active account", hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.",
-                                 exitCode: ExitCode.usage)
-            }
-            return record
-        }
-        if let exact = accounts.first(where: { $0.alias == query || $0.id.rawValue == query || handle($0) == query }) {
-            return exact
-        }
-        var matches = accounts.filter { handle($0).hasPrefix(query) || $0.id.rawValue.hasPrefix(query) }
-        if matches.isEmpty {
-            // A bare username prefix (`alice`) when it names exactly one account.
-            matches = accounts.filter { ($0.username ?? $0.subject).hasPrefix(query) }
-        }
-        if matches.count == 1 { return matches[0] }
-        if matches.isEmpty {
-            throw CLIFailure("No account matches '\(query)'\(source)",
-                             hint: "Known accounts: \(accounts.map(describe).joined(separator: ", ")). See 'authdeck status'.", exitCode: ExitCode.usage)
-        }
-        throw CLIFailure("'\(query)'\(source) matches several accounts: \(matches.map(describe).joined(separator: ", "))",
-                         hint: "Type more of the name, or use the account id.", exitCode: ExitCode.usage)
-    }
-
-    static func describe(_ record: AccountRecord) -> String {
-        record.alias.map { "\($0) (\(handle(record)))" } ?? handle(record)
     }
 }
 

@@ -249,8 +249,8 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     for warning in snapshot.warnings { Output.err("warning: \(warning)") }
     let damage = snapshot.allDamage
     let now = Date()
-    let active = context.environment["AUTHDECK_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
-        .flatMap { try? context.account($0, in: snapshot).id } ?? snapshot.activeAccountID
+    let active = AccountResolution.defaultAccountID(accounts: snapshot.accounts, active: snapshot.activeAccountID,
+                                                    environmentAccount: context.environment["AUTHDECK_ACCOUNT"])
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
                   status: status(of: record, in: snapshot, now: now, context))
@@ -290,7 +290,12 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
 
 func switchRun(_ query: String, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
-    let record = try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: nil)
+    let record: AccountRecord
+    do {
+        record = try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: nil)
+    } catch {
+        throw CLIFailure(error)
+    }
     _ = try context.run { () throws(AppError) in try SwitchAccount(context.app).run(record.id) }
     Output.err("Switched to \(AccountResolution.describe(record)).")
     if let pinned = context.environment["AUTHDECK_ACCOUNT"], !pinned.isEmpty {

@@ -18,7 +18,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let live = AppEnvironment.live(processEnvironment: environment)
     // Unlock before the screen starts: a vault passphrase prompt needs the plain terminal.
     let unlockError: AppError? = { do throws(AppError) { try LoadAccounts(live).unlock(); return nil } catch { return error } }()
-    var initial = AppState(now: Date(), activeOverride: environment["AUTHDECK_ACCOUNT"].map { AccountID($0) })
+    var initial = AppState(now: Date(), environmentAccount: environment["AUTHDECK_ACCOUNT"])
     if let unlockError, unlockError.disposition == .storeLocked { initial.credentialStore.isLocked = true }
     let presets = PresetFiles.catalog(environment: environment)
     initial.presets = presets.entries.map(\.preset)

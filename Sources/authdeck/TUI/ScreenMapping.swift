@@ -1,4 +1,5 @@
 import AppCore
+import AppCoreLive
 import AuthEngine
 import FoundationEssentials
 import TerminalUI
@@ -42,7 +43,7 @@ enum ScreenMapping {
             return row
         }
         var model = ScreenModel(
-            now: now, timeZone: .current,
+            now: now, timeZone: .system,
             header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
                                 storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
             accounts: rows, readOnly: ui.readOnly)

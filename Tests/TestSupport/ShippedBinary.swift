@@ -1,0 +1,36 @@
+// The binary the journeys drive: the one that ships, built the way README builds it.
+import Foundation
+
+/// The `authdeck` executable that end-to-end tests run: `$AUTHDECK_BINARY` when set, else the
+/// release build README makes (`swift build -c release` → `.build/release/authdeck`: static Swift
+/// runtime, FoundationEssentials only, libraries opened on use). Never the debug build: the test
+/// process links full Foundation and a dynamic runtime, so a debug binary hides what differs.
+public enum ShippedBinary {
+    /// The checkout's root (from this file's path).
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The executable's path (it may not exist yet; see ``problem``).
+    public static let path: String = {
+        if let path = ProcessInfo.processInfo.environment["AUTHDECK_BINARY"], !path.isEmpty { return path }
+        return packageRoot.appendingPathComponent(".build/release/authdeck").path
+    }()
+
+    /// Why the binary cannot be used as it is: missing, or older than a file under `Sources/`
+    /// (a stale release build would test yesterday's code). Nil when it is ready.
+    public static let problem: String? = {
+        let fm = FileManager.default
+        guard fm.isExecutableFile(atPath: path) else {
+            return "\(path) is not built: run `swift build -c release --product authdeck` (scripts/test does)"
+        }
+        if ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].map({ !$0.isEmpty }) == true { return nil }
+        guard let built = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return nil }
+        let sources = packageRoot.appendingPathComponent("Sources")
+        let newer = fm.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.first { name in
+            guard let changed = (try? fm.attributesOfItem(atPath: sources.appendingPathComponent(name).path))?[.modificationDate] as? Date
+            else { return false }
+            return changed > built
+        }
+        return newer.map { "\(path) is older than Sources/\($0): run `swift build -c release --product authdeck` (scripts/test does)" }
+    }()
+}
