@@ -137,6 +137,18 @@ public final class FixtureProcess: Sendable {
         kill(-pgid, 0) == 0 || errno == EPERM
     }
 
+    /// Whether this fixture's group still has members, and is still this fixture's: once the
+    /// leader has been reaped, a process with its pid is another program that reused the pid (a
+    /// group whose leader has gone has no process of that pid), and may lead a group of its own —
+    /// with a small `pid_max` and tests spawning thousands of processes that happens, and a
+    /// SIGTERM to that group ended another test's program (`tmux` panes lead their groups).
+    private func ownGroupExists() -> Bool {
+        guard Self.processGroupExists(pid) else { return false }
+        reap(blocking: false)
+        guard state.withLock({ $0.exitStatus }) != nil else { return true }
+        return !FileManager.default.fileExists(atPath: "/proc/\(pid)")
+    }
+
     /// The child's exit status once it ended and was reaped: the exit code, or 128 + signal.
     public var exitStatus: Int32? {
         reap(blocking: false)
@@ -232,10 +244,10 @@ public final class FixtureProcess: Sendable {
     /// SIGKILL; reaps the child. Safe to call more than once. Returns the child's exit status.
     @discardableResult
     public func terminate(grace: Duration = .seconds(3)) async -> Int32? {
-        if Self.processGroupExists(pid) { kill(-pid, SIGTERM) }
+        if ownGroupExists() { kill(-pid, SIGTERM) }
         var status = await waitForExit(timeout: grace)
-        if status == nil || Self.processGroupExists(pid) {
-            kill(-pid, SIGKILL)
+        if status == nil || ownGroupExists() {
+            if ownGroupExists() { kill(-pid, SIGKILL) }
             status = await waitForExit(timeout: .seconds(5))
         }
         closeStdout()
