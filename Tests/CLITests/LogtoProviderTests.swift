@@ -69,9 +69,27 @@ struct LogtoProviderTests {
         #expect(resources == [Self.api, Self.billing, "urn:logto:organization:org-acme"], "\(tokens)")
         #expect(tokens.allSatisfy { parseRFC3339($0["expiresAt"]) != nil }, "\(tokens)")
 
-        // A forced refresh of the default token still works after the rotations.
+        // `refresh` renews every token the account holds, as the accounts screen's `r` does (one
+        // use case): the default one first, then one refresh with resource per resource.
+        func refreshRequests() async throws -> [[String: Any]] {
+            (try await emulator.state()["token_requests"] as? [[String: Any]] ?? []).filter { $0["grant_type"] as? String == "refresh_token" }
+        }
+        let before = try await refreshRequests().count
         let refresh = try await home.run(["refresh", "logto"])
         #expect(refresh.exitCode == 0, "\(refresh)")
+        let all = try await refreshRequests().dropFirst(before)
+        #expect(all.count == 4, "the default token and three resources': \(all)")
+        #expect(all.first?["resource"] is NSNull || all.first?["resource"] == nil, "the default token first: \(all)")
+        #expect(Set(all.dropFirst().compactMap { ($0["resource"] as? String) ?? ($0["organization_id"] as? String).map { "organization " + $0 } })
+                == [Self.api, Self.billing, "organization org-acme"], "\(all)")
+        // --resource: only that one.
+        let beforeOne = try await refreshRequests().count
+        let one = try await home.run(["refresh", "logto", "--resource", Self.api])
+        #expect(one.exitCode == 0, "\(one)")
+        let only = try await refreshRequests().dropFirst(beforeOne)
+        #expect(only.count == 1 && only.first?["resource"] as? String == Self.api, "\(only)")
+        let unknown = try await home.run(["refresh", "logto", "--resource", "https://unknown.example.com"])
+        #expect(unknown.exitCode == 2 && unknown.stderr.contains("holds no access token for the resource 'https://unknown.example.com'"), "\(unknown)")
 
         // userinfo extras, and created_at / updated_at in milliseconds shown as their dates.
         let userinfo = try await home.run(["userinfo", "logto"])

@@ -37,7 +37,7 @@ enum Commands {
     }
 
     static let account = PositionalSpec(name: "account", optional: true,
-                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else the active account).")
+                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else the active account, else the only one).")
 
     static let login = CommandSpec(
         name: "login",
@@ -102,9 +102,12 @@ enum Commands {
 
     static let refresh = CommandSpec(
         name: "refresh",
-        abstract: "Refresh an account's access token now.",
+        abstract: "Refresh an account's access tokens now: the default one and each resource's, as `r` in the accounts screen.",
         positionals: [account],
-        run: { try await refreshRun($0.positional("account"), .current) }
+        options: [
+            .value("resource", valueName: "uri", help: "Refresh only the access token for this RFC 8707 resource or audience."),
+        ],
+        run: { try await refreshRun($0.positional("account"), resource: $0.value("resource"), .current) }
     )
 
     static let userinfo = CommandSpec(

@@ -380,10 +380,23 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
 
 // MARK: - refresh, userinfo, introspect
 
-func refreshRun(_ query: String?, _ context: CLIContext) async throws -> Int32 {
+/// `refresh [ACCOUNT] [--resource URI]`: every access token the account holds (the same use case
+/// as the accounts screen's `r`), or only the one for `resource`.
+func refreshRun(_ query: String?, resource: String?, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
-    switch await context.result({ () async throws(AppError) in try await RefreshAccount(context.app).run(record, force: true, notices: Output.refreshNotice) }) {
+    if let resource, !record.accessTokens.contains(where: { $0.resource.exactlyEquals(resource) }) {
+        let held = record.accessTokens.compactMap(\.resource)
+        throw CLIFailure("\(AccountResolution.describe(record)) holds no access token for the resource '\(resource)'",
+                         hint: held.isEmpty ? "It holds only its default token: refresh without --resource, or sign in with --resource \(resource)."
+                             : "It holds tokens for: \(held.joined(separator: ", ")). Or sign in with --resource \(resource).",
+                         exitCode: ExitCode.usage)
+    }
+    let refresh = { () async throws(AppError) -> AccountRecord in
+        if let resource { return try await RefreshAccount(context.app).run(record, resource: resource, force: true, notices: Output.refreshNotice) }
+        return try await RefreshAccount(context.app).runAll(record.id, manual: true, notices: Output.refreshNotice)
+    }
+    switch await context.result(refresh) {
     case .success(let updated):
         let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
