@@ -78,4 +78,24 @@ extension AppReducer {
         }
         return .merge(effects)
     }
+
+    /// Uses the account's access token (``TokenUse``): at once while it stays valid, else after a
+    /// manual refresh through the queue (the use waits in ``AccountState/afterRefresh``), so that
+    /// no refresh runs outside the queue and its result reaches the screen at once.
+    func use(_ state: inout AppState, _ use: TokenUse, _ id: AccountID) -> Effect<AppAction> {
+        guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
+        let useCases = dependencies.useCases
+        if TokenUse.needsRefresh(state.accounts[index].record, now: state.now) {
+            if !state.accounts[index].afterRefresh.contains(use) { state.accounts[index].afterRefresh.append(use) }
+            enqueueRefresh(&state, id, manual: true)
+            return startQueuedRefreshes(&state)
+        }
+        switch use {
+        case .userinfo:
+            state.accounts[index].userinfo = .loading
+            return .run { send in send(.userinfoLoaded(id, await useCases.userinfo(id))) }
+        case .copy:
+            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id) { send(.refreshNotice(id, $0)) })) }
+        }
+    }
 }

@@ -161,7 +161,9 @@ public struct AppReducer: Sendable {
             } else {
                 flash(&state, .info, "Refreshed \(record.displayName)")
             }
-            return startQueuedRefreshes(&state)
+            let waiting = state.accounts[index].afterRefresh
+            state.accounts[index].afterRefresh = []
+            return .merge([startQueuedRefreshes(&state)] + waiting.map { use(&state, $0, id) })
 
         case .refreshNotice(let id, let notice):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -178,6 +180,8 @@ public struct AppReducer: Sendable {
             let attempt: Int
             if case .inFlight(let previous) = state.accounts[index].refresh { attempt = previous + 1 } else { attempt = 1 }
             state.accounts[index].lastError = error
+            // What waited for this refresh is dropped; the refresh's failure is what the flash says.
+            state.accounts[index].afterRefresh = []
             let replayed = state.accounts[index].replaysRefreshToken
             state.accounts[index].replaysRefreshToken = false
             switch error.disposition {
@@ -312,9 +316,7 @@ public struct AppReducer: Sendable {
             return .none
 
         case .fetchUserinfo(let id):
-            guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
-            state.accounts[index].userinfo = .loading
-            return .run { send in send(.userinfoLoaded(id, await useCases.userinfo(id))) }
+            return use(&state, .userinfo, id)
 
         case .userinfoLoaded(let id, let result):
             guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
@@ -342,8 +344,7 @@ public struct AppReducer: Sendable {
             return .none
 
         case .copyAccessTokenKeyPressed(let id):
-            guard state.account(id) != nil else { return .none }
-            return .run { send in send(.accessTokenForCopyResponse(id, await useCases.accessToken(id) { send(.refreshNotice(id, $0)) })) }
+            return use(&state, .copy, id)
 
         case .accessTokenForCopyResponse(let id, .success(let token)):
             let replayed = clearReplay(&state, id)

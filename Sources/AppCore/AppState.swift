@@ -75,6 +75,25 @@ public enum AccountStatus: Equatable, Sendable {
 }
 
 /// One account in the list: its metadata plus what the session is doing with it.
+/// A use of an account's access token from the accounts screen. One whose token expires within
+/// ``TokenUse/minimumValidity`` (or whose last refresh has an unknown outcome) waits for a refresh
+/// through the refresh queue instead of refreshing on its own: every refresh of the screen goes
+/// through ``RefreshQueue`` (at most four at once, single flight, its result shown at once).
+public enum TokenUse: Equatable, Sendable {
+    case copy, userinfo
+
+    /// How long the token must stay valid to be used as it is: the use cases ask for this much.
+    public static let minimumValidity: TimeInterval = 10
+
+    /// Whether `record`'s default access token must be refreshed before it is used at `now`.
+    public static func needsRefresh(_ record: AccountRecord, now: Date) -> Bool {
+        guard record.hasRefreshToken, record.needsSignInSince == nil else { return false }
+        if record.refreshSentAt != nil { return true }
+        guard let expiresAt = record.defaultAccessToken?.expiresAt else { return false }
+        return expiresAt.timeIntervalSince(now) <= minimumValidity
+    }
+}
+
 public struct AccountState: Equatable, Sendable, Identifiable {
     public var record: AccountRecord
     public var refresh: RefreshPhase
@@ -90,6 +109,9 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     /// accounts were loaded, ``LoadedSnapshot/refreshingElsewhere``): "refreshing (another
     /// process)", not "refresh outcome unknown".
     public var refreshingElsewhere = false
+    /// What waits for the refresh in flight or queued, to run with its fresh token (a copy or a
+    /// userinfo asked for while the access token was about to expire: ``TokenUse``).
+    public var afterRefresh: [TokenUse] = []
     public var id: AccountID { record.id }
 
     public init(record: AccountRecord, refresh: RefreshPhase = .idle, lastError: AppError? = nil,

@@ -208,7 +208,7 @@ public struct UseCaseClient: Sendable {
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
-            accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10), notices: notice).value } },
+            accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(TokenUse.minimumValidity), notices: notice).value } },
             storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
         self.addProvider = { config, secret in
             await result { () async throws(AppError) in try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery); return config }

@@ -11,7 +11,7 @@ public struct ShowUserInfo: Sendable {
 
     public func run(_ id: AccountID) async throws(AppError) -> JSONValue {
         let account = try await ProviderAccess(env: env).account(id)
-        let issued = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(10))
+        let issued = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(TokenUse.minimumValidity))
         let token = issued.value
         // RFC 9449 §7.1: a DPoP token goes with a proof (`Authorization: DPoP`), never as Bearer.
         var http = env.http(account.provider)
