@@ -146,3 +146,20 @@ public struct AppleClientSecretSource: Equatable, Sendable {
         self.days = days
     }
 }
+
+extension ProviderConfig {
+    /// Whether the client authentication needs a client secret (RFC 6749 §2.3.1): any method but
+    /// `none`, unless authdeck mints the secret itself (Sign in with Apple's `.p8` key).
+    public var needsClientSecret: Bool { clientAuthentication != .none && appleClientSecret == nil }
+
+    /// The rule for a secret given when the provider is added (the preset form and `provider add`):
+    /// an explicit method stays; a public client given a secret becomes confidential with
+    /// `client_secret_basic` (RFC 6749 §2.3.1's default).
+    public mutating func adoptClientSecret(given: Bool, method: ClientAuthenticationMethod? = nil) {
+        if let method {
+            clientAuthentication = method
+        } else if given && clientAuthentication == .none {
+            clientAuthentication = .clientSecretBasic
+        }
+    }
+}

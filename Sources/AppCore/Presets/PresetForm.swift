@@ -56,7 +56,7 @@ public struct PresetForm: Equatable, Sendable {
     public var needsSecret: Bool {
         guard let preset, let config = try? preset.makeProvider(id: "form", clientID: "form", domain: preset.domain.map { _ in "example.com" },
                                                                tenant: preset.tenant.map { _ in "form" }) else { return false }
-        return config.clientAuthentication != .none && config.appleClientSecret == nil
+        return config.needsClientSecret
     }
 
     /// The fields the selected preset asks for, in tab order.
@@ -115,7 +115,7 @@ public struct PresetForm: Equatable, Sendable {
         } catch {
             throw AppError(title: error.description, detail: "", disposition: .usage)
         }
-        if !secret.isEmpty && config.clientAuthentication == .none { config.clientAuthentication = .clientSecretBasic }
+        config.adoptClientSecret(given: !secret.isEmpty)
         if let violation = config.validate().first {
             throw AppError(title: violation.description, detail: violation.hint, disposition: .usage)
         }

@@ -142,12 +142,8 @@ struct ProviderAddOptions {
         if config.issuer == nil && config.endpoints.token == nil {
             throw CLIFailure.usage("without --issuer, --token-endpoint is required (and --authorization-endpoint for the browser flow)")
         }
-        if let method = clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)) {
-            config.clientAuthentication = method
-        } else if clientSecretStdin && config.clientAuthentication == .none {
-            config.clientAuthentication = .clientSecretBasic
-        }
-        if config.clientAuthentication != .none && !clientSecretStdin && config.appleClientSecret == nil {
+        config.adoptClientSecret(given: clientSecretStdin, method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
+        if config.needsClientSecret && !clientSecretStdin {
             throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
         }
         try checkProviderConfig(config)  // also what a preset built from --domain
