@@ -120,6 +120,18 @@ struct RecordsJSONCompatibilityTests {
         }
     }
 
+    @Test("Issue 21 §2: a JWKS fetched by a key lookup says so in its cache file (forKeyLookup, only when true), so the cool-down holds across processes")
+    func cacheForKeyLookup() throws {
+        let looked = CachedDocument(kind: .jwks, url: "https://id.example.com/jwks", body: "{}", fetchedAt: Self.d(1_900_000_000), maxAgeSeconds: 300, forKeyLookup: true)
+        guard case .object(let members) = looked.json else { Issue.record("not an object"); return }
+        #expect(members["forKeyLookup"] == .bool(true))
+        #expect(try CachedDocument(json: parseJSON(looked.json.serialized(pretty: false)).get()) == looked)
+        var plain = looked
+        plain.forKeyLookup = false
+        guard case .object(let plainMembers) = plain.json else { Issue.record("not an object"); return }
+        #expect(plainMembers["forKeyLookup"] == nil)
+    }
+
     @Test("Members added after a record was written are optional (an old record without emailVerified, tokenWarnings, refreshSentAt, dpopThumbprint, format reads)")
     func laterMembersOptional() throws {
         guard case .array(var records) = try Self.parse(AccountsFixtures.full), case .object(var work) = records[1],

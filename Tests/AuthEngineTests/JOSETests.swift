@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthEngine
 
@@ -176,6 +177,78 @@ struct JOSETests {
         let error = await asyncAuthError { try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "Z"), algorithm: .rs256, now: testNow.addingTimeInterval(2)) }
         #expect(error == .httpStatus(HTTPStatusFailure(status: 500, url: "https://op.test/jwks")))
         #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "A"), algorithm: .rs256, now: testNow.addingTimeInterval(3)) == Self.keyA)
+    }
+
+    @Test("JWKS-04, issue 21 §2: a kid rotated in 5 s after a fetch is looked up although the cool-down is 30 s")
+    func rotationSecondsAfterFetchIsFound() async throws {
+        let fetcher = Fetcher([JWKSet(keys: [Self.keyA]), JWKSet(keys: [Self.keyA, Self.keyB])])
+        let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
+        _ = try await cache.keySet(now: testNow)
+        let key = try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "B"), algorithm: .rs256, now: testNow.addingTimeInterval(5))
+        #expect(key == Self.keyB)
+        #expect(fetcher.count == 2)
+    }
+
+    @Test("Issue 21 §2: a flood of bogus kids makes one lookup per cool-down, the first at once")
+    func bogusKidFloodOneLookupPerCooldown() async throws {
+        let fetcher = Fetcher([JWKSet(keys: [Self.keyA])])
+        let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
+        _ = try await cache.keySet(now: testNow)
+        for second in 1...29 {
+            let error = await asyncAuthError {
+                try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "bogus-\(second)"), algorithm: .rs256, now: testNow.addingTimeInterval(Double(second)))
+            }
+            #expect(error == .protocolViolation(.noMatchingKey(kid: "bogus-\(second)")))
+        }
+        #expect(fetcher.count == 2, "the fetch, then one lookup (at 1 s)")
+        _ = await asyncAuthError { try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "bogus-31"), algorithm: .rs256, now: testNow.addingTimeInterval(31)) }
+        #expect(fetcher.count == 3, "30 s after the lookup: one more")
+        #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "A"), algorithm: .rs256, now: testNow.addingTimeInterval(32)) == Self.keyA)
+        #expect(fetcher.count == 3)
+    }
+
+    @Test("Issue 21 §2: concurrent tokens with unknown kids share one lookup")
+    func concurrentLookupsShareOneFetch() async throws {
+        let fetches = Mutex(0)
+        let cache = JWKSCache(unknownKeyCooldown: 30) { () async throws(AuthError) -> JWKSet in
+            let count = fetches.withLock { $0 += 1; return $0 }
+            if count > 1 { try? await Task.sleep(for: .milliseconds(50)) }
+            return count == 1 ? JWKSet(keys: [Self.keyA]) : JWKSet(keys: [Self.keyA, Self.keyB])
+        }
+        _ = try await cache.keySet(now: testNow)
+        let keys = await withTaskGroup(of: JWK?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "B"), algorithm: .rs256, now: testNow.addingTimeInterval(2)) }
+            }
+            return await group.reduce(into: [JWK?]()) { $0.append($1) }
+        }
+        #expect(keys.allSatisfy { $0 == Self.keyB })
+        #expect(fetches.withLock { $0 } == 2)
+    }
+
+    @Test("JWKS-05, issue 21 §2: a lookup that fails (503) does not start the cool-down; the next token looks up again and is accepted")
+    func failedLookupDoesNotStartCooldown() async throws {
+        let fetcher = Fetcher([JWKSet(keys: [Self.keyA])])
+        let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
+        _ = try await cache.keySet(now: testNow)
+        fetcher.sets = []
+        let error = await asyncAuthError { try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "B"), algorithm: .rs256, now: testNow.addingTimeInterval(2)) }
+        #expect(error == .httpStatus(HTTPStatusFailure(status: 500, url: "https://op.test/jwks")))
+        fetcher.sets = [JWKSet(keys: [Self.keyA, Self.keyB])]
+        #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "B"), algorithm: .rs256, now: testNow.addingTimeInterval(4)) == Self.keyB)
+        #expect(fetcher.count == 3)
+    }
+
+    @Test("An outage at expiry keeps the cached keys (re-dated): a later rotation is still looked up")
+    func outageAtExpiryKeepsKeys() async throws {
+        let fetcher = Fetcher([JWKSet(keys: [Self.keyA])])
+        let cache = JWKSCache(unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
+        _ = try await cache.keySet(now: testNow)
+        fetcher.sets = []
+        #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "A"), algorithm: .rs256, now: testNow.addingTimeInterval(400)) == Self.keyA)
+        #expect(fetcher.count == 2)
+        fetcher.sets = [JWKSet(keys: [Self.keyB])]
+        #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "B"), algorithm: .rs256, now: testNow.addingTimeInterval(405)) == Self.keyB)
     }
 
     @Test("ARCHITECTURE.md Refusals: no kid and no match refetches only when the cache is ≥ 60 s old; max age 5 min")

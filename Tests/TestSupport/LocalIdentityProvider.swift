@@ -118,6 +118,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     ///   - deviceSlowDown: `IDP_DEVICE_SLOW_DOWN`: answer RFC 8628 §3.5 `slow_down` to a poll
     ///     that comes sooner than the interval in force (each one adds 5 s); the first poll of a
     ///     device code is never too soon.
+    ///   - fixtureControl: `IDP_FIXTURE_CONTROL`: serve the test controls
+    ///     (``rotateSigningKey()``, ``setJWKSStatus(_:)``).
     ///   - timeout: how long to wait for the ready line.
     /// - Throws: ``FixtureProcessError`` (e.g. `exitedBeforeReady` with the reason, such as a
     ///   missing `.venv`: run `scripts/bootstrap`).
@@ -129,6 +131,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         deviceInterval: Int? = nil,
         deviceSlowDown: Bool = false,
         logRequests: Bool = false,
+        fixtureControl: Bool = false,
         timeout: Duration = .seconds(90)
     ) async throws -> LocalIdentityProvider {
         var environment: [String: String?] = [
@@ -140,6 +143,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
             "IDP_DEVICE_SLOW_DOWN": deviceSlowDown ? "1" : nil,
             // Method and path of each request on the provider's stderr (`process.stderrText()`).
             "IDP_LOG_REQUESTS": logRequests ? "1" : nil,
+            // The test controls under /fixture/ (``rotateSigningKey()``, ``setJWKSStatus(_:)``).
+            "IDP_FIXTURE_CONTROL": fixtureControl ? "1" : nil,
             "IDP_PARENT_PID": nil,
             "PYTHONDONTWRITEBYTECODE": "1",
         ]
@@ -244,6 +249,40 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         var arguments = ["--issuer", issuer.absoluteString, "--user-code", userCode, "--user", user]
         if deny { arguments.append("--deny") }
         return try await Self.runTool(approveDevicePath, arguments: arguments, environment: [:], timeout: timeout)
+    }
+
+    /// Key rotation (OIDC Core §10.1.1) on a provider started with `fixtureControl`: a new RSA
+    /// key signs every ID token from now on; the previous keys stay in the JWKS.
+    /// - Returns: the new key's `kid`.
+    public func rotateSigningKey() async throws -> String {
+        let answer = try await fixtureControl(["rotate-signing-key"])
+        guard let kid = answer["kid"] as? String else { throw FixtureProcessError.invalidReadyLine(reason: "fixture-control: no kid in \(answer)") }
+        return kid
+    }
+
+    /// Makes the JWKS answer HTTP `status` with an empty body (200: serve the keys again), on
+    /// a provider started with `fixtureControl`.
+    public func setJWKSStatus(_ status: Int) async throws {
+        _ = try await fixtureControl(["jwks-status", String(status)])
+    }
+
+    private func fixtureControl(_ arguments: [String]) async throws -> [String: Any] {
+        let origin = "http://127.0.0.1:\(port)"
+        let tool = Self.directory.appendingPathComponent("fixture-control").path
+        let process = try FixtureProcess.spawn(executable: tool, arguments: ["--origin", origin] + arguments,
+                                               environment: ["PYTHONDONTWRITEBYTECODE": "1"])
+        let line: String
+        do {
+            line = try await process.readFirstLine(timeout: .seconds(30))
+            await process.terminate()
+        } catch {
+            await process.terminate()
+            throw error
+        }
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw FixtureProcessError.invalidReadyLine(reason: "fixture-control: \(line)")
+        }
+        return object
     }
 
     static func runTool(

@@ -68,4 +68,80 @@ struct ProviderCacheTests {
         await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
         #expect(world.provider.count("/jwks") == 2)
     }
+    /// The provider rotates its signing key: publishes k2 (keeping k1) and signs with k2.
+    static func rotate(_ world: StubWorld, to kid: String = "k2") {
+        world.provider.script.withLock {
+            $0.publishedKeyIDs.append(kid)
+            $0.signingKeyID = kid
+        }
+    }
+
+    static func verifiedKeyID(_ record: AccountRecord?) -> String? {
+        guard case .verified(_, let keyID)? = record?.idToken?.signature else { return nil }
+        return keyID
+    }
+
+    @Test("Issue 21 §2: a key rotated between two sign-ins 3 s apart — the second sign-in looks the new kid up and verifies")
+    func rotationBetweenTwoSignIns() async throws {
+        let world = StubWorld()
+        _ = try await signedIn(world, as: "alice")
+        Self.rotate(world)
+        world.advance(3)
+        let bob = try await signedIn(world, as: "bob")
+        #expect(Self.verifiedKeyID(bob.record) == "k2")
+        #expect(world.provider.count("/jwks") == 2)
+    }
+
+    @Test("Issue 21 §2: a refresh right after sign-in whose ID token is signed with a new key verifies (same process and a new one)")
+    func rotationBeforeRefresh() async throws {
+        for sameProcess in [true, false] {
+            let world = StubWorld()
+            let env = world.environment()
+            let alice = try await signedIn(world, env: env)
+            Self.rotate(world)
+            world.advance(2)
+            let record = try await RefreshAccount(sameProcess ? env : world.environment()).run(alice.record.id, force: true)
+            #expect(record.idTokenProblem == nil, "same process: \(sameProcess)")
+            #expect(Self.verifiedKeyID(record) == "k2")
+            #expect(world.provider.count("/jwks") == 2)
+        }
+    }
+
+    @Test("Issue 21 §2: the JWKS answers 503 during one refresh; the next refresh, seconds later, looks the key up again and verifies")
+    func jwksOutageThenNextRefreshSucceeds() async throws {
+        for sameProcess in [true, false] {
+            let world = StubWorld()
+            let env = world.environment()
+            let alice = try await signedIn(world, env: env)
+            Self.rotate(world)
+            world.provider.script.withLock { $0.jwksStatus = 503 }
+            world.advance(2)
+            await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+            #expect(world.accounts.first?.idTokenProblem != nil, "the refused ID token is reported")
+            world.provider.script.withLock { $0.jwksStatus = 200 }
+            world.advance(2)
+            let record = try await RefreshAccount(sameProcess ? env : world.environment()).run(alice.record.id, force: true)
+            #expect(record.idTokenProblem == nil, "same process: \(sameProcess)")
+            #expect(Self.verifiedKeyID(record) == "k2")
+            #expect(world.provider.count("/jwks") == 3, "sign-in, the failed lookup, the lookup that found k2")
+        }
+    }
+
+    @Test("Issue 21 §2: a flood of refreshes with bogus kids makes at most one JWKS lookup per 30 s, across processes too")
+    func bogusKidFloodOneLookupPerInterval() async throws {
+        let world = StubWorld()
+        let env = world.environment()
+        let alice = try await signedIn(world, env: env)
+        for round in 1...10 {
+            world.provider.script.withLock { $0.signingKeyID = "bogus-\(round)" }
+            world.advance(2)
+            // Every other refresh in a new process: the cache file carries the cool-down.
+            await #expect(throws: AppError.self) { try await RefreshAccount(round.isMultiple(of: 2) ? world.environment() : env).run(alice.record.id, force: true) }
+        }
+        #expect(world.provider.count("/jwks") == 2, "the sign-in's fetch and one lookup in 20 s")
+        world.advance(30)
+        world.provider.script.withLock { $0.signingKeyID = "bogus-late" }
+        await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+        #expect(world.provider.count("/jwks") == 3, "after the cool-down: one more")
+    }
 }

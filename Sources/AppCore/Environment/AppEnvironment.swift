@@ -224,13 +224,17 @@ public struct CachedDocument: Equatable, Sendable {
     public var fetchedAt: Date
     /// How long it stays fresh, from `Cache-Control: max-age` within ``ProviderDocumentCache/freshness(cacheControl:)``.
     public var maxAgeSeconds: Int
+    /// A JWK Set fetched because a token's `kid` was not in the cached one: the unknown-key
+    /// cool-down (``JWKSCache/unknownKeyCooldown``) runs from `fetchedAt`.
+    public var forKeyLookup: Bool
 
-    public init(kind: Kind, url: String, body: String, fetchedAt: Date, maxAgeSeconds: Int) {
+    public init(kind: Kind, url: String, body: String, fetchedAt: Date, maxAgeSeconds: Int, forKeyLookup: Bool = false) {
         self.kind = kind
         self.url = url
         self.body = body
         self.fetchedAt = fetchedAt
         self.maxAgeSeconds = maxAgeSeconds
+        self.forKeyLookup = forKeyLookup
     }
 
     /// Whether it is still fresh at `now`.

@@ -12,12 +12,15 @@ import Synchronization
 ///   ``ProviderDocumentCache/maxAgeBounds``, else ``ProviderDocumentCache/defaultMaxAge``;
 /// - a stale document is fetched again; when that fetch fails (outage), the stale one is used,
 ///   so a discovery or JWKS outage never blocks a refresh whose keys are known;
-/// - a token whose `kid` is not in the JWK Set makes one re-fetch, unless the set was fetched
-///   less than ``unknownKeyCooldown`` seconds ago (by any process).
+/// - a token whose `kid` is not in the JWK Set fetches it again — the first one after any fetch
+///   always (a rotation is found however soon after a sign-in), later ones at most once per
+///   ``unknownKeyCooldown`` (by any process: the cache file says whether a lookup fetched it);
+///   a lookup that fails (JWKS 503) changes nothing, so the next refresh tries again.
 struct ProviderAccess: Sendable {
     let env: AppEnvironment
 
-    /// Seconds after a JWKS fetch during which an unknown `kid` does not fetch again.
+    /// Seconds after a lookup for an unknown `kid` during which another unknown `kid` does not
+    /// fetch the JWKS again (``JWKSCache/unknownKeyCooldown``).
     static let unknownKeyCooldown: TimeInterval = 30
 
     /// Set (task-local) while an ID token is verified with the keys at hand only: a JWKS fetch
@@ -164,12 +167,14 @@ struct ProviderAccess: Sendable {
         let url = metadata.jwksURI?.absoluteString ?? ""
         // A copy dated in the future (the clock was set back) is not trusted as fresh.
         let stored = env.cache.load(provider.id, .jwks).flatMap { $0.url == url && $0.fetchedAt <= env.now() ? $0 : nil }
-        let storedSet = stored.flatMap { try? JWKSet(parsing: Data($0.body.utf8)) }
+        let initial = stored.flatMap { document in
+            (try? JWKSet(parsing: Data(document.body.utf8))).map { JWKSCache.Entry(set: $0, fetchedAt: document.fetchedAt, forKeyLookup: document.forKeyLookup) }
+        }
         let maximumAge = TimeInterval(stored?.maxAgeSeconds ?? ProviderDocumentCache.defaultMaxAge)
-        let initial = storedSet.flatMap { set in stored.map { (set: set, fetchedAt: $0.fetchedAt) } }
+        // An outage keeps the cached keys (JWKSCache); a failed lookup changes nothing, here or in the file.
         return JWKSCache(maximumAge: maximumAge, minimumRefetchAge: Self.unknownKeyCooldown, unknownKeyCooldown: Self.unknownKeyCooldown,
                          initial: initial) {
-            () async throws(AuthError) -> JWKSet in
+            (reason: JWKSCache.FetchReason) async throws(AuthError) -> JWKSet in
             if let refused = Self.withoutNetwork {
                 refused.note()
                 throw .transport(.cancelled)
@@ -178,18 +183,12 @@ struct ProviderAccess: Sendable {
             try URLPolicy.requireSecure(jwksURI)
             let request = HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true)
             let response: HTTPResponse
-            do throws(TransportError) {
-                response = try await env.http(provider).send(request)
-            } catch {
-                // An outage: the keys known from an earlier fetch still verify.
-                if let storedSet, error != .cancelled { return storedSet }
-                throw .transport(error)
-            }
-            if response.status >= 500, let storedSet { return storedSet }
+            do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw .transport(error) }
             let set = try processJWKSResponse(response, url: jwksURI)
             env.cache.save(provider.id, CachedDocument(
                 kind: .jwks, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: env.now(),
-                maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"])))
+                maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"]),
+                forKeyLookup: reason == .keyLookup))
             return set
         }
     }

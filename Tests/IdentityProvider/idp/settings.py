@@ -9,6 +9,7 @@ IDP_REFRESH_TOKEN_SECONDS  refresh-token lifetime in seconds (default: unlimited
 IDP_DEVICE_CODE_SECONDS    device_code/user_code lifetime in seconds (default 1800)
 IDP_DEVICE_INTERVAL        device polling interval in seconds (default 5)
 IDP_DEVICE_SLOW_DOWN       1: answer slow_down to device polls sooner than the interval
+IDP_FIXTURE_CONTROL        1: serve the test controls under /fixture/ (idp.fixture_control)
 """
 import os
 from pathlib import Path

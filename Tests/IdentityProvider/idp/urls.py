@@ -5,7 +5,10 @@
 /o/authorize/  /o/token/  /o/revoke_token/  /o/introspect/  /o/userinfo/  /o/logout/
 /o/.well-known/jwks.json   /o/device-authorization/   /o/device/ (verification_uri)
 /accounts/login/   /accounts/logout/ (POST)
+/fixture/…   test controls, only with IDP_FIXTURE_CONTROL=1 (idp.fixture_control)
 """
+import os
+
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
@@ -29,3 +32,12 @@ urlpatterns = [
     path("o/introspect/", views.IntrospectionView.as_view()),
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
 ]
+
+if os.environ.get("IDP_FIXTURE_CONTROL") == "1":
+    from idp import fixture_control
+
+    urlpatterns = [
+        path("fixture/rotate-signing-key", fixture_control.RotateSigningKeyView.as_view()),
+        path("fixture/jwks-status", fixture_control.JWKSStatusView.as_view()),
+        re_path(r"^o/\.well-known/jwks\.json$", fixture_control.JwksView.as_view()),
+    ] + urlpatterns
