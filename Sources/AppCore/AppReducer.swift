@@ -225,7 +225,9 @@ public struct AppReducer: Sendable {
             guard state.signIn?.isRunning == true else { return .none }
             state.signIn?.phase = .progress(progress)
             switch progress {
-            case .deviceCode(let device): state.signIn?.device = device
+            case .deviceCode(let device):
+                state.signIn?.device = device
+                if let note = device.notes.first { flash(&state, .warn, note) }
             case .devicePending: state.signIn?.pollStatus = "authorization_pending"
             case .deviceSlowDown(let interval):
                 state.signIn?.pollStatus = "slow_down"

@@ -37,12 +37,15 @@ public struct DeviceCodeDisplay: Equatable, Sendable {
     public var expiresAt: Date
     /// Polling interval (RFC 8628 §3.2 `interval`).
     public var interval: Duration
-    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Duration) {
+    /// What the provider's response got wrong that was dropped (``DeviceAuthorizationNote``), one line each.
+    public var notes: [String]
+    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Duration, notes: [String] = []) {
         self.userCode = userCode
         self.verificationURI = verificationURI
         self.verificationURIComplete = verificationURIComplete
         self.expiresAt = expiresAt
         self.interval = interval
+        self.notes = notes
     }
 }
 

@@ -42,6 +42,28 @@ struct DeviceAuthorizationTests {
         #expect(!authorization.verificationURIIsSuspicious)
     }
 
+    @Test("DEV-03, issue 21 §4: an unusable verification_uri_complete is dropped with a note; verification_uri and the code stay",
+          arguments: [("/device?user_code=WDJB", "is not an absolute URI (a relative path?)"), ("http://evil.example/device", "is not https"),
+                      ("", "is not an absolute URI (a relative path?)"), ("https:/device", "is not an absolute URI (a relative path?)")])
+    func unusableVerificationURIComplete(_ value: String, reason: String) throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "https://op.test/device",
+                                     "verification_uri_complete": value, "expires_in": 1800])
+        let authorization = try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow)
+        #expect(authorization.response.verificationURIComplete == nil)
+        #expect(authorization.response.verificationURI.absoluteString == "https://op.test/device")
+        #expect(authorization.response.userCode == "WDJB-MJHT")
+        #expect(authorization.notes == [.verificationURICompleteDropped(reason: reason)])
+    }
+
+    @Test("DEV-03, issue 21 §4: verification_uri_complete as a number is dropped with a note, not a failed sign-in")
+    func verificationURICompleteNotAString() throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": "https://op.test/device",
+                                     "verification_uri_complete": 42, "expires_in": 600])
+        let authorization = try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow)
+        #expect(authorization.notes == [.verificationURICompleteDropped(reason: "is not a string")])
+        #expect(authorization.response.verificationURIComplete == nil)
+    }
+
     @Test("Google: verification_url is accepted; DOT: interval given", arguments: ["device/google.json", "device/dot.json"])
     func providerVariants(_ path: String) throws {
         let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try fixture(path))

@@ -73,6 +73,24 @@ struct PresetEmulatorTests {
         await s.emulator.stop()
     }
 
+    @Test("DEV-03, issue 21 §4: a relative verification_uri_complete is dropped with a note; verification_uri and the code are printed and the device sign-in completes")
+    func relativeVerificationURIComplete() async throws {
+        let s = try await start("google", emulatorArguments: ["--verification-uri-complete", "relative"],
+                                addArguments: { ["--preset", "google", "--issuer", $0, "--client-secret-stdin"] },
+                                stdin: Data("google-desktop-secret\n".utf8))
+        defer { s.home.remove() }
+        let login = try s.home.start(["login", "google", "--device"])
+        let userCode = await login.waitForStderr(#"enter the code: (\S+)"#)
+        let code = try #require(userCode, "no user code on stderr: \(login.stderrText)")
+        #expect(login.stderrText.contains("To sign in, visit \(s.emulator.baseURL)/device\n"), "verification_uri is printed: \(login.stderrText)")
+        #expect(login.stderrText.contains("note: The provider's verification_uri_complete is not an absolute URI"), "\(login.stderrText)")
+        #expect(!login.stderrText.contains("(or open"), "the unusable URI is not offered")
+        try await s.emulator.device("approve", userCode: code)
+        let finished = await login.wait(timeout: 40)
+        #expect(finished.exitCode == 0, "\(finished)")
+        await s.emulator.stop()
+    }
+
     @Test("Entra common: discovery issuer with {tenantid} accepted and replaced by tid only for a marked multi-tenant authority; keys without alg; expires_in as a string")
     func entraTenantTemplate() async throws {
         var s = try await start("entra", addArguments: { ["--preset", "entra", "--issuer", $0, "--no-probe"] })

@@ -691,6 +691,8 @@ def main(argv=None):
                         help="Auth0: another aud of the ID token besides the client id (repeatable)")
     parser.add_argument("--dpop", action="store_true", help="Auth0: DPoP (RFC 9449) with nonces, proofs checked with openssl")
     parser.add_argument("--par", action="store_true", help="Auth0: pushed authorization requests (RFC 9126), required")
+    parser.add_argument("--verification-uri-complete", choices=["none", "absolute", "relative"], default="none",
+                        help="OIDC presets: verification_uri_complete in device answers (relative: a path, as a broken provider sends)")
     args = parser.parse_args(argv)
     if args.client_id is None:
         args.client_id = {"github": "Iv1.test", "auth0": "a0-native-client"}.get(args.provider, args.provider + "-native-client")

@@ -109,8 +109,13 @@ class OIDCHandler(Handler):
         with self.state.lock:
             self.state.devices[device_code] = {"user_code": user_code, "status": "pending", "scope": params.get("scope", "")}
         page = "verification_url" if self.mode == "google" else "verification_uri"
-        self.send_json(200, {"device_code": device_code, "user_code": user_code, page: self.state.base_url + "/device",
-                             "expires_in": 1800, "interval": 1})
+        answer = {"device_code": device_code, "user_code": user_code, page: self.state.base_url + "/device",
+                  "expires_in": 1800, "interval": 1}
+        complete = self.state.args.verification_uri_complete
+        if complete != "none":
+            answer["verification_uri_complete"] = ("" if complete == "relative" else self.state.base_url) \
+                + "/device?" + urlencode({"user_code": user_code})
+        self.send_json(200, answer)
 
     def device_token(self, params):
         with self.state.lock:

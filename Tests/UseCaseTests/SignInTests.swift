@@ -158,6 +158,19 @@ struct SignInUseCaseTests {
         #expect(world.browserOpened.withLock { $0.isEmpty }, "the device flow never opens a browser")
     }
 
+    @Test("DEV-03, issue 21 §4: a relative verification_uri_complete does not end the device sign-in; the display has the note and no complete URI")
+    func deviceFlowRelativeCompleteURI() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.verificationURIComplete = "/device?user_code=ABCD-EFGH" }
+        let progress = ProgressLog()
+        let outcome = try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device)) { progress.append($0) }
+        #expect(outcome.record.id == AccountID("op/bob"))
+        let display = progress.all.compactMap { step -> DeviceCodeDisplay? in if case .deviceCode(let display) = step { display } else { nil } }.first
+        #expect(display?.verificationURI.absoluteString == "https://op.test/activate")
+        #expect(display?.verificationURIComplete == nil)
+        #expect(display?.notes.count == 1)
+    }
+
     @Test("RFC 8628 §3.5: expired_token ends the device flow; nothing is stored")
     func deviceFlowExpired() async throws {
         let world = StubWorld()
@@ -171,6 +184,7 @@ struct SignInUseCaseTests {
 final class ProgressLog: Sendable {
     private let items = Mutex<[SignInProgress]>([])
     func append(_ progress: SignInProgress) { items.withLock { $0.append(progress) } }
+    var all: [SignInProgress] { items.withLock { $0 } }
     var names: [String] {
         items.withLock { $0 }.map { progress in
             switch progress {

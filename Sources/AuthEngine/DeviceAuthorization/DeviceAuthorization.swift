@@ -25,6 +25,23 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     }
 }
 
+/// An optional member of the device authorization response that was unusable and dropped
+/// (RFC 8628 §3.2: only `device_code`, `user_code`, `verification_uri` and `expires_in` are
+/// REQUIRED, so the sign-in goes on without it). Carried on ``DeviceAuthorization/notes``.
+public enum DeviceAuthorizationNote: Sendable, Hashable {
+    /// `verification_uri_complete` was not an absolute https (or loopback http) URI, or not a
+    /// string; `reason` says which. The user opens `verification_uri` and types the code.
+    case verificationURICompleteDropped(reason: String)
+
+    /// One line for the front ends, naming the member and what happens instead; never the value.
+    public var message: String {
+        switch self {
+        case .verificationURICompleteDropped(let reason):
+            "The provider's verification_uri_complete \(reason), so it is not offered; open the verification URI and enter the code (RFC 8628 §3.2)."
+        }
+    }
+}
+
 /// A started device authorization with absolute times.
 public struct DeviceAuthorization: Sendable, Equatable {
     public var response: DeviceAuthorizationResponse
@@ -36,13 +53,17 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var requestedScopes: [String]
     /// Whether the verification URI is plain http or on another host than the token endpoint (DEV-11 warning).
     public var verificationURIIsSuspicious: Bool
+    /// Optional members dropped because they were unusable (empty for a clean response).
+    public var notes: [DeviceAuthorizationNote]
 
-    public init(response: DeviceAuthorizationResponse, receivedAt: Date, expiresAt: Date, requestedScopes: [String], verificationURIIsSuspicious: Bool) {
+    public init(response: DeviceAuthorizationResponse, receivedAt: Date, expiresAt: Date, requestedScopes: [String], verificationURIIsSuspicious: Bool,
+                notes: [DeviceAuthorizationNote] = []) {
         self.response = response
         self.receivedAt = receivedAt
         self.expiresAt = expiresAt
         self.requestedScopes = requestedScopes
         self.verificationURIIsSuspicious = verificationURIIsSuspicious
+        self.notes = notes
     }
 }
 
@@ -57,7 +78,9 @@ public func makeDeviceAuthorizationRequest(metadata: AuthorizationServerMetadata
 
 /// Processes the device authorization response (RFC 8628 §3.2): `device_code`, `user_code`,
 /// `verification_uri` (or `verification_url`), `expires_in` REQUIRED (DEV-02); `interval`
-/// defaults to 5; errors (any status) → `.errorResponse`.
+/// defaults to 5; an unusable OPTIONAL `verification_uri_complete` (relative, plain http off
+/// loopback, not a string) is dropped with a ``DeviceAuthorizationNote``, never fatal (DEV-03);
+/// errors (any status) → `.errorResponse`.
 /// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.missingField / .invalidField / …)`.
 public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadata: AuthorizationServerMetadata, scopes: [String],
                                                now: Date) throws(AuthError) -> DeviceAuthorization {
@@ -77,7 +100,8 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
     // interval either (0 would poll in a tight loop), so it means the default too: the interval
     // is the client's pace, not a reason to fail the sign-in.
     let interval = DevicePollingState.usableInterval(try? object.lenientInteger("interval"))
-    let complete = try object.optionalString("verification_uri_complete").flatMap(URL.init(string:))
+    var notes: [DeviceAuthorizationNote] = []
+    let complete = usableVerificationURIComplete(object.member("verification_uri_complete"), notes: &notes)
     let expectedHost = (metadata.tokenEndpoint ?? metadata.deviceAuthorizationEndpoint)?.host
     let suspicious = (!(verificationURI.scheme ?? "").equalsIgnoringASCIICase("https") && !URLPolicy.isLoopbackHTTP(verificationURI))
         || (expectedHost != nil && !(verificationURI.host ?? "").equalsIgnoringASCIICase(expectedHost ?? ""))
@@ -85,7 +109,26 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
         response: DeviceAuthorizationResponse(deviceCode: DeviceCode(deviceCode), userCode: userCode, verificationURI: verificationURI,
                                               verificationURIComplete: complete, expiresIn: expiresIn, interval: interval),
         receivedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), requestedScopes: scopes,
-        verificationURIIsSuspicious: suspicious)
+        verificationURIIsSuspicious: suspicious, notes: notes)
+}
+
+/// `verification_uri_complete` when it is an absolute https (or loopback http) URI; otherwise
+/// nil, with a note saying why (absent: nil, no note).
+private func usableVerificationURIComplete(_ value: JSONValue?, notes: inout [DeviceAuthorizationNote]) -> URL? {
+    guard let value else { return nil }
+    guard let text = value.stringValue else {
+        notes.append(.verificationURICompleteDropped(reason: "is not a string"))
+        return nil
+    }
+    guard let url = URL(string: text), url.scheme != nil, url.host?.isEmpty == false else {
+        notes.append(.verificationURICompleteDropped(reason: "is not an absolute URI (a relative path?)"))
+        return nil
+    }
+    do throws(AuthError) { try URLPolicy.requireSecure(url) } catch {
+        notes.append(.verificationURICompleteDropped(reason: "is not https"))
+        return nil
+    }
+    return url
 }
 
 /// RFC 8628 §3.4: the token request `grant_type=urn:ietf:params:oauth:grant-type:device_code`,

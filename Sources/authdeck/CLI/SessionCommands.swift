@@ -86,6 +86,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         if let complete = display.verificationURIComplete {
             Output.err("(or open \(complete.absoluteString))")
         }
+        for note in display.notes { Output.err("note: \(note)") }
         if Output.stderrIsTerminal, let qr = DeviceQRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
             Output.err(qr)
         }
