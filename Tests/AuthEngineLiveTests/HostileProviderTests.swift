@@ -207,6 +207,24 @@ struct HostileProviderTests {
         #expect(try await provider.requests() == ["GET /.well-known/openid-configuration", "POST /token"])
     }
 
+    @Test("RFC 7519 §5.2 (issue 21 §4): a validly signed ID token whose header says cty JWT over plain claims is refused as a nested JWT, before any key is fetched")
+    func nestedJWTAnnouncedEndToEnd() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = try await TestRSAKey.make(kid: "k1", in: directory, name: "k")
+        let provider = try await HostileProvider.start()
+        defer { provider.stop() }
+        let idToken = try await key.sign(header: #"{"alg":"RS256","kid":"k1","cty":"JWT"}"#, claims: claims(provider), in: directory)
+        try await provider.script([
+            "GET /.well-known/openid-configuration": [.init(body: HostileProvider.discovery)],
+            "GET /jwks": [.init(body: #"{"keys":[\#(key.json)]}"#)],
+            "POST /token": [.init(body: Self.tokenResponse(idToken: idToken))],
+        ])
+        let error = await expectAuthError { try await signIn(provider) }
+        #expect(error == .protocolViolation(.nestedJWT(contentType: "JWT")))
+        #expect(try await provider.requests() == ["GET /.well-known/openid-configuration", "POST /token"])
+    }
+
     @Test("PARSE-09, RFC 7519 §4: validly signed claims with two sub are refused")
     func duplicateSubEndToEnd() async throws {
         let directory = try TemporaryDirectory()

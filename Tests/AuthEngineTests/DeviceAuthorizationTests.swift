@@ -43,8 +43,9 @@ struct DeviceAuthorizationTests {
     }
 
     @Test("DEV-03, issue 21 §4: an unusable verification_uri_complete is dropped with a note; verification_uri and the code stay",
-          arguments: [("/device?user_code=WDJB", "is not an absolute URI (a relative path?)"), ("http://evil.example/device", "is not https"),
-                      ("", "is not an absolute URI (a relative path?)"), ("https:/device", "is not an absolute URI (a relative path?)")])
+          arguments: [("/device?user_code=WDJB", "is a relative reference, not an absolute URI"), ("http://evil.example/device", "is not an https URL"),
+                      ("", "is a relative reference, not an absolute URI"), ("https:/device", "is not an https URL"),
+                      ("javascript:alert(1)", "is not an https URL")])
     func unusableVerificationURIComplete(_ value: String, reason: String) throws {
         let response = jsonResponse(["device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "https://op.test/device",
                                      "verification_uri_complete": value, "expires_in": 1800])

@@ -96,6 +96,26 @@ struct SpecRuleTests {
             == .protocolViolation(.issuedInFuture(iat: Date(timeIntervalSince1970: now + 40), now: testNow)))
     }
 
+    @Test("IDT-12 (F1 iat-is-week-in-past), OIDC Core §3.1.3.7 step 10: an iat a week ago is rejected although exp is ahead; 10 min + leeway is the bound")
+    func iatTooLongAgo() throws {
+        let now = testNow.timeIntervalSince1970
+        let bound = IDTokenValidationOptions.maximumIssuedAtAge
+        #expect(bound == 600)
+        func check(_ iat: Double, _ options: IDTokenValidationOptions = OP.options()) throws {
+            try validateIDTokenClaims(IDTokenClaims.fixture(["iat": iat, "exp": now + 3600]), options: options, crypto: OP.crypto().provider,
+                                      now: testNow, algorithm: .rs256)
+        }
+        #expect(authError { try check(now - 7 * 86_400) }
+            == .protocolViolation(.issuedTooLongAgo(iat: Date(timeIntervalSince1970: now - 7 * 86_400), now: testNow, maximumAge: bound)))
+        #expect(authError { try check(now - bound - 31) }
+            == .protocolViolation(.issuedTooLongAgo(iat: Date(timeIntervalSince1970: now - bound - 31), now: testNow, maximumAge: bound)))
+        try check(now - bound - 29)
+        var unbounded = OP.options()
+        unbounded.issuedAt = .skipCheck
+        try check(now - 7 * 86_400, unbounded)
+        #expect(PresentableError(from: .protocolViolation(.issuedTooLongAgo(iat: testNow, now: testNow, maximumAge: bound))).specReference == "OIDC Core §3.1.3.7 step 10")
+    }
+
     @Test("OIDC Core §3.1.3.7 step 7: an alg the server does not advertise is refused even when we verify it")
     func algNotAdvertised() {
         #expect(authError { try validateIDToken(OP.idToken(header: ["alg": "ES256", "kid": "e1"]), keys: OP.keys, options: OP.options(serverAlgorithms: ["RS256"]),

@@ -83,7 +83,7 @@ struct PresetEmulatorTests {
         let userCode = await login.waitForStderr(#"enter the code: (\S+)"#)
         let code = try #require(userCode, "no user code on stderr: \(login.stderrText)")
         #expect(login.stderrText.contains("To sign in, visit \(s.emulator.baseURL)/device\n"), "verification_uri is printed: \(login.stderrText)")
-        #expect(login.stderrText.contains("note: The provider's verification_uri_complete is not an absolute URI"), "\(login.stderrText)")
+        #expect(login.stderrText.contains("note: The provider's verification_uri_complete is a relative reference, not an absolute URI"), "\(login.stderrText)")
         #expect(!login.stderrText.contains("(or open"), "the unusable URI is not offered")
         try await s.emulator.device("approve", userCode: code)
         let finished = await login.wait(timeout: 40)

@@ -69,15 +69,25 @@ struct UseCaseFindingsTests {
         #expect(again.record.alias == "work")
     }
 
-    @Test("RFC 8628 §3.2: a verification URI that is not https is refused before it is shown")
+    @Test("RFC 8628 §3.2: a verification_uri that is not https is refused before it is shown")
     func insecureVerificationURIIsRefused() async throws {
         let world = StubWorld()
-        world.provider.script.withLock { $0.verificationURIComplete = "javascript:alert(1)" }
+        world.provider.script.withLock { $0.verificationURI = "http://evil.example/activate" }
         let progress = ProgressLog()
         await #expect(throws: AppError.self) {
             try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device)) { progress.append($0) }
         }
         #expect(!progress.names.contains("deviceCode"), "never shown to the user")
+    }
+
+    @Test("DEV-03, issue 21 §4: a verification_uri_complete that is not https (javascript:) is never shown, and the sign-in goes on with verification_uri")
+    func insecureVerificationURICompleteIsDropped() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.verificationURIComplete = "javascript:alert(1)" }
+        let progress = ProgressLog()
+        _ = try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device)) { progress.append($0) }
+        let shown = progress.all.compactMap { step -> DeviceCodeDisplay? in if case .deviceCode(let display) = step { display } else { nil } }
+        #expect(shown.count == 1 && shown[0].verificationURIComplete == nil && shown[0].notes.count == 1)
     }
 
     @Test("A JWKS cache dated in the future is not trusted as fresh (the clock was set back)")

@@ -95,6 +95,20 @@ struct RefreshUseCaseTests {
         #expect(world.accounts.first?.idTokenProblem == nil)
     }
 
+    @Test("IDT-12, issue 21 §4: a refreshed ID token issued a week ago (exp ahead) is refused; the rotated tokens are kept, the previous ID token stays")
+    func refreshRefusesWeekOldIDToken() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let previousIDToken = try #require(world.storedSecrets()?.idToken?.exposedValue)
+        world.advance(60)
+        let now = Int(world.now.timeIntervalSince1970)
+        world.provider.script.withLock { $0.extraClaimsJSON = #"{"iat": \#(now - 7 * 86_400), "exp": \#(now + 3600)}"# }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        #expect(error?.title == "ID token issued too long ago", "\(String(describing: error))")
+        #expect(world.storedSecrets()?.idToken?.exposedValue == previousIDToken)
+        #expect(world.accounts.first?.idTokenProblem?.contains("issued too long ago") == true)
+    }
+
     @Test("OIDC Core §12.2: a refreshed ID token for another subject is refused")
     func refreshedIDTokenForAnotherSubjectIsRefused() async throws {
         let world = StubWorld()

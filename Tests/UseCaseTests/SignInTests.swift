@@ -171,6 +171,20 @@ struct SignInUseCaseTests {
         #expect(display?.notes.count == 1)
     }
 
+    @Test("IDT-12, issue 21 §4: an ID token issued a week ago (exp still ahead) ends the sign-in; nothing is stored")
+    func signInRefusesWeekOldIDToken() async throws {
+        let world = StubWorld()
+        let now = Int(world.now.timeIntervalSince1970)
+        world.provider.script.withLock { $0.extraClaimsJSON = #"{"iat": \#(now - 7 * 86_400), "exp": \#(now + 3600)}"# }
+        world.approveInBrowser()
+        let error = await #expect(throws: AppError.self) {
+            _ = try await SignIn(world.environment()).run(SignInRequest(providerID: "op"), progress: { _ in })
+        }
+        #expect(error?.title == "ID token issued too long ago", "\(String(describing: error))")
+        #expect(world.accounts.isEmpty)
+        #expect(world.storedSecrets() == nil)
+    }
+
     @Test("RFC 8628 §3.5: expired_token ends the device flow; nothing is stored")
     func deviceFlowExpired() async throws {
         let world = StubWorld()

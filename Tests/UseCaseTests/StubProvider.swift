@@ -42,6 +42,8 @@ final class StubProvider: Sendable {
         var omitProfileClaims = false
         /// `verification_uri_complete` in device authorization responses.
         var verificationURIComplete: String?
+        /// `verification_uri` in device authorization responses (default `ISSUER/activate`).
+        var verificationURI: String?
         /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
         var pushedAuthorization = false
         var requirePushedAuthorization = false
@@ -194,7 +196,7 @@ final class StubProvider: Sendable {
             guard proof.claims["ath"] == ath else { return HTTPResponse(status: 401, headers: ["WWW-Authenticate": #"DPoP error="invalid_dpop_proof""#]) }
             return json(["ok": true])
         case "/device":
-            var body: [String: Any] = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "\(issuer)/activate",
+            var body: [String: Any] = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": script.verificationURI ?? "\(issuer)/activate",
                                        "expires_in": 600, "interval": script.deviceInterval]
             if let complete = script.verificationURIComplete { body["verification_uri_complete"] = complete }
             return json(body)

@@ -2,7 +2,8 @@ import AuthEngine
 import FoundationEssentials
 
 /// `authdeck decode --verify`: an ID token checked against an issuer's JWKS as OIDC Core
-/// §3.1.3.7 says (signature, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce` when given).
+/// §3.1.3.7 says (signature, `iss`, `aud`, `azp`, `exp`, `iat` not in the future — its age is
+/// not bounded, ``IssuedAtBound/skipCheck`` —, `nonce` when given).
 public struct VerifyToken: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
@@ -29,8 +30,11 @@ public struct VerifyToken: Sendable {
         case .value(let value): expected = .value(value)
         case .sha256Of(let raw): expected = .value(sha256HexNonce(raw, crypto: env.crypto))
         }
-        let options = IDTokenValidationOptions(issuer: metadata.issuer, clientID: audience, clientIsPublic: true, nonce: expected,
+        var options = IDTokenValidationOptions(issuer: metadata.issuer, clientID: audience, clientIsPublic: true, nonce: expected,
                                                accessTokenHash: .skipCheck, serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        // A token given on the command line is checked whenever the user asks, not as it arrives
+        // from the provider: its age is not a sign of replay here (exp still bounds it).
+        options.issuedAt = .skipCheck
         return try await validateIDToken(RawIDToken(token), options: options, crypto: env.crypto, now: env.now(),
                                          jwksCache: JWKSCache(metadata: metadata, http: http))
     }

@@ -120,12 +120,12 @@ private func usableVerificationURIComplete(_ value: JSONValue?, notes: inout [De
         notes.append(.verificationURICompleteDropped(reason: "is not a string"))
         return nil
     }
-    guard let url = URL(string: text), url.scheme != nil, url.host?.isEmpty == false else {
-        notes.append(.verificationURICompleteDropped(reason: "is not an absolute URI (a relative path?)"))
+    guard let url = URL(string: text), url.scheme != nil else {
+        notes.append(.verificationURICompleteDropped(reason: "is a relative reference, not an absolute URI"))
         return nil
     }
     do throws(AuthError) { try URLPolicy.requireSecure(url) } catch {
-        notes.append(.verificationURICompleteDropped(reason: "is not https"))
+        notes.append(.verificationURICompleteDropped(reason: "is not an https URL"))
         return nil
     }
     return url

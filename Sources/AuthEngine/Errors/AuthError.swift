@@ -63,6 +63,9 @@ public enum ProtocolViolation: Sendable, Equatable {
     case unsupportedCriticalHeader([String])
     /// RFC 8725 §3.11: the JWT `typ` names another kind of token (`at+jwt`, `logout+jwt` …).
     case unexpectedJWTType(String)
+    /// RFC 7519 §5.2, §7.2 step 8: the header's `cty` is `JWT`, announcing a nested JWT, where
+    /// the payload must be the claims (an ID token, a signed UserInfo response).
+    case nestedJWT(contentType: String)
     /// OIDC Core §3.1.3.7 step 7, RFC 8725 §3.1: the `alg` is not both allowed and advertised.
     case algorithmNotAllowed(alg: String, allowed: [String])
     /// OIDC Core §10.1: no key of the JWKS fits the header (`kid`, `kty`, `alg`, `use`, `crv`).
@@ -93,6 +96,9 @@ public enum ProtocolViolation: Sendable, Equatable {
     case notYetValid(nbf: Date, now: Date)
     /// OIDC Core §3.1.3.7 step 10: `iat` is in the future (beyond leeway).
     case issuedInFuture(iat: Date, now: Date)
+    /// OIDC Core §3.1.3.7 step 10: `iat` is more than `maximumAge` seconds (+ leeway) before
+    /// now (``IDTokenValidationOptions/maximumIssuedAtAge``): a replayed or cached token.
+    case issuedTooLongAgo(iat: Date, now: Date, maximumAge: TimeInterval)
     /// OIDC Core §3.1.3.7 step 12: `auth_time` is older than the requested `max_age`.
     case authenticationTooOld(authTime: Date, maxAge: Int, now: Date)
     /// OIDC Core §3.1.3.7 step 11: `nonce` must equal the sent one.

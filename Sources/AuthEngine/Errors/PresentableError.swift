@@ -127,6 +127,8 @@ public struct PresentableError: Sendable, Equatable {
             ("Unsupported critical header", "`crit` lists \(names.joined(separator: ", ")).", "RFC 7515 §4.1.11")
         case .unexpectedJWTType(let typ):
             ("Wrong token type", "The JWT `typ` is \"\(typ)\", not an ID token.", "RFC 8725 §3.11")
+        case .nestedJWT(let contentType):
+            ("Nested JWT refused", "The JWS header's `cty` is \"\(contentType)\", announcing a nested JWT; authdeck reads only tokens whose payload is their claims, so the token is refused.", "RFC 7519 §5.2")
         case .algorithmNotAllowed(let alg, let allowed):
             ("Algorithm not allowed", "ID token `alg` is \"\(alg)\"; allowed: \(allowed.joined(separator: ", ")).", "OIDC Core §3.1.3.7 step 7; RFC 8725 §3.1")
         case .noMatchingKey(let kid):
@@ -155,6 +157,8 @@ public struct PresentableError: Sendable, Equatable {
             ("ID token not yet valid", "`nbf` is \(iso(nbf)), now is \(iso(now)).", "RFC 7519 §4.1.5")
         case .issuedInFuture(let iat, let now):
             ("ID token issued in the future", "`iat` is \(iso(iat)), now is \(iso(now)). Check the system clock.", "OIDC Core §3.1.3.7 step 10")
+        case .issuedTooLongAgo(let iat, let now, let maximumAge):
+            ("ID token issued too long ago", "`iat` is \(iso(iat)), now is \(iso(now)): more than \(Int(maximumAge / 60)) minutes before, so it is not a token minted for this answer (replayed or cached). Check the system clock; if it is right, the provider sent an old ID token.", "OIDC Core §3.1.3.7 step 10")
         case .authenticationTooOld(let authTime, let maxAge, let now):
             ("Authentication too old", "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).", "OIDC Core §3.1.3.7 step 12")
         case .nonceMismatch:

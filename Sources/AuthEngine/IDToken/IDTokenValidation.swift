@@ -28,8 +28,24 @@ public enum AuthTimeRequirement: Sendable, Equatable {
     case maxAge(Int)
 }
 
+/// How long ago an ID token may have been issued (OIDC Core §3.1.3.7 step 10: `iat` "can be
+/// used to reject tokens that were issued too far away from the current time"; the range is
+/// the client's). Skipping takes an explicit case.
+public enum IssuedAtBound: Sendable, Equatable {
+    /// `iat` at most this many seconds before now (plus the leeway).
+    case atMost(TimeInterval)
+    /// Not bounded: a token checked long after it was issued (`authdeck decode --verify`).
+    case skipCheck
+}
+
 /// Everything an ID token is checked against.
 public struct IDTokenValidationOptions: Sendable, Equatable {
+    /// The oldest `iat` accepted for a token just received from the provider (sign-in, refresh):
+    /// 10 minutes (600 s) before now, plus the leeway. A token endpoint mints its ID token for
+    /// the answer it sends, so an older one is a replayed or cached token; 10 minutes leaves
+    /// room for a slow clock (AppAuth's `kOIDAuthorizationSessionIATMaxSkew` is the same 600 s).
+    public static let maximumIssuedAtAge: TimeInterval = 600
+
     /// Algorithms the engine verifies: RSA (PKCS#1 v1.5 and PSS), ECDSA, EdDSA. Never `none` or HS*.
     public static let defaultAllowedAlgorithms: Set<JWSAlgorithm> = [
         .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .es256, .es384, .es512, .edDSA,
@@ -56,6 +72,8 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     public var serverAlgorithms: [String]?
     /// Audiences besides `client_id` this client trusts (default none, IDT-06).
     public var additionalTrustedAudiences: Set<String>
+    /// How old `iat` may be (default ``maximumIssuedAtAge``).
+    public var issuedAt: IssuedAtBound = .atMost(IDTokenValidationOptions.maximumIssuedAtAge)
 
     public init(issuer: String, clientID: String, clientIsPublic: Bool, nonce: ExpectedNonce,
                 accessTokenHash: ExpectedAccessTokenHash, authTime: AuthTimeRequirement = .notRequested,
@@ -116,13 +134,19 @@ public struct VerifiedIDToken: Sendable, Equatable {
 }
 
 /// Steps before the key lookup: compact JWS (a JWE is refused), `typ` (RFC 8725 §3.11: absent
-/// or `JWT`), and `alg` on the effective allow-list (OIDC Core §3.1.3.7 step 7).
+/// or `JWT`), no `cty: "JWT"` (RFC 7519 §5.2: it announces a nested JWT, and an ID token's
+/// payload is its claims), and `alg` on the effective allow-list (OIDC Core §3.1.3.7 step 7).
 /// - Throws: `.unsupported(.encryptedIDToken)`, `.protocolViolation(.malformedJWT /
-///   .unsupportedCriticalHeader / .unexpectedJWTType / .algorithmNotAllowed)`.
+///   .unsupportedCriticalHeader / .unexpectedJWTType / .nestedJWT / .algorithmNotAllowed)`.
 public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) throws(AuthError) -> (jws: CompactJWS, algorithm: JWSAlgorithm) {
     let jws = try CompactJWS(parsing: raw.exposedValue)
     if let typ = jws.header.type, !["jwt", "application/jwt"].contains(where: { typ.equalsIgnoringASCIICase($0) }) {
         throw .protocolViolation(.unexpectedJWTType(typ))
+    }
+    if let cty = jws.header.members["cty"], cty != .null {
+        // RFC 7515 §4.1.10: a string; "JWT" (RFC 7519 §5.2, compared as a media type) means nested.
+        guard let text = cty.stringValue else { throw .protocolViolation(.malformedJWT(reason: "cty is not a string")) }
+        if ["jwt", "application/jwt"].contains(where: { text.equalsIgnoringASCIICase($0) }) { throw .protocolViolation(.nestedJWT(contentType: text)) }
     }
     let allowed = options.effectiveAlgorithms
     guard let algorithm = JWSAlgorithm(exactRawValue: jws.header.algorithm), allowed.contains(algorithm) else {
@@ -185,7 +209,8 @@ func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, k
 /// The claim rules of OIDC Core §3.1.3.7, each its own typed failure:
 /// step 2 `iss` exact (Entra `{tenantid}` ← `tid`); step 3 `aud` contains `client_id` and no
 /// untrusted audience; steps 4–5 `azp` = `client_id` when present, required with several
-/// audiences; step 9 `exp`; step 10 `iat` not in the future; RFC 7519 §4.1.5 `nbf`;
+/// audiences; step 9 `exp`; step 10 `iat` not in the future, nor older than
+/// ``IDTokenValidationOptions/issuedAt`` allows; RFC 7519 §4.1.5 `nbf`;
 /// step 11 `nonce`; step 12 `auth_time` with `max_age`; §3.1.3.8 `at_hash` when present.
 public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValidationOptions, crypto: CryptoProvider,
                                   now: Date, algorithm: JWSAlgorithm) throws(AuthError) {
@@ -212,6 +237,9 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     }
     if claims.issuedAt.timeIntervalSince(now) > leeway {
         throw .protocolViolation(.issuedInFuture(iat: claims.issuedAt, now: now))
+    }
+    if case .atMost(let maximumAge) = options.issuedAt, now.timeIntervalSince(claims.issuedAt) > maximumAge + leeway {
+        throw .protocolViolation(.issuedTooLongAgo(iat: claims.issuedAt, now: now, maximumAge: maximumAge))
     }
     if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > leeway {
         throw .protocolViolation(.notYetValid(nbf: nbf, now: now))
