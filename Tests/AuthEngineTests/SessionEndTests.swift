@@ -82,6 +82,17 @@ struct SessionEndTests {
         #expect(try !processIntrospectionResponse(jsonResponse(["active": false]), now: testNow).isActive(now: testNow))
     }
 
+    @Test("INT-04, RFC 7662 §2.2 (issue 21 §4): an inactive answer shows only active false — never the other members sent; active past exp likewise")
+    func inactiveShowsOnlyActiveFalse() throws {
+        let inactive = try processIntrospectionResponse(jsonResponse(["active": false, "scope": "openid admin", "sub": "alice", "username": "alice",
+                                                                      "client_id": "rp-native"]), now: testNow)
+        #expect(inactive.shownMembers(now: testNow) == ["active": .bool(false)])
+        let expired = try processIntrospectionResponse(jsonResponse(["active": true, "exp": testNow.timeIntervalSince1970 - 1, "sub": "alice"]), now: testNow)
+        #expect(expired.shownMembers(now: testNow) == ["active": .bool(false)])
+        let active = try processIntrospectionResponse(jsonResponse(["active": true, "sub": "alice"]), now: testNow)
+        #expect(active.shownMembers(now: testNow) == ["active": .bool(true), "sub": .string("alice")])
+    }
+
     @Test("INT-03: active as a string, no active, or non-JSON is an error", arguments: [
         (jsonResponse(["active": "true"]), AuthError.protocolViolation(.invalidField(name: "active", expected: "a boolean"))),
         (jsonResponse([String: String]()), .protocolViolation(.missingField("active"))),

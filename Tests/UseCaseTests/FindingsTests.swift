@@ -90,6 +90,17 @@ struct UseCaseFindingsTests {
         #expect(shown.count == 1 && shown[0].verificationURIComplete == nil && shown[0].notes.count == 1)
     }
 
+    @Test("INT-04, RFC 7662 §2.2 (issue 21 §4): introspection of an inactive token shows only active false, not the members the server sent")
+    func inactiveIntrospectionShowsOnlyActive() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.introspection = ["active": false, "scope": "openid admin", "sub": "alice", "username": "alice"] }
+        #expect(try await IntrospectAccessToken(world.environment()).run(alice.record.id) == .object(["active": .bool(false)]))
+        world.provider.script.withLock { $0.introspection = ["active": true, "scope": "openid", "sub": "alice"] }
+        #expect(try await IntrospectAccessToken(world.environment()).run(alice.record.id)
+            == .object(["active": .bool(true), "scope": .string("openid"), "sub": .string("alice")]))
+    }
+
     @Test("A JWKS cache dated in the future is not trusted as fresh (the clock was set back)")
     func futureDatedJWKSIsFetchedAgain() async throws {
         let world = StubWorld()

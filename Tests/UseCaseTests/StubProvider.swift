@@ -44,6 +44,8 @@ final class StubProvider: Sendable {
         var verificationURIComplete: String?
         /// `verification_uri` in device authorization responses (default `ISSUER/activate`).
         var verificationURI: String?
+        /// The introspection answer (default `{"active": true, "scope": "openid"}`).
+        var introspection: [String: any Sendable]?
         /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
         var pushedAuthorization = false
         var requirePushedAuthorization = false
@@ -211,7 +213,7 @@ final class StubProvider: Sendable {
             let subject = state.withLock { $0.refreshTokens.values.first } ?? "alice"
             return json(["sub": subject, "email": "\(subject)@example.test"])
         case "/introspect":
-            return json(["active": true, "scope": "openid"])
+            return json(script.introspection ?? ["active": true, "scope": "openid"])
         default:
             return HTTPResponse(status: 404)
         }

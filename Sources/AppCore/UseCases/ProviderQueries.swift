@@ -26,7 +26,8 @@ public struct ShowUserInfo: Sendable {
     }
 }
 
-/// RFC 7662 introspection of an account's default access token.
+/// RFC 7662 introspection of an account's default access token: the members of an active
+/// answer, only `{"active": false}` for an inactive one (``IntrospectionResponse/shownMembers(now:)``).
 public struct IntrospectAccessToken: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
@@ -39,7 +40,7 @@ public struct IntrospectAccessToken: Sendable {
             }
             let response = try await introspectToken(metadata: account.metadata, client: account.client,
                                                      token: .accessToken(AccessToken(entry.token.exposedValue)), http: env.http(account.provider), now: env.now())
-            return .object(response.all)
+            return .object(response.shownMembers(now: env.now()))
         } catch {
             throw ErrorMapping.appError(error)
         }

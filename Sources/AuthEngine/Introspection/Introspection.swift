@@ -35,6 +35,13 @@ public struct IntrospectionResponse: Sendable, Equatable {
     public func isActive(now: Date) -> Bool {
         active && (expiresAt.map { $0 > now } ?? true)
     }
+
+    /// What may be shown of the answer at `now`: every member for an active token; for an
+    /// inactive one (`active: false`, or past `exp`, INT-04) only `{"active": false}` — RFC 7662
+    /// §2.2: nothing else about an inactive token is to be relied on (a server SHOULD NOT send it).
+    public func shownMembers(now: Date) -> [String: JSONValue] {
+        isActive(now: now) ? all : ["active": .bool(false)]
+    }
 }
 
 /// RFC 7662 §2.1: `POST introspection_endpoint` with `token`, `token_type_hint`, client authentication.
