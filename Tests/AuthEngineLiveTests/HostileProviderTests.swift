@@ -309,4 +309,30 @@ struct HostileProviderTests {
         #expect(await expectAuthError { try await userInfo() } == .protocolViolation(.userInfoSubjectMismatch(expected: "alice", actual: "mallory")))
         #expect(await expectAuthError { try await userInfo() } == .protocolViolation(.duplicateMember(name: "sub", context: "UserInfo response")))
     }
+    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a UserInfo answer of type application/jwt, RS256-signed with the provider's key, is verified and its claims read; one signed by another key is refused")
+    func signedUserInfoEndToEnd() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = try await TestRSAKey.make(kid: "k1", in: directory, name: "k")
+        let attacker = try await TestRSAKey.make(kid: "k1", in: directory, name: "attacker")
+        let provider = try await HostileProvider.start()
+        defer { provider.stop() }
+        let claims = #"{"iss":"\#(provider.base)","aud":"rp-native","sub":"alice","email":"alice@example.test"}"#
+        let good = try await key.sign(header: #"{"alg":"RS256","kid":"k1"}"#, claims: claims, in: directory)
+        let forged = try await attacker.sign(header: #"{"alg":"RS256","kid":"k1"}"#, claims: claims, in: directory)
+        try await provider.script([
+            "GET /.well-known/openid-configuration": [.init(body: HostileProvider.discovery)],
+            "GET /jwks": [.init(body: #"{"keys":[\#(key.json)]}"#)],
+            "GET /userinfo": [.init(headers: [["Content-Type", "application/jwt"]], body: good), .init(headers: [["Content-Type", "application/jwt"]], body: forged)],
+        ])
+        let metadata = try await fetchMetadata(issuer: provider.base, http: provider.http)
+        let verifier = SignedUserInfoVerifier(crypto: OpenSSLCrypto.live, jwksCache: JWKSCache(metadata: metadata, http: provider.http))
+        func userInfo() async throws -> UserInfoResponse {
+            try await fetchUserInfo(metadata: metadata, client: ClientConfiguration(clientID: "rp-native"), accessToken: AccessToken("at"),
+                                    expectedSubject: "alice", http: provider.http, now: Date(), verifyingSigned: verifier)
+        }
+        let info = try await userInfo()
+        #expect(info.claims["email"] == .string("alice@example.test"))
+        #expect(await expectAuthError { try await userInfo() } == .protocolViolation(.signatureInvalid(kid: "k1")))
+    }
 }

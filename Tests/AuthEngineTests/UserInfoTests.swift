@@ -45,9 +45,53 @@ struct UserInfoTests {
             == .errorResponse(OAuthErrorResponse(code: .invalidToken, status: 401)))
     }
 
-    @Test("UI-07: application/jwt UserInfo is refused as unsupported")
-    func signedUserInfo() {
+    @Test("UI-07: application/jwt UserInfo without the provider's keys to verify it is refused")
+    func signedUserInfoWithoutKeys() async {
         #expect(authError { try processUserInfoResponse(textResponse("a.b.c", contentType: "application/jwt"), expectedSubject: "alice", now: testNow) }
             == .unsupported(.signedUserInfo))
+        let http = StubHTTPClient()
+        http.on(.get, "https://op.test/userinfo", respond: textResponse(Self.signed(), contentType: "application/jwt"))
+        #expect(await asyncAuthError { try await fetchUserInfo(metadata: OP.metadata(), client: OP.client, accessToken: OP.accessToken,
+                                                               expectedSubject: "alice", http: http.client, now: testNow) } == .unsupported(.signedUserInfo))
+    }
+
+    /// A UserInfo JWT (stub signature) with the default claims and `overrides`.
+    static func signed(header: [String: Any] = ["alg": "RS256", "kid": "k1"], _ overrides: [String: Any?] = [:], signature: Data = TestCrypto.validSignature) -> String {
+        var claims: [String: Any] = ["iss": OP.issuer, "aud": OP.clientID, "sub": "alice", "email": "alice@example.test"]
+        for (key, value) in overrides { claims[key] = value }
+        return makeJWT(header: header, claims: claims, signature: signature)
+    }
+
+    func fetchSigned(_ body: String) async throws(AuthError) -> UserInfoResponse {
+        let http = StubHTTPClient()
+        http.on(.get, "https://op.test/userinfo", respond: textResponse(body + "\n", contentType: "application/jwt"))
+        http.on(.get, "https://op.test/jwks", respond: jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256", "n": "AAECAw", "e": "AQAB"]]]))
+        let verifier = SignedUserInfoVerifier(crypto: OP.crypto().provider, jwksCache: JWKSCache(metadata: OP.metadata(), http: http.client))
+        return try await fetchUserInfo(metadata: OP.metadata(), client: OP.client, accessToken: OP.accessToken, expectedSubject: "alice",
+                                       http: http.client, now: testNow, verifyingSigned: verifier)
+    }
+
+    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a signed UserInfo (application/jwt) is verified with the provider's JWKS and its claims are shown")
+    func signedUserInfoVerified() async throws {
+        let info = try await fetchSigned(Self.signed())
+        #expect(info.subject == "alice")
+        #expect(info.claims["email"] == .string("alice@example.test"))
+        #expect(info.claims["iss"] == .string(OP.issuer))
+    }
+
+    @Test("UI-07, OIDC Core §5.3.2: a signed UserInfo with a bad signature, another iss, no iss, an aud without the client id, another sub, alg none, a nested JWT or a past exp is refused",
+          arguments: [
+              (signed(signature: Data("forged".utf8)), AuthError.protocolViolation(.signatureInvalid(kid: "k1"))),
+              (signed(["iss": "https://evil.test"]), .protocolViolation(.userInfoIssuerMismatch(expected: OP.issuer, actual: "https://evil.test"))),
+              (signed(["iss": nil]), .protocolViolation(.userInfoIssuerMismatch(expected: OP.issuer, actual: nil))),
+              (signed(["aud": "other-client"]), .protocolViolation(.userInfoAudienceMismatch(expected: OP.clientID, actual: ["other-client"]))),
+              (signed(["aud": nil]), .protocolViolation(.userInfoAudienceMismatch(expected: OP.clientID, actual: []))),
+              (signed(["sub": "mallory"]), .protocolViolation(.userInfoSubjectMismatch(expected: "alice", actual: "mallory"))),
+              (signed(header: ["alg": "none"]), .protocolViolation(.algorithmNotAllowed(alg: "none", allowed: ["ES256", "ES384", "ES512", "EdDSA", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"]))),
+              (signed(header: ["alg": "RS256", "kid": "k1", "cty": "JWT"]), .protocolViolation(.nestedJWT(contentType: "JWT"))),
+              (signed(["exp": testNow.timeIntervalSince1970 - 120]), .protocolViolation(.expired(exp: testNow.addingTimeInterval(-120), now: testNow))),
+          ])
+    func signedUserInfoRefused(_ body: String, _ expected: AuthError) async {
+        #expect(await asyncAuthError { try await fetchSigned(body) } == expected)
     }
 }

@@ -101,6 +101,19 @@ struct UseCaseFindingsTests {
             == .object(["active": .bool(true), "scope": .string("openid"), "sub": .string("alice")]))
     }
 
+    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a signed UserInfo answer is verified with the provider's JWKS and its claims shown; one for another audience is refused")
+    func signedUserInfoIsVerifiedAndShown() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.signedUserInfo = ["name": "Alice Signed"] }
+        let claims = try await ShowUserInfo(world.environment()).run(alice.record.id)
+        guard case .object(let members) = claims else { Issue.record("not an object: \(claims)"); return }
+        #expect(members["name"] == .string("Alice Signed") && members["sub"] == .string("alice"))
+        world.provider.script.withLock { $0.signedUserInfo = ["aud": "someone-else"] }
+        let error = await #expect(throws: AppError.self) { try await ShowUserInfo(world.environment()).run(alice.record.id) }
+        #expect(error?.title == "Signed UserInfo for another client", "\(String(describing: error))")
+    }
+
     @Test("A JWKS cache dated in the future is not trusted as fresh (the clock was set back)")
     func futureDatedJWKSIsFetchedAgain() async throws {
         let world = StubWorld()

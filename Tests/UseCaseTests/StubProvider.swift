@@ -44,6 +44,9 @@ final class StubProvider: Sendable {
         var verificationURIComplete: String?
         /// `verification_uri` in device authorization responses (default `ISSUER/activate`).
         var verificationURI: String?
+        /// UserInfo as a signed JWT (`application/jwt`, OIDC Core §5.3.2) with these claims merged over
+        /// `iss`, `aud`, `sub` and `email`; nil: JSON.
+        var signedUserInfo: [String: any Sendable]?
         /// The introspection answer (default `{"active": true, "scope": "openid"}`).
         var introspection: [String: any Sendable]?
         /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
@@ -211,6 +214,11 @@ final class StubProvider: Sendable {
             return HTTPResponse(status: 200)
         case "/userinfo":
             let subject = state.withLock { $0.refreshTokens.values.first } ?? "alice"
+            if let extra = script.signedUserInfo {
+                let claims: [String: Any] = ["iss": issuer, "aud": clientID, "sub": subject, "email": "\(subject)@example.test"].merging(extra, uniquingKeysWith: { $1 })
+                return HTTPResponse(status: 200, headers: ["Content-Type": "application/jwt"],
+                                    body: Data(makeJWT(header: ["alg": "RS256", "kid": script.signingKeyID], claims: claims).utf8))
+            }
             return json(["sub": subject, "email": "\(subject)@example.test"])
         case "/introspect":
             return json(script.introspection ?? ["active": true, "scope": "openid"])

@@ -4,7 +4,8 @@ import CredentialStore
 import FoundationEssentials
 
 /// OIDC Core §5.3 userinfo of an account, with a token valid for at least 10 s; its `sub` must
-/// equal the account's (§5.3.2).
+/// equal the account's (§5.3.2). A signed answer (`application/jwt`) is verified with the
+/// provider's JWKS (signature, `iss`, `aud`) and its claims are shown.
 public struct ShowUserInfo: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
@@ -17,8 +18,10 @@ public struct ShowUserInfo: Sendable {
         var http = env.http(account.provider)
         if issued.tokenType.equalsIgnoringASCIICase("DPoP") { http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token) }
         do {
+            // OIDC Core §5.3.2: a signed answer is verified with the provider's keys, like an ID token.
+            let verifier = SignedUserInfoVerifier(crypto: env.crypto, jwksCache: ProviderAccess(env: env).jwksCache(account.provider, metadata: account.metadata))
             let response = try await fetchUserInfo(metadata: account.metadata, client: account.client, accessToken: token,
-                                                   expectedSubject: account.record.subject, http: http, now: env.now())
+                                                   expectedSubject: account.record.subject, http: http, now: env.now(), verifyingSigned: verifier)
             return .object(response.claims)
         } catch {
             throw ErrorMapping.appError(error)

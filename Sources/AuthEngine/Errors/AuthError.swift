@@ -123,6 +123,11 @@ public enum ProtocolViolation: Sendable, Equatable {
     // MARK: UserInfo (OIDC Core §5.3.2)
     /// OIDC Core §5.3.2: the UserInfo `sub` must equal the ID token's `sub`.
     case userInfoSubjectMismatch(expected: String, actual: String)
+    /// OIDC Core §5.3.2: a signed UserInfo response's `iss` must be the issuer (exactly).
+    case userInfoIssuerMismatch(expected: String, actual: String?)
+    /// OIDC Core §5.3.2: a signed UserInfo response's `aud` must be or include the client id
+    /// (and name no untrusted audience, as for ID tokens).
+    case userInfoAudienceMismatch(expected: String, actual: [String])
 
     // MARK: End session (RP-Initiated Logout 1.0 §3)
     /// RP-Initiated Logout §2/§3: the `state` on the post-logout redirect must equal the sent one.
@@ -142,7 +147,8 @@ public enum UnsupportedReason: Sendable, Equatable {
     case insecureURL(String)
     /// RFC 7516: a JWE (5 parts) where a signed ID token was expected.
     case encryptedIDToken
-    /// OIDC Core §5.3.2: `application/jwt` UserInfo (signed/encrypted) is not supported.
+    /// OIDC Core §5.3.2: an `application/jwt` UserInfo response where no keys were given to
+    /// verify it (``fetchUserInfo(metadata:client:accessToken:expectedSubject:http:now:verifyingSigned:)``).
     case signedUserInfo
     /// RFC 6749 §7.1: a `token_type` other than Bearer.
     case tokenType(String)

@@ -72,7 +72,7 @@ public struct PresentableError: Sendable, Equatable {
         switch reason {
         case .insecureURL(let url): ("Refusing plain-HTTP URL \(url): only loopback addresses (127.0.0.0/8, [::1]) may use http.", "RFC 6749 §3.1, OIDC Discovery 1.0 §3")
         case .encryptedIDToken: ("The ID token is encrypted (JWE); only signed ID tokens are supported.", "RFC 7516")
-        case .signedUserInfo: ("The UserInfo response is a JWT; only JSON UserInfo is supported.", "OIDC Core §5.3.2")
+        case .signedUserInfo: ("The UserInfo response is a signed JWT and no provider keys were at hand to verify it.", "OIDC Core §5.3.2")
         case .tokenType(let type): ("The token type `\(type)` is not supported here (Bearer, or DPoP after a DPoP proof).", "RFC 6749 §7.1, RFC 9449 §5")
         case .contradictoryPromptAndMaxAge: ("`prompt=none` with `max_age=0` contradict each other.", "OIDC Core §3.1.2.1")
         case .invalidResourceIndicator(let value): ("The resource `\(value)` must be an absolute URI without a fragment.", "RFC 8707 §2")
@@ -179,6 +179,10 @@ public struct PresentableError: Sendable, Equatable {
             ("Refreshed ID token with another authentication time", "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.", "OIDC Core §12.2")
         case .userInfoSubjectMismatch(let expected, let actual):
             ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")
+        case .userInfoIssuerMismatch(let expected, let actual):
+            ("Signed UserInfo from another issuer", "The signed UserInfo `iss` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".", "OIDC Core §5.3.2")
+        case .userInfoAudienceMismatch(let expected, let actual):
+            ("Signed UserInfo for another client", "The signed UserInfo `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.", "OIDC Core §5.3.2")
         case .endSessionStateMismatch:
             ("Logout not confirmed", "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.", "OpenID Connect RP-Initiated Logout 1.0 §3")
         }

@@ -100,6 +100,14 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
         trust(client)
     }
 
+    /// Options for a signed UserInfo response (OIDC Core §5.3.2): the issuer, the client id and
+    /// its trusted audiences, the allow-list of algorithms (no server list: discovery's
+    /// `userinfo_signing_alg_values_supported` is not read); nonce and `at_hash` do not apply.
+    public init(signedUserInfoFor metadata: AuthorizationServerMetadata, client: ClientConfiguration) {
+        self.init(issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic, nonce: .skipCheck, accessTokenHash: .skipCheck)
+        trust(client)
+    }
+
     /// Takes the client's trusted audiences and Entra marking (every client-based init does).
     mutating func trust(_ client: ClientConfiguration) {
         additionalTrustedAudiences = client.additionalTrustedAudiences
@@ -115,6 +123,22 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     }
 
     var clampedLeeway: TimeInterval { min(max(leeway, 0), 300) }
+
+    /// The `iss` a token must carry: ``issuer``, with Entra's `{tenantid}` replaced by the
+    /// token's `tid` (only on Microsoft login hosts or with ``multiTenantEntra``).
+    /// - Throws: `.protocolViolation(.missingClaim("tid"))` when it is needed and absent.
+    func expectedIssuer(tenantID: String?) throws(AuthError) -> String {
+        guard issuer.contains("{tenantid}"), multiTenantEntra || EntraAuthority.isLoginHost(issuer) else { return issuer }
+        guard let tenantID else { throw .protocolViolation(.missingClaim("tid")) }
+        return issuer.replacing("{tenantid}", with: tenantID)
+    }
+
+    /// OIDC Core §3.1.3.7 step 3 (and §5.3.2): `aud` contains the client id and no audience
+    /// besides it and ``additionalTrustedAudiences``.
+    func acceptsAudience(_ audience: [String]) -> Bool {
+        let trusted = Array(additionalTrustedAudiences) + [clientID]
+        return audience.containsExactly(clientID) && audience.allSatisfy { trusted.containsExactly($0) }
+    }
 }
 
 /// An ID token whose signature and claims passed every check.
@@ -214,16 +238,11 @@ func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, k
 /// step 11 `nonce`; step 12 `auth_time` with `max_age`; §3.1.3.8 `at_hash` when present.
 public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValidationOptions, crypto: CryptoProvider,
                                   now: Date, algorithm: JWSAlgorithm) throws(AuthError) {
-    var expectedIssuer = options.issuer
-    if expectedIssuer.contains("{tenantid}"), options.multiTenantEntra || EntraAuthority.isLoginHost(expectedIssuer) {
-        guard let tid = claims.tenantID else { throw .protocolViolation(.missingClaim("tid")) }
-        expectedIssuer = expectedIssuer.replacing("{tenantid}", with: tid)
-    }
+    let expectedIssuer = try options.expectedIssuer(tenantID: claims.tenantID)
     guard claims.issuer.exactlyEquals(expectedIssuer) else {
         throw .protocolViolation(.idTokenIssuerMismatch(expected: expectedIssuer, actual: claims.issuer))
     }
-    let trusted = Array(options.additionalTrustedAudiences) + [options.clientID]
-    guard claims.audience.containsExactly(options.clientID), claims.audience.allSatisfy({ trusted.containsExactly($0) }) else {
+    guard options.acceptsAudience(claims.audience) else {
         throw .protocolViolation(.audienceMismatch(expected: options.clientID, actual: claims.audience))
     }
     if claims.audience.count > 1 || claims.authorizedParty != nil {

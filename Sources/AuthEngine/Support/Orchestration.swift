@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TextSupport
 
 // Thin async functions: build the request, send it through the injected HTTPClient, process
 // the response. No logic lives here that is not in a pure step.
@@ -64,25 +65,67 @@ public func exchangeCode(metadata: AuthorizationServerMetadata, client: ClientCo
 /// candidate verifies and the cache is at least a minute old (a key replaced under its `kid`).
 public func validateIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date,
                             jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
+    let (jws, algorithm, key) = try await verifiedJWS(raw, options: options, crypto: crypto, now: now, jwksCache: jwksCache)
+    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
+}
+
+/// The JWS checks of an ID token (``decodeIDToken(_:options:)``) and its signature with a key
+/// of `jwksCache`, re-fetched as ``validateIDToken(_:options:crypto:now:jwksCache:)`` says.
+func verifiedJWS(_ raw: RawIDToken, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date,
+                 jwksCache: JWKSCache) async throws(AuthError) -> (jws: CompactJWS, algorithm: JWSAlgorithm, key: JWK) {
     let (jws, algorithm) = try decodeIDToken(raw, options: options)
     let candidates = try await jwksCache.candidateKeys(for: jws.header, algorithm: algorithm, now: now)
-    let key: JWK
     do {
-        key = try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto)
+        return (jws, algorithm, try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto))
     } catch {
         guard case .protocolViolation(.signatureInvalid) = error,
               let refreshed = (try? await jwksCache.candidateKeysAfterFailedSignature(for: jws.header, algorithm: algorithm, now: now)) ?? nil,
               refreshed != candidates else { throw error }
-        key = try verifySignature(jws, algorithm: algorithm, candidates: refreshed, options: options, crypto: crypto)
+        return (jws, algorithm, try verifySignature(jws, algorithm: algorithm, candidates: refreshed, options: options, crypto: crypto))
     }
-    return try verifyClaims(raw, jws: jws, algorithm: algorithm, key: key, options: options, crypto: crypto, now: now)
 }
 
-/// Fetches UserInfo with the access token and checks its `sub` against the ID token's.
+/// The keys a signed UserInfo response (`application/jwt`, OIDC Core §5.3.2) is verified with:
+/// the provider's JWK Set and the signature verifier.
+public struct SignedUserInfoVerifier: Sendable {
+    public var crypto: CryptoProvider
+    public var jwksCache: JWKSCache
+    public init(crypto: CryptoProvider, jwksCache: JWKSCache) {
+        self.crypto = crypto
+        self.jwksCache = jwksCache
+    }
+}
+
+/// Fetches UserInfo with the access token and checks its `sub` against the ID token's. A
+/// signed answer (`application/jwt`) is verified with `verifyingSigned`
+/// (``verifySignedUserInfo(_:expectedSubject:options:crypto:now:jwksCache:)``); without one it
+/// is refused (`.unsupported(.signedUserInfo)`).
 public func fetchUserInfo(metadata: AuthorizationServerMetadata, client: ClientConfiguration, accessToken: AccessToken,
-                          expectedSubject: String, http: HTTPClient, now: Date) async throws(AuthError) -> UserInfoResponse {
+                          expectedSubject: String, http: HTTPClient, now: Date,
+                          verifyingSigned verifier: SignedUserInfoVerifier? = nil) async throws(AuthError) -> UserInfoResponse {
     let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: accessToken)
-    return try processUserInfoResponse(try await http.perform(request), expectedSubject: expectedSubject, now: now)
+    let response = try await http.perform(request)
+    if let verifier, (200..<300).contains(response.status), response.mediaType == "application/jwt" {
+        return try await verifySignedUserInfo(response, expectedSubject: expectedSubject,
+                                              options: IDTokenValidationOptions(signedUserInfoFor: metadata, client: client),
+                                              crypto: verifier.crypto, now: now, jwksCache: verifier.jwksCache)
+    }
+    return try processUserInfoResponse(response, expectedSubject: expectedSubject, now: now)
+}
+
+/// A signed UserInfo response (OIDC Core §5.3.2, `Content-Type: application/jwt`), checked as
+/// an ID token is where §5.3.2 asks for it: the JWS as ``decodeIDToken(_:options:)`` (`typ`, no
+/// nested JWT, `alg` on the allow-list), the signature with the provider's keys (every fitting
+/// candidate, the set re-fetched for an unknown `kid`), `iss` exactly the issuer, `aud` the
+/// client id (no untrusted audience), `sub` equal to `expectedSubject` (§5.3.2), and `exp`
+/// when present (RFC 7519 §4.1.4). `iat` is not required (§5.3.2 names `iss` and `aud` only).
+/// - Throws: the JWS and signature errors of ID tokens; `.protocolViolation(.userInfoIssuerMismatch
+///   / .userInfoAudienceMismatch / .userInfoSubjectMismatch / .missingField("sub") / .expired / …)`.
+public func verifySignedUserInfo(_ response: HTTPResponse, expectedSubject: String, options: IDTokenValidationOptions, crypto: CryptoProvider,
+                                 now: Date, jwksCache: JWKSCache) async throws(AuthError) -> UserInfoResponse {
+    let text = String(decoding: response.body, as: UTF8.self).trimmingWhitespaceAndNewlines()
+    let (jws, _, _) = try await verifiedJWS(RawIDToken(text), options: options, crypto: crypto, now: now, jwksCache: jwksCache)
+    return try checkSignedUserInfoClaims(jws.payload, expectedSubject: expectedSubject, options: options, now: now)
 }
 
 /// The result of a completed code-flow sign-in.

@@ -24,8 +24,9 @@ public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: C
 }
 
 /// Processes a UserInfo response: 401 with `WWW-Authenticate: Bearer error="invalid_token"`
-/// (RFC 6750 §3) → `.errorResponse(invalid_token)`; `application/jwt` → unsupported (UI-07);
-/// JSON with a `sub` equal to `expectedSubject` (UI-03, UI-04).
+/// (RFC 6750 §3) → `.errorResponse(invalid_token)`; `application/jwt` → unsupported here (it
+/// needs the provider's keys: ``verifySignedUserInfo(_:expectedSubject:options:crypto:now:jwksCache:)``,
+/// UI-07); JSON with a `sub` equal to `expectedSubject` (UI-03, UI-04).
 /// - Throws: `.errorResponse`, `.httpStatus`, `.unsupported(.signedUserInfo)`,
 ///   `.protocolViolation(.unexpectedContentType / .malformedJSON / .missingField("sub") / .userInfoSubjectMismatch)`.
 public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: String, now: Date) throws(AuthError) -> UserInfoResponse {
@@ -45,6 +46,43 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
     let subject = try object.requiredString("sub")
     guard subject.exactlyEquals(expectedSubject) else {
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
+    }
+    return UserInfoResponse(subject: subject, claims: object)
+}
+
+/// The claims of a signed UserInfo response whose signature verified (OIDC Core §5.3.2):
+/// `iss` exactly the issuer (Entra `{tenantid}` ← `tid`), `aud` the client id and no untrusted
+/// audience, `sub` equal to `expectedSubject`, `exp` (when present) not past.
+/// - Throws: `.protocolViolation(.duplicateMember / .malformedJWT / .userInfoIssuerMismatch /
+///   .userInfoAudienceMismatch / .missingField("sub") / .userInfoSubjectMismatch / .expired)`.
+func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options: IDTokenValidationOptions, now: Date) throws(AuthError) -> UserInfoResponse {
+    let object: [String: JSONValue]
+    switch parseJSONObject(payload) {
+    case .success(let parsed): object = parsed
+    case .failure(.duplicateMember(let name)): throw .protocolViolation(.duplicateMember(name: name, context: "signed UserInfo claims"))
+    case .failure(.malformed): throw .protocolViolation(.malformedJWT(reason: "the payload is not a JSON object"))
+    }
+    let issuer = object.member("iss")?.stringValue
+    let expectedIssuer = try options.expectedIssuer(tenantID: object.member("tid")?.stringValue)
+    guard let issuer, issuer.exactlyEquals(expectedIssuer) else {
+        throw .protocolViolation(.userInfoIssuerMismatch(expected: expectedIssuer, actual: issuer))
+    }
+    let audience: [String] = switch object.member("aud") {
+    case .string(let single)?: [single]
+    case .array(let values)?: values.count == values.compactMap(\.stringValue).count ? values.compactMap(\.stringValue) : []
+    default: []
+    }
+    guard options.acceptsAudience(audience) else {
+        throw .protocolViolation(.userInfoAudienceMismatch(expected: options.clientID, actual: audience))
+    }
+    let subject = try object.requiredString("sub")
+    guard subject.exactlyEquals(expectedSubject) else {
+        throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
+    }
+    if let exp = object.member("exp") {
+        guard let seconds = exp.numberValue, seconds.isFinite else { throw .protocolViolation(.invalidClaim(name: "exp", expected: "a NumericDate number")) }
+        let expiresAt = Date(timeIntervalSince1970: seconds)
+        if now.timeIntervalSince(expiresAt) > options.clampedLeeway { throw .protocolViolation(.expired(exp: expiresAt, now: now)) }
     }
     return UserInfoResponse(subject: subject, claims: object)
 }
