@@ -34,6 +34,7 @@ extension AppEnvironment {
             policy: policy,
             browserTimeout: browserTimeout)
         environment.readKeyFile = { path throws(AppError) in try readKeyFileWithoutFollowingLinks(path) }
+        environment.dpopNonces = .live(directory: "\(paths.cacheDirectory)/dpop-nonces")
         return environment
     }
 }
@@ -212,6 +213,35 @@ extension MetadataFiles {
     }
 }
 
+extension DPoPNonceCache {
+    /// One file per server under `directory` (`<origin, percent-encoded>.json`,
+    /// `{"nonce": …, "origin": …}`), 0600 in a 0700 folder, replaced atomically under its lock.
+    /// An unreadable or damaged file counts as no nonce (the server asks again); a failed write
+    /// only costs the next process one more request.
+    static func live(directory: String) -> DPoPNonceCache {
+        @Sendable func file(_ origin: String) -> JSONFileStore<String> {
+            JSONFileStore(path: "\(directory)/\(ProviderDocumentCache.fileName(origin)).json",
+                          read: { (json) throws(JSONShapeError) in try JSONReader(json).string("nonce") },
+                          write: { nonce in .object(["nonce": .string(nonce), "origin": .string(origin)]) })
+        }
+        return DPoPNonceCache(
+            load: { origin in
+                let store = file(origin)
+                var info = stat()
+                guard stat(store.path, &info) == 0, info.st_size <= maximumDPoPNonceFileBytes else { return nil }
+                return try? store.read()
+            },
+            save: { origin, nonce in
+                let store = file(origin)
+                PrivateFiles.removeStaleTempFiles(for: store.path)
+                try? store.update { (kept: inout String?) throws(SecretStoreError) in kept = nonce }
+            })
+    }
+}
+
+/// The largest DPoP nonce file read back, in bytes (a nonce is a short token, RFC 9449 §8.1).
+let maximumDPoPNonceFileBytes = 16 << 10
+
 /// The largest cached provider document read back, in bytes.
 let maximumCachedDocumentBytes = 1 << 20
 
@@ -268,8 +298,12 @@ extension ProviderDocumentCache {
 
     /// A provider id as one path component: ASCII letters, digits, `-` and `_` kept, the rest
     /// percent-encoded (so `..` or `/` can never leave the folder).
-    static func folderName(_ provider: ProviderID) -> String {
-        let encoded = provider.rawValue.percentEncoded { byte in
+    static func folderName(_ provider: ProviderID) -> String { fileName(provider.rawValue) }
+
+    /// `text` as one path component: ASCII letters, digits, `-` and `_` kept, the rest
+    /// percent-encoded (`%` alone for the empty text).
+    static func fileName(_ text: String) -> String {
+        let encoded = text.percentEncoded { byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthEngine
 
@@ -195,6 +196,26 @@ struct ConformanceCatalogueTests {
         #expect(DPoP.nonceChallenge(resource) == "r1")
         #expect(DPoP.nonceChallenge(HTTPResponse(status: 400, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8))) == nil)
         #expect(DPoP.nonceChallenge(HTTPResponse(status: 401, headers: ["WWW-Authenticate": "Bearer", "DPoP-Nonce": "x"])) == nil)
+    }
+
+    @Test("RFC 9449 §8.2 (issue 21 §4): a server's latest DPoP nonce is saved once per change and read by the next process's store on first use")
+    func dpopNonceKeptBetweenProcesses() {
+        let kept = Mutex<[String: String]>([:])
+        let saves = Mutex(0)
+        let persistence = DPoPNonceStore.Persistence(load: { origin in kept.withLock { $0[origin] } },
+                                                     save: { origin, nonce in kept.withLock { $0[origin] = nonce }; saves.withLock { $0 += 1 } })
+        let token = URL(string: "https://op.test/token")!
+        let first = DPoPNonceStore(persistence: persistence)
+        #expect(first.nonce(for: token) == nil)
+        first.remember("n1", for: token)
+        first.remember("n1", for: token)
+        #expect(saves.withLock { $0 } == 1, "unchanged: not written again")
+        #expect(kept.withLock { $0 } == ["https://op.test:": "n1"])
+        let next = DPoPNonceStore(persistence: persistence)
+        #expect(next.nonce(for: URL(string: "https://OP.test/other")!) == "n1", "per server (origin), any path")
+        #expect(next.nonce(for: URL(string: "https://api.test/x")!) == nil)
+        next.remember("n2", for: token)
+        #expect(kept.withLock { $0["https://op.test:"] } == "n2" && saves.withLock { $0 } == 2)
     }
 
     // MARK: 9. Device flow

@@ -63,4 +63,33 @@ struct DPoPEmulatorTests {
         #expect(logout.exitCode == 0, "logout: \(logout)")
         await emulator.stop()
     }
+    @Test("RFC 9449 §8.2 (issue 21 §4): the token endpoint's nonce is kept in the cache directory (0600, per server), so a refresh in a new process sends one request")
+    func nonceKeptBetweenProcesses() async throws {
+        let emulator = try await ProviderEmulator.start("auth0", ["--dpop"])
+        var home = try CLIHome()
+        defer { home.remove() }
+        home.environment["BROWSER"] = ProviderEmulator.directory.appendingPathComponent("browser").path
+        let added = try await home.run(["provider", "add", "a0", "--issuer", emulator.baseURL + "/", "--client-id", emulator.clientID])
+        try #require(added.exitCode == 0, "provider add: \(added)")
+        let login = try await home.run(["login", "a0"])
+        try #require(login.exitCode == 0, "login: \(login)")
+        func tokenProofs() async throws -> [[String: Any]] {
+            (try await emulator.state()["dpop_proofs"] as? [[String: Any]] ?? []).filter { ($0["htu"] as? String)?.hasSuffix("/oauth/token") == true }
+        }
+        #expect(try await tokenProofs().count == 2, "sign-in: use_dpop_nonce, then the retry")
+        let folder = home.root.appendingPathComponent("cache/authdeck/dpop-nonces")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count == 1, "one file for the one server: \(files)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(files[0]).path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        for round in 1...2 {
+            let refresh = try await home.run(["refresh", "a0"])
+            #expect(refresh.exitCode == 0, "refresh \(round): \(refresh)")
+        }
+        let proofs = try await tokenProofs()
+        #expect(proofs.count == 4, "each refresh (a new process) sent one request")
+        #expect(proofs.suffix(2).allSatisfy { $0["nonce"] is String })
+        #expect(try await emulator.state()["refreshes"] as? Int == 2)
+        await emulator.stop()
+    }
 }

@@ -50,6 +50,19 @@ struct DPoPUseCaseTests {
         #expect(proofs.first?.proof.claims["jti"] != proofs.last?.proof.claims["jti"], "a fresh proof for the retry")
     }
 
+    @Test("DPoP RFC 9449 §8.2 (issue 21 §4): a refresh in a new process against a nonce-requiring token endpoint sends one request, with the kept nonce")
+    func nonceKeptForTheNextProcess() async throws {
+        let world = world()
+        world.provider.script.withLock { $0.tokenEndpointNonce = "n-1" }
+        let outcome = try await signedIn(world)
+        #expect(world.provider.count("/token") == 2, "sign-in: use_dpop_nonce, then the retry")
+        #expect(world.dpopNonces.withLock { $0 } == ["https://op.test:": "n-1"])
+        world.advance(4000)
+        _ = try await RefreshAccount(world.environment()).run(outcome.record.id, force: true)
+        #expect(world.provider.count("/token") == 3, "the new process's refresh: one request")
+        #expect(world.provider.proofs.withLock { $0 }.last?.proof.claims["nonce"] == "n-1")
+    }
+
     @Test("DPoP RFC 9449 §5: a bound refresh token is refreshed with a proof from the same stored key")
     func boundRefresh() async throws {
         let world = world()

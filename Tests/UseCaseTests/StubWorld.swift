@@ -24,6 +24,9 @@ final class StubWorld: Sendable {
     let files = Mutex(Files())
     /// The document cache, shared by every "process" (environment) made from this world.
     let cache = Mutex<[String: CachedDocument]>([:])
+    /// The DPoP nonces kept between "processes", by origin, and how many times one was saved.
+    let dpopNonces = Mutex<[String: String]>([:])
+    let dpopNonceSaves = Mutex(0)
     let clock = Mutex(t0)
     let browserOpened = Mutex<[URL]>([])
     let sleeps = Mutex<[Duration]>([])
@@ -108,6 +111,12 @@ final class StubWorld: Sendable {
             load: { [self] provider, kind in cache.withLock { $0["\(provider)/\(kind)"] } },
             save: { [self] provider, document in cache.withLock { $0["\(provider)/\(document.kind)"] = document } },
             remove: { [self] provider in cache.withLock { store in for kind in CachedDocument.Kind.allCases { store["\(provider)/\(kind)"] = nil } } })
+        env.dpopNonces = DPoPNonceCache(
+            load: { [self] origin in dpopNonces.withLock { $0[origin] } },
+            save: { [self] origin, nonce in
+                dpopNonces.withLock { $0[origin] = nonce }
+                dpopNonceSaves.withLock { $0 += 1 }
+            })
         return env
     }
 

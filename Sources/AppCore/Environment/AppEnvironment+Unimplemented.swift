@@ -11,7 +11,7 @@ extension AppEnvironment {
             report("unimplemented: environment.\(name)")
             return AppError(title: "Unimplemented dependency", detail: "environment.\(name)")
         }
-        return AppEnvironment(
+        var environment = AppEnvironment(
             now: { report("unimplemented: environment.now"); return Date(timeIntervalSince1970: 0) },
             sleep: { _ in throw failure("sleep") },
             crypto: CryptoProvider(
@@ -63,5 +63,8 @@ extension AppEnvironment {
                 remove: { _ in report("unimplemented: environment.cache.remove") },
                 check: { report("unimplemented: environment.cache.check"); return [] },
                 drop: { _ in report("unimplemented: environment.cache.drop") }))
+        environment.dpopNonces = DPoPNonceCache(load: { _ in report("unimplemented: environment.dpopNonces.load"); return nil },
+                                                save: { _, _ in report("unimplemented: environment.dpopNonces.save") })
+        return environment
     }
 }

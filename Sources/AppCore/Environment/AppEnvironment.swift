@@ -24,6 +24,8 @@ public struct AppEnvironment: Sendable {
     public var files: MetadataFiles
     /// Discovery metadata and JWK Sets per provider, kept between processes.
     public var cache: ProviderDocumentCache
+    /// The latest DPoP nonce of each server (RFC 9449 §8.2), kept between processes.
+    public var dpopNonces: DPoPNonceCache = .none
     /// Refresh leeway, clock tolerance, backoff.
     public var policy: ExpiryPolicy
     /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).
@@ -290,6 +292,21 @@ public struct ProviderDocumentCache: Sendable {
     }
 }
 
+/// The latest `DPoP-Nonce` of each server (origin: ``DPoPNonceStore/origin(_:)``), kept between
+/// processes (the live value: one 0600 file per server in the cache directory, written
+/// atomically under its lock). A nonce is no secret (the server sends it in the clear and
+/// expects it back), but it is never logged either.
+public struct DPoPNonceCache: Sendable {
+    public var load: @Sendable (_ origin: String) -> String?
+    public var save: @Sendable (_ origin: String, _ nonce: String) -> Void
+    public init(load: @escaping @Sendable (_ origin: String) -> String?, save: @escaping @Sendable (_ origin: String, _ nonce: String) -> Void) {
+        self.load = load
+        self.save = save
+    }
+    /// Nothing kept: each process learns the nonce again.
+    public static let none = DPoPNonceCache(load: { _ in nil }, save: { _, _ in })
+}
+
 /// What one process has fetched already: discovery metadata and a JWKS cache per provider,
 /// each for the provider configuration it was made from (a provider removed and added again
 /// with another issuer is resolved anew), the metadata for at most ``metadataLifetime``.
@@ -309,4 +326,6 @@ final class ProcessMemo: Sendable {
     static let metadataLifetime: TimeInterval = 300
     let metadata = Mutex<[ProviderID: Metadata]>([:])
     let jwks = Mutex<[ProviderID: JWKS]>([:])
+    /// The process's DPoP nonces (made on first use over ``AppEnvironment/dpopNonces``).
+    let dpopNonces = Mutex<DPoPNonceStore?>(nil)
 }

@@ -3,10 +3,20 @@ import CredentialStore
 import FoundationEssentials
 
 /// DPoP (RFC 9449) for the use cases: whether a sign-in binds its tokens to a new key, and the
-/// signer of an account that holds one. Nonces are kept per server for the process.
+/// signer of an account that holds one. Nonces are kept per server, in the process and between
+/// processes (``AppEnvironment/dpopNonces``).
 enum DPoPAccess {
-    /// The latest `DPoP-Nonce` of each server, for this process (RFC 9449 §8.2).
-    static let nonces = DPoPNonceStore()
+    /// The latest `DPoP-Nonce` of each server (RFC 9449 §8.2): this process's, backed by the
+    /// environment's nonce cache, so a new process sends the nonce with its first request.
+    static func nonces(_ env: AppEnvironment) -> DPoPNonceStore {
+        env.memo.dpopNonces.withLock { store in
+            if let store { return store }
+            let cache = env.dpopNonces
+            let made = DPoPNonceStore(persistence: DPoPNonceStore.Persistence(load: cache.load, save: cache.save))
+            store = made
+            return made
+        }
+    }
 
     /// A new key for a sign-in when the provider's setting and metadata call for DPoP, else nil.
     /// - Throws: `AuthError.unsupported(.dpopAlgorithmNotSupported / .dpopSigningFailed)`.
@@ -14,7 +24,7 @@ enum DPoPAccess {
         guard let algorithm = try DPoP.algorithm(metadata: metadata, setting: provider.dpop ?? .auto) else { return nil }
         let key: JWSKeyPair
         do { key = try env.crypto.generateKeyPair(algorithm) } catch { throw .unsupported(.dpopSigningFailed(String(describing: error))) }
-        return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces)
+        return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces(env))
     }
 
     /// The signer of an account with a stored key, or nil for a Bearer account.
@@ -24,7 +34,7 @@ enum DPoPAccess {
         guard let json = try? parseJSONValue(Data(stored.exposedValue.utf8)), let key = try? JWSKeyPair(json: json) else {
             throw .unsupported(.dpopSigningFailed("the stored DPoP key is not a private JWK"))
         }
-        return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces)
+        return DPoPSigner(key: key, crypto: env.crypto, now: env.now, nonces: nonces(env))
     }
 
     /// A DPoP-bound account whose key is gone (a store that lost it): only a new sign-in helps.

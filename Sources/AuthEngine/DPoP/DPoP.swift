@@ -79,16 +79,60 @@ public enum DPoP {
     }
 }
 
-/// The latest `DPoP-Nonce` of each server (RFC 9449 §8.2), keyed by origin (scheme, host, port).
+/// The latest `DPoP-Nonce` of each server (RFC 9449 §8.2: the client uses the server's latest
+/// nonce until it gives another), keyed by origin (scheme, host, port). With ``Persistence``
+/// the nonces outlive the process: a server's kept nonce is read on first use, and a new one
+/// is saved, so the first request of the next process already carries it (one request, not a
+/// `use_dpop_nonce` answer and a retry).
 public final class DPoPNonceStore: Sendable {
-    private let nonces = Mutex<[String: String]>([:])
-    public init() {}
+    /// Where nonces are kept between processes, by ``origin(_:)``.
+    public struct Persistence: Sendable {
+        public var load: @Sendable (_ origin: String) -> String?
+        public var save: @Sendable (_ origin: String, _ nonce: String) -> Void
+        public init(load: @escaping @Sendable (_ origin: String) -> String?, save: @escaping @Sendable (_ origin: String, _ nonce: String) -> Void) {
+            self.load = load
+            self.save = save
+        }
+    }
 
-    static func origin(_ url: URL) -> String {
+    private struct State {
+        var nonces: [String: String] = [:]
+        /// Origins whose kept nonce was read (or that got one in this process).
+        var loaded: Set<String> = []
+    }
+    private let state = Mutex(State())
+    private let persistence: Persistence?
+
+    public init(persistence: Persistence? = nil) { self.persistence = persistence }
+
+    /// `scheme://host:port` of `url`, lower-cased (the port as written, empty when absent).
+    public static func origin(_ url: URL) -> String {
         "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port.map(String.init) ?? "")"
     }
-    public func nonce(for url: URL) -> String? { nonces.withLock { $0[Self.origin(url)] } }
-    public func remember(_ nonce: String, for url: URL) { nonces.withLock { $0[Self.origin(url)] = nonce } }
+
+    /// The latest nonce of `url`'s server: this process's, else the kept one.
+    public func nonce(for url: URL) -> String? {
+        let origin = Self.origin(url)
+        let (known, loaded) = state.withLock { ($0.nonces[origin], $0.loaded.contains(origin)) }
+        guard !loaded, let persistence else { return known }
+        let kept = persistence.load(origin)
+        return state.withLock { state in
+            state.loaded.insert(origin)
+            if state.nonces[origin] == nil { state.nonces[origin] = kept }
+            return state.nonces[origin]
+        }
+    }
+
+    /// Keeps `nonce` as `url`'s server's latest (saved when it changed).
+    public func remember(_ nonce: String, for url: URL) {
+        let origin = Self.origin(url)
+        let changed = state.withLock { state -> Bool in
+            state.loaded.insert(origin)
+            defer { state.nonces[origin] = nonce }
+            return state.nonces[origin] != nonce
+        }
+        if changed { persistence?.save(origin, nonce) }
+    }
 }
 
 /// What signs an account's proofs: its key, the clock and the nonces seen so far.
