@@ -49,6 +49,12 @@ struct LogtoProviderTests {
         state = try await emulator.state()
         let refreshes = (state["token_requests"] as? [[String: Any]] ?? []).filter { $0["grant_type"] as? String == "refresh_token" }
         #expect(refreshes.compactMap { $0["resource"] as? String } == [Self.api, Self.billing], "one refresh with resource each")
+        // Issue 21 §4: each per-resource refresh carries the grant's scope (what the account was granted).
+        let granted = try #require((try await home.statusJSON().1["accounts"] as? [[String: Any]])?.first?["scopes"] as? [String])
+        #expect(refreshes.allSatisfy { ($0["scope"] as? String)?.split(separator: " ").map(String.init) == granted }, "\(refreshes) vs \(granted)")
+        let notGranted = try await home.run(["token", "logto", "--resource", "https://other.example.test"])
+        #expect(notGranted.exitCode != 0 && notGranted.stderr.contains("authdeck login logto --resource https://other.example.test"),
+                "invalid_target names the way out: \(notGranted)")
 
         // The organization token: refresh with organization_id → aud urn:logto:organization:{id}.
         let organization = try await home.run(["token", "logto", "--organization", "org-acme"])

@@ -24,6 +24,26 @@ struct ProviderProbeCLITests {
         #expect(offline.exitCode == 0, "--no-probe adds it offline: \(offline)")
     }
 
+    @Test("Issue 21 §4: a transport error says that a proxy was configured for the request (from HTTPS_PROXY), never the proxy's user name or password")
+    func transportErrorNamesTheProxy() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let proxy = ["HTTPS_PROXY": "http://proxyuser:proxy-secret-42@127.0.0.1:9"]
+        let add = try await home.run(["provider", "add", "work", "--issuer", "https://op.example.test", "--client-id", "c"], extra: proxy)
+        #expect(add.exitCode == 1, "\(add)")
+        #expect(add.stderr.contains("(through the proxy http://127.0.0.1:9 from HTTPS_PROXY)"), "\(add.stderr)")
+        let token = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJ4In0.c2ln"
+        let verify = try await home.run(["decode", "--verify", "--issuer", "https://op.example.test", "--audience", "c", token], extra: proxy)
+        #expect(verify.exitCode != 0 && verify.stderr.contains("through the proxy http://127.0.0.1:9 from HTTPS_PROXY"), "\(verify)")
+        for output in [add.stderr, add.stdout, verify.stderr, verify.stdout] {
+            #expect(!output.contains("proxy-secret-42") && !output.contains("proxyuser"), "no proxy credentials: \(output)")
+        }
+        // A host NO_PROXY names goes direct: no proxy is mentioned.
+        let direct = try await home.run(["provider", "add", "work", "--issuer", "https://op.example.test", "--client-id", "c"],
+                                        extra: proxy.merging(["NO_PROXY": "example.test", "no_proxy": "example.test"], uniquingKeysWith: { $1 }))
+        #expect(direct.exitCode == 1 && !direct.stderr.contains("through the proxy"), "\(direct.stderr)")
+    }
+
     @Test("django-oauth-toolkit: its issuer is added after the probe; a wrong path is 'HTTP 404'")
     func localProvider() async throws {
         let idp = try await CLIProvider.shared.provider()

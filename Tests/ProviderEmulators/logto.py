@@ -88,7 +88,7 @@ class LogtoHandler(Handler):
         params = self.body_params()
         grant = params.get("grant_type")
         self.note("token_requests", {"grant_type": grant, "resource": params.get("resource"),
-                                     "organization_id": params.get("organization_id")})
+                                     "organization_id": params.get("organization_id"), "scope": params.get("scope")})
         if params.get("client_id") != self.state.args.client_id:
             return self.send_json(401, {"error": "invalid_client"})
         if grant == "authorization_code":

@@ -53,4 +53,28 @@ struct ResourceTokenUseCaseTests {
         #expect(world.accounts.first?.accessTokens.contains { $0.resource == key } == true)
         #expect(world.storedSecrets()?.accessToken(for: key) != nil)
     }
+    @Test("Logto, RFC 8707 §2.2 (issue 21 §4): a per-resource or organization refresh sends scope as the grant had it; the default refresh sends none")
+    func perResourceRefreshSendsGrantScope() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let granted = try #require(world.accounts.first?.grantedScopes)
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, resource: Self.api, force: true)
+        #expect(world.provider.tokenRequests.last?["scope"] == granted.joined(separator: " "))
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, resource: TokenAudience.organizationKey("org-acme"), force: true)
+        #expect(world.provider.tokenRequests.last?["scope"] == granted.joined(separator: " "))
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.provider.tokenRequests.last?["scope"] == nil, "the default token's refresh keeps the whole grant (RFC 6749 §6)")
+    }
+
+    @Test("Logto, RFC 8707 §2 (issue 21 §4): invalid_target on a per-resource refresh says the account must sign in with --resource")
+    func invalidTargetHint() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.nextTokenError = (status: 400, body: ["error": "invalid_target", "error_description": "resource indicator is not granted"], headers: [:]) }
+        let error = await #expect(throws: AppError.self) {
+            try await RefreshAccount(world.environment()).run(alice.record.id, resource: "https://other.example.test", force: true)
+        }
+        #expect(error?.detail.contains("authdeck login op --resource https://other.example.test") == true, "\(String(describing: error))")
+        #expect(world.accounts.first?.needsSignInSince == nil, "the grant itself is fine")
+    }
 }

@@ -183,6 +183,7 @@ public struct RefreshAccount: Sendable {
             // every process; a local condition (no refresh token, a secret not in this store) is
             // reported, never stored.
             var appError = ErrorMapping.appError(error)
+            if let authError = error as? AuthError { Self.targetHint(&appError, authError: authError, resource: resource, record: known) }
             if let authError = error as? AuthError, authError.invalidatesGrant {
                 accounts.markNeedsSignIn(id)
                 if let sentAt = replayOf.value {
@@ -223,7 +224,11 @@ public struct RefreshAccount: Sendable {
         }
         do {
             let organization = TokenAudience.organizationID(ofKey: resource)
+            // A per-audience token (RFC 8707 §2.2, Logto) is asked for with the grant's scope as it
+            // was granted (RFC 6749 §6: within the original grant), so the provider issues the
+            // token for the resource's scopes of this grant rather than guessing.
             var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken,
+                                                      scopes: resource == nil ? nil : Self.grantScopes(latest),
                                                       resource: organization == nil ? resource : nil, organizationID: organization)
             request.timeout = Self.requestTimeout
             // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
@@ -235,6 +240,23 @@ public struct RefreshAccount: Sendable {
         } catch {
             throw ErrorMapping.appError(error)
         }
+    }
+
+    /// The scopes of the account's grant: as granted, or as requested when the provider named none.
+    static func grantScopes(_ record: AccountRecord) -> [String]? {
+        let scopes = record.grantedScopes.isEmpty ? record.requestedScopes : record.grantedScopes
+        return scopes.isEmpty ? nil : scopes
+    }
+
+    /// `invalid_target` for a per-audience refresh (RFC 8707 §2): the grant does not cover that
+    /// resource (or organization); only a sign-in that asks for it helps, so the error says how.
+    static func targetHint(_ error: inout AppError, authError: AuthError, resource: String?, record: AccountRecord) {
+        guard let resource, case .errorResponse(let response) = authError, response.code == .invalidTarget else { return }
+        let how = TokenAudience.organizationID(ofKey: resource) != nil
+            ? "sign in again with the urn:logto:scope:organizations scope: authdeck login \(record.providerID) --scope urn:logto:scope:organizations"
+            : "sign in again asking for it: authdeck login \(record.providerID) --resource \(resource)"
+        error.detail += (error.detail.isEmpty ? "" : " ") + "The account's grant does not include \(resource); \(how)."
+        if error.specReference == nil { error.specReference = "RFC 8707 §2" }
     }
 
     /// Sends `request`; when `notices` is set, says once that the provider is slow after

@@ -65,7 +65,9 @@ public enum AuthEngineLiveVersion {
 ///   always reached directly (traffic that never leaves the machine).
 /// - The blocking transfer runs on a thread of its own, never on the Swift cooperative pool; Task
 ///   cancellation aborts it (`TransportError.cancelled`) within about a second.
-/// - Nothing is logged; errors carry the URL without its query and libcurl's message.
+/// - Nothing is logged; errors carry the URL without its query (followed by "through the proxy
+///   http://host:port from HTTPS_PROXY" when one was configured for it, never its credentials)
+///   and libcurl's message.
 public enum CurlHTTPClient {
     /// An ``HTTPClient`` with `configuration`.
     public static func live(configuration: CurlHTTPConfiguration = CurlHTTPConfiguration()) -> HTTPClient {
@@ -341,7 +343,13 @@ private struct CurlExchange {
 
         guard code == CURLE_OK else {
             let detail = errorBuffer.first == 0 ? (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(transportError(code, detail: detail, url: display, state: state, easy: easy, totalTimeout: totalTimeout(request)))
+            var failure = transportError(code, detail: detail, url: display, state: state, easy: easy, totalTimeout: totalTimeout(request))
+            // Say so when a proxy was configured for this request (never its credentials).
+            if let note = ProxyEnvironment.note(scheme: url.scheme, host: url.host, isLoopback: url.isLoopback,
+                                                environment: ProcessInfo.processInfo.environment) {
+                failure = failure.annotatingURL(note)
+            }
+            return .failure(failure)
         }
 
         var status = 0
@@ -426,4 +434,17 @@ private let curlWriteHeader: authdeck_curl_data_callback = { buffer, size, count
 private let curlProgress: authdeck_curl_xferinfo_callback = { userData, _, _, _, _ in
     let state = Unmanaged<TransferState>.fromOpaque(userData!).takeUnretainedValue()
     return state.cancellation.isCancelled ? 1 : 0
+}
+
+extension TransportError {
+    /// The same error with `(note)` after its URL (what a person reads first).
+    func annotatingURL(_ note: String) -> TransportError {
+        switch self {
+        case .timeout(let url, let seconds): .timeout(url: "\(url) (\(note))", seconds: seconds)
+        case .connection(let url, let detail): .connection(url: "\(url) (\(note))", detail: detail)
+        case .interrupted(let url, let detail): .interrupted(url: "\(url) (\(note))", detail: detail)
+        case .tls(let url, let detail): .tls(url: "\(url) (\(note))", detail: detail)
+        case .responseTooLarge, .insecureURL, .cancelled: self
+        }
+    }
 }
