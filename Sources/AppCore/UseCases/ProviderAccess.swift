@@ -21,7 +21,7 @@ struct ProviderAccess: Sendable {
 
     /// Seconds after a lookup for an unknown `kid` during which another unknown `kid` does not
     /// fetch the JWKS again (``JWKSCache/unknownKeyCooldown``).
-    static let unknownKeyCooldown: TimeInterval = 30
+    static let unknownKeyCooldown: TimeInterval = JWKSCache.defaultUnknownKeyCooldown
 
     /// Set (task-local) while an ID token is verified with the keys at hand only: a JWKS fetch
     /// is not made but noted (``NetworkRefused/wanted``) and fails; nothing in the cache changes.
