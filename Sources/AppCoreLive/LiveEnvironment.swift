@@ -112,17 +112,9 @@ extension CredentialStoreClient {
             },
             store: opened,
             prepareForWrite: { () throws(AppError) in
+                // A vault is unlocked or created, a keyring's collection unlocked (its prompt answered).
                 let store = try opened()
-                do {
-                    if let vault = store as? VaultSecretStore {
-                        // A new vault is created now (its passphrase set), an existing one unlocked.
-                        if vault.exists { try vault.unlock() } else { try vault.saveAll([:]) }
-                    } else {
-                        _ = try store.listAccounts()
-                    }
-                } catch {
-                    throw ErrorMapping.appError(error)
-                }
+                do { try store.prepareForWrite() } catch { throw ErrorMapping.appError(error) }
             },
             lockVault: { () throws(AppError) -> Bool in
                 guard let vault = try opened() as? VaultSecretStore else { return false }

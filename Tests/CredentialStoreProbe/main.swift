@@ -44,6 +44,7 @@ func caseName(_ error: any Error) -> String {
     case .passphraseUnavailable: return "passphraseUnavailable"
     case .io: return "io"
     case .invalidConfiguration: return "invalidConfiguration"
+    case .cancelled: return "cancelled"
     }
 }
 
@@ -72,7 +73,7 @@ let lockDirectory = XDGPaths(environment: environment).lockDirectory
 func run() -> Int32 {
     switch arguments.first {
     case "ss-reachable":
-        emit(["reachable": SecretServiceStore.isReachable()])
+        emit(["reachable": SecretServiceStore.probe() == .answered])
     case "select":
         do {
             let selection = try LiveSecretStores.select(environment: environment, probeTimeout: .seconds(3))

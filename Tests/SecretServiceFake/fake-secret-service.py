@@ -179,6 +179,9 @@ class FakeSecretService:
             result = handler(path, *parameters.unpack())
         except ServiceError as error:
             invocation.return_dbus_error(error.name, error.message)
+        except Exception as error:  # a bug in the fake: say so rather than never answer
+            print("fake-secret-service: %s.%s: %r" % (interface, method, error), file=sys.stderr)
+            invocation.return_dbus_error("org.freedesktop.DBus.Error.Failed", repr(error))
         else:
             reply = {
                 (SERVICE.name, "OpenSession"): "(vo)", (SERVICE.name, "CreateCollection"): "(oo)",
@@ -226,7 +229,7 @@ class FakeSecretService:
         return ({item: (session,) + self.items[item]["secret"] for item in items if item in self.items},)
 
     def Service_ReadAlias(self, path, name):
-        return COLLECTION_PATH if name == "default" else "/"
+        return (COLLECTION_PATH if name == "default" else "/",)
 
     def Service_SetAlias(self, path, name, collection):
         return ()
