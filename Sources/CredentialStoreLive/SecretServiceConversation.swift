@@ -117,7 +117,7 @@ extension SecretServiceStore {
             let unlocked = try invoke(SecretServiceStore.servicePath, Self.service, "Unlock", [paths], reply: "(aoo)")
             if let prompt = unlocked[1].string, prompt != "/" { _ = try self.prompt(prompt, to: "unlock the keyring") }
             guard try !property(found.path, Self.collection, "Locked").bool else {
-                throw .locked(cause: .init("the Secret Service did not unlock the default collection; unlock the keyring and try again"))
+                throw .locked(cause: .init("the Secret Service did not unlock the default collection; nothing was stored"))
             }
             return found.path
         }
@@ -130,7 +130,7 @@ extension SecretServiceStore {
         func prompt(_ path: String, to purpose: String) throws(SecretStoreError) -> Variant {
             guard canPrompt else {
                 dismiss(path)
-                throw .locked(cause: .init("the keyring is locked and no display is available for its prompt to \(purpose); unlock it (log in to the desktop session, or run gnome-keyring-daemon --unlock) and try again"))
+                throw .locked(cause: .init("the Secret Service needs a prompt to \(purpose), and no display (DISPLAY, WAYLAND_DISPLAY) is available to show it; nothing was stored"))
             }
             // The signal is delivered to the thread-default main context of this thread at
             // subscription, which is iterated below (no other thread touches it).
@@ -157,12 +157,12 @@ extension SecretServiceStore {
                 }
                 if ContinuousClock.now >= promptDeadline {
                     dismiss(path)
-                    throw .locked(cause: .init("the keyring's prompt to \(purpose) was not answered within \(Int(promptTimeout.seconds)) s"))
+                    throw .locked(cause: .init("the Secret Service's prompt to \(purpose) was not answered within \(Int(promptTimeout.seconds)) s; nothing was stored"))
                 }
                 if lib.g_main_context_iteration(context, 0) == 0 { usleep(10_000) }
             }
             guard !completion.dismissed, let result = completion.result else {
-                throw .locked(cause: .init("the keyring's prompt to \(purpose) was dismissed; nothing was stored"))
+                throw .locked(cause: .init("the Secret Service's prompt to \(purpose) was dismissed; nothing was stored"))
             }
             return result
         }

@@ -54,11 +54,11 @@ public final class SecretServiceStore: SecretStore {
         case .found(let secret):
             return try AccountSecretsEncoding.decode(Data(secret.utf8), file: "Secret Service item \(key)")
         case .onlyLocked:
-            throw .locked(cause: .init("the item is in a locked collection; unlock the keyring"))
+            throw .locked(cause: .init("the item is in a locked collection"))
         case .none:
             // A miss: say "locked" when the default collection is (a locked collection may hide it).
             if try Self.defaultCollectionState(timeout: timeout) == .locked {
-                throw .locked(cause: .init("the default collection is locked; unlock the keyring"))
+                throw .locked(cause: .init("the default collection is locked (it may hide the item)"))
             }
             throw .notFound(key)
         }
@@ -315,12 +315,16 @@ public final class SecretServiceStore: SecretStore {
         // Waits in slices, so that a cancelled task (Ctrl-C at a prompt) ends the wait at once.
         let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1e9))
         while outcome.done.wait(timeout: min(deadline, .now() + .milliseconds(50))) == .timedOut {
+            // After cancelling, the worker is given a moment to end its call (a cancelled GDBus
+            // call returns at once) and to dismiss a prompt, so that none stays on screen.
             if Task.isCancelled {
                 lib.g_cancellable_cancel(raw)
+                _ = outcome.done.wait(timeout: .now() + .seconds(1))
                 throw .cancelled(operation: "Secret Service \(operation)")
             }
             if DispatchTime.now() >= deadline {
                 lib.g_cancellable_cancel(raw)
+                _ = outcome.done.wait(timeout: .now() + .seconds(1))
                 throw .timeout(operation: "Secret Service \(operation)", seconds: seconds)
             }
         }
