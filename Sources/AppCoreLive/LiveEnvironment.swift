@@ -152,6 +152,11 @@ extension CredentialStoreClient {
                     if let vault = store as? VaultSecretStore, !vault.opensWithoutAsking() {
                         return FileHealth(kind: .secrets, path: path, condition: .locked("the vault's passphrase is needed to check it"))
                     }
+                    // A locked keyring still lists its items: say it is locked (its secrets cannot be read).
+                    if let keyring = store as? SecretServiceStore,
+                       (try? SecretServiceStore.defaultCollectionState(timeout: keyring.timeout)) == .locked {
+                        return FileHealth(kind: .secrets, path: path, condition: .locked("the keyring's default collection is locked; unlock it to check the items"))
+                    }
                     do throws(SecretStoreError) {
                         _ = try store.listAccounts()
                         return FileHealth(kind: .secrets, path: path, condition: .ok)

@@ -54,7 +54,7 @@ public struct StoreSelection: Sendable, Equatable {
         case .answered: return StoreSelection(kind: .secretService, reason: .secretServiceReachable)
         case .absent: return StoreSelection(kind: .vault, reason: .secretServiceUnreachable)
         case .timedOut(let seconds):
-            throw .timeout(operation: "Secret Service probe (choosing where secrets are kept; nothing chosen or recorded)", seconds: seconds)
+            throw .timeout(operation: "Secret Service probe (no store chosen, nothing recorded)", seconds: seconds)
         }
     }
 }

@@ -217,7 +217,7 @@ struct StoreSelectionTests {
             try StoreSelection.choose(environment: [:]) { .timedOut(seconds: 3) }
         } throws: { error in
             guard case .timeout(let operation, 3) = error as? SecretStoreError else { return false }
-            return operation.contains("nothing chosen or recorded")
+            return operation.contains("no store chosen, nothing recorded")
         }
         // A recorded choice needs no probe: a hung bus then shows up as the store's own timeouts.
         #expect(try StoreSelection.choose(environment: [:], configured: .secretService) { .timedOut(seconds: 3) }

@@ -332,7 +332,10 @@ def main():
     connection = Gio.bus_get_sync(Gio.BusType.SESSION, None)
     service = FakeSecretService(connection, options)
 
+    owned = []
+
     def acquired(_connection, _name):
+        owned.append(True)
         print(json.dumps({"address": os.environ["DBUS_SESSION_BUS_ADDRESS"]}), flush=True)
         if options.hang:
             # The bus still takes the calls; nobody ever answers them.
@@ -340,7 +343,8 @@ def main():
                 time.sleep(3600)
 
     def lost(_connection, _name):
-        print("fake-secret-service: could not own %s" % BUS_NAME, file=sys.stderr)
+        if not owned:  # (losing it when the bus goes away at the end is no news)
+            print("fake-secret-service: could not own %s" % BUS_NAME, file=sys.stderr)
         loop.quit()
 
     Gio.bus_own_name_on_connection(connection, BUS_NAME, Gio.BusNameOwnerFlags.NONE, acquired, lost)
