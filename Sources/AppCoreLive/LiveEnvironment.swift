@@ -78,14 +78,17 @@ extension LoopbackClient {
 
 extension CredentialStoreClient {
     /// The backend chosen by `AUTHDECK_STORE`, the recorded choice, or a Secret Service probe
-    /// (then the vault); the choice is recorded in `store.json`.
+    /// (then the vault; nothing when the probe timed out); a probe's choice is recorded in
+    /// `store.json` (``StoreSelection/isRecorded``).
     static func live(paths: XDGPaths, files: ConfigFiles, processEnvironment: [String: String],
                      vaultLimits: VaultSecretStore.KDFLimits) -> CredentialStoreClient {
         let selection: Result<StoreSelection, SecretStoreError>
         let store: (any SecretStore)?
+        let recorded = files.recordedStore()
+        let storeFile = files.path(.storeChoice)
         do {
-            let chosen = try LiveSecretStores.select(environment: processEnvironment, configured: files.recordedStore()?.kind)
-            if chosen.reason != .environment { try? files.recordStore(chosen) }
+            let chosen = try LiveSecretStores.select(environment: processEnvironment, configured: recorded?.kind)
+            if chosen.isRecorded { try? files.recordStore(chosen) }
             selection = .success(chosen)
             store = LiveSecretStores.make(chosen.kind, paths: paths, environment: processEnvironment, vaultLimits: vaultLimits)
         } catch {
@@ -106,24 +109,25 @@ extension CredentialStoreClient {
                     // passphrase file or descriptor, e.g. after `authdeck lock`) counts as locked:
                     // `status` reports what a script would meet, and never prompts.
                     let locked = (store as? VaultSecretStore).map { !$0.opensWithoutAsking() } ?? false
-                    return StoreInfo(backend: chosen.kind, isLocked: locked)
-                case .failure:
-                    return StoreInfo(backend: nil, isLocked: true)
+                    let reason = switch chosen.reason {
+                    case .environment: "\(StoreSelection.environmentVariable)=\(chosen.kind.rawValue)"
+                    case .configuration:
+                        "recorded in \(storeFile)" + (recorded.flatMap { $0.isRecorded ? " (chosen when \($0.reason.explanation))" : nil } ?? "")
+                    case .secretServiceReachable, .secretServiceUnreachable: "\(chosen.reason.explanation); recorded in \(storeFile)"
+                    }
+                    return StoreInfo(backend: chosen.kind, isLocked: locked, reason: reason)
+                case .failure(.timeout(let operation, let seconds)):
+                    // The probe did not answer: nothing is chosen, and nothing is locked either.
+                    return StoreInfo(backend: nil, problem: "\(operation) timed out after \(seconds) s")
+                case .failure(let error):
+                    return StoreInfo(backend: nil, isLocked: true, problem: error.description)
                 }
             },
             store: opened,
             prepareForWrite: { () throws(AppError) in
+                // A vault is unlocked or created, a keyring's collection unlocked (its prompt answered).
                 let store = try opened()
-                do {
-                    if let vault = store as? VaultSecretStore {
-                        // A new vault is created now (its passphrase set), an existing one unlocked.
-                        if vault.exists { try vault.unlock() } else { try vault.saveAll([:]) }
-                    } else {
-                        _ = try store.listAccounts()
-                    }
-                } catch {
-                    throw ErrorMapping.appError(error)
-                }
+                do { try store.prepareForWrite() } catch { throw ErrorMapping.appError(error) }
             },
             lockVault: { () throws(AppError) -> Bool in
                 guard let vault = try opened() as? VaultSecretStore else { return false }
@@ -149,6 +153,11 @@ extension CredentialStoreClient {
                     if let vault = store as? VaultSecretStore, !vault.opensWithoutAsking() {
                         return FileHealth(kind: .secrets, path: path, condition: .locked("the vault's passphrase is needed to check it"))
                     }
+                    // A locked keyring still lists its items: say it is locked (its secrets cannot be read).
+                    if let keyring = store as? SecretServiceStore,
+                       (try? SecretServiceStore.defaultCollectionState(timeout: keyring.timeout)) == .locked {
+                        return FileHealth(kind: .secrets, path: path, condition: .locked("the keyring's default collection is locked; unlock it to check the items"))
+                    }
                     do throws(SecretStoreError) {
                         _ = try store.listAccounts()
                         return FileHealth(kind: .secrets, path: path, condition: .ok)
@@ -167,6 +176,16 @@ extension CredentialStoreClient {
                     throw AppError(title: "The Secret Service keeps its own items", detail: "There is no file to move aside; remove damaged items with your keyring's tool (e.g. seahorse).")
                 }
                 do { return try fileStore.moveAside(now: now) } catch { throw ErrorMapping.appError(error) }
+            },
+            inspect: { info in
+                guard let keyring = store as? SecretServiceStore else { return info }
+                var info = info
+                do throws(SecretStoreError) {
+                    if try SecretServiceStore.defaultCollectionState(timeout: keyring.timeout) == .locked { info.isLocked = true }
+                } catch {
+                    if case .locked = error { info.isLocked = true } else { info.problem = error.description }
+                }
+                return info
             })
     }
 }

@@ -44,6 +44,7 @@ struct _GError {
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 typedef void (*GDestroyNotify)(gpointer data);
+typedef struct _GMainContext GMainContext;
 #endif
 
 #ifndef __G_IO_H__
@@ -53,6 +54,12 @@ typedef enum {
     G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 << 0,
     G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION = 1 << 1
 } GDBusCallFlags;
+typedef enum {
+    G_DBUS_SIGNAL_FLAGS_NONE = 0,
+    G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE = 1 << 0,
+    G_DBUS_SIGNAL_FLAGS_MATCH_ARG0_NAMESPACE = 1 << 1,
+    G_DBUS_SIGNAL_FLAGS_MATCH_ARG0_PATH = 1 << 2
+} GDBusSignalFlags;
 #endif
 
 #ifndef __SECRET_H__
@@ -60,9 +67,10 @@ typedef unsigned long gsize;
 typedef struct _GVariant GVariant;
 typedef struct _GVariantType GVariantType;
 typedef struct _GDBusConnection GDBusConnection;
+typedef void (*GDBusSignalCallback)(GDBusConnection *connection, const gchar *sender_name, const gchar *object_path,
+                                    const gchar *interface_name, const gchar *signal_name, GVariant *parameters,
+                                    gpointer user_data);
 typedef struct _SecretSchema SecretSchema;
-typedef struct _SecretService SecretService;
-typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretRetrievable SecretRetrievable;
 typedef enum { SECRET_SCHEMA_NONE = 0, SECRET_SCHEMA_DONT_MATCH_NAME = 1 << 1 } SecretSchemaFlags;
 typedef enum {
@@ -76,12 +84,6 @@ typedef enum {
     SECRET_SEARCH_UNLOCK = 1 << 2,
     SECRET_SEARCH_LOAD_SECRETS = 1 << 3
 } SecretSearchFlags;
-typedef enum {
-    SECRET_SERVICE_NONE = 0,
-    SECRET_SERVICE_OPEN_SESSION = 1 << 1,
-    SECRET_SERVICE_LOAD_COLLECTIONS = 1 << 2
-} SecretServiceFlags;
-typedef enum { SECRET_COLLECTION_NONE = 0, SECRET_COLLECTION_LOAD_ITEMS = 1 << 1 } SecretCollectionFlags;
 #endif
 
 /* GLib */
@@ -102,8 +104,14 @@ void g_object_unref(gpointer object);
 gpointer (g_object_ref)(gpointer object);
 GCancellable *g_cancellable_new(void);
 void g_cancellable_cancel(GCancellable *cancellable);
+gboolean g_cancellable_is_cancelled(GCancellable *cancellable);
+GMainContext *g_main_context_new(void);
+void g_main_context_unref(GMainContext *context);
+void g_main_context_push_thread_default(GMainContext *context);
+void g_main_context_pop_thread_default(GMainContext *context);
+gboolean g_main_context_iteration(GMainContext *context, gboolean may_block);
 
-/* GVariant and GDBus (gio), for the Secret Service lookup on D-Bus (SecretServiceStore) */
+/* GVariant, GDBus and a main context for signals (gio), for the Secret Service on D-Bus (SecretServiceStore) */
 GDBusConnection *g_bus_get_sync(GBusType bus_type, GCancellable *cancellable, GError **error);
 GVariant *g_dbus_connection_call_sync(GDBusConnection *connection, const gchar *bus_name, const gchar *object_path,
                                       const gchar *interface_name, const gchar *method_name, GVariant *parameters,
@@ -120,26 +128,26 @@ GVariant *g_variant_get_child_value(GVariant *value, gsize index_);
 const gchar *g_variant_get_string(GVariant *value, gsize *length);
 gconstpointer g_variant_get_fixed_array(GVariant *value, gsize *n_elements, gsize element_size);
 void g_variant_unref(GVariant *value);
+GVariant *g_variant_ref(GVariant *value);
+GVariant *g_variant_new_boolean(gboolean value);
+GVariant *g_variant_new_fixed_array(const GVariantType *element_type, gconstpointer elements, gsize n_elements,
+                                    gsize element_size);
+gboolean g_variant_get_boolean(GVariant *value);
+GVariant *g_variant_get_variant(GVariant *value);
+guint g_dbus_connection_signal_subscribe(GDBusConnection *connection, const gchar *sender, const gchar *interface_name,
+                                         const gchar *member, const gchar *object_path, const gchar *arg0,
+                                         GDBusSignalFlags flags, GDBusSignalCallback callback, gpointer user_data,
+                                         GDestroyNotify user_data_free_func);
+void g_dbus_connection_signal_unsubscribe(GDBusConnection *connection, guint subscription_id);
 
 /* libsecret */
 SecretSchema *secret_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
 void secret_schema_unref(SecretSchema *schema);
-gboolean secret_password_storev_sync(const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
-                                     const gchar *label, const gchar *password, GCancellable *cancellable,
-                                     GError **error);
-gchar *secret_password_lookupv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
-                                    GError **error);
 gboolean secret_password_clearv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
                                      GError **error);
-void secret_password_free(gchar *password);
 GList *secret_password_searchv_sync(const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
                                     GCancellable *cancellable, GError **error);
 GHashTable *secret_retrievable_get_attributes(SecretRetrievable *self);
-SecretService *secret_service_get_sync(SecretServiceFlags flags, GCancellable *cancellable, GError **error);
-SecretCollection *secret_collection_for_alias_sync(SecretService *service, const gchar *alias,
-                                                   SecretCollectionFlags flags, GCancellable *cancellable,
-                                                   GError **error);
-gboolean secret_collection_get_locked(SecretCollection *self);
 
 
 /*
@@ -177,17 +185,24 @@ typedef __typeof__(g_variant_get_child_value) *authdeck_g_variant_get_child_valu
 typedef __typeof__(g_variant_get_string) *authdeck_g_variant_get_string_fn;
 typedef __typeof__(g_variant_get_fixed_array) *authdeck_g_variant_get_fixed_array_fn;
 typedef __typeof__(g_variant_unref) *authdeck_g_variant_unref_fn;
+typedef __typeof__(g_variant_ref) *authdeck_g_variant_ref_fn;
+typedef __typeof__(g_variant_new_boolean) *authdeck_g_variant_new_boolean_fn;
+typedef __typeof__(g_variant_new_fixed_array) *authdeck_g_variant_new_fixed_array_fn;
+typedef __typeof__(g_variant_get_boolean) *authdeck_g_variant_get_boolean_fn;
+typedef __typeof__(g_variant_get_variant) *authdeck_g_variant_get_variant_fn;
+typedef __typeof__(g_dbus_connection_signal_subscribe) *authdeck_g_dbus_connection_signal_subscribe_fn;
+typedef __typeof__(g_dbus_connection_signal_unsubscribe) *authdeck_g_dbus_connection_signal_unsubscribe_fn;
+typedef __typeof__(g_cancellable_is_cancelled) *authdeck_g_cancellable_is_cancelled_fn;
+typedef __typeof__(g_main_context_new) *authdeck_g_main_context_new_fn;
+typedef __typeof__(g_main_context_unref) *authdeck_g_main_context_unref_fn;
+typedef __typeof__(g_main_context_push_thread_default) *authdeck_g_main_context_push_thread_default_fn;
+typedef __typeof__(g_main_context_pop_thread_default) *authdeck_g_main_context_pop_thread_default_fn;
+typedef __typeof__(g_main_context_iteration) *authdeck_g_main_context_iteration_fn;
 typedef __typeof__(secret_schema_newv) *authdeck_secret_schema_newv_fn;
 typedef __typeof__(secret_schema_unref) *authdeck_secret_schema_unref_fn;
-typedef __typeof__(secret_password_storev_sync) *authdeck_secret_password_storev_sync_fn;
-typedef __typeof__(secret_password_lookupv_sync) *authdeck_secret_password_lookupv_sync_fn;
 typedef __typeof__(secret_password_clearv_sync) *authdeck_secret_password_clearv_sync_fn;
-typedef __typeof__(secret_password_free) *authdeck_secret_password_free_fn;
 typedef __typeof__(secret_password_searchv_sync) *authdeck_secret_password_searchv_sync_fn;
 typedef __typeof__(secret_retrievable_get_attributes) *authdeck_secret_retrievable_get_attributes_fn;
-typedef __typeof__(secret_service_get_sync) *authdeck_secret_service_get_sync_fn;
-typedef __typeof__(secret_collection_for_alias_sync) *authdeck_secret_collection_for_alias_sync_fn;
-typedef __typeof__(secret_collection_get_locked) *authdeck_secret_collection_get_locked_fn;
 
 /* Passing a small integer as a gpointer, as GINT_TO_POINTER does (schema attribute types). */
 /* G_VARIANT_TYPE("…"): a type string is its own GVariantType. */

@@ -48,10 +48,18 @@ public protocol SecretStore: Sendable {
     func listAccounts() throws(SecretStoreError) -> [AccountKey]
     /// Takes the cross-process lock of `key` if it is free; nil when someone else holds it.
     func tryLockAccount(_ key: AccountKey) throws(SecretStoreError) -> (any AccountLockHandle)?
+    /// Makes sure that a ``save(_:for:)`` can succeed now, before anything that cannot be done
+    /// again starts (a browser sign-in): a vault is unlocked or created (its passphrase set), a
+    /// keyring's collection unlocked (its prompt answered). May ask the user; never stores a
+    /// secret. The default reads the list of accounts.
+    /// - Throws: what stands in the way (`locked`, `wrongPassphrase`, `timeout`, `cancelled`, …).
+    func prepareForWrite() throws(SecretStoreError)
 }
 
 extension SecretStore {
     public var isInsecure: Bool { kind.isInsecure }
+
+    public func prepareForWrite() throws(SecretStoreError) { _ = try listAccounts() }
 
     /// The secret set under `key`, or nil when there is none.
     public func loadIfPresent(_ key: AccountKey) throws(SecretStoreError) -> AccountSecrets? {

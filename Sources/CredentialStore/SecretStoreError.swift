@@ -23,6 +23,8 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case io(file: String, operation: String, cause: Cause)
     /// The configuration names a backend that does not exist (e.g. `AUTHDECK_STORE=foo`).
     case invalidConfiguration(cause: Cause)
+    /// The task waiting for the store was cancelled (Ctrl-C at a keyring's unlock prompt).
+    case cancelled(operation: String)
 
     /// The reason behind an error, for logs and the "detail" line: an OS `errno`, a GLib
     /// error domain and code, or a short message. Never contains a secret.
@@ -152,6 +154,7 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .passphraseUnavailable(let cause): "no vault passphrase: \(cause)"
         case .io(let file, let operation, let cause): "\(operation) \(file) failed: \(cause)"
         case .invalidConfiguration(let cause): "invalid credential store configuration: \(cause)"
+        case .cancelled(let operation): "credential store \(operation) was cancelled"
         }
     }
 }

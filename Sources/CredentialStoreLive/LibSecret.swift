@@ -5,7 +5,7 @@ import LibraryLoader
 /// The libsecret (and GLib) functions the Secret Service store calls, resolved with `dlopen` /
 /// `dlsym` the first time the store is used. The vault and plaintext stores never load
 /// libsecret, gio, gobject or glib (about 2 ms of start-up, PERFORMANCE.md). Field names are the
-/// C names, so a call reads `lib.secret_password_lookupv_sync(…)`.
+/// C names, so a call reads `lib.secret_password_searchv_sync(…)`.
 struct LibSecret: GLibCore, @unchecked Sendable {
     let g_hash_table_new_full: authdeck_g_hash_table_new_full_fn
     let g_hash_table_insert: authdeck_g_hash_table_insert_fn
@@ -25,15 +25,9 @@ struct LibSecret: GLibCore, @unchecked Sendable {
     let g_cancellable_cancel: authdeck_g_cancellable_cancel_fn
     let secret_schema_newv: authdeck_secret_schema_newv_fn
     let secret_schema_unref: authdeck_secret_schema_unref_fn
-    let secret_password_storev_sync: authdeck_secret_password_storev_sync_fn
-    let secret_password_lookupv_sync: authdeck_secret_password_lookupv_sync_fn
     let secret_password_clearv_sync: authdeck_secret_password_clearv_sync_fn
-    let secret_password_free: authdeck_secret_password_free_fn
     let secret_password_searchv_sync: authdeck_secret_password_searchv_sync_fn
     let secret_retrievable_get_attributes: authdeck_secret_retrievable_get_attributes_fn
-    let secret_service_get_sync: authdeck_secret_service_get_sync_fn
-    let secret_collection_for_alias_sync: authdeck_secret_collection_for_alias_sync_fn
-    let secret_collection_get_locked: authdeck_secret_collection_get_locked_fn
 
     /// Opens `spec` (its dependencies gio, gobject and glib come with it) and resolves every function.
     static func load(_ spec: LibrarySpec = .secret) throws(LibraryLoadError) -> LibSecret {
@@ -57,15 +51,9 @@ struct LibSecret: GLibCore, @unchecked Sendable {
             g_cancellable_cancel: try library.function("g_cancellable_cancel"),
             secret_schema_newv: try library.function("secret_schema_newv"),
             secret_schema_unref: try library.function("secret_schema_unref"),
-            secret_password_storev_sync: try library.function("secret_password_storev_sync"),
-            secret_password_lookupv_sync: try library.function("secret_password_lookupv_sync"),
             secret_password_clearv_sync: try library.function("secret_password_clearv_sync"),
-            secret_password_free: try library.function("secret_password_free"),
             secret_password_searchv_sync: try library.function("secret_password_searchv_sync"),
-            secret_retrievable_get_attributes: try library.function("secret_retrievable_get_attributes"),
-            secret_service_get_sync: try library.function("secret_service_get_sync"),
-            secret_collection_for_alias_sync: try library.function("secret_collection_for_alias_sync"),
-            secret_collection_get_locked: try library.function("secret_collection_get_locked"))
+            secret_retrievable_get_attributes: try library.function("secret_retrievable_get_attributes"))
     }
 
     /// The process's libsecret, loaded once.
@@ -93,9 +81,11 @@ protocol GLibCore: Sendable {
     static func loaded() throws(SecretStoreError) -> Self
 }
 
-/// GDBus and GVariant (gio, with gobject and glib), for the Secret Service lookup on D-Bus
-/// (``SecretServiceStore/lookup(_:timeout:)``): `authdeck token` opens libgio alone, not
-/// libsecret with libgcrypt and libgpg-error (about 0.9 M instructions fewer to load and relocate).
+/// GDBus and GVariant (gio, with gobject and glib), for the Secret Service on D-Bus: the lookup
+/// (``SecretServiceStore/lookup(_:timeout:)``), the store, the default collection's state, its
+/// unlock and the prompts (``SecretServiceStore/Conversation``): `authdeck token` opens libgio
+/// alone, not libsecret with libgcrypt and libgpg-error (about 0.9 M instructions fewer to load
+/// and relocate).
 struct GDBus: GLibCore, @unchecked Sendable {
     let g_error_free: authdeck_g_error_free_fn
     let g_quark_to_string: authdeck_g_quark_to_string_fn
@@ -117,6 +107,19 @@ struct GDBus: GLibCore, @unchecked Sendable {
     let g_variant_get_string: authdeck_g_variant_get_string_fn
     let g_variant_get_fixed_array: authdeck_g_variant_get_fixed_array_fn
     let g_variant_unref: authdeck_g_variant_unref_fn
+    let g_variant_ref: authdeck_g_variant_ref_fn
+    let g_variant_new_boolean: authdeck_g_variant_new_boolean_fn
+    let g_variant_new_fixed_array: authdeck_g_variant_new_fixed_array_fn
+    let g_variant_get_boolean: authdeck_g_variant_get_boolean_fn
+    let g_variant_get_variant: authdeck_g_variant_get_variant_fn
+    let g_dbus_connection_signal_subscribe: authdeck_g_dbus_connection_signal_subscribe_fn
+    let g_dbus_connection_signal_unsubscribe: authdeck_g_dbus_connection_signal_unsubscribe_fn
+    let g_cancellable_is_cancelled: authdeck_g_cancellable_is_cancelled_fn
+    let g_main_context_new: authdeck_g_main_context_new_fn
+    let g_main_context_unref: authdeck_g_main_context_unref_fn
+    let g_main_context_push_thread_default: authdeck_g_main_context_push_thread_default_fn
+    let g_main_context_pop_thread_default: authdeck_g_main_context_pop_thread_default_fn
+    let g_main_context_iteration: authdeck_g_main_context_iteration_fn
 
     /// Opens `spec` (gobject and glib come with it) and resolves every function.
     static func load(_ spec: LibrarySpec = .gio) throws(LibraryLoadError) -> GDBus {
@@ -141,7 +144,20 @@ struct GDBus: GLibCore, @unchecked Sendable {
             g_variant_get_child_value: try library.function("g_variant_get_child_value"),
             g_variant_get_string: try library.function("g_variant_get_string"),
             g_variant_get_fixed_array: try library.function("g_variant_get_fixed_array"),
-            g_variant_unref: try library.function("g_variant_unref"))
+            g_variant_unref: try library.function("g_variant_unref"),
+            g_variant_ref: try library.function("g_variant_ref"),
+            g_variant_new_boolean: try library.function("g_variant_new_boolean"),
+            g_variant_new_fixed_array: try library.function("g_variant_new_fixed_array"),
+            g_variant_get_boolean: try library.function("g_variant_get_boolean"),
+            g_variant_get_variant: try library.function("g_variant_get_variant"),
+            g_dbus_connection_signal_subscribe: try library.function("g_dbus_connection_signal_subscribe"),
+            g_dbus_connection_signal_unsubscribe: try library.function("g_dbus_connection_signal_unsubscribe"),
+            g_cancellable_is_cancelled: try library.function("g_cancellable_is_cancelled"),
+            g_main_context_new: try library.function("g_main_context_new"),
+            g_main_context_unref: try library.function("g_main_context_unref"),
+            g_main_context_push_thread_default: try library.function("g_main_context_push_thread_default"),
+            g_main_context_pop_thread_default: try library.function("g_main_context_pop_thread_default"),
+            g_main_context_iteration: try library.function("g_main_context_iteration"))
     }
 
     /// The process's gio, loaded once.

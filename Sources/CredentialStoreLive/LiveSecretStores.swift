@@ -7,13 +7,15 @@ public enum LiveSecretStores {
     public static let keyCacheSecondsVariable = "AUTHDECK_VAULT_CACHE_SECONDS"
 
     /// Chooses the backend: `AUTHDECK_STORE`, else `configured`, else the Secret Service when it
-    /// answers within `probeTimeout`, else the vault (see ``StoreSelection/choose(environment:configured:secretServiceReachable:)``).
-    /// Record the result in config and show it in `status`.
+    /// answers within `probeTimeout`, the vault when there is none, nothing when it did not
+    /// answer (see ``StoreSelection/choose(environment:configured:secretServiceProbe:)``).
+    /// Record the result in config when ``StoreSelection/isRecorded`` and show it in `status`.
+    /// - Throws: `invalidConfiguration`; `timeout` when the probe timed out.
     public static func select(
         environment: [String: String], configured: SecretStoreKind? = nil, probeTimeout: Duration = .seconds(3)
     ) throws(SecretStoreError) -> StoreSelection {
         try StoreSelection.choose(environment: environment, configured: configured) {
-            SecretServiceStore.isReachable(timeout: probeTimeout)
+            SecretServiceStore.probe(timeout: probeTimeout)
         }
     }
 

@@ -4,33 +4,46 @@ import Dispatch
 import FoundationEssentials
 import Synchronization
 
-/// The freedesktop Secret Service (gnome-keyring, KWallet) through libsecret.
+/// The freedesktop Secret Service (gnome-keyring, KWallet) on the session bus.
 ///
 /// One item per account secret set: the item's secret is the serialized ``AccountSecrets``
 /// (``AccountSecretsEncoding``), its attributes are `application=authdeck`, `provider`, `account`
-/// (schema ``schemaName``), its label `authdeck: <provider>/<account>`.
+/// and `xdg:schema` = ``schemaName`` (as libsecret writes them), its label
+/// `authdeck: <provider>/<account>`.
 ///
-/// `load` (the path of `authdeck token`) asks the service on D-Bus itself, with GDBus and a
-/// "plain" session: three method calls (``lookup(_:timeout:)``); save, delete, search and the
-/// lock diagnosis go through libsecret. Every call runs on its own thread with a deadline
-/// (``timeout``, 3 s by default as gh does); at the deadline the call's `GCancellable` is cancelled
-/// and ``SecretStoreError/timeout(operation:seconds:)`` is thrown. "No Secret Service on the bus"
-/// (or no bus) is ``SecretStoreError/unavailable(cause:)``; a locked collection is
-/// ``SecretStoreError/locked(cause:)`` — also on load: an item found only in locked collections,
-/// or a miss while the default collection is locked (which may hide the item, docs/PLATFORM.md).
+/// `load`, `save`, ``prepareForWrite()`` and the default collection's state talk to the service
+/// on D-Bus directly, with GDBus and a "plain" session (``Conversation``); `delete` and
+/// `listAccounts` go through libsecret. Every method call has a deadline (``timeout``, 3 s by
+/// default as gh does); at the deadline it is cancelled and
+/// ``SecretStoreError/timeout(operation:seconds:)`` is thrown. A prompt (Secret Service API
+/// §Prompts: unlocking the default collection, or a service that asks before it creates an item)
+/// waits for a person instead, up to ``promptTimeout`` (5 minutes), and ends at once when the
+/// calling task is cancelled (Ctrl-C): ``SecretStoreError/cancelled(operation:)``, the prompt
+/// dismissed. A dismissed prompt, or one that cannot appear (no display), is
+/// ``SecretStoreError/locked(cause:)``, and nothing is stored. A save is confirmed by reading
+/// the item back.
+///
+/// "No Secret Service on the bus" (or no bus) is ``SecretStoreError/unavailable(cause:)``; a
+/// locked collection is ``SecretStoreError/locked(cause:)`` — also on load: an item found only in
+/// locked collections, or a miss while the default collection is locked (which may hide the
+/// item, docs/PLATFORM.md).
 ///
 /// Per-account locks are flock files in `lockDirectory`.
 public final class SecretServiceStore: SecretStore {
     public static let schemaName = "dev.authdeck.AccountSecrets"
     public static let applicationAttribute = "authdeck"
 
+    /// The deadline of one D-Bus method call.
     public let timeout: Duration
+    /// How long a prompt is waited for: someone reading it and typing a password.
+    public let promptTimeout: Duration
     public let locks: AccountLockDirectory
 
     public var kind: SecretStoreKind { .secretService }
 
-    public init(lockDirectory: String, timeout: Duration = .seconds(3)) {
+    public init(lockDirectory: String, timeout: Duration = .seconds(3), promptTimeout: Duration = .seconds(300)) {
         self.timeout = timeout
+        self.promptTimeout = promptTimeout
         locks = AccountLockDirectory(directory: lockDirectory)
     }
 
@@ -41,42 +54,57 @@ public final class SecretServiceStore: SecretStore {
         case .found(let secret):
             return try AccountSecretsEncoding.decode(Data(secret.utf8), file: "Secret Service item \(key)")
         case .onlyLocked:
-            throw .locked(cause: .init("the item is in a locked collection; unlock the keyring"))
+            throw .locked(cause: .init("the item is in a locked collection"))
         case .none:
             // A miss: say "locked" when the default collection is (a locked collection may hide it).
             if try Self.defaultCollectionState(timeout: timeout) == .locked {
-                throw .locked(cause: .init("the default collection is locked; unlock the keyring"))
+                throw .locked(cause: .init("the default collection is locked (it may hide the item)"))
             }
             throw .notFound(key)
         }
     }
 
+    /// The default collection made writable now: unlocked (its prompt answered, up to
+    /// ``promptTimeout``), or created when there is none. Called before a sign-in opens a browser.
+    /// - Throws: `locked` (a dismissed prompt, none possible without a display, not answered in
+    ///   time), `cancelled`, `timeout` of a call, `unavailable`.
+    public func prepareForWrite() throws(SecretStoreError) {
+        try Self.converse("unlock", callTimeout: timeout, promptTimeout: promptTimeout) { conversation throws(SecretStoreError) in
+            _ = try conversation.writableCollection()
+        }
+    }
+
+    /// `Collection.CreateItem` (replacing the item with the same attributes) in the default
+    /// collection, unlocked first if it is locked; a prompt the service returns is answered (or
+    /// the save fails); the item is read back (`Item.GetSecret`) before the save counts.
+    /// - Throws: as ``prepareForWrite()``; `unavailable` when the service did not create the item
+    ///   or it does not hold what was sent.
     public func save(_ secrets: AccountSecrets, for key: AccountKey) throws(SecretStoreError) {
-        let secret = String(decoding: AccountSecretsEncoding.encode(secrets), as: UTF8.self)
+        let secret = Array(AccountSecretsEncoding.encode(secrets))
         let label = "authdeck: \(key)"
-        // Storing into a locked collection makes the daemon ask a prompter to unlock it. Without a
-        // display no prompt can appear, so say "locked" at once instead of waiting for the deadline.
-        let environment = ProcessInfo.processInfo.environment
-        if environment["DISPLAY"] == nil, environment["WAYLAND_DISPLAY"] == nil,
-            (try? Self.defaultCollectionState(timeout: timeout)) == .locked
-        {
-            throw .locked(cause: .init("the default collection is locked and no display is available to unlock it"))
-        }
-        let stored: Bool
-        do {
-            stored = try Self.call("store", timeout: timeout) { lib, cancellable, error in
-                Self.withSchemaAndAttributes(lib, key) { schema, attributes in
-                    lib.secret_password_storev_sync(schema, attributes, nil, label, secret, cancellable, error) != 0
-                }
+        let attributes = Self.attributes(key)
+        try Self.converse("store", callTimeout: timeout, promptTimeout: promptTimeout) { conversation throws(SecretStoreError) in
+            let lib = conversation.lib
+            let session = try conversation.openPlainSession()
+            let collection = try conversation.writableCollection()
+            let properties = Conversation.dictionary(lib, [
+                ("org.freedesktop.Secret.Item.Label", lib.g_variant_new_string(label)),
+                ("org.freedesktop.Secret.Item.Attributes", Conversation.stringDictionary(lib, attributes)),
+            ])
+            // (oayays): (session, parameters, value, content type); "plain": the value as it is.
+            let value = Conversation.secretStruct(lib, session: session, value: secret)
+            let created = try conversation.invoke(collection, Conversation.collection, "CreateItem",
+                                                  [properties, value, lib.g_variant_new_boolean(1)], reply: "(oo)")
+            var item = created[0].string ?? "/"
+            if let prompt = created[1].string, prompt != "/" {
+                item = try conversation.prompt(prompt, to: "store the item").string ?? "/"
             }
-        } catch .timeout(let operation, let seconds) {
-            // The unlock prompt did not complete in time: say "locked" when that is why.
-            if (try? Self.defaultCollectionState(timeout: timeout)) == .locked {
-                throw .locked(cause: .init("the default collection is locked and was not unlocked within \(seconds) s"))
+            guard item != "/" else { throw .unavailable(cause: .init("the Secret Service did not create the item; nothing was stored")) }
+            let stored = try conversation.invoke(item, Conversation.item, "GetSecret", [lib.g_variant_new_object_path(session)], reply: "((oayays))")
+            guard stored[0][2].bytes.utf8.elementsEqual(secret) else {
+                throw .unavailable(cause: .init("the Secret Service's item does not hold what was stored"))
             }
-            throw .timeout(operation: operation, seconds: seconds)
         }
-        guard stored else { throw .unavailable(cause: .init("the Secret Service did not store the item")) }
     }
 
     public func delete(_ key: AccountKey) throws(SecretStoreError) {
@@ -122,26 +150,31 @@ public final class SecretServiceStore: SecretStore {
         case unlocked, locked, missing
     }
 
-    /// True when a Secret Service answers on the session bus and has a default collection
-    /// (the store's selection probe). Never throws; a timeout counts as unreachable.
-    public static func isReachable(timeout: Duration = .seconds(3)) -> Bool {
-        (try? defaultCollectionState(timeout: timeout)).map { $0 != .missing } ?? false
+    /// The store selection's probe: whether a Secret Service answers on the session bus with a
+    /// default collection (answered), does not exist there (absent), or did not answer in time.
+    public static func probe(timeout: Duration = .seconds(3)) -> SecretServiceProbe {
+        do {
+            return try defaultCollectionState(timeout: timeout) == .missing ? .absent : .answered
+        } catch .timeout(_, let seconds) {
+            return .timedOut(seconds: seconds)
+        } catch {
+            return .absent
+        }
     }
 
-    /// The state of the default collection (alias `default`).
+    /// The state of the default collection (alias `default`): `Service.ReadAlias`, then its
+    /// `Locked` property. Never prompts.
     /// - Throws: ``SecretStoreError/unavailable(cause:)`` without a bus or service; `timeout`.
     public static func defaultCollectionState(timeout: Duration) throws(SecretStoreError) -> CollectionState {
-        try call("open default collection", timeout: timeout) { lib, cancellable, error in
-            guard let service = lib.secret_service_get_sync(SecretServiceFlags(rawValue: 0), cancellable, error) else {
-                return .missing
-            }
-            defer { lib.g_object_unref(UnsafeMutableRawPointer(service)) }
-            guard let collection = lib.secret_collection_for_alias_sync(service, "default", SecretCollectionFlags(rawValue: 0), cancellable, error) else {
-                return .missing
-            }
-            defer { lib.g_object_unref(UnsafeMutableRawPointer(collection)) }
-            return lib.secret_collection_get_locked(collection) != 0 ? .locked : .unlocked
+        try converse("open default collection", callTimeout: timeout, promptTimeout: nil) { conversation throws(SecretStoreError) in
+            guard let found = try conversation.defaultCollection() else { return .missing }
+            return found.locked ? .locked : .unlocked
         }
+    }
+
+    /// The attributes of `key`'s item as `secret_password_storev_sync` wrote them (ours and `xdg:schema`).
+    static func attributes(_ key: AccountKey) -> [(String, String)] {
+        [("xdg:schema", schemaName), ("application", applicationAttribute), ("provider", key.provider), ("account", key.account)]
     }
 
     // MARK: The lookup, on D-Bus
@@ -175,10 +208,7 @@ public final class SecretServiceStore: SecretStore {
     /// - Throws: as ``call(_:timeout:_:)``: `unavailable` (no bus, no service), `timeout`.
     static func lookup(_ key: AccountKey, timeout: Duration) throws(SecretStoreError) -> Lookup {
         let deadline = ContinuousClock.now + timeout
-        let attributes = [
-            ("xdg:schema", schemaName), ("application", applicationAttribute),
-            ("provider", key.provider), ("account", key.account),
-        ]
+        let attributes = attributes(key)
         return try call("lookup", timeout: timeout, using: GDBus.self) { lib, cancellable, error in
             guard let bus = lib.g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) else { return .none }
             defer { lib.g_object_unref(UnsafeMutableRawPointer(bus)) }
@@ -282,9 +312,21 @@ public final class SecretServiceStore: SecretStore {
             lib.g_object_unref(UnsafeMutableRawPointer(cancellable.pointer))
         }
         defer { lib.g_object_unref(UnsafeMutableRawPointer(raw)) }
-        if outcome.done.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .timedOut {
-            lib.g_cancellable_cancel(raw)
-            throw .timeout(operation: "Secret Service \(operation)", seconds: seconds)
+        // Waits in slices, so that a cancelled task (Ctrl-C at a prompt) ends the wait at once.
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1e9))
+        while outcome.done.wait(timeout: min(deadline, .now() + .milliseconds(50))) == .timedOut {
+            // After cancelling, the worker is given a moment to end its call (a cancelled GDBus
+            // call returns at once) and to dismiss a prompt, so that none stays on screen.
+            if Task.isCancelled {
+                lib.g_cancellable_cancel(raw)
+                _ = outcome.done.wait(timeout: .now() + .seconds(1))
+                throw .cancelled(operation: "Secret Service \(operation)")
+            }
+            if DispatchTime.now() >= deadline {
+                lib.g_cancellable_cancel(raw)
+                _ = outcome.done.wait(timeout: .now() + .seconds(1))
+                throw .timeout(operation: "Secret Service \(operation)", seconds: seconds)
+            }
         }
         switch outcome.value.withLock({ $0 }) {
         case .success(let value)?: return value
@@ -293,7 +335,9 @@ public final class SecretServiceStore: SecretStore {
         }
     }
 
-    /// GLib error → typed error. Domains and codes: `secret-error` 2 = SECRET_ERROR_IS_LOCKED;
+    /// GLib error → typed error. Domains and codes: `secret-error` 2 = SECRET_ERROR_IS_LOCKED,
+    /// or on GDBus the remote error `org.freedesktop.Secret.Error.IsLocked` (`g-io-error-quark`
+    /// 36 = G_IO_ERROR_DBUS_ERROR, the name in the message);
     /// `g-io-error-quark` 19 = G_IO_ERROR_CANCELLED (our deadline), 24 = G_IO_ERROR_TIMED_OUT;
     /// `g-dbus-error-quark` 4 = NO_REPLY, 12 = TIMEOUT, 9 = ACCESS_DENIED. Anything else means
     /// no usable Secret Service.
@@ -304,6 +348,7 @@ public final class SecretServiceStore: SecretStore {
             error.message.map { String(cString: $0) } ?? "libsecret error", domain: domain, code: code)
         switch (domain, code) {
         case ("secret-error", 2): return .locked(cause: cause)
+        case ("g-io-error-quark", 36) where cause.message.contains("org.freedesktop.Secret.Error.IsLocked"): return .locked(cause: cause)
         case ("g-io-error-quark", 19), ("g-io-error-quark", 24), ("g-dbus-error-quark", 4), ("g-dbus-error-quark", 12):
             return .timeout(operation: "Secret Service \(operation)", seconds: seconds)
         case ("g-dbus-error-quark", 9): return .permissionDenied(file: "Secret Service", cause: cause)

@@ -141,6 +141,11 @@ public final class VaultSecretStore: SecretStore {
     /// True when the vault file exists.
     public var exists: Bool { (try? file.read()) != nil }
 
+    /// Unlocks an existing vault, or creates a new one (its passphrase set) before anything is stored in it.
+    public func prepareForWrite() throws(SecretStoreError) {
+        if exists { try unlock() } else { try saveAll([:]) }
+    }
+
     /// Unlocks now (asks for the passphrase unless this object or the key cache holds the key)
     /// and caches the key. Does nothing when the vault does not exist yet (it is created, with a
     /// new passphrase, by the first save).

@@ -84,6 +84,7 @@ extension SecretStoreError {
         case .passphraseUnavailable: "passphraseUnavailable"
         case .io: "io"
         case .invalidConfiguration: "invalidConfiguration"
+        case .cancelled: "cancelled"
         }
     }
 }

@@ -5,7 +5,8 @@
 //   select                                       {"kind":"vault","reason":"secretServiceUnreachable"}
 //   ss-reachable                                 {"reachable":true}
 //   ss-roundtrip                                 one line per step
-//   ss-save <provider> <account> <seed>          {"result":"ok"} | {"error":"<case>"}
+//   ss-save <provider> <account> <seed>          {"result":"ok","elapsedMs":n} | {"error":"<case>","message":…,"elapsedMs":n}
+//   ss-save-cancel <provider> <account> <seed> <ms>  the save in a task cancelled after <ms> (a Ctrl-C during a prompt)
 //   ss-load <provider> <account> <seed>          {"result":"match"|"mismatch"} | {"error":"<case>"}
 //   ss-timeout <timeout-ms>                      stops the Secret Service daemon (SIGSTOP), calls it, resumes it
 //   vault-write-loop <vault> <account>           saves rt-1, rt-2, … forever; prints {"committed":n} after each save
@@ -43,6 +44,7 @@ func caseName(_ error: any Error) -> String {
     case .passphraseUnavailable: return "passphraseUnavailable"
     case .io: return "io"
     case .invalidConfiguration: return "invalidConfiguration"
+    case .cancelled: return "cancelled"
     }
 }
 
@@ -71,7 +73,7 @@ let lockDirectory = XDGPaths(environment: environment).lockDirectory
 func run() -> Int32 {
     switch arguments.first {
     case "ss-reachable":
-        emit(["reachable": SecretServiceStore.isReachable()])
+        emit(["reachable": SecretServiceStore.probe() == .answered])
     case "select":
         do {
             let selection = try LiveSecretStores.select(environment: environment, probeTimeout: .seconds(3))
@@ -94,10 +96,27 @@ func run() -> Int32 {
         step("load-other") { try store.load(other) == fixture("two") ? "match" : "mismatch" }
         step("delete-absent") { try store.delete(key); return "ok" }
     case "ss-save" where arguments.count == 4:
+        let start = ContinuousClock.now
         do {
             try SecretServiceStore(lockDirectory: lockDirectory).save(fixture(arguments[3]), for: AccountKey(provider: arguments[1], account: arguments[2]))
-            emit(["result": "ok"])
-        } catch { emit(["error": caseName(error)]) }
+            emit(["result": "ok", "elapsedMs": elapsedMilliseconds(since: start)])
+        } catch { emit(["error": caseName(error), "message": "\(error)", "elapsedMs": elapsedMilliseconds(since: start)]) }
+    case "ss-save-cancel" where arguments.count == 5:
+        let start = ContinuousClock.now
+        let key = AccountKey(provider: arguments[1], account: arguments[2])
+        let secrets = fixture(arguments[3])
+        let store = SecretServiceStore(lockDirectory: lockDirectory)
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            defer { done.signal() }
+            do {
+                try store.save(secrets, for: key)
+                emit(["result": "ok", "elapsedMs": elapsedMilliseconds(since: start)])
+            } catch { emit(["error": caseName(error), "message": "\(error)", "elapsedMs": elapsedMilliseconds(since: start)]) }
+        }
+        usleep(useconds_t((Int(arguments[4]) ?? 500) * 1000))
+        task.cancel()
+        done.wait()
     case "ss-load" where arguments.count == 4:
         do {
             let loaded = try SecretServiceStore(lockDirectory: lockDirectory).load(AccountKey(provider: arguments[1], account: arguments[2]))
@@ -183,6 +202,11 @@ func stopDaemonAndCall(timeoutMilliseconds: Int) -> Int32 {
         emit(["error": caseName(error), "elapsedMs": Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)])
     }
     return 0
+}
+
+func elapsedMilliseconds(since start: ContinuousClock.Instant) -> Int {
+    let elapsed = ContinuousClock.now - start
+    return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
 }
 
 func milliseconds(_ duration: Duration) -> Double {

@@ -206,22 +206,36 @@ struct StoreSelectionTests {
 
     @Test("Selection: environment, then config, then probe; never plaintext silently", arguments: cases)
     func select(_ c: Case) throws {
-        let selection = try StoreSelection.choose(environment: c.environment, configured: c.configured) { c.reachable }
+        let selection = try StoreSelection.choose(environment: c.environment, configured: c.configured) { c.reachable ? .answered : .absent }
         #expect(selection == c.expected)
+        #expect(selection.isRecorded == (c.expected.reason == .secretServiceReachable || c.expected.reason == .secretServiceUnreachable))
+    }
+
+    @Test("A probe that timed out chooses nothing (a hung bus is not 'no Secret Service'), and says so")
+    func probeTimedOut() throws {
+        #expect {
+            try StoreSelection.choose(environment: [:]) { .timedOut(seconds: 3) }
+        } throws: { error in
+            guard case .timeout(let operation, 3) = error as? SecretStoreError else { return false }
+            return operation.contains("no store chosen, nothing recorded")
+        }
+        // A recorded choice needs no probe: a hung bus then shows up as the store's own timeouts.
+        #expect(try StoreSelection.choose(environment: [:], configured: .secretService) { .timedOut(seconds: 3) }
+                == StoreSelection(kind: .secretService, reason: .configuration))
     }
 
     @Test("The probe is not run when the backend is forced")
     func probeNotRunWhenForced() throws {
         _ = try StoreSelection.choose(environment: ["AUTHDECK_STORE": "vault"]) {
             Issue.record("probe ran")
-            return true
+            return .answered
         }
     }
 
     @Test("An unknown AUTHDECK_STORE value is .invalidConfiguration")
     func unknown() {
         #expect {
-            try StoreSelection.choose(environment: ["AUTHDECK_STORE": "keychain"]) { true }
+            try StoreSelection.choose(environment: ["AUTHDECK_STORE": "keychain"]) { .answered }
         } throws: { error in
             guard case .invalidConfiguration = error as? SecretStoreError else { return false }
             return true

@@ -100,8 +100,13 @@ public struct LoopbackClient: Sendable {
 
 /// The credential store and its administration.
 public struct CredentialStoreClient: Sendable {
-    /// The backend in use (the header badge, `status`).
+    /// The backend in use (the header badge, `status`). Cheap: it does not ask the Secret
+    /// Service (the token path meets a locked keyring when it loads the secrets).
     public var info: @Sendable () -> StoreInfo
+    /// ``info`` completed by asking the store itself, for `status` and the accounts screen: the
+    /// Secret Service's default collection locked (`isLocked`) or not answering (`problem`), one
+    /// D-Bus round trip. Never prompts.
+    public var inspect: @Sendable (StoreInfo) -> StoreInfo
     /// The store; throws when none could be selected.
     public var store: @Sendable () throws(AppError) -> any SecretStore
     /// Makes sure the store can be written now (a vault is unlocked, or created and its passphrase
@@ -124,8 +129,10 @@ public struct CredentialStoreClient: Sendable {
                 lockVault: @escaping @Sendable () throws(AppError) -> Bool,
                 changeVaultPassphrase: @escaping @Sendable () throws(AppError) -> Bool,
                 check: @escaping @Sendable () -> FileHealth = { FileHealth(kind: .secrets, path: "unimplemented", condition: .unreadable("unimplemented: credentials.check")) },
-                moveAside: @escaping @Sendable (Date) throws(AppError) -> String? = { _ throws(AppError) in throw unimplementedError("credentials.moveAside") }) {
+                moveAside: @escaping @Sendable (Date) throws(AppError) -> String? = { _ throws(AppError) in throw unimplementedError("credentials.moveAside") },
+                inspect: @escaping @Sendable (StoreInfo) -> StoreInfo = { $0 }) {
         self.info = info
+        self.inspect = inspect
         self.store = store
         self.prepareForWrite = prepareForWrite
         self.lockVault = lockVault

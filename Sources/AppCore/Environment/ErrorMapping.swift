@@ -33,16 +33,30 @@ public enum ErrorMapping {
     static func appError(_ error: SecretStoreError) -> AppError {
         if let damage = error.damage { return FileDamage(file: damage.file ?? "A Secret Service item", damage: damage.description).appError }
         switch error {
-        case .locked, .wrongPassphrase, .passphraseUnavailable:
+        case .locked(let cause):
+            // Only the Secret Service throws `.locked` (the vault's are the passphrase's cases).
+            return AppError(title: "The keyring is locked", detail: cause.message, disposition: .storeLocked, nextStep: keyringLockedNextStep)
+        case .wrongPassphrase, .passphraseUnavailable:
             return AppError(title: "The credential store is locked", detail: "\(error)", disposition: .storeLocked)
-        case .timeout:
-            return AppError(title: "The credential store did not answer in time", detail: "\(error)", disposition: .transient(retryAfter: nil))
+        case .timeout(let operation, _):
+            // A local store, not the network: what to check depends on what did not answer.
+            let next = operation.hasPrefix("Secret Service")
+                ? "The Secret Service (the keyring daemon on the session bus) did not answer: check that it is running and not stuck, then try again, or keep secrets in the encrypted vault instead (AUTHDECK_STORE=vault)."
+                : "Another authdeck process holds the lock; try again when it has finished."
+            return AppError(title: "The credential store did not answer in time", detail: "\(error)", disposition: .transient(retryAfter: nil),
+                            nextStep: next)
+        case .cancelled:
+            return .cancelled
         case .notFound(let key):
             return AppError(title: "No stored secrets for \(key)", detail: "Sign in again to store new tokens.", disposition: .needsSignIn)
         default:
             return AppError(title: "Credential store error", detail: "\(error)", disposition: .other)
         }
     }
+
+    /// What to do about a locked keyring (any front end).
+    public static let keyringLockedNextStep =
+        "Unlock the keyring (log in to the desktop session, or unlock the login keyring in your keyring tool, e.g. seahorse) and try again; a sign-in waits at the keyring's unlock prompt when one can be shown."
 
     static func appError(_ error: RedirectListenerFailure) -> AppError {
         switch error {

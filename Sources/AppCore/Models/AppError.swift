@@ -30,13 +30,19 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     public var disposition: Disposition
     /// The damaged file and what is wrong with it (with ``Disposition/storeDamaged(file:)``).
     public var damage: FileDamage?
+    /// What to do next when it depends on the cause rather than the disposition (a locked
+    /// keyring is not a vault without its passphrase); the front ends show it instead of their
+    /// disposition's default advice.
+    public var nextStep: String?
 
-    public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other, damage: FileDamage? = nil) {
+    public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other, damage: FileDamage? = nil,
+                nextStep: String? = nil) {
         self.title = title
         self.detail = detail
         self.specReference = specReference
         self.disposition = disposition
         self.damage = damage
+        self.nextStep = nextStep
     }
 
     /// "title: detail (spec)", without doubled punctuation.

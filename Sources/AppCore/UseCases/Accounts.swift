@@ -107,11 +107,12 @@ public struct LoadAccounts: Sendable {
         let providers = try tolerant([]) { () throws(AppError) in try env.files.providers() }
         let accounts = try tolerant([]) { () throws(AppError) in try env.files.accounts() }
         let active = try Accounts(env: env).activeAccount()
-        var store = env.credentials.info()
+        // The Secret Service is asked whether its collection is locked (`token` would exit 4).
+        var store = env.credentials.inspect(env.credentials.info())
         // The secrets' file is read here (not in ``run()``: a command meets its damage when it
         // loads the secrets, and the token path stays one decryption).
-        // The Secret Service is not asked (a D-Bus round trip on every reload): its damage is an
-        // item's, met when that account's secrets are loaded.
+        // The Secret Service's items are not read (libsecret, a round trip per item): an item's
+        // damage is met when that account's secrets are loaded.
         if !store.isLocked, store.backend == .vault || store.backend == .plaintext, let found = env.credentials.check().damage {
             store.damage = found
         }

@@ -27,7 +27,7 @@ struct CLIFailure: Error {
     /// `.needsSignIn` → 3, `.storeLocked` → 4, `.storeDamaged` → 5, anything else → 1.
     init(_ error: AppError, hint: String? = nil) {
         let code: Int32
-        var next = hint
+        var next = hint ?? error.nextStep
         switch error.disposition {
         case .needsSignIn:
             code = ExitCode.needsSignIn
@@ -35,12 +35,13 @@ struct CLIFailure: Error {
         case .storeLocked:
             code = ExitCode.storeLocked
             if next == nil {
-                next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
+                next = "Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase, or run from a terminal to be asked for it."
             }
         case .storeDamaged: code = ExitCode.storeDamaged
         case .cancelled: code = ExitCode.interrupted
         case .usage: code = ExitCode.usage
         case .transient: code = ExitCode.failure
+            // A local store's timeout brings its own advice (ErrorMapping); this is the network's.
             if next == nil { next = "This looks temporary (network or server); try again." }
         default: code = ExitCode.failure
         }

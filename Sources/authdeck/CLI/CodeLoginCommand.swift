@@ -87,6 +87,7 @@ func codeLoginRun(_ options: CodeLoginOptions, _ context: CLIContext) async thro
         Output.err("Email: \(email)\(flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))")")
     }
     Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "").")
+    Output.err(storedInText(context.app.credentials.info()))
     return ExitCode.ok
 }
 

@@ -57,6 +57,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         let record = outcome.record
         for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
+        Output.err(storedInText(snapshot.credentialStore))
         return ExitCode.ok
     case .failure(let error):
         if error.disposition == .cancelled {
@@ -65,6 +66,12 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         }
         throw CLIFailure(error, hint: error.disposition == .needsSignIn ? "Start the sign-in again." : nil)
     }
+}
+
+/// Where a sign-in's tokens went and why that store ("Tokens stored in the Secret Service
+/// (keyring): a Secret Service answered on the session bus; recorded in …/store.json.").
+func storedInText(_ store: StoreInfo) -> String {
+    "Tokens stored in \(store.label)\(store.reason.map { ": \($0)" } ?? "")."
 }
 
 @Sendable func reportSignInProgress(_ progress: SignInProgress) {
@@ -256,6 +263,9 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
                   status: status(of: record, in: snapshot, now: now, context))
     }
+    if let problem = snapshot.credentialStore.problem {
+        Output.err("warning: the credential store could not be asked (\(problem)); the accounts' secrets may be out of reach")
+    }
     if snapshot.credentialStore.isInsecure {
         Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
@@ -263,6 +273,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         Output.json(.object([
             "store": .object(["backend": .string(snapshot.credentialStore.name), "insecure": .bool(snapshot.credentialStore.isInsecure),
                               "locked": .bool(snapshot.credentialStore.isLocked),
+                              "reason": .text(snapshot.credentialStore.reason), "problem": .text(snapshot.credentialStore.problem),
                               "damaged": .array(damage.map { .object(["file": .string($0.file), "damage": .string($0.damage)]) })]),
             "activeAccount": .text(active?.rawValue),
             "generatedAt": .string(Times.rfc3339(now)),
@@ -273,7 +284,8 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     } else {
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
-        lines.append("storage backend: \(snapshot.credentialStore.name)\(snapshot.credentialStore.isInsecure ? " (INSECURE)" : "")\(snapshot.credentialStore.isLocked ? " (locked)" : "")")
+        let store = snapshot.credentialStore
+        lines.append("storage backend: \(store.name)\(store.isInsecure ? " (INSECURE)" : "")\(store.isLocked ? " (locked)" : "")\(store.reason.map { " — \($0)" } ?? "")")
         lines += damage.map { "store damaged: \($0.file): \($0.damage)" }
         Output.out(lines.joined(separator: "\n") + "\n")
     }
@@ -282,6 +294,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         return ExitCode.storeDamaged
     }
     if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
+    if snapshot.credentialStore.problem != nil && !rows.isEmpty { return ExitCode.failure }
     if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
     if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
     return ExitCode.ok
