@@ -2,7 +2,7 @@ import AuthEngine
 import FoundationEssentials
 import TextSupport
 
-/// The sign-in dialog's "Add a provider from a preset…" form (issue 13): a preset, the options it
+/// The sign-in dialog's "Add a provider from a preset…" form: a preset, the options it
 /// asks for, the client id and, typed without echo, the client secret. The rule of what the form
 /// needs lives here; the TUI only renders it and maps keys to ``Edit``s.
 public struct PresetForm: Equatable, Sendable {
