@@ -48,10 +48,24 @@ public enum PassphraseSource: Sendable {
         return .terminal(prompt: prompt)
     }
 
-    /// Reads the passphrase. With `confirm` (a new vault or a new passphrase), a terminal asks twice.
+    /// What the terminal says before it asks for the passphrase of a vault about to be created
+    /// at `path`: what is made, where, and that nothing recovers a lost passphrase.
+    public static func newVaultNotice(path: String) -> String {
+        """
+        authdeck keeps your tokens in an encrypted vault; creating it now at
+          \(path)
+        Choose its passphrase. It cannot be recovered: if it is lost, the vault cannot be opened and
+        its accounts must sign in again (AUTHDECK_PASSPHRASE_FILE can give it to authdeck instead).
+        """
+    }
+
+    /// Reads the passphrase. With `confirm` (a new vault or a new passphrase), a terminal asks
+    /// twice. With `newVaultAt` (a vault created now), a terminal first says what is created
+    /// where (``newVaultNotice(path:)``) and asks for a "New vault passphrase", without the
+    /// unlock prompt's count of tries.
     /// - Throws: ``SecretStoreError/passphraseUnavailable(cause:)``; ``SecretStoreError/permissionDenied(file:cause:)``
     ///   for a passphrase file that others can read.
-    public func read(confirm: Bool = false) throws(SecretStoreError) -> VaultPassphrase {
+    public func read(confirm: Bool = false, newVaultAt newVault: String? = nil) throws(SecretStoreError) -> VaultPassphrase {
         let value: String
         switch self {
         case .value(let passphrase):
@@ -65,10 +79,13 @@ public enum PassphraseSource: Sendable {
                 throw .passphraseUnavailable(cause: .init("\(Self.fileDescriptorVariable)=\(fd) cannot be read: \(error)"))
             }
         case .terminal(let prompt):
-            let first = try Self.promptWithoutEcho(prompt)
+            if let newVault { tell(Self.newVaultNotice(path: newVault)) }
+            let first = try Self.promptWithoutEcho(newVault == nil ? prompt : "New vault passphrase: ")
             if confirm {
-                let second = try Self.promptWithoutEcho("Repeat: ")
-                guard first == second else { throw .passphraseUnavailable(cause: .init("the passphrases differ")) }
+                let second = try Self.promptWithoutEcho(newVault == nil ? "Repeat: " : "Repeat the new passphrase: ")
+                guard first == second else {
+                    throw .passphraseUnavailable(cause: .init(newVault == nil ? "the passphrases differ" : "the two passphrases differ; no vault was created"))
+                }
             }
             value = first
         }
