@@ -217,7 +217,9 @@ struct StatusRow {
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
             let format = token.format.map { ", \($0.label)" } ?? ""
-            if let expiresAt = token.expiresAt {
+            if !status.accessTokenUsable {
+                lines.append("    \(label): \(AccountStatus.unusableAccessTokenText)\(format)")
+            } else if let expiresAt = token.expiresAt {
                 lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))\(format)")
             } else {
                 lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
