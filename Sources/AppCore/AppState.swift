@@ -205,6 +205,12 @@ public struct ClipboardRequest: Equatable, Sendable {
         self.value = value
         self.note = note
     }
+
+    /// What the flash says once `what` went out as OSC 52: it was sent, which is all authdeck
+    /// can know (a terminal, or tmux without `set-clipboard on`, may drop it without a word).
+    public static func sentNote(_ what: String) -> String {
+        "\(what) sent to the terminal's clipboard (OSC 52; a terminal may ignore it)"
+    }
 }
 
 /// A flash line (k9s): a level, a text, and when it goes away (through the clock).
