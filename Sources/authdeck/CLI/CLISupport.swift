@@ -229,17 +229,28 @@ final class CLIContext: Sendable {
             return try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
                                                  environmentAccount: environment["AUTHDECK_ACCOUNT"])
         } catch {
-            throw CLIFailure(error)
+            throw CLIFailure(error, providers: snapshot.providers)
         }
     }
 }
 
 extension CLIFailure {
-    /// An account that could not be resolved (``AccountResolution``), worded for the command line.
-    init(_ error: AccountResolutionError) {
+    /// What to run to sign in, for the providers configured: add one first when there is none,
+    /// else `login` with the provider's name (the only one, or the choice).
+    static func signInAdvice(_ providers: [ProviderConfig]) -> String {
+        switch providers.count {
+        case 0: "Add a provider with 'authdeck provider add NAME --issuer URL --client-id ID' (or --preset NAME), then sign in with 'authdeck login'."
+        case 1: "Sign in with 'authdeck login \(providers[0].id.rawValue)'."
+        default: "Sign in with 'authdeck login PROVIDER' (providers: \(commaList(providers.map(\.id.rawValue))))."
+        }
+    }
+
+    /// An account that could not be resolved (``AccountResolution``), worded for the command line;
+    /// the next step of "no account" names the `providers` configured.
+    init(_ error: AccountResolutionError, providers: [ProviderConfig]) {
         switch error {
         case .noAccounts:
-            self.init("No account is signed in", hint: "Sign in with 'authdeck login [PROVIDER]'.", exitCode: ExitCode.needsSignIn)
+            self.init("No account is signed in", hint: Self.signInAdvice(providers), exitCode: ExitCode.needsSignIn)
         case .noDefault(let known):
             self.init("No active account among \(known.count) accounts (\(known.joined(separator: ", ")))",
                       hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.", exitCode: ExitCode.usage)
@@ -339,11 +350,12 @@ func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 /// control characters, no user info, a real port; for an issuer no query or fragment, for an
 /// endpoint no fragment; `.request`, the default for `api URL` and `decode --issuer`, only the
 /// general rules): anything else is a usage error saying what to do instead.
-func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .request) throws -> URL {
+/// `named` is how the command line spells the value: `--issuer` for an option, `<url>` for an argument.
+func checkSecureURL(_ text: String, named: String, role: URLPolicy.ConfiguredURLRole = .request, hint: String? = nil) throws -> URL {
     switch URLPolicy.validateConfigured(text, role: role) {
     case .success(let url): return url
     case .failure(let violation):
-        throw CLIFailure(usageMessage: "--\(option) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: violation.hint)
+        throw CLIFailure(usageMessage: "\(named) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: hint ?? violation.hint)
     }
 }
 

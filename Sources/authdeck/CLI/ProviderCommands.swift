@@ -108,7 +108,7 @@ struct ProviderAddOptions {
         } else {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
-        if let issuer { config.issuer = try checkSecureURL(issuer, option: "issuer", role: .issuer) }
+        if let issuer { config.issuer = try checkSecureURL(issuer, named: "--issuer", role: .issuer) }
         if let clientID { config.clientID = clientID }
         if let displayName { config.displayName = displayName }
         if !scopes.isEmpty { config.scopes = scopes }
@@ -127,7 +127,7 @@ struct ProviderAddOptions {
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
         protocolSettings.apply(to: &config)
         func endpoint(_ option: String) throws -> URL? {
-            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
+            try endpoints[option].map { try checkSecureURL($0, named: "--" + ArgumentParserNames.kebab(option), role: .endpoint) }
         }
         var e = config.endpoints
         e.authorization = try endpoint("authorizationEndpoint") ?? e.authorization
