@@ -58,7 +58,7 @@ public enum Renderer {
     public static func render(_ m: ScreenModel, size: Size, theme: Theme) -> Frame {
         var f = Frame(size: size)
         guard size.width > 0, size.height > 0 else { return f }
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         drawHeader(&f, m, rect: layout.header)
         if layout.mode == .tooSmall {
             let msg = "Terminal too small (\(size.width)×\(size.height)); need \(Layout.minimum.width)×\(Layout.minimum.height)"
@@ -67,6 +67,7 @@ public enum Renderer {
         }
         if let r = layout.accounts { drawAccounts(&f, m, rect: r, focused: m.focus == .accounts || layout.mode == .single) }
         if let r = layout.detail { drawDetail(&f, m, rect: r, focused: m.focus == .detail || layout.mode == .single) }
+        if let r = layout.notes { drawNotes(&f, m, rect: r) }
         drawFlash(&f, m, rect: layout.flash)
         drawFooter(&f, m, rect: layout.footer)
         if let d = m.dialog { drawDialog(&f, m, d, size: size) }
@@ -100,6 +101,14 @@ public enum Renderer {
         case .error: (.flashError, "✗ ")
         }
         f.draw([.text(" " + mark + Sanitizer.visible(flash.text), role)], x: rect.x, y: rect.y, width: rect.width)
+    }
+
+    /// The notes (the demo's users and commands), dim, one a line, under the panes: they stay on
+    /// screen without `?`.
+    static func drawNotes(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
+        for (i, note) in m.notes.prefix(rect.height).enumerated() {
+            f.draw([.text(" " + Sanitizer.visible(note), .textDim)], x: rect.x, y: rect.y + i, width: rect.width)
+        }
     }
 
     static func drawFooter(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
@@ -228,7 +237,7 @@ public enum Renderer {
     /// The largest useful `DetailModel.scroll` for this model and screen size (0 when the
     /// content fits), so the app can clamp scrolling.
     public static func detailScrollLimit(_ m: ScreenModel, size: Size) -> Int {
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         guard let rect = layout.detail, let d = m.detail, let a = m.selectedAccount else { return 0 }
         let inner = rect.inset(1)
         let bodyHeight = inner.height - 2
@@ -439,7 +448,7 @@ public enum QRText {
 public enum AccountsHitTest {
     public static func account(atX x: Int, y: Int, model m: ScreenModel, size: Size? = nil) -> AccountRow.ID? {
         guard let size, m.dialog == nil, !m.helpVisible else { return nil }
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         guard let rect = layout.accounts, x >= rect.x, x < rect.maxX else { return nil }
         let g = Renderer.listGeometry(m, rect: rect)
         guard y >= g.top, y < g.inner.maxY else { return nil }
@@ -453,7 +462,7 @@ public enum AccountsHitTest {
 public enum DetailTabHitTest {
     public static func tab(atX x: Int, y: Int, model m: ScreenModel, size: Size) -> DetailTab? {
         guard m.dialog == nil, !m.helpVisible, let d = m.detail, m.selectedAccount != nil else { return nil }
-        guard let rect = Layout.compute(size: size, focus: m.focus).detail else { return nil }
+        guard let rect = Layout.compute(size: size, focus: m.focus, notes: m.notes.count).detail else { return nil }
         let inner = rect.inset(1)
         let rows = Renderer.tabRows(d.tab, width: inner.width)
         guard y >= inner.y, y < inner.y + rows.count, x >= inner.x, x < inner.maxX else { return nil }

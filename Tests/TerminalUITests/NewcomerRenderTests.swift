@@ -65,4 +65,26 @@ struct NewcomerRenderTests {
         let plain = Renderer.render(Fixtures.screen(dialog: .device(without)), size: Size(width: 100, height: 30), theme: mono).plainText
         #expect(!plain.contains("filled in"), "nothing to show without one")
     }
+
+    @Test("Notes (the demo's hints) stay under the panes without ?, escaped; a terminal too short for them keeps them in ? only")
+    func notesUnderThePanes() throws {
+        var m = Fixtures.screen()
+        m.notes = ["Users: alice / pw1 · bob / pw2", "Device code: /tmp/d/bin/approve-device CODE [bob]", "Evil \u{1B}[2J"]
+        let f = Renderer.render(m, size: Size(width: 80, height: 24), theme: mono)
+        let lines = f.plainText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[19] == " Users: alice / pw1 · bob / pw2", "\(f.plainText)")
+        #expect(lines[20].hasPrefix(" Device code: /tmp/d/bin/approve-device CODE [bob]"))
+        #expect(lines[21].hasPrefix(" Evil \\e[2J"), "escape sequences from outside are made visible")
+        #expect(lines[22].hasPrefix(" ℹ Signed in as alice@example.test"), "the flash line stays")
+        #expect(lines[18].hasPrefix("└"), "the panes end above the notes")
+        let layout = Layout.compute(size: Size(width: 80, height: 24), focus: .accounts, notes: 3)
+        #expect(layout.notes == Rect(x: 0, y: 19, width: 80, height: 3) && layout.accounts?.maxY == 19)
+        // A click still finds the accounts (the list geometry knows about the notes).
+        #expect(AccountsHitTest.account(atX: 5, y: 2, model: m, size: Size(width: 80, height: 24)) == "alice")
+        let short = Renderer.render(m, size: Size(width: 80, height: 16), theme: mono).plainText
+        #expect(!short.contains("Users: alice"), "no room at 16 rows: \(short)")
+        var help = m
+        help.helpVisible = true
+        #expect(Renderer.render(help, size: Size(width: 80, height: 16), theme: mono).plainText.contains("Users: alice / pw1"), "still in ?")
+    }
 }
