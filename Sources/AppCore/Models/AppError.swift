@@ -30,6 +30,9 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     public var disposition: Disposition
     /// The damaged file and what is wrong with it (with ``Disposition/storeDamaged(file:)``).
     public var damage: FileDamage?
+    /// What failed when `provider add`'s discovery probe refused a provider (the front end words
+    /// what to do about it).
+    public var probe: ProviderProbeFailure?
 
     public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other, damage: FileDamage? = nil) {
         self.title = title

@@ -38,6 +38,9 @@ struct CLIFailure: Error {
                 next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
             }
         case .storeDamaged: code = ExitCode.storeDamaged
+        case .other where error.probe != nil:
+            code = ExitCode.failure
+            if next == nil, let probe = error.probe { next = Self.advice(probe) }
         case .cancelled: code = ExitCode.interrupted
         case .usage: code = ExitCode.usage
         case .transient: code = ExitCode.failure
@@ -45,6 +48,26 @@ struct CLIFailure: Error {
         default: code = ExitCode.failure
         }
         self.init(error.description, hint: next, exitCode: code)
+    }
+
+    /// What to do about a failed discovery probe of `provider add`, in the command line's terms.
+    static func advice(_ probe: ProviderProbeFailure) -> String {
+        let todo = switch probe.cause {
+        case .hostNotFound(let host): "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY)."
+        case .noConnection(let host): "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY)."
+        case .timeout: "Check the network, a firewall or your proxy."
+        case .tls: "For a private CA give its PEM bundle with --ca-bundle PATH (or SSL_CERT_FILE)."
+        case .interrupted: "Try again; if it persists, check a proxy in between."
+        case .tooLarge: "The answer is not a discovery document: check the --issuer URL."
+        case .plainHTTP: "Only loopback addresses may use http: use the provider's https issuer."
+        case .cancelled: "The probe was interrupted."
+        case .httpStatus: "No discovery document there: check the --issuer (the provider's issuer identifier, exactly as it publishes it), or give the endpoints by hand (--token-endpoint, --authorization-endpoint)."
+        case .notJSON: "The --issuer probably points at a web page, not at the provider's issuer."
+        case .issuerMismatch(let published, let configured):
+            "The document names the issuer '\(published)', not '\(configured)'; issuers compare code unit for code unit: use --issuer \(published) if that is the provider you mean."
+        case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check the --issuer."
+        }
+        return todo + " Add --no-probe to add it anyway (offline, or a provider that is not up yet)."
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: ExitCode.usage) }
