@@ -108,4 +108,32 @@ struct NewcomerCLITests {
             """), "\(result.stderr)")
         #expect(!result.stderr.contains("Unknown provider"))
     }
+
+    @Test("A vault with no passphrase source and no terminal: the reason in words (no raw errno), what to do said once")
+    func lockedVaultSaysWhyOnce() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        var environment = home.environment
+        environment["AUTHDECK_PASSPHRASE_FILE"] = nil
+        // setsid: no controlling terminal, as in cron or CI.
+        let result = try await RunningCommand(["-w", authdeckBinary, "provider", "add", "--no-probe", "p", "--issuer", "https://op.test", "--client-id", "c",
+                                               "--client-secret-stdin"], environment: environment, stdin: Data("s3cret".utf8),
+                                              executable: "/usr/bin/setsid").wait()
+        #expect(result.exitCode == 4, "\(result)")
+        #expect(result.stderr == """
+            error: The credential store is locked: no vault passphrase: no terminal to ask on (/dev/tty: No such device or address (ENXIO))
+            Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it.
+
+            """, "\(result.stderr)")
+        #expect(!result.stderr.contains("errno"))
+        // A refused passphrase file: what is wrong in the message, the requirement once in the hint.
+        let loose = home.root.appendingPathComponent("loose-passphrase").path
+        _ = FileManager.default.createFile(atPath: loose, contents: Data("x".utf8), attributes: [.posixPermissions: 0o644])
+        let refused = try await home.run(["provider", "add", "--no-probe", "p", "--issuer", "https://op.test", "--client-id", "c", "--client-secret-stdin"],
+                                         stdin: Data("s3cret".utf8), extra: ["AUTHDECK_PASSPHRASE_FILE": loose])
+        #expect(refused.exitCode == 4, "\(refused)")
+        #expect(refused.stderr.components(separatedBy: "0600").count == 2, "said once: \(refused.stderr)")
+        #expect(refused.stderr.hasSuffix("AUTHDECK_PASSPHRASE_FILE must name a regular file of yours with mode 0600 holding the vault passphrase (chmod 600 \(loose)).\n"),
+                "\(refused.stderr)")
+    }
 }

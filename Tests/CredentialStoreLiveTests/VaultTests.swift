@@ -243,7 +243,8 @@ struct VaultTests {
         let refused = storeError { _ = try source.read() }
         #expect(refused?.caseName == "passphraseUnavailable")
         #expect("\(refused.map(String.init(describing:)) ?? "")".contains("refusing to use \(passFile): mode 644 lets group or others read or write it"))
-        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("chmod 600"))
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("(AUTHDECK_PASSPHRASE_FILE)"), "names the variable; the front end says what to do")
+        #expect(PassphraseSource.fileRequirement(path: passFile).hasSuffix("(chmod 600 \(passFile))"))
     }
 
     @Test("A refused passphrase file (symbolic link, directory, FIFO, 0640) is .passphraseUnavailable like a missing one",
@@ -262,7 +263,7 @@ struct VaultTests {
         let refused = storeError { _ = try PassphraseSource.file(path: path).read() }
         #expect(refused?.caseName == "passphraseUnavailable", "\(String(describing: refused))")
         let text = refused.map { "\($0)" } ?? ""
-        #expect(text.contains(path) && text.contains("0600"), "\(text)")
+        #expect(text.contains(path) && text.contains("(AUTHDECK_PASSPHRASE_FILE)"), "the file and the variable; the front end says what to do: \(text)")
         #expect(!text.contains(testPassphrase.exposedValue))
     }
 

@@ -75,7 +75,7 @@ public struct TokenForScripts: Sendable {
                           warnings: warnings, refusedIDToken: "the refreshed ID token was refused (the previous one is kept): \(problem)")
         }
         guard let entry = try stored() else {
-            throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)
+            throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "", disposition: .needsSignIn)
         }
         return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
     }

@@ -2,6 +2,8 @@ import AppCore
 import AppCoreLive
 import Synchronization
 import AuthEngine
+import CredentialStore
+import CredentialStoreLive
 import Dispatch
 import FoundationEssentials
 import TerminalUI
@@ -35,7 +37,12 @@ struct CLIFailure: Error {
         case .storeLocked:
             code = ExitCode.storeLocked
             if next == nil {
-                next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
+                // The passphrase file named and refused (the message says why), else how to give one.
+                if let file = CLIContext.current.environment[PassphraseSource.fileVariable], !file.isEmpty {
+                    next = PassphraseSource.fileRequirement(path: file) + "."
+                } else {
+                    next = "Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it."
+                }
             }
         case .storeDamaged: code = ExitCode.storeDamaged
         case .other where error.probe != nil:
@@ -43,8 +50,10 @@ struct CLIFailure: Error {
             if next == nil, let probe = error.probe { next = Self.advice(probe) }
         case .cancelled: code = ExitCode.interrupted
         case .usage: code = ExitCode.usage
-        case .transient: code = ExitCode.failure
-            if next == nil { next = "This looks temporary (network or server); try again." }
+        case .transient(let retryAfter): code = ExitCode.failure
+            if next == nil {
+                next = retryAfter.map { "This looks temporary: try again in \(Int($0.rounded(.up))) s." } ?? "This looks temporary (network or server); try again."
+            }
         default: code = ExitCode.failure
         }
         self.init(error.description, hint: next, exitCode: code)
@@ -133,7 +142,7 @@ enum Output {
     static func describe(errno code: Int32) -> String {
         let names: [Int32: String] = [EBADF: "EBADF", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EIO: "EIO", EISDIR: "EISDIR", EAGAIN: "EAGAIN"]
         let text = String(cString: strerror(code))
-        return names[code].map { code == EBADF ? "it is closed (\($0))" : "\(text) (\($0))" } ?? "\(text) (errno \(code))"
+        return code == EBADF ? "it is closed (EBADF)" : names[code].map { "\(text) (\($0))" } ?? SystemErrorText.describe(code)
     }
 
     /// `Sanitizer.visible` on every piece, keeping the layout's newlines and tabs.
