@@ -107,6 +107,14 @@ struct NewcomerCLITests {
 
             """), "\(result.stderr)")
         #expect(!result.stderr.contains("Unknown provider"))
+        // A typo of the provider's name: the nearest one.
+        let typo = try await home.run(["login", "locl"])
+        #expect(typo.exitCode == 2 && typo.stderr.hasPrefix("error: Unknown provider 'locl': Configured providers: local.\nDid you mean 'authdeck login local'?\n"),
+                "\(typo.stderr)")
+        // Removing a provider with accounts names them as status does, with the logout for each.
+        let remove = try await home.run(["provider", "remove", "local"])
+        #expect(remove.stderr == "error: Provider 'local' still has 1 signed-in account (local/alice): Log it out first with 'authdeck logout local/alice'.\n",
+                "\(remove.stderr)")
     }
 
     @Test("A vault with no passphrase source and no terminal: the reason in words (no raw errno), what to do said once")

@@ -47,6 +47,11 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
             throw CLIFailure(usageMessage: "'\(name)' is an account (\(AccountResolution.handle(record))), not a provider",
                              hint: "login takes a provider: 'authdeck login \(record.providerID.rawValue)' signs in to \(record.providerID.rawValue) again (as \(record.displayName) or another user).")
         }
+        // A typo of a provider's name: the nearest one (edit distance, as for commands).
+        if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
+           let guess = ArgumentParser.closest(to: name, among: snapshot.providers.map(\.id.rawValue)) {
+            throw CLIFailure(error, hint: "Did you mean 'authdeck login \(guess)'?")
+        }
         throw CLIFailure(error)
     }
     let snapshot = try context.snapshot()
