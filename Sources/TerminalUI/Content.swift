@@ -225,7 +225,7 @@ enum DialogContent {
         var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text),
                             .text(s.providers.count > 1 ? "  (\(s.selectedProvider + 1) of \(s.providers.count))" : "", .textDim)]]
         if s.providers.isEmpty && !s.addFromPreset {
-            out.append([.text("  No provider configured: add one in a shell with authdeck provider add NAME --issuer URL --client-id ID", .statusError)])
+            out.append([.text("  No provider configured: see 'authdeck provider add --help'", .statusError)])
         }
         let rows = s.providers.count + (s.addFromPreset ? 1 : 0)
         let window = providerWindow(count: rows, selected: s.selectedProvider, rows: providerRows)
