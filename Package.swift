@@ -31,7 +31,7 @@ let package = Package(
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
         // The terminal's signal state (quit flag and wake pipe, crash-path restore), defined once in
-        // a .c file: a static in a system-library shim header is copied into every user (issue 16).
+        // a .c file: a static in a system-library shim header is copied into every user.
         .target(name: "CTerminalSignals"),
 
         // dlopen(3) of the C libraries a command needs only sometimes, with typed errors naming the
@@ -81,8 +81,12 @@ let package = Package(
             // libraries.) The modules import FoundationEssentials only, never Foundation, so
             // FoundationInternationalization and ICU stay out of the binary (35 MB instead of 84,
             // half the relocations at start-up: PERFORMANCE.md).
+            // Linked by the toolchain's lld: libFoundationEssentials.a's temporary-file code (atomic
+            // `Data.write`, never called here, but in an object every FoundationEssentials user pulls
+            // in) references glibc's mktemp, for which gold printed a link-time warning in every
+            // release build.
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(configuration: .release))]
         ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and

@@ -30,6 +30,7 @@ extension AppReducer {
                 return .none
             }
             state.presetForm?.error = nil
+            state.presetForm?.probeFailure = nil
             state.presetForm?.submitting = true
             let useCases = dependencies.useCases
             return .run { send in send(.presetFormFinished(await useCases.addProvider(provider, secret))) }
@@ -48,6 +49,7 @@ extension AppReducer {
             guard state.presetForm != nil else { return .none }
             state.presetForm?.submitting = false
             state.presetForm?.error = error.description
+            state.presetForm?.probeFailure = error.probe
             return .none
 
         case .presetFormClose:

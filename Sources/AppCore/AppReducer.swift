@@ -350,7 +350,7 @@ public struct AppReducer: Sendable {
 
         case .accessTokenForCopyResponse(let id, .success(let token)):
             let replayed = clearReplay(&state, id)
-            state.clipboard = ClipboardRequest(value: token, note: "Access token copied to the clipboard (OSC 52)"
+            state.clipboard = ClipboardRequest(value: token, note: ClipboardRequest.sentNote("Access token")
                 + (replayed ? "; its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it" : ""))
             return .none
 

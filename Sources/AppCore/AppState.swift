@@ -63,6 +63,15 @@ public enum AccountStatus: Equatable, Sendable {
         }
     }
 
+    /// Whether the stored access token may be handed out (`token`, `api`, copy): not for an
+    /// account that needs sign-in, whose grant the provider ended (``TokenForScripts`` refuses
+    /// it), so its expiry is no countdown to show.
+    public var accessTokenUsable: Bool { self != .needsSignIn }
+
+    /// "not usable (sign in again)": what the screens and `status` show instead of the access
+    /// token's expiry when ``accessTokenUsable`` is false.
+    public static let unusableAccessTokenText = "not usable (sign in again)"
+
     /// Whether `status` should exit non-zero for it. An idle account whose access token expired
     /// while its refresh token is still good (`.expired`) does not: the next `token` (or the
     /// TUI) refreshes it without the user doing anything (README exit codes).
@@ -195,6 +204,12 @@ public struct ClipboardRequest: Equatable, Sendable {
     public init(value: AccessToken, note: String) {
         self.value = value
         self.note = note
+    }
+
+    /// What the flash says once `what` went out as OSC 52: it was sent, which is all authdeck
+    /// can know (a terminal, or tmux without `set-clipboard on`, may drop it without a word).
+    public static func sentNote(_ what: String) -> String {
+        "\(what) sent to the terminal's clipboard (OSC 52; a terminal may ignore it)"
     }
 }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Errors of every credential store backend (docs/ARCHITECTURE.md, "Errors"). Each case says what went wrong
 /// and, where a file is involved, names it. None ever carries a secret.
 public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -45,7 +49,7 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
         public var description: String {
             var parts = [message]
-            if let errno { parts.append("errno \(errno)") }
+            if let errno { parts.append(SystemErrorText.describe(errno)) }
             if let domain { parts.append("\(domain) \(code.map(String.init) ?? "?")") }
             return parts.joined(separator: "; ")
         }
@@ -156,5 +160,21 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidConfiguration(let cause): "invalid credential store configuration: \(cause)"
         case .cancelled(let operation): "credential store \(operation) was cancelled"
         }
+    }
+}
+
+/// An `errno` in words: the C library's text and the symbolic name ("No such device or address
+/// (ENXIO)"), never a bare number.
+public enum SystemErrorText {
+    static let names: [Int32: String] = [
+        EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
+        ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR",
+        EINVAL: "EINVAL", EMFILE: "EMFILE", ENOTTY: "ENOTTY", ENOSPC: "ENOSPC", EROFS: "EROFS", EPIPE: "EPIPE",
+        ELOOP: "ELOOP", ENAMETOOLONG: "ENAMETOOLONG", EDQUOT: "EDQUOT", ETIMEDOUT: "ETIMEDOUT",
+    ]
+
+    public static func describe(_ code: Int32) -> String {
+        let text = strerror(code).map { String(cString: $0) } ?? "error"
+        return "\(text) (\(names[code] ?? "errno \(code)"))"
     }
 }

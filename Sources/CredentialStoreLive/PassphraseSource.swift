@@ -48,10 +48,24 @@ public enum PassphraseSource: Sendable {
         return .terminal(prompt: prompt)
     }
 
-    /// Reads the passphrase. With `confirm` (a new vault or a new passphrase), a terminal asks twice.
+    /// What the terminal says before it asks for the passphrase of a vault about to be created
+    /// at `path`: what is made, where, and that nothing recovers a lost passphrase.
+    public static func newVaultNotice(path: String) -> String {
+        """
+        authdeck keeps your tokens in an encrypted vault; creating it now at
+          \(path)
+        Choose its passphrase. It cannot be recovered: if it is lost, the vault cannot be opened and
+        its accounts must sign in again (AUTHDECK_PASSPHRASE_FILE can give it to authdeck instead).
+        """
+    }
+
+    /// Reads the passphrase. With `confirm` (a new vault or a new passphrase), a terminal asks
+    /// twice. With `newVaultAt` (a vault created now), a terminal first says what is created
+    /// where (``newVaultNotice(path:)``) and asks for a "New vault passphrase", without the
+    /// unlock prompt's count of tries.
     /// - Throws: ``SecretStoreError/passphraseUnavailable(cause:)``; ``SecretStoreError/permissionDenied(file:cause:)``
     ///   for a passphrase file that others can read.
-    public func read(confirm: Bool = false) throws(SecretStoreError) -> VaultPassphrase {
+    public func read(confirm: Bool = false, newVaultAt newVault: String? = nil) throws(SecretStoreError) -> VaultPassphrase {
         let value: String
         switch self {
         case .value(let passphrase):
@@ -65,10 +79,13 @@ public enum PassphraseSource: Sendable {
                 throw .passphraseUnavailable(cause: .init("\(Self.fileDescriptorVariable)=\(fd) cannot be read: \(error)"))
             }
         case .terminal(let prompt):
-            let first = try Self.promptWithoutEcho(prompt)
+            if let newVault { tell(Self.newVaultNotice(path: newVault)) }
+            let first = try Self.promptWithoutEcho(newVault == nil ? prompt : "New vault passphrase: ")
             if confirm {
-                let second = try Self.promptWithoutEcho("Repeat: ")
-                guard first == second else { throw .passphraseUnavailable(cause: .init("the passphrases differ")) }
+                let second = try Self.promptWithoutEcho(newVault == nil ? "Repeat: " : "Repeat the new passphrase: ")
+                guard first == second else {
+                    throw .passphraseUnavailable(cause: .init(newVault == nil ? "the passphrases differ" : "the two passphrases differ; no vault was created"))
+                }
             }
             value = first
         }
@@ -79,30 +96,36 @@ public enum PassphraseSource: Sendable {
     /// The passphrase file's bytes. Any refusal (missing, a symbolic link, a directory or other
     /// non-regular file, readable or writable by others, not owned by the user, unreadable) is
     /// ``SecretStoreError/passphraseUnavailable(cause:)``: the store stays locked (exit 4), and
-    /// the cause names the file, what is wrong and what to do.
+    /// the cause names the file and what is wrong with it (the front end says what to do:
+    /// ``fileRequirement(path:)``).
     static func readPassphraseFile(_ path: String) throws(SecretStoreError) -> Data {
-        let fix = "\(fileVariable) must name a regular file of yours with mode 0600 (chmod 600 \(path))"
         var st = stat()
         if lstat(path, &st) == 0 {
             let type = st.st_mode & S_IFMT
             if type == S_IFLNK {
-                throw .passphraseUnavailable(cause: .init("refusing \(path): it is a symbolic link; \(fix)"))
+                throw .passphraseUnavailable(cause: .init("refusing \(path) (\(fileVariable)): it is a symbolic link"))
             }
             if type != S_IFREG {
                 let what = type == S_IFDIR ? "a directory" : "not a regular file"
-                throw .passphraseUnavailable(cause: .init("refusing \(path): it is \(what); \(fix)"))
+                throw .passphraseUnavailable(cause: .init("refusing \(path) (\(fileVariable)): it is \(what)"))
             }
         }
         let data: Data?
         do throws(SecretStoreError) {
             data = try PrivateFiles.read(path, requirePrivate: true)
         } catch {
-            throw .passphraseUnavailable(cause: .init("\(error); \(fix)"))
+            throw .passphraseUnavailable(cause: .init("\(error) (\(fileVariable))"))
         }
         guard let data else {
             throw .passphraseUnavailable(cause: .init("\(fileVariable) names \(path), which does not exist"))
         }
         return data
+    }
+
+    /// What a passphrase file must be, for the front end's advice: "AUTHDECK_PASSPHRASE_FILE must
+    /// name a regular file of yours with mode 0600 (chmod 600 PATH)".
+    public static func fileRequirement(path: String) -> String {
+        "\(fileVariable) must name a regular file of yours with mode 0600 holding the vault passphrase (chmod 600 \(path))"
     }
 
     /// The first line, without its line ending (LF or CRLF). Bytes, not Characters: in Swift
@@ -116,8 +139,9 @@ public enum PassphraseSource: Sendable {
     static func promptWithoutEcho(_ prompt: String) throws(SecretStoreError) -> String {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
-            throw .passphraseUnavailable(
-                cause: .init("no terminal to prompt on; set \(fileVariable) to a 0600 file", errno: errno))
+            // The fact (no controlling terminal) and the C library's reason; what to do instead is
+            // the front end's to say.
+            throw .passphraseUnavailable(cause: .init("no terminal to ask on (/dev/tty: \(SystemErrorText.describe(errno)))"))
         }
         defer { close(fd) }
         var saved = termios()

@@ -87,7 +87,7 @@ public final class VaultSecretStore: SecretStore {
                 document.set(secrets, for: key)
                 return seal(document, keys: keys, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
             }
-            let keys = try newKeys(limits: newVaultLimits, source: passphrase)
+            let keys = try newKeys(limits: newVaultLimits, source: passphrase, creating: true)
             var document = VaultRecords()
             document.set(secrets, for: key)
             let sealed = seal(document, keys: keys, limits: newVaultLimits)
@@ -108,7 +108,7 @@ public final class VaultSecretStore: SecretStore {
                 (keys, document) = (opened.keys, opened.document)
                 limits = KDFLimits(opsLimit: opened.header.opsLimit, memLimit: opened.header.memLimit)
             } else {
-                keys = try newKeys(limits: newVaultLimits, source: passphrase)
+                keys = try newKeys(limits: newVaultLimits, source: passphrase, creating: true)
                 remember(keys)
             }
             for (key, secrets) in entries.sorted(by: { $0.key < $1.key }) { document.set(secrets, for: key) }
@@ -204,7 +204,7 @@ public final class VaultSecretStore: SecretStore {
                 throw .io(file: path, operation: "change passphrase of", cause: .init("no vault yet"))
             }
             let (_, oldKeys, document) = try open(bytes)
-            let newKeys = try newKeys(limits: newVaultLimits, source: newPassphrase)
+            let newKeys = try newKeys(limits: newVaultLimits, source: newPassphrase, creating: false)
             replaced = (oldKeys, newKeys)
             return seal(document, keys: newKeys, limits: newVaultLimits)
         }
@@ -256,8 +256,10 @@ public final class VaultSecretStore: SecretStore {
         throw .wrongPassphrase(file: path)
     }
 
-    private func newKeys(limits: KDFLimits, source: PassphraseSource) throws(SecretStoreError) -> VaultKeys {
-        try derive(source.read(confirm: true), salt: Sodium.randomBytes(Sodium.saltLength), limits: limits)
+    /// Keys for a new salt from a passphrase asked twice; `creating` for a vault that does not
+    /// exist yet (the terminal says so, ``PassphraseSource/newVaultNotice(path:)``).
+    private func newKeys(limits: KDFLimits, source: PassphraseSource, creating: Bool) throws(SecretStoreError) -> VaultKeys {
+        try derive(source.read(confirm: true, newVaultAt: creating ? path : nil), salt: Sodium.randomBytes(Sodium.saltLength), limits: limits)
     }
 
     private func derive(_ passphrase: VaultPassphrase, salt: [UInt8], limits: KDFLimits) throws(SecretStoreError) -> VaultKeys {

@@ -83,7 +83,8 @@ enum DetailContent {
                 field("Status", StatusText.text(a.status, now: m.now), StatusText.role(a.status)),
                 field("Storage", v(o.storage)) + (o.storageIsInsecure ? [.text(" ⚠ PLAINTEXT", .badgeInsecure)] : []),
                 [],
-                expiry("Access token", o.accessExpiresAt, lifetime: o.accessLifetime, m: m, width: width),
+                a.status.accessTokenUsable ? expiry("Access token", o.accessExpiresAt, lifetime: o.accessLifetime, m: m, width: width)
+                    : field("Access token", AccountStatus.unusableAccessTokenText, .statusError),
             ]
             // RFC 9449: sender-constrained tokens, with the key's RFC 7638 thumbprint.
             if let thumbprint = a.dpopThumbprint { out.append(field("Token binding", "DPoP, key " + v(thumbprint))) }
@@ -224,7 +225,7 @@ enum DialogContent {
         var out: [Line] = [[.text("Provider", s.focusedField == .provider ? .title : .text),
                             .text(s.providers.count > 1 ? "  (\(s.selectedProvider + 1) of \(s.providers.count))" : "", .textDim)]]
         if s.providers.isEmpty && !s.addFromPreset {
-            out.append([.text("  No provider configured: authdeck provider add ISSUER", .statusError)])
+            out.append([.text("  No provider configured: see 'authdeck provider add --help'", .statusError)])
         }
         let rows = s.providers.count + (s.addFromPreset ? 1 : 0)
         let window = providerWindow(count: rows, selected: s.selectedProvider, rows: providerRows)
@@ -328,6 +329,11 @@ enum DialogContent {
             [.text("Then open:", .text)],
         ]
         for chunk in DetailContent.wrap(Sanitizer.visible(d.verificationURI), width: max(10, width)) { out.append([.text(chunk, .link)]) }
+        // RFC 8628 §3.3.1: the URI with the code in it, as `login --device` prints it.
+        if let complete = d.verificationURIComplete, !complete.utf8.elementsEqual(d.verificationURI.utf8) {
+            out.append([.text("or, with the code filled in:", .text)])
+            for chunk in DetailContent.wrap(Sanitizer.visible(complete), width: max(10, width)) { out.append([.text(chunk, .link)]) }
+        }
         if d.qr != nil { out.append([.text("or scan the QR code", .textDim)]) }
         out.append([])
         let expRole: StyleRole = d.expiresAt <= now ? .statusExpired : (d.expiresAt.timeIntervalSince(now) < 60 ? .statusExpiringSoon : .text)

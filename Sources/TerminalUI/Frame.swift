@@ -83,6 +83,11 @@ public enum DisplayWidth {
     public static func truncate(_ s: String, to width: Int, ellipsis: Bool = true) -> String {
         guard width > 0 else { return "" }
         if of(s) <= width { return s }
+        // Only padding is cut (an input field's spaces): nothing is missing, so no "…".
+        if ellipsis {
+            let whole = truncate(s, to: width, ellipsis: false)
+            if s.dropFirst(whole.count).allSatisfy({ $0 == " " }) { return whole }
+        }
         let budget = ellipsis ? width - 1 : width
         var out = ""
         var used = 0

@@ -58,7 +58,7 @@ public enum Renderer {
     public static func render(_ m: ScreenModel, size: Size, theme: Theme) -> Frame {
         var f = Frame(size: size)
         guard size.width > 0, size.height > 0 else { return f }
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         drawHeader(&f, m, rect: layout.header)
         if layout.mode == .tooSmall {
             let msg = "Terminal too small (\(size.width)×\(size.height)); need \(Layout.minimum.width)×\(Layout.minimum.height)"
@@ -67,6 +67,7 @@ public enum Renderer {
         }
         if let r = layout.accounts { drawAccounts(&f, m, rect: r, focused: m.focus == .accounts || layout.mode == .single) }
         if let r = layout.detail { drawDetail(&f, m, rect: r, focused: m.focus == .detail || layout.mode == .single) }
+        if let r = layout.notes { drawNotes(&f, m, rect: r) }
         drawFlash(&f, m, rect: layout.flash)
         drawFooter(&f, m, rect: layout.footer)
         if let d = m.dialog { drawDialog(&f, m, d, size: size) }
@@ -100,6 +101,14 @@ public enum Renderer {
         case .error: (.flashError, "✗ ")
         }
         f.draw([.text(" " + mark + Sanitizer.visible(flash.text), role)], x: rect.x, y: rect.y, width: rect.width)
+    }
+
+    /// The notes (the demo's users and commands), dim, one a line, under the panes: they stay on
+    /// screen without `?`.
+    static func drawNotes(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
+        for (i, note) in m.notes.prefix(rect.height).enumerated() {
+            f.draw([.text(" " + Sanitizer.visible(note), .textDim)], x: rect.x, y: rect.y + i, width: rect.width)
+        }
     }
 
     static func drawFooter(_ f: inout Frame, _ m: ScreenModel, rect: Rect) {
@@ -176,7 +185,9 @@ public enum Renderer {
             let role = StatusText.role(a.status)
             var line2: Line = [.text("   " + StatusText.glyph(a.status) + " " + StatusText.text(a.status, now: m.now), role)]
             if a.dpopThumbprint != nil { line2.append(.text(" · DPoP", .textDim)) } // sender-constrained (RFC 9449)
-            if let exp = a.accessExpiresAt {
+            if !a.status.accessTokenUsable {
+                line2 += [.flexibleSpace, .text("token not usable", .textDim)]
+            } else if let exp = a.accessExpiresAt {
                 line2.append(.flexibleSpace)
                 line2.append(.text(TimeText.countdown(to: exp, now: m.now), role))
                 if w >= 34, let frac = TimeText.remainingFraction(expiresAt: exp, lifetime: a.accessLifetime, now: m.now) {
@@ -206,7 +217,9 @@ public enum Renderer {
             f.draw([.text("Select an account, or press l to sign in.", .textDim)], x: inner.x + 1, y: inner.y, width: inner.width - 1)
             return
         }
-        f.draw(tabBar(d.tab, width: inner.width), x: inner.x, y: inner.y, width: inner.width)
+        for (row, tabs) in tabRows(d.tab, width: inner.width).enumerated() where row < inner.height {
+            f.draw(tabs.map(\.span), x: inner.x, y: inner.y + row, width: inner.width)
+        }
         guard inner.height > 2 else { return }
         let body = Rect(x: inner.x + 1, y: inner.y + 2, width: inner.width - 2, height: inner.height - 2)
         let lines = DetailContent.lines(d, account: account, model: m, width: body.width)
@@ -224,7 +237,7 @@ public enum Renderer {
     /// The largest useful `DetailModel.scroll` for this model and screen size (0 when the
     /// content fits), so the app can clamp scrolling.
     public static func detailScrollLimit(_ m: ScreenModel, size: Size) -> Int {
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         guard let rect = layout.detail, let d = m.detail, let a = m.selectedAccount else { return 0 }
         let inner = rect.inset(1)
         let bodyHeight = inner.height - 2
@@ -233,19 +246,34 @@ public enum Renderer {
         return max(0, DetailContent.lines(d, account: a, model: m, width: bodyWidth).count - bodyHeight)
     }
 
-    static func tabBar(_ active: DetailTab, width: Int) -> Line {
-        func labels(_ title: (DetailTab) -> String?) -> [String] {
+    /// The tab bar: one row of " 1 Overview " labels when they fit in `width`, else shorter
+    /// titles, else two rows (the second on the row that otherwise stays blank above the body),
+    /// numbers alone only when even two rows of short titles do not fit. Each label with its tab.
+    static func tabRows(_ active: DetailTab, width: Int) -> [[(tab: DetailTab, span: Span)]] {
+        func labels(_ title: (DetailTab) -> String?) -> [(tab: DetailTab, span: Span)] {
             DetailTab.allCases.map { tab in
                 let t = title(tab) ?? (tab == active ? tab.shortTitle : nil)
-                return " \(tab.rawValue)" + (t.map { " " + $0 } ?? "") + " "
+                return (tab, .text(" \(tab.rawValue)" + (t.map { " " + $0 } ?? "") + " ", tab == active ? .tabActive : .tabInactive))
             }
         }
-        var chosen = labels { $0.title }
-        for candidate in [labels { $0.title }, labels { $0.shortTitle }, labels { _ in nil }] {
-            chosen = candidate
-            if candidate.reduce(0, { $0 + DisplayWidth.of($1) }) <= width { break }
+        /// The labels in rows of at most `width` columns, filled in order.
+        func rows(_ all: [(tab: DetailTab, span: Span)]) -> [[(tab: DetailTab, span: Span)]] {
+            var out: [[(tab: DetailTab, span: Span)]] = [[]]
+            var used = 0
+            for label in all {
+                if used + label.span.width > width, !out[out.count - 1].isEmpty {
+                    out.append([])
+                    used = 0
+                }
+                out[out.count - 1].append(label)
+                used += label.span.width
+            }
+            return out
         }
-        return zip(DetailTab.allCases, chosen).map { .text($1, $0 == active ? .tabActive : .tabInactive) }
+        let full = labels { $0.title }, short = labels { $0.shortTitle }
+        for candidate in [rows(full), rows(short)] where candidate.count == 1 { return candidate }
+        for candidate in [rows(full), rows(short)] where candidate.count == 2 { return candidate }
+        return [labels { _ in nil }]
     }
 
     // MARK: Dialogs
@@ -271,7 +299,8 @@ public enum Renderer {
         case .signIn(let s):
             // The provider list scrolls inside the dialog: as many rows as the terminal leaves.
             let rows = max(3, size.height - 4 - DialogContent.signInFixedLines)
-            let lines = DialogContent.signIn(s, width: min(70, size.width - 6), providerRows: rows)
+            // Lines as wide as the box's inside (``dialogRect`` less border and margins).
+            let lines = DialogContent.signIn(s, width: min(70, size.width - 2) - 4, providerRows: rows)
             let r = dialogRect(size: size, width: 70, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
         case .presetForm(let p):
@@ -419,7 +448,7 @@ public enum QRText {
 public enum AccountsHitTest {
     public static func account(atX x: Int, y: Int, model m: ScreenModel, size: Size? = nil) -> AccountRow.ID? {
         guard let size, m.dialog == nil, !m.helpVisible else { return nil }
-        let layout = Layout.compute(size: size, focus: m.focus)
+        let layout = Layout.compute(size: size, focus: m.focus, notes: m.notes.count)
         guard let rect = layout.accounts, x >= rect.x, x < rect.maxX else { return nil }
         let g = Renderer.listGeometry(m, rect: rect)
         guard y >= g.top, y < g.inner.maxY else { return nil }
@@ -429,17 +458,18 @@ public enum AccountsHitTest {
     }
 }
 
-/// Which detail tab a mouse click hits (the tab bar is the first row inside the detail pane).
+/// Which detail tab a mouse click hits (the tab bar is the first one or two rows inside the detail pane).
 public enum DetailTabHitTest {
     public static func tab(atX x: Int, y: Int, model m: ScreenModel, size: Size) -> DetailTab? {
         guard m.dialog == nil, !m.helpVisible, let d = m.detail, m.selectedAccount != nil else { return nil }
-        guard let rect = Layout.compute(size: size, focus: m.focus).detail else { return nil }
+        guard let rect = Layout.compute(size: size, focus: m.focus, notes: m.notes.count).detail else { return nil }
         let inner = rect.inset(1)
-        guard y == inner.y, x >= inner.x, x < inner.maxX else { return nil }
+        let rows = Renderer.tabRows(d.tab, width: inner.width)
+        guard y >= inner.y, y < inner.y + rows.count, x >= inner.x, x < inner.maxX else { return nil }
         var cx = inner.x
-        for (tab, span) in zip(DetailTab.allCases, Renderer.tabBar(d.tab, width: inner.width)) {
-            let w = span.width
-            if x >= cx && x < cx + w { return tab }
+        for label in rows[y - inner.y] {
+            let w = label.span.width
+            if x >= cx && x < cx + w { return label.tab }
             cx += w
         }
         return nil

@@ -75,7 +75,7 @@ public final class TerminalSession {
             throw .unknownTerminal(term)
         }
         screen = s
-        nc.set_term(s)
+        _ = nc.set_term(s)
         // Without cursor addressing (TERM=dumb, printing terminals) the screen cannot be drawn.
         guard authdeck_tigetstr(nc.tigetstr, "cup") != nil else {
             failStart()
@@ -84,18 +84,20 @@ public final class TerminalSession {
         Self.installCrashRestore(nc)
         // A resize wakes the loop at once (ncurses's SIGWINCH handler runs first).
         authdeck_resize_signal_install()
-        nc.cbreak()
-        nc.noecho()
-        nc.nonl()
-        nc.keypad(nc.stdscr, true)
-        nc.nodelay(nc.stdscr, true)
-        nc.curs_set(0)
-        nc.set_escdelay(25)
+        // ncurses answers ERR to these only for a terminal without the capability (no cursor to
+        // hide, no escape delay); the screen works without it, so the results are not checked.
+        _ = nc.cbreak()
+        _ = nc.noecho()
+        _ = nc.nonl()
+        _ = nc.keypad(nc.stdscr, true)
+        _ = nc.nodelay(nc.stdscr, true)
+        _ = nc.curs_set(0)
+        _ = nc.set_escdelay(25)
         _ = authdeck_enable_clicks(nc.mousemask)
-        nc.mouseinterval(0)
+        _ = nc.mouseinterval(0)
         if nc.has_colors() && !noColor {
-            nc.start_color()
-            nc.use_default_colors()
+            _ = nc.start_color()
+            _ = nc.use_default_colors()
             colors = Int(nc.colors)
         }
     }
@@ -107,7 +109,7 @@ public final class TerminalSession {
     private func failStart() {
         ended = true
         if let screen {
-            nc.endwin()
+            _ = nc.endwin()
             nc.delscreen(screen)
         }
         screen = nil
@@ -135,7 +137,7 @@ public final class TerminalSession {
     public func end() {
         guard !ended else { return }
         ended = true
-        nc.endwin()
+        _ = nc.endwin()
         if let screen { nc.delscreen(screen) }
         screen = nil
         if let output { fclose(output) }
@@ -185,7 +187,7 @@ public final class TerminalSession {
                         pair = p
                     } else if Int32(pairs.count) < maxPairs {
                         pair = Int32(pairs.count + 1)
-                        nc.init_extended_pair(pair, key.fg, key.bg)
+                        _ = nc.init_extended_pair(pair, key.fg, key.bg)
                         pairs[key] = pair
                     }
                 }
@@ -214,7 +216,7 @@ public final class TerminalSession {
         if !force, let lastFrame, lastFrame == frame { return }
         let win = nc.stdscr
         let sz = size
-        if force || lastFrame?.size != frame.size { nc.werase(win) }
+        if force || lastFrame?.size != frame.size { _ = nc.werase(win) }
         var wbuf = [wchar_t](repeating: 0, count: 6)
         for y in 0..<min(frame.size.height, sz.height) {
             for x in 0..<min(frame.size.width, sz.width) {
@@ -238,15 +240,15 @@ public final class TerminalSession {
                 }
             }
         }
-        nc.wnoutrefresh(win)
-        nc.doupdate()
+        _ = nc.wnoutrefresh(win)
+        _ = nc.doupdate()
         lastFrame = frame
     }
 
     /// Forces the next `draw` to repaint everything (after a resize or an outside write).
     public func invalidate() {
         lastFrame = nil
-        nc.clearok(nc.stdscr, true)
+        _ = nc.clearok(nc.stdscr, true)
     }
 
     /// Reads one key without blocking; nil when none is pending. Input that decodes to nothing
@@ -304,12 +306,12 @@ public final class TerminalSession {
 
     /// Leaves curses mode to run `body` (e.g. a terminal browser), then restores the screen.
     public func suspend<T>(_ body: () throws -> T) rethrows -> T {
-        nc.def_prog_mode()
-        nc.endwin()
+        _ = nc.def_prog_mode()
+        _ = nc.endwin()
         defer {
-            nc.reset_prog_mode()
+            _ = nc.reset_prog_mode()
             invalidate()
-            nc.refresh()
+            _ = nc.refresh()
         }
         return try body()
     }

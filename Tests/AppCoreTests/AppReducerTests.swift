@@ -487,12 +487,12 @@ struct AppReducerTests {
         useCases.accessToken = { _, _ in .success(AccessToken("at-secret")) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.copyAccessTokenKeyPressed(alice.id))
-        let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token copied to the clipboard (OSC 52)")
+        let request = ClipboardRequest(value: AccessToken("at-secret"), note: "Access token sent to the terminal's clipboard (OSC 52; a terminal may ignore it)")
         await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-secret")))) { $0.clipboard = request }
         #expect(!String(describing: store.state).contains("at-secret"), "the state never prints the token")
         store.send(.clipboardWritten) {
             $0.clipboard = nil
-            $0.flash = Flash(level: .info, text: "Access token copied to the clipboard (OSC 52)", expiresAt: t0.addingTimeInterval(6))
+            $0.flash = Flash(level: .info, text: "Access token sent to the terminal's clipboard (OSC 52; a terminal may ignore it)", expiresAt: t0.addingTimeInterval(6))
         }
         await store.finish()
     }
@@ -512,7 +512,7 @@ struct AppReducerTests {
             $0.accounts[0].replaysRefreshToken = true
             $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
         }
-        let note = "Access token copied to the clipboard (OSC 52); its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it"
+        let note = "Access token sent to the terminal's clipboard (OSC 52; a terminal may ignore it); its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it"
         await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-new")))) {
             $0.accounts[0].replaysRefreshToken = false
             $0.clipboard = ClipboardRequest(value: AccessToken("at-new"), note: note)

@@ -17,7 +17,7 @@ private func formState(_ preset: String) -> AppState {
 
 @Suite("The sign-in dialog's Add a provider from a preset form (issue 13)")
 struct PresetFormReducerTests {
-    @Test("The fields follow the preset: Auth0 asks for --domain, Keycloak for --domain and --tenant, GitHub for neither")
+    @Test("The fields follow the preset's data: Auth0 asks for Domain and Audience, Keycloak for Domain and Tenant, GitHub for neither")
     func fieldsFollowThePreset() {
         let presets = PresetCatalog.builtIn.entries.map(\.preset)
         var form = PresetForm(presets: presets)
@@ -26,7 +26,7 @@ struct PresetFormReducerTests {
             form.apply(.move(by: presets.firstIndex { $0.name == name }!))
             return form.fields
         }
-        #expect(fields("auth0") == [.preset, .name, .domain, .clientID, .clientSecret])
+        #expect(fields("auth0") == [.preset, .name, .domain, .audience, .clientID, .clientSecret])
         #expect(fields("keycloak") == [.preset, .name, .domain, .tenant, .clientID, .clientSecret])
         #expect(fields("github") == [.preset, .name, .clientID, .clientSecret])
         #expect(form.providerName == "github")
@@ -41,16 +41,19 @@ struct PresetFormReducerTests {
         store.send(.presetFormOpen) { $0.flash = Flash(level: .warn, text: "No preset available: see 'authdeck provider presets'", expiresAt: t0.addingTimeInterval(6)) }
     }
 
-    @Test("Auth0 without --domain: the form names the option and its meaning, keeps the fields, calls nothing")
+    @Test("Auth0 without a domain: the form names its Domain field and what goes there (no command-line option), keeps the fields, calls nothing")
     func auth0MissingDomain() {
         let store = makeStore(formState("auth0"), session: .unimplemented)
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .name }
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .domain }
+        store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .audience }
+        store.send(.presetFormEdit(.setText("https://api.test"))) { $0.presetForm?.audience = "https://api.test" }
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .clientID }
         store.send(.presetFormEdit(.setText("abc123"))) { $0.presetForm?.clientID = "abc123" }
         store.send(.presetFormSubmit) {
-            $0.presetForm?.error = "--domain: --preset auth0 needs --domain: the tenant domain (e.g. --domain example.eu.auth0.com)"
+            $0.presetForm?.error = "Domain: enter the tenant domain, e.g. example.eu.auth0.com"
         }
+        #expect(store.state.presetForm?.error?.contains("--") == false)
     }
 
     @Test("Apple without a client secret: refused before any request")
@@ -88,9 +91,14 @@ struct PresetFormReducerTests {
         #expect(seen.withLock { $0?.1 } == ClientSecret("s3cr3t-value"))
     }
 
-    @Test("A failed discovery probe: the use case's message in the form, the fields kept for another try")
+    @Test("A failed discovery probe: the use case's facts in the form (what to do is the front end's), the fields kept for another try")
     func probeFailureKeepsFields() async {
-        let refusal = AppError(title: "Provider 'github' did not answer discovery", detail: "Add --no-probe to add it anyway", disposition: .usage)
+        let refusal = {
+            var error = AppError(title: "Provider 'github' not added: its discovery document failed (connect)",
+                                 detail: "GET https://op.test/.well-known/openid-configuration: Couldn't connect to server")
+            error.probe = ProviderProbeFailure(url: "https://op.test/.well-known/openid-configuration", cause: .noConnection(host: "op.test"))
+            return error
+        }()
         var session = UseCaseClient.unimplemented
         session.addProvider = { _, _ in .failure(refusal) }
         var state = formState("github")
@@ -100,6 +108,7 @@ struct PresetFormReducerTests {
         await store.receive(.presetFormFinished(.failure(refusal))) {
             $0.presetForm?.submitting = false
             $0.presetForm?.error = refusal.description
+            $0.presetForm?.probeFailure = refusal.probe
         }
         #expect(store.state.presetForm?.clientID == "Iv1.abc")
         store.send(.presetFormClose) { $0.presetForm = nil }

@@ -47,14 +47,18 @@ struct PresetTests {
         #expect(config.endpoints.revocation?.absoluteString == "https://t.eu.auth0.com/oauth/revoke")
         #expect(config.displayName == "Auth0 (t.eu.auth0.com)")
         #expect(config.clientID == "abc" && config.id == ProviderID("a0") && config.preset == "auth0")
-        #expect(throws: PresetError(file: "", field: "--domain", problem: "--preset auth0 needs --domain: the tenant domain (e.g. --domain example.eu.auth0.com)")) {
-            try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: nil, tenant: nil)
-        }
+        // The CLI's words in the description; the facts for other front ends in `parameter`.
+        let missing = #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: nil, tenant: nil) }
+        #expect(missing?.description == "--domain: --preset auth0 needs --domain: the tenant domain (e.g. --domain example.eu.auth0.com)")
+        #expect(missing?.parameter?.name == .domain && missing?.parameter?.problem == .missing(meaning: "the tenant domain", example: "example.eu.auth0.com"))
         #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "http://t.auth0.com", tenant: nil) }
         #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.auth0.com/evil?x", tenant: nil) }
-        #expect(throws: PresetError(file: "", field: "--tenant", problem: "the preset auth0 does not use --tenant")) {
-            try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.auth0.com", tenant: "x")
-        }
+        let unused = #expect(throws: PresetError.self) { try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.auth0.com", tenant: "x") }
+        #expect(unused?.description == "--tenant: the preset auth0 does not use --tenant" && unused?.parameter?.problem == .notUsed(preset: "auth0"))
+        // Auth0 asks for an audience (its data, presets/auth0.json); given, it is the provider's.
+        #expect(auth0.audience?.example == "https://api.example.com" && auth0.audience?.required == false)
+        let withAudience = try auth0.makeProvider(id: ProviderID("a0"), clientID: "abc", domain: "t.eu.auth0.com", tenant: nil, audience: "https://api.test")
+        #expect(withAudience.audience == "https://api.test")
     }
 
     @Test("Preset --domain / --tenant: percent escapes, backslashes, braces and control characters are refused, never put into the issuer URL",

@@ -34,7 +34,7 @@ struct TokenUseReducerTests {
             $0.accounts[0].afterRefresh = []
             $0.flash = Flash(level: .info, text: "Refreshed Alice", expiresAt: t0.addingTimeInterval(6))
         }
-        let note = "Access token copied to the clipboard (OSC 52)"
+        let note = "Access token sent to the terminal's clipboard (OSC 52; a terminal may ignore it)"
         await store.receive(.accessTokenForCopyResponse(alice.id, .success(AccessToken("at-new")))) {
             $0.clipboard = ClipboardRequest(value: AccessToken("at-new"), note: note)
         }

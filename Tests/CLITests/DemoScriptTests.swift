@@ -1,6 +1,7 @@
-// scripts/demo as a newcomer meets it: the demo users stay visible (in the sign-in
-// dialog's provider name and again on quit), it says how to finish the browser step with the
-// bundled stand-in when there is no browser, and the commands it prints work as printed.
+// scripts/demo as a newcomer meets it: the hints (users and passwords, the device-approval
+// command, the CLI wrapper) stay on the accounts screen without `?` and in a 0600 README in the
+// demo directory, the provider's name is only its name, it says how to finish the browser step
+// with the bundled stand-in when there is no browser, and the commands it prints work as printed.
 // The demo runs the release binary scripts/test built as README builds it (AUTHDECK_DEMO_BINARY:
 // a `swift build` inside `swift test` would wait on the build directory's lock).
 import Foundation
@@ -36,21 +37,37 @@ struct DemoScriptTests {
         let users = try #require(text.split(separator: "\n").first { $0.contains("Demo users:") }, "\(text)")
         #expect(users.contains("alice / ") && users.contains("bob / "))
         #expect(text.contains("No browser found: the browser flow uses the bundled stand-in"), "\(text)")
-        let approve = try #require(text.split(separator: "\n").first { $0.contains("approve-device --issuer") })
+        let approve = try #require(text.split(separator: "\n").first { $0.contains("/bin/approve-device CODE") }, "\(text)")
         let approvePath = String(approve.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
         #expect(FileManager.default.isExecutableFile(atPath: approvePath), "\(approvePath) as printed")
         #expect(!text.contains("'authdeck login"), "no hint naming a bare authdeck that is not on PATH: \(text)")
+
+        // The hints in full, in the demo directory, 0600 (they hold the throw-away passwords).
+        let readme = try #require(await demo.waitForStderr(#"hints: (\S+/README);"#, timeout: 5), "\(text)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: readme)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(attributes)")
+        let hints = try String(contentsOfFile: readme, encoding: .utf8)
+        #expect(hints.contains("\n  alice / ") && hints.contains("\n  bob / "), "\(hints)")
+        #expect(hints.contains("  \(approvePath) CODE bob     (as bob)") && hints.contains("  \(cli) status"), "\(hints)")
+        #expect(text.contains("These hints stay under the accounts screen, and in full in \(readme)."), "\(text)")
 
         // The printed wrapper is the demo's authdeck: its provider, its store, its stand-in browser.
         let env = ["PATH": "/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8"]
         let status = try await RunningCommand(["status", "--json"], environment: env, executable: cli).wait()
         #expect(status.exitCode == 0, "\(status)")
         let show = try await RunningCommand(["provider", "show", "local"], environment: env, executable: cli).wait()
-        #expect(show.stdout.contains("display name: Local demo (alice / "), "the dialog lists the users: \(show.stdout)")
+        #expect(show.stdout.contains("display name: Local demo\n"), "a name, no passwords in it: \(show.stdout)")
         let login = try await RunningCommand(["login", "local"], environment: env, executable: cli).wait(timeout: 90)
         #expect(login.exitCode == 0, "login through the stand-in browser as printed: \(login)")
+        // The device flow, approved with the printed command as bob.
+        let device = try RunningCommand(["login", "local", "--device"], environment: env, executable: cli)
+        let code = try #require(await device.waitForStderr(#"enter the code: (\S+)"#, timeout: 30), "\(device.stderrText)")
+        let approved = try await RunningCommand([code, "bob"], environment: env, executable: approvePath).wait(timeout: 60)
+        #expect(approved.exitCode == 0, "\(approved)")
+        let deviceLogin = await device.wait(timeout: 60)
+        #expect(deviceLogin.exitCode == 0, "\(deviceLogin)")
         let after = try await RunningCommand(["status"], environment: env, executable: cli).wait()
-        #expect(after.stdout.contains("local/alice"), "\(after)")
+        #expect(after.stdout.contains("local/alice") && after.stdout.contains("local/bob"), "\(after)")
 
         // Ctrl-C (SIGINT to the group, as a terminal sends it) stops the provider and removes everything.
         let demoDirectory = URL(fileURLWithPath: cli).deletingLastPathComponent().deletingLastPathComponent().path
@@ -61,18 +78,24 @@ struct DemoScriptTests {
         #expect(!FileManager.default.fileExists(atPath: demoDirectory), "\(demoDirectory) removed")
     }
 
-    @Test("On a terminal: the sign-in dialog shows the users, and they are printed again after q")
+    @Test("On a terminal: the users, the approval command and the README stay under the panes without ?, and the users are printed again after q")
     func usersVisibleInTheTUI() async throws {
         try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-demo-tui-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: home) }
         let command = "env TERM=tmux-256color '\(demoScript)'; echo DEMO-EXIT-STATUS=$?; exec sleep 600"
-        let t = try TestSupport.TmuxSession(width: 120, height: 40, command: command, environment: demoEnvironment(home))
+        let t = try TestSupport.TmuxSession(width: 160, height: 40, command: command, environment: demoEnvironment(home))
         defer { t.kill() }
-        try await t.waitFor("accounts screen", timeout: 120) { $0.contains("No accounts. Press l to sign in.") }
+        let screen = try await t.waitFor("accounts screen", timeout: 120) { $0.contains("No accounts. Press l to sign in.") }
+        let rows = screen.split(separator: "\n")
+        #expect(rows.contains { $0.hasPrefix(" Users: alice / alice-") && $0.contains(" · bob / bob-") }, "\(screen)")
+        #expect(rows.contains { $0.hasPrefix(" Device code: /") && $0.contains("/bin/approve-device CODE [bob]") }, "\(screen)")
+        #expect(rows.contains { $0.hasPrefix(" All hints: /") }, "\(screen)")
         try t.sendKeys("l")
-        try await t.waitFor("sign-in dialog lists the users", timeout: 10) { $0.contains("Local demo (alice / ") }
+        let dialog = try await t.waitFor("sign-in dialog", timeout: 10) { $0.contains("Tab next field") }
+        #expect(dialog.contains("Local demo") && !dialog.contains("Local demo ("), "the provider's name only: \(dialog)")
+        #expect(dialog.contains(" Users: alice / "), "the notes stay under the dialog: \(dialog)")
         try t.sendKeys("Escape")
         try t.sendKeys("q")
         let after = try await t.waitFor("exit", timeout: 30, history: 100) { $0.contains("DEMO-EXIT-STATUS=") }

@@ -356,8 +356,20 @@ extension LiveCommandTests {
         let status = try await home.run(["status"])
         #expect(status.exitCode == 0)
         try assertSnapshot(Self.normalized(status.stdout, port: idp.port), named: "status-one-account")
+        // The endpoints discovery found, marked as such (the configured ones are not).
         let show = try await home.run(["provider", "show", "local"])
         try assertSnapshot(Self.normalized(show.stdout, port: idp.port), named: "provider-show-local")
+        let json = try jsonObject(try await home.run(["provider", "show", "local", "--json"]).stdout)
+        let discovered = try #require(json["discovered"] as? [String: Any], "\(json)")
+        #expect(discovered["token"] as? String == idp.endpoints.token.absoluteString)
+        #expect(discovered["jwks"] as? String == idp.endpoints.jwks.absoluteString)
+        #expect(discovered["pushedAuthorizationRequest"] is NSNull)
+        #expect(json["discoveryError"] is NSNull)
+        #expect((json["endpoints"] as? [String: Any])?["token"] is NSNull, "not configured")
+        // A provider whose discovery fails: shown, with why, exit 0.
+        _ = try await home.run(["provider", "add", "--no-probe", "down", "--issuer", "http://127.0.0.1:1/o", "--client-id", "c"])
+        let down = try await home.run(["provider", "show", "down"])
+        #expect(down.exitCode == 0 && down.stdout.contains("discovered endpoints: unknown, discovery failed: "), "\(down)")
     }
 
     @Test("status exits 0 while an idle access token has expired but its refresh token is fine (not 'needs attention'); token refreshes it")

@@ -88,6 +88,10 @@ extension ProviderEmulatorTests {
         let (_, status) = try await home.statusJSON()
         let account = try #require((status["accounts"] as? [[String: Any]])?.first)
         #expect((account["status"] as? String)?.contains("sign") == true, "\(account["status"] ?? "")")
+        // Its access token is not a countdown any more: it is not handed out.
+        let text = try await home.run(["status"])
+        #expect(text.stdout.contains("    access token: not usable (sign in again)"), "\(text.stdout)")
+        #expect(!text.stdout.contains("access token: expires"), "\(text.stdout)")
         await emulator.stop()
     }
 

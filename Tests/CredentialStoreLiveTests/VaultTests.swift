@@ -243,7 +243,8 @@ struct VaultTests {
         let refused = storeError { _ = try source.read() }
         #expect(refused?.caseName == "passphraseUnavailable")
         #expect("\(refused.map(String.init(describing:)) ?? "")".contains("refusing to use \(passFile): mode 644 lets group or others read or write it"))
-        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("chmod 600"))
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains("(AUTHDECK_PASSPHRASE_FILE)"), "names the variable; the front end says what to do")
+        #expect(PassphraseSource.fileRequirement(path: passFile).hasSuffix("(chmod 600 \(passFile))"))
     }
 
     @Test("A refused passphrase file (symbolic link, directory, FIFO, 0640) is .passphraseUnavailable like a missing one",
@@ -262,7 +263,7 @@ struct VaultTests {
         let refused = storeError { _ = try PassphraseSource.file(path: path).read() }
         #expect(refused?.caseName == "passphraseUnavailable", "\(String(describing: refused))")
         let text = refused.map { "\($0)" } ?? ""
-        #expect(text.contains(path) && text.contains("0600"), "\(text)")
+        #expect(text.contains(path) && text.contains("(AUTHDECK_PASSPHRASE_FILE)"), "the file and the variable; the front end says what to do: \(text)")
         #expect(!text.contains(testPassphrase.exposedValue))
     }
 
@@ -318,6 +319,42 @@ struct VaultTests {
         #expect(transcript.contains("Vault passphrase (3 tries):"))
         #expect(transcript.contains(#"{"accounts":["corp\/alice"]}"#))
         #expect(!transcript.contains(testPassphrase.exposedValue))
+    }
+
+    @Test("A new vault: the terminal says an encrypted vault is created, where, that a lost passphrase cannot be recovered, and asks twice (no count of tries)",
+          arguments: [true, false])
+    func newVaultPrompt(sameTwice: Bool) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("vault.bin")
+        let typed = """
+            (while ! grep -q 'New vault passphrase' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+             printf 'a new passphrase\n'
+             while ! grep -q 'Repeat the new passphrase' "$TYPESCRIPT" 2>/dev/null; do sleep 0.05; done
+             printf '%s\n' "$SECOND") | script -qfec "$PROBE vault-create-tty $VAULT" "$TYPESCRIPT"
+            """
+        let child = try ChildProcess("/bin/sh", ["-c", typed], environment: ChildProcess.environment([
+            "HOME": dir.path, "PROBE": ChildProcess.probePath, "VAULT": path, "SECOND": sameTwice ? "a new passphrase" : "another one",
+            "TYPESCRIPT": dir.file("typescript"),
+        ]), outputDirectory: dir.path)
+        #expect(child.wait(timeout: .seconds(30)) == 0)
+        let transcript = child.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(transcript.contains("""
+            authdeck keeps your tokens in an encrypted vault; creating it now at
+              \(path)
+            Choose its passphrase. It cannot be recovered: if it is lost, the vault cannot be opened and
+            its accounts must sign in again (AUTHDECK_PASSPHRASE_FILE can give it to authdeck instead).
+            New vault passphrase:
+            """), "\(transcript)")
+        #expect(transcript.contains("Repeat the new passphrase:"), "\(transcript)")
+        #expect(!transcript.contains("tries"), "a new vault has no tries to count: \(transcript)")
+        #expect(!transcript.contains("a new passphrase\n"), "not echoed")
+        if sameTwice {
+            #expect(transcript.contains(#"{"created":true}"#), "\(transcript)")
+            #expect(FileManager.default.fileExists(atPath: path))
+        } else {
+            #expect(transcript.contains(#"{"error":"passphraseUnavailable"}"#), "\(transcript)")
+            #expect(!FileManager.default.fileExists(atPath: path), "no vault was created")
+        }
     }
 
     @Test("The terminal prompt allows three tries and says how many are left; a third wrong one is .wrongPassphrase",

@@ -13,6 +13,7 @@
 //   locked-rmw <vault> <provider> <account> <n>  n × (withAccountLock { re-read; counter+1; save }): the hook the
 //                                                engine's "8 processes refresh the same account" test will use
 //   vault-list-tty <vault>                       unlocks with a passphrase typed on /dev/tty
+//   vault-create-tty <vault>                     creates the vault (one account) with a passphrase typed twice on /dev/tty
 //   bench <dir>                                  unlock cost and load-one-of-1000 figures
 // Vault commands read the passphrase from AUTHDECK_PASSPHRASE_FILE and use Argon2id MIN (tests only).
 import CredentialStore
@@ -160,6 +161,15 @@ func run() -> Int32 {
         // The real prompt (`fromEnvironment` with no file or fd): three tries.
         let store = VaultSecretStore(path: arguments[1], passphrase: PassphraseSource.fromEnvironment([:]), newVaultLimits: .minimum)
         do { emit(["accounts": try store.listAccounts().map(\.description)]) } catch { emit(["error": caseName(error)]) }
+    case "vault-create-tty" where arguments.count == 2:
+        // A new vault with the real prompt (`fromEnvironment` with no file or fd).
+        let store = VaultSecretStore(path: arguments[1], passphrase: PassphraseSource.fromEnvironment([:]), newVaultLimits: .minimum)
+        do {
+            try store.save(fixture("n"), for: AccountKey(provider: "corp", account: "alice"))
+            emit(["created": true])
+        } catch {
+            emit(["error": caseName(error)])
+        }
     case "bench" where arguments.count == 2:
         return benchmark(directory: arguments[1])
     default:

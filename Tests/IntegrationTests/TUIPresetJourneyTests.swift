@@ -25,6 +25,23 @@ struct TUIPresetJourneyTests {
         await idp.stop()
     }
 
+    /// The text inside the dialog whose top border starts with `title`, its rows joined with
+    /// spaces (the words a wrapped message says, without the panes around the dialog).
+    static func dialogText(_ screen: String, title: String) -> String {
+        let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        guard let top = rows.firstIndex(where: { String($0).contains(title) }) else { return "" }
+        let titleChars = Array(title)
+        let row = rows[top]
+        guard let left = (0...max(0, row.count - titleChars.count)).first(where: { Array(row[$0..<min(row.count, $0 + titleChars.count)]) == titleChars }),
+              let right = row[left...].firstIndex(of: "┐") else { return "" }
+        var words: [String] = []
+        for r in rows[(top + 1)...] {
+            guard r.count > right, r[left] == "│" else { break }
+            words.append(String(r[(left + 1)..<right]).trimmingCharacters(in: .whitespaces))
+        }
+        return words.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     func run(binary: String, idp: LocalIdentityProvider) async throws {
         let captures = presetJourneyRoot.appendingPathComponent("test-output/tui-preset")
         try? FileManager.default.removeItem(at: captures)
@@ -75,7 +92,12 @@ struct TUIPresetJourneyTests {
         try tmux.sendKeys("-l", idp.nativeClient.clientID)
         try await step("preset-filled-wrong-port") { $0.contains("127.0.0.1:1 ") && $0.contains(idp.nativeClient.clientID) }
         try tmux.sendKeys("Enter")
-        try await step("probe-refused") { $0.contains("--no-probe") && $0.contains(idp.nativeClient.clientID) && $0.contains("127.0.0.1:1 ") }
+        // In the form's words: its Domain field, never the command line's --issuer or --no-probe.
+        let refused = try await step("probe-refused") { $0.contains("Esc goes back") && $0.contains(idp.nativeClient.clientID) && $0.contains("127.0.0.1:1 ") }
+        let message = Self.dialogText(refused, title: "┌ Add a provider from a preset")
+        #expect(message.contains("Couldn't connect to server. Nothing accepted a connection at 127.0.0.1:1: check the Domain field, and your proxy (HTTPS_PROXY, NO_PROXY). Nothing was added; Enter tries again, Esc goes back."),
+                "\(message)")
+        #expect(!message.contains("--no-probe") && !message.contains("--issuer"), "\(message)")
         try tmux.sendKeys("BTab", "BSpace")
         try tmux.sendKeys("-l", String(idp.issuer.port!))
         try await step("preset-filled") { $0.contains(hostPort + "▏") && $0.contains(idp.nativeClient.clientID) }

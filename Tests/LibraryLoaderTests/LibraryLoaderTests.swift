@@ -131,4 +131,18 @@ struct LibraryLoaderTests {
             #expect(imports.isEmpty, "\(file): \(imports) (use FoundationEssentials; TextSupport has the string helpers)")
         }
     }
+
+    @Test("Comments in Sources stand alone: none points at an issue number of a tracker outside the repository")
+    func sourcesNameNoIssueNumbers() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100, "found the sources")
+        let pattern = try Regex(#"(?i)\bissues?\s+#?[0-9]+"#)
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            let hits = text.split(separator: "\n").filter { $0.contains(pattern) }
+            #expect(hits.isEmpty, "\(file): \(hits) (say what the code does and why, not which issue asked for it)")
+        }
+    }
 }

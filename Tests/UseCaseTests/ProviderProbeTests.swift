@@ -62,18 +62,22 @@ struct ProviderProbeTests {
         #expect(world.files.withLock { $0.providers.map(\.id) } == ["new", "manual"])
     }
 
-    @Test("Each failure is named with what to do and the --no-probe hint: DNS, connect, timeout, TLS", arguments: [
-        (TransportError.connection(url: "https://op.example/.well-known/openid-configuration", detail: "Could not resolve host: op.example"), "(DNS)", "does not resolve"),
-        (TransportError.connection(url: "https://op.example/.well-known/openid-configuration", detail: "Failed to connect to op.example port 443: Connection refused"), "(connect)", "check the port"),
-        (TransportError.timeout(url: "https://op.example/.well-known/openid-configuration", seconds: 10), "(timeout)", "No answer within 10 s"),
-        (TransportError.tls(url: "https://op.example/.well-known/openid-configuration", detail: "unable to get local issuer certificate"), "(TLS)", "--ca-bundle"),
+    @Test("Each failure is named with its facts (what failed, where), never a front end's advice: DNS, connect, timeout, TLS", arguments: [
+        (TransportError.connection(url: "https://op.example/.well-known/openid-configuration", detail: "Could not resolve host: op.example"), "(DNS)",
+         ProviderProbeFailure.Cause.hostNotFound(host: "op.test")),
+        (TransportError.connection(url: "https://op.example/.well-known/openid-configuration", detail: "Failed to connect to op.example port 443: Connection refused"), "(connect)",
+         .noConnection(host: "op.test")),
+        (TransportError.timeout(url: "https://op.example/.well-known/openid-configuration", seconds: 10), "(timeout)", .timeout(seconds: 10)),
+        (TransportError.tls(url: "https://op.example/.well-known/openid-configuration", detail: "unable to get local issuer certificate"), "(TLS)", .tls),
     ])
-    func transportFailures(_ transport: TransportError, _ named: String, _ todo: String) async throws {
+    func transportFailures(_ transport: TransportError, _ named: String, _ cause: ProviderProbeFailure.Cause) async throws {
         let world = emptyWorld()
         let error = try #require(await failure(world, newProvider(world), http: Self.failing(transport)))
         #expect(error.title.contains(named), "\(error.title)")
-        #expect(error.detail.contains(todo), "\(error.detail)")
-        #expect(error.detail.contains("Add --no-probe to add it anyway"))
+        #expect(error.probe == ProviderProbeFailure(url: "https://op.test/.well-known/openid-configuration", cause: cause))
+        #expect(error.detail.hasPrefix("GET https://op.test/.well-known/openid-configuration: "), "\(error.detail)")
+        #expect(error.detail.components(separatedBy: "/.well-known").count == 2, "the URL said once: \(error.detail)")
+        #expect(!error.detail.contains("--"), "no command-line option in the facts: \(error.detail)")
         #expect(error.disposition == .other, "exit 1 (README: failure, network)")
     }
 
@@ -83,7 +87,8 @@ struct ProviderProbeTests {
         world.provider.script.withLock { $0.discoveryStatus = 404 }
         let error = try #require(await failure(world, newProvider(world)))
         #expect(error.title.contains("(HTTP 404)"), "\(error.title)")
-        #expect(error.detail.contains("--issuer"))
+        #expect(error.probe?.cause == .httpStatus(404))
+        #expect(error.detail.hasSuffix(": answered HTTP 404") && !error.detail.contains("--"), "\(error.detail)")
     }
 
     @Test("OIDC Discovery §4.2: an HTML page instead of the JSON document is named 'not JSON'")
@@ -101,7 +106,7 @@ struct ProviderProbeTests {
         let world = emptyWorld()
         let error = try #require(await failure(world, newProvider(world, issuer: "https://elsewhere.example")))
         #expect(error.title.contains("(issuer mismatch)"), "\(error.title)")
-        #expect(error.detail.contains("--issuer \(world.provider.issuer)"), "\(error.detail)")
+        #expect(error.probe?.cause == .issuerMismatch(published: world.provider.issuer, configured: "https://elsewhere.example"), "\(String(describing: error.probe))")
     }
 
     @Test("A name in use is refused before any probe (usage error)")

@@ -48,7 +48,7 @@ public enum ErrorMapping {
         case .cancelled:
             return .cancelled
         case .notFound(let key):
-            return AppError(title: "No stored secrets for \(key)", detail: "Sign in again to store new tokens.", disposition: .needsSignIn)
+            return AppError(title: "No stored secrets for \(key)", detail: "", disposition: .needsSignIn)
         default:
             return AppError(title: "Credential store error", detail: "\(error)", disposition: .other)
         }
@@ -84,7 +84,7 @@ public enum ErrorMapping {
                                 + " Nothing was opened in the browser.", specReference: reference)
         case .tooManyRequests(let retryAfter):
             return AppError(title: "The provider is rate-limiting pushed authorization requests (HTTP 429)",
-                            detail: retryAfter.map { "Try again in \(Int($0.rounded(.up))) s." } ?? "Try again later.",
+                            detail: retryAfter.map { "It asks to wait \(Int($0.rounded(.up))) s (Retry-After)." } ?? "",
                             specReference: reference, disposition: .transient(retryAfter: retryAfter))
         case .missingMember(let name):
             let wanted = name == "expires_in" ? "a positive number of seconds" : "a non-empty string"

@@ -34,6 +34,9 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     /// keyring is not a vault without its passphrase); the front ends show it instead of their
     /// disposition's default advice.
     public var nextStep: String?
+    /// What failed when `provider add`'s discovery probe refused a provider (the front end words
+    /// what to do about it).
+    public var probe: ProviderProbeFailure?
 
     public init(title: String, detail: String = "", specReference: String? = nil, disposition: Disposition = .other, damage: FileDamage? = nil,
                 nextStep: String? = nil) {

@@ -43,6 +43,10 @@ extension BuiltInPresets {
             "example": "example.eu.auth0.com",
             "required": true
           },
+          "audience": {
+            "meaning": "the API identifier your access tokens are for (without it Auth0 issues an opaque or encrypted access token)",
+            "example": "https://api.example.com"
+          },
           "identity": "idToken",
           "revocation": "rfc7009",
           "logout": "endSessionOrAuth0V2Logout",
@@ -59,6 +63,7 @@ extension BuiltInPresets {
             "provider.issuer": "https://auth0.com/docs/get-started/applications/configure-applications-with-oidc-discovery",
             "provider.scopes": "https://auth0.com/docs/secure/tokens/refresh-tokens/get-refresh-tokens",
             "provider.endpoints.revocation": "https://auth0.com/docs/api/authentication/revoke-refresh-token",
+            "audience": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens",
             "logout": "https://auth0.com/docs/authenticate/login/logout/log-users-out-of-auth0",
             "note": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens"
           }

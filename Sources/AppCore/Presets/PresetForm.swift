@@ -2,12 +2,12 @@ import AuthEngine
 import FoundationEssentials
 import TextSupport
 
-/// The sign-in dialog's "Add a provider from a preset…" form (issue 13): a preset, the options it
+/// The sign-in dialog's "Add a provider from a preset…" form: a preset, the options it
 /// asks for, the client id and, typed without echo, the client secret. The rule of what the form
 /// needs lives here; the TUI only renders it and maps keys to ``Edit``s.
 public struct PresetForm: Equatable, Sendable {
     /// A field of the form, in tab order.
-    public enum Field: Equatable, Sendable { case preset, name, domain, tenant, clientID, clientSecret }
+    public enum Field: Equatable, Sendable { case preset, name, domain, tenant, audience, clientID, clientSecret }
 
     /// One change the user makes.
     public enum Edit: Equatable, Sendable {
@@ -27,11 +27,16 @@ public struct PresetForm: Equatable, Sendable {
     public var providerName: String
     public var domain: String
     public var tenant: String
+    /// The API audience, for a preset that asks for one (``ProviderPreset/audience``).
+    public var audience: String
     public var clientID: String
     public var clientSecret: ClientSecret
     public var focused: Field
     /// The last refusal (the use case's message, or what is missing); the fields are kept.
     public var error: String?
+    /// When the refusal was the discovery probe's: what failed, for the front end to word what
+    /// to do in the form's terms (``ProviderProbeFailure``).
+    public var probeFailure: ProviderProbeFailure?
     /// `ProviderAdmin.add` (with its discovery probe) is running.
     public var submitting: Bool
     private var nameEdited = false
@@ -42,6 +47,7 @@ public struct PresetForm: Equatable, Sendable {
         self.providerName = presets.first?.name ?? ""
         self.domain = ""
         self.tenant = ""
+        self.audience = ""
         self.clientID = ""
         self.clientSecret = ClientSecret("")
         self.focused = .preset
@@ -64,6 +70,7 @@ public struct PresetForm: Equatable, Sendable {
         var fields: [Field] = [.preset, .name]
         if preset?.domain != nil { fields.append(.domain) }
         if preset?.tenant != nil { fields.append(.tenant) }
+        if preset?.audience != nil { fields.append(.audience) }
         return fields + [.clientID, .clientSecret]
     }
 
@@ -85,6 +92,7 @@ public struct PresetForm: Equatable, Sendable {
             case .name: providerName = text; nameEdited = true
             case .domain: domain = text
             case .tenant: tenant = text
+            case .audience: audience = text
             case .clientID: clientID = text
             case .preset, .clientSecret: return
             }
@@ -111,15 +119,37 @@ public struct PresetForm: Equatable, Sendable {
         var config: ProviderConfig
         do {
             config = try preset.makeProvider(id: ProviderID(name), clientID: clientID, domain: Self.given(domain, preset.domain),
-                                             tenant: Self.given(tenant, preset.tenant))
+                                             tenant: Self.given(tenant, preset.tenant), audience: Self.given(audience, preset.audience))
         } catch {
-            throw AppError(title: error.description, detail: "", disposition: .usage)
+            throw AppError(title: Self.formText(error), detail: "", disposition: .usage)
         }
         config.adoptClientSecret(given: !secret.isEmpty)
         if let violation = config.validate().first {
             throw AppError(title: violation.description, detail: violation.hint, disposition: .usage)
         }
         return (config, secret.isEmpty ? nil : ClientSecret(secret))
+    }
+
+    /// The form's label of a preset parameter.
+    public static func label(_ name: PresetParameterName) -> String {
+        switch name {
+        case .domain: "Domain"
+        case .tenant: "Tenant"
+        case .audience: "Audience"
+        }
+    }
+
+    /// A preset's refusal in the form's words: the field's label, never a command-line option.
+    static func formText(_ error: PresetError) -> String {
+        guard let (name, problem) = error.parameter else { return error.description }
+        let label = label(name)
+        return switch problem {
+        case .missing(let meaning, let example): "\(label): enter \(meaning)\(example.map { ", e.g. \($0)" } ?? "")"
+        case .notUsed(let preset): "\(label): the preset \(preset) does not use it"
+        case .plainHTTP(let value): "\(label): '\(value)' must be an https host; plain http is refused"
+        case .notAHost(let value): "\(label): '\(value)' must be a host name (and port), e.g. example.com"
+        case .notASegment(let value): "\(label): '\(value)' must be one path segment (no '/', '?', '#', '%', '\\', braces or spaces)"
+        }
     }
 
     private static func given(_ text: String, _ parameter: ProviderPreset.Parameter?) -> String? {

@@ -34,6 +34,10 @@ public struct ProviderPreset: Sendable, Equatable {
     public var displayName: String
     public var domain: Parameter?
     public var tenant: Parameter?
+    /// What the API audience (`ProviderConfig.audience`, Auth0's `audience` parameter) means for
+    /// this preset, when the preset asks for one (the TUI's form shows the field only then; the
+    /// CLI's `--audience` works for any provider).
+    public var audience: Parameter?
     public var identity: IdentitySource
     public var revocation: RevocationStyle
     public var logout: LogoutStyle
@@ -68,18 +72,60 @@ enum JSONTree {
     }
 }
 
+/// A value a preset asks for when a provider is added (`--domain`, `--tenant`, `--audience` on the
+/// command line; the Domain, Tenant and Audience fields of the TUI's form).
+public enum PresetParameterName: String, Sendable, Equatable, CaseIterable {
+    case domain, tenant, audience
+}
+
+/// What is wrong with a value given for a preset parameter (the facts; each front end words it
+/// with its own names for the parameter).
+public enum PresetParameterProblem: Sendable, Equatable {
+    /// Required and not given.
+    case missing(meaning: String, example: String?)
+    /// Given to a preset that does not use it.
+    case notUsed(preset: String)
+    /// `http://…` where an https host goes.
+    case plainHTTP(value: String)
+    /// Not a host name (and port).
+    case notAHost(value: String)
+    /// Not one path segment.
+    case notASegment(value: String)
+}
+
 /// Why a preset cannot be used: a bad file (named with the field) or bad `--domain`/`--tenant`.
 public struct PresetError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file (`built-in:auth0`, or the user file's path); empty for an option error.
     public var file: String
     /// The field path (`provider.endpoints.token`), or the option (`--domain`).
     public var field: String
+    /// The problem in the command line's words (`--preset auth0 needs --domain: …`).
     public var problem: String
+    /// For a bad parameter value: which parameter, and what is wrong with it.
+    public var parameter: (name: PresetParameterName, problem: PresetParameterProblem)? {
+        get { parameterName.flatMap { name in parameterProblem.map { (name, $0) } } }
+        set { parameterName = newValue?.name; parameterProblem = newValue?.problem }
+    }
+    private var parameterName: PresetParameterName?
+    private var parameterProblem: PresetParameterProblem?
 
     public init(file: String, field: String, problem: String) {
         self.file = file
         self.field = field
         self.problem = problem
+    }
+
+    init(_ name: PresetParameterName, _ problem: PresetParameterProblem) {
+        let option = "--" + name.rawValue
+        let text = switch problem {
+        case .missing(let meaning, let example): "needs \(option): \(meaning)\(example.map { " (e.g. \(option) \($0))" } ?? "")"
+        case .notUsed(let preset): "the preset \(preset) does not use \(option)"
+        case .plainHTTP(let value): "\(option) '\(value)' must be an https host; plain http is refused"
+        case .notAHost(let value): "\(option) '\(value)' must be a host name (and port), e.g. example.com"
+        case .notASegment(let value): "\(option) '\(value)' must be one path segment (no '/', '?', '#', '%', '\\', braces or spaces)"
+        }
+        self.init(file: "", field: option, problem: text)
+        parameter = (name, problem)
     }
 
     public var description: String {
@@ -94,9 +140,10 @@ extension ProviderPreset {
     /// trailing slashes are dropped; `http://` is refused); the tenant is one path segment.
     /// - Throws: ``PresetError`` (field `--domain` / `--tenant`, or a template field that does not
     ///   decode as the `ProviderConfig` field).
-    public func makeProvider(id: ProviderID, clientID: String, domain: String?, tenant: String?) throws(PresetError) -> ProviderConfig {
-        let domainValue = try Self.resolve(domain, self.domain, option: "--domain", preset: name, normalize: Self.host)
-        let tenantValue = try Self.resolve(tenant, self.tenant, option: "--tenant", preset: name, normalize: Self.segment)
+    public func makeProvider(id: ProviderID, clientID: String, domain: String?, tenant: String?, audience: String? = nil) throws(PresetError) -> ProviderConfig {
+        let domainValue = try Self.resolve(domain, self.domain, .domain, preset: name, normalize: Self.host)
+        let tenantValue = try Self.resolve(tenant, self.tenant, .tenant, preset: name, normalize: Self.segment)
+        let audienceValue = try Self.resolve(audience, self.audience, .audience, preset: name) { value, _ throws(PresetError) in value }
         let filled = JSONTree.mapStrings(template) { text in
             var text = text
             if let domainValue { text = text.replacing("{domain}", with: domainValue) }
@@ -105,42 +152,43 @@ extension ProviderPreset {
         }
         var config = try Self.decodeProvider(filled, id: id, clientID: clientID, file: "preset \(name)")
         config.preset = name
+        if let audienceValue { config.audience = audienceValue }
         config.revocationStyle = revocation
         config.logoutStyle = logout
         return config
     }
 
-    private static func resolve(_ given: String?, _ parameter: Parameter?, option: String, preset: String,
-                                normalize: (String, String) throws(PresetError) -> String) throws(PresetError) -> String? {
+    private static func resolve(_ given: String?, _ parameter: Parameter?, _ name: PresetParameterName, preset: String,
+                                normalize: (String, PresetParameterName) throws(PresetError) -> String) throws(PresetError) -> String? {
         guard let parameter else {
-            if given != nil { throw PresetError(file: "", field: option, problem: "the preset \(preset) does not use \(option)") }
+            // The audience is a provider setting of its own (`--audience`), laid over any preset.
+            if given != nil, name != .audience { throw PresetError(name, .notUsed(preset: preset)) }
             return nil
         }
-        if let given, !given.isEmpty { return try normalize(given, option) }
+        if let given, !given.isEmpty { return try normalize(given, name) }
         if let value = parameter.defaultValue { return value }
         if parameter.required {
-            let example = parameter.example.map { " (e.g. \(option) \($0))" } ?? ""
-            throw PresetError(file: "", field: option, problem: "--preset \(preset) needs \(option): \(parameter.meaning)\(example)")
+            var error = PresetError(name, .missing(meaning: parameter.meaning, example: parameter.example))
+            error.problem = "--preset \(preset) " + error.problem
+            throw error
         }
         return nil
     }
 
-    static func host(_ value: String, _ option: String) throws(PresetError) -> String {
+    static func host(_ value: String, _ name: PresetParameterName) throws(PresetError) -> String {
         var host = value
-        if host.hasPrefix("http://") {
-            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be an https host; plain http is refused")
-        }
+        if host.hasPrefix("http://") { throw PresetError(name, .plainHTTP(value: value)) }
         if host.hasPrefix("https://") { host.removeFirst("https://".count) }
         while host.hasSuffix("/") { host.removeLast() }
         if host.isEmpty || host.contains(where: { "/?#@%\\{}".contains($0) || $0.isWhitespace || Self.isControl($0) }) {
-            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be a host name (and port), e.g. example.com")
+            throw PresetError(name, .notAHost(value: value))
         }
         return host
     }
 
-    static func segment(_ value: String, _ option: String) throws(PresetError) -> String {
+    static func segment(_ value: String, _ name: PresetParameterName) throws(PresetError) -> String {
         if value.contains(where: { "/?#%\\{}".contains($0) || $0.isWhitespace || Self.isControl($0) }) {
-            throw PresetError(file: "", field: option, problem: "\(option) '\(value)' must be one path segment (no '/', '?', '#', '%', '\\', braces or spaces)")
+            throw PresetError(name, .notASegment(value: value))
         }
         return value
     }

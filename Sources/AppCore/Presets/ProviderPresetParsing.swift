@@ -6,7 +6,7 @@ import FoundationEssentials
 
 extension ProviderPreset {
     static let rootFields: Set<String> = [
-        "name", "displayName", "domain", "tenant", "identity", "revocation", "logout", "note", "provider", "sources",
+        "name", "displayName", "domain", "tenant", "audience", "identity", "revocation", "logout", "note", "provider", "sources",
     ]
     static let parameterFields: Set<String> = ["meaning", "example", "default", "required"]
     /// Set by `makeProvider`, never by a file.
@@ -72,6 +72,7 @@ extension ProviderPreset {
         let displayName = try string("displayName", in: root, path: "displayName", required: true)!
         let domain = try parameter("domain")
         let tenant = try parameter("tenant")
+        let audience = try parameter("audience")
         let identity = try choice("identity", IdentitySource.self)
         let revocation = try choice("revocation", RevocationStyle.self)
         let logout = try choice("logout", LogoutStyle.self)
@@ -99,7 +100,7 @@ extension ProviderPreset {
             sources[key] = url
         }
 
-        let preset = ProviderPreset(name: name, displayName: displayName, domain: domain, tenant: tenant, identity: identity,
+        let preset = ProviderPreset(name: name, displayName: displayName, domain: domain, tenant: tenant, audience: audience, identity: identity,
                                     revocation: revocation, logout: logout, note: note, sources: sources, template: providerValue)
         // One trial build with the examples, so a field of the wrong type is refused now.
         let filled = JSONTree.mapStrings(providerValue) { text in

@@ -32,8 +32,10 @@ public struct ProviderAdmin: Sendable {
         let provider = try ProviderAccess(env: env).provider(id)
         let accounts = try env.files.accounts().filter { $0.providerID == id }
         if !accounts.isEmpty {
-            throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account(s): \(accounts.map(\.id.rawValue).joined(separator: ", "))",
-                           detail: "Log them out first with 'authdeck logout ACCOUNT'.")
+            // Named as `status` names them (provider/username), one `logout` each.
+            let names = accounts.map { "\($0.providerID.rawValue)/\($0.username ?? $0.subject)" }
+            throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account\(accounts.count == 1 ? "" : "s") (\(names.joined(separator: ", ")))",
+                           detail: "Log \(accounts.count == 1 ? "it" : "them") out first with \(names.map { "'authdeck logout \($0)'" }.joined(separator: ", ")).")
         }
         if provider.clientAuthentication != .none {
             do { try env.credentials.store().delete(.providerClient(id.rawValue)) } catch { throw ErrorMapping.appError(error) }

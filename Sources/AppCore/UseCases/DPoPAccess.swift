@@ -40,7 +40,7 @@ enum DPoPAccess {
     /// A DPoP-bound account whose key is gone (a store that lost it): only a new sign-in helps.
     static func keyMissing(_ record: AccountRecord) -> AppError {
         AppError(title: "The DPoP key of \(record.displayName) is missing",
-                 detail: "Its tokens are bound to a key that is no longer stored; sign in again: authdeck login \(record.providerID).",
+                 detail: "Its tokens are bound to a key that is no longer stored; they cannot be used or refreshed.",
                  specReference: "RFC 9449 §5", disposition: .needsSignIn)
     }
 

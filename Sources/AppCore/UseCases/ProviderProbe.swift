@@ -18,7 +18,8 @@ extension ProviderAdmin {
     /// the probe fails.
     /// - Throws: what ``add(_:clientSecret:)`` throws; for a failed probe an ``AppError``
     ///   (disposition `.other`, exit 1) naming what failed — DNS, connect, timeout, TLS, HTTP
-    ///   status, not JSON, issuer mismatch — what to do, and "add --no-probe to add it anyway".
+    ///   status, not JSON, issuer mismatch — with the facts in ``AppError/probe`` (the front end
+    ///   says what to do).
     public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?, probe: ProviderProbeChoice) async throws(AppError) {
         if probe == .discovery {
             try ensureNameFree(provider.id)
@@ -41,12 +42,15 @@ extension ProviderAdmin {
         do {
             response = try await env.http(provider).send(request)
         } catch {
-            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(AuthError.transport(error)), Self.explain(error, provider: provider))
+            let (cause, facts) = Self.explain(error, provider: provider)
+            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(AuthError.transport(error)), cause, facts: facts)
         }
         do {
             _ = try ProviderAccess.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)
         } catch {
-            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(error), Self.explain(error, issuer: issuer, url: url))
+            let cause = Self.explain(error, issuer: issuer)
+            let facts: String? = if case .httpStatus(let status) = cause { "answered HTTP \(status)" } else { nil }
+            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(error), cause, facts: facts)
         }
     }
 
@@ -57,46 +61,96 @@ extension ProviderAdmin {
         }
     }
 
-    private static func probeFailure(_ provider: ProviderConfig, url: String, _ error: AppError, _ what: (failed: String, todo: String)) -> AppError {
-        AppError(title: "Provider '\(provider.id)' not added: its discovery document failed (\(what.failed))",
-                 detail: "GET \(url): \(error.title)\(error.detail.isEmpty ? "" : ". \(error.detail)") \(what.todo) Add --no-probe to add it anyway (offline, or a provider that is not up yet).",
-                 specReference: error.specReference, disposition: .other)
+    private static func probeFailure(_ provider: ProviderConfig, url: String, _ error: AppError, _ cause: ProviderProbeFailure.Cause, facts: String? = nil) -> AppError {
+        let failure = ProviderProbeFailure(url: url, cause: cause)
+        let what = facts ?? (error.detail.isEmpty ? error.title : "\(error.title). \(error.detail)")
+        var appError = AppError(title: "Provider '\(provider.id)' not added: its discovery document failed (\(failure.label))",
+                                detail: "GET \(url): \(what)", specReference: error.specReference, disposition: .other)
+        appError.probe = failure
+        return appError
     }
 
-    /// What failed and what to do, for a transport failure.
-    private static func explain(_ error: TransportError, provider: ProviderConfig) -> (failed: String, todo: String) {
+    /// What failed, for a transport failure; libcurl's own words as the facts (the URL is said once).
+    private static func explain(_ error: TransportError, provider: ProviderConfig) -> (cause: ProviderProbeFailure.Cause, facts: String?) {
         let host = provider.issuer.map { url in (url.host ?? "the host") + (url.port.map { ":\($0)" } ?? "") } ?? "the host"
         switch error {
-        case .connection(_, let detail) where detail.lowercased().contains("resolve"):
-            return ("DNS", "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY).")
-        case .connection:
-            return ("connect", "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY).")
-        case .timeout:
-            return ("timeout", "No answer within \(Int(probeTimeout.timeInterval)) s: check the network, a firewall or your proxy.")
-        case .tls:
-            return ("TLS", "The TLS handshake or certificate failed: for a private CA give its PEM bundle with --ca-bundle PATH (or SSL_CERT_FILE).")
-        case .interrupted:
-            return ("connection broke", "The connection broke mid-answer: try again; if it persists, check a proxy in between.")
-        case .responseTooLarge:
-            return ("too large", "The answer is not a discovery document: check the --issuer URL.")
-        case .insecureURL:
-            return ("plain HTTP", "Only loopback addresses may use http: use the provider's https issuer.")
-        case .cancelled:
-            return ("cancelled", "The probe was interrupted.")
+        case .connection(_, let detail) where detail.lowercased().contains("resolve"): return (.hostNotFound(host: host), detail)
+        case .connection(_, let detail): return (.noConnection(host: host), detail)
+        case .timeout(_, let seconds): return (.timeout(seconds: Int(seconds.rounded(.up))), "no answer within \(Int(seconds.rounded(.up))) s")
+        case .tls(_, let detail): return (.tls, detail)
+        case .interrupted(_, let detail): return (.interrupted, detail)
+        case .responseTooLarge: return (.tooLarge, nil)
+        case .insecureURL: return (.plainHTTP, nil)
+        case .cancelled: return (.cancelled, nil)
         }
     }
 
-    /// What failed and what to do, for a response that is not the discovery document.
-    private static func explain(_ error: AuthError, issuer: String, url: String) -> (failed: String, todo: String) {
+    /// What failed, for a response that is not the discovery document.
+    private static func explain(_ error: AuthError, issuer: String) -> ProviderProbeFailure.Cause {
         switch error {
-        case .httpStatus(let failure):
-            return ("HTTP \(failure.status)", "No discovery document at \(url): check the --issuer (the provider's issuer identifier, exactly as it publishes it), or give the endpoints by hand (--token-endpoint, --authorization-endpoint).")
-        case .protocolViolation(.unexpectedContentType), .protocolViolation(.malformedJSON):
-            return ("not JSON", "The answer is not a JSON discovery document: the --issuer probably points at a web page, not at the provider's issuer.")
-        case .protocolViolation(.issuerMismatch(_, let actual)):
-            return ("issuer mismatch", "The document names the issuer '\(actual)', not '\(issuer)'; issuers compare code unit for code unit: use --issuer \(actual) if that is the provider you mean.")
-        default:
-            return ("invalid document", "The discovery document breaks a rule sign-in relies on: see above, and check the --issuer.")
+        case .httpStatus(let failure): .httpStatus(failure.status)
+        case .protocolViolation(.unexpectedContentType), .protocolViolation(.malformedJSON): .notJSON
+        case .protocolViolation(.issuerMismatch(_, let actual)): .issuerMismatch(published: actual, configured: issuer)
+        default: .invalidDocument
+        }
+    }
+}
+
+/// Why `provider add`'s discovery probe failed: the facts, on ``AppError/probe``. Each front end
+/// words what to do in its own terms (the CLI names `--issuer` and `--no-probe`; the TUI's form
+/// its fields).
+public struct ProviderProbeFailure: Equatable, Sendable {
+    public enum Cause: Equatable, Sendable {
+        /// The issuer's host name does not resolve (DNS).
+        case hostNotFound(host: String)
+        /// Nothing accepted a connection at the host and port.
+        case noConnection(host: String)
+        /// No answer within the probe's limit.
+        case timeout(seconds: Int)
+        /// The TLS handshake or the certificate failed.
+        case tls
+        /// The connection broke mid-answer.
+        case interrupted
+        /// The answer was too large to be a discovery document.
+        case tooLarge
+        /// Plain http on a host that is not loopback.
+        case plainHTTP
+        /// The probe was cancelled.
+        case cancelled
+        /// An HTTP status other than 200 (no document at the well-known URL).
+        case httpStatus(Int)
+        /// The answer is not a JSON document (a web page).
+        case notJSON
+        /// The document names another issuer (OIDC Discovery §4.3: compared code unit for code unit).
+        case issuerMismatch(published: String, configured: String)
+        /// The document breaks another rule sign-in relies on.
+        case invalidDocument
+    }
+
+    /// The well-known URL that was fetched.
+    public var url: String
+    public var cause: Cause
+
+    public init(url: String, cause: Cause) {
+        self.url = url
+        self.cause = cause
+    }
+
+    /// What failed, in a word or two: "DNS", "connect", "HTTP 404", "issuer mismatch".
+    public var label: String {
+        switch cause {
+        case .hostNotFound: "DNS"
+        case .noConnection: "connect"
+        case .timeout: "timeout"
+        case .tls: "TLS"
+        case .interrupted: "connection broke"
+        case .tooLarge: "too large"
+        case .plainHTTP: "plain HTTP"
+        case .cancelled: "cancelled"
+        case .httpStatus(let status): "HTTP \(status)"
+        case .notJSON: "not JSON"
+        case .issuerMismatch: "issuer mismatch"
+        case .invalidDocument: "invalid document"
         }
     }
 }

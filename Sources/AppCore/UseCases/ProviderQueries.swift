@@ -84,3 +84,22 @@ public struct StoredTokens: Sendable {
 public enum StoredTokenKind: SecretKind {
     public static let label = "StoredToken"
 }
+
+/// What a provider's discovery document says (OIDC Discovery 1.0 §3, RFC 8414 §2), for
+/// `provider show`: from the process memo or the document cache, else fetched. Configured
+/// endpoints are laid over it as sign-in uses them; ``ProviderConfig/endpoints`` says which are
+/// configured.
+public struct ShowProviderDiscovery: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// The metadata sign-in would use for `id`; nil for a provider without an issuer (manual
+    /// endpoints: nothing to discover).
+    /// - Throws: unknown provider; discovery errors (mapped).
+    public func run(_ id: ProviderID) async throws(AppError) -> AuthorizationServerMetadata? {
+        let access = ProviderAccess(env: env)
+        let provider = try access.provider(id)
+        guard provider.issuer != nil else { return nil }
+        return try await access.metadata(provider)
+    }
+}

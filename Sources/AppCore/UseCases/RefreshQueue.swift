@@ -23,7 +23,7 @@ public struct QueuedRefresh: Equatable, Sendable {
 /// wait. The rule lives here, under both front ends (the TUI's ``AppReducer``; any command that
 /// refreshes several accounts uses the same bound).
 public enum RefreshQueue {
-    /// At most this many refreshes are in flight in one process (issue 12, "refresh storm").
+    /// At most this many refreshes are in flight in one process (a refresh storm: many accounts due at once, `scripts/bench`).
     ///
     /// Why 4: every refresh ends in a write of the secrets' file under the store's lock (the
     /// vault rewrites one file), so more parallel requests only queue on that lock; a provider's

@@ -66,7 +66,7 @@ public struct TokenForScripts: Sendable {
             _ = try await RefreshAccount(env).run(record, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
         } catch {
             // A refresh whose new ID token was refused has already stored the access token of its
-            // (answered, settled) token response and kept the previous ID token (issue 16 item 4):
+            // (answered, settled) token response and kept the previous ID token (`RefreshAccount`):
             // the access token is good, so hand it out and say what was refused.
             guard let latest = try? accounts.record(id), latest.refreshSentAt == nil, latest.needsSignInSince == nil,
                   let problem = latest.idTokenProblem, let entry = try stored(),
@@ -75,7 +75,7 @@ public struct TokenForScripts: Sendable {
                           warnings: warnings, refusedIDToken: "the refreshed ID token was refused (the previous one is kept): \(problem)")
         }
         guard let entry = try stored() else {
-            throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "Sign in again.", disposition: .needsSignIn)
+            throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "", disposition: .needsSignIn)
         }
         return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
     }

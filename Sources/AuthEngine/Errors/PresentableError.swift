@@ -23,7 +23,7 @@ public struct PresentableError: Sendable, Equatable {
             var detail = "The server answered `\(response.code.rawValue)` (HTTP \(response.status))"
             if let text = response.errorDescription { detail += ": \(text)" }
             if let uri = response.uri { detail += " (see \(uri))" }
-            if response.code == .invalidGrant { detail += ". Sign in again." }
+            // invalid_grant: the grant is gone; the front end says to sign in again (the error's disposition).
             self.init(title: "The server refused the request", detail: detail, specReference: "RFC 6749 §5.2")
         case .authorizationDenied(let parameters):
             let title = parameters.code == .accessDenied ? "Access denied" : "Authorization failed"

@@ -91,21 +91,23 @@ enum ArgumentParser {
             path.append(next)
             rest = rest.dropFirst()
         }
+        // `authdeck help [COMMAND …]`: that command's help, as `COMMAND --help` prints it.
+        if path.count == 2, command.name == helpCommand {
+            return .failure(helpOf(rest, root: root))
+        }
         // A word where a subcommand goes that names none is a usage error whatever follows it:
         // `authdeck doctor --help` must not print the root help and exit 0.
         // The same after the command's own options (`authdeck --theme light doctor --help`).
         let takesSubcommand = !command.subcommands.isEmpty && command.positionals.isEmpty
         if takesSubcommand, let word = firstWord(rest, options: command.options), !(command.run == nil && word == "help"),
            !command.subcommands.contains(where: { $0.name == word }) {
-            return .failure(.usage(UsageError(message: "unknown command '\(word)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
+            return .failure(.usage(unknownCommand(word, in: command, path: path)))
         }
         if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
         if command.run == nil {
-            if let first = rest.first {
-                return .failure(.usage(UsageError(message: "unknown command '\(first)' for '\(path.joined(separator: " "))'", usage: usageLine(command, path: path))))
-            }
+            if let first = rest.first { return .failure(.usage(unknownCommand(first, in: command, path: path))) }
             return .failure(.help(helpText(command, path: path)))
         }
         var parsed = ParsedCommand(path: path)
@@ -126,7 +128,9 @@ enum ArgumentParser {
             }
             let option = command.options.first { "--" + $0.flagName == flag || ($0.short.map { "-\($0)" } == flag) }
             guard let option else {
-                return .failure(.usage(UsageError(message: "unknown option '\(flag)'", usage: usageLine(command, path: path))))
+                let known = command.options.map { "--" + $0.flagName } + ["--help"]
+                let guess = closest(to: flag, among: known).map { "; did you mean '\($0)'?" } ?? ""
+                return .failure(.usage(UsageError(message: "unknown option '\(flag)'\(guess)", usage: usageLine(command, path: path))))
             }
             switch option.kind {
             case .flag:
@@ -153,6 +157,18 @@ enum ArgumentParser {
             return .failure(.usage(UsageError(message: "missing argument <\(missing.name)>", usage: usageLine(command, path: path))))
         }
         if positionals.count > command.positionals.count {
+            let extra = positionals[command.positionals.count]
+            // `authdeck --theme light status`: a command after options that belong to this one.
+            if command.subcommands.contains(where: { $0.name == extra }) {
+                if let validate = command.validate, let message = validate(parsed) {
+                    return .failure(.usage(UsageError(message: message, usage: usageLine(command, path: path))))
+                }
+                let mine = command.options.filter { o in arguments.contains { $0 == "--" + o.flagName || $0.hasPrefix("--" + o.flagName + "=") } }
+                let named = mine.isEmpty ? "the options before it belong" : commaList(mine.map { "--" + $0.flagName }) + (mine.count == 1 ? " belongs" : " belong")
+                return .failure(.usage(UsageError(
+                    message: "the command '\(extra)' goes first ('\(path.joined(separator: " ")) \(extra) …'): \(named) to '\(path.joined(separator: " "))' alone",
+                    usage: usageLine(command, path: path))))
+            }
             return .failure(.usage(UsageError(message: "unexpected argument '\(positionals[command.positionals.count])'", usage: usageLine(command, path: path))))
         }
         // Optional positionals before a required one (`api [ACCOUNT] URL`) are filled only when
@@ -172,6 +188,72 @@ enum ArgumentParser {
             return .failure(.usage(UsageError(message: message, usage: usageLine(command, path: path))))
         }
         return .success((command, parsed))
+    }
+
+    /// The name of the command that prints another command's help (`authdeck help login`).
+    static let helpCommand = "help"
+
+    /// `help [COMMAND …]`: the help text of the command the words name (the root's without
+    /// words), or the usage error of the first word that names no command there.
+    static func helpOf(_ words: ArraySlice<String>, root: CommandSpec) -> ParseOutcome {
+        var command = root
+        var path = [root.name]
+        for word in words where !word.hasPrefix("-") {
+            guard let sub = command.subcommands.first(where: { $0.name == word && !$0.hidden }) else {
+                if command.subcommands.isEmpty {
+                    return .usage(UsageError(message: "'\(path.joined(separator: " "))' has no subcommand '\(word)'",
+                                             usage: usageLine(root.subcommands.first { $0.name == helpCommand } ?? root, path: [root.name, helpCommand])))
+                }
+                return .usage(unknownCommand(word, in: command, path: path))
+            }
+            command = sub
+            path.append(word)
+        }
+        return .help(helpText(command, path: path))
+    }
+
+    /// "unknown command 'stauts' for 'authdeck'", the closest command's name when one is near
+    /// (edit distance), and the commands there are (from the command table).
+    static func unknownCommand(_ word: String, in command: CommandSpec, path: [String]) -> UsageError {
+        let names = command.subcommands.filter { !$0.hidden }.map(\.name)
+        var message = "unknown command '\(word)' for '\(path.joined(separator: " "))'"
+        if let guess = closest(to: word, among: names) { message += "; did you mean '\(guess)'?" }
+        message += "\nCommands: \(commaList(names)). See '\(([path[0], helpCommand] + path.dropFirst()).joined(separator: " "))'."
+        return UsageError(message: message, usage: usageLine(command, path: path))
+    }
+
+    /// The candidate nearest to `word` by edit distance (Levenshtein; a swap of two neighbours
+    /// counts once), when it is near enough to be a typo: at most 1 edit for words up to 4
+    /// characters, 2 up to 8, 3 beyond. A candidate that `word` starts (`prov` → `provider`) is
+    /// near too.
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let typed = Array(word.lowercased())
+        let limit = typed.count <= 4 ? 1 : typed.count <= 8 ? 2 : 3
+        var best: (name: String, distance: Int)?
+        for name in candidates {
+            let distance = name.hasPrefix(word) && typed.count >= 3 ? 0 : editDistance(typed, Array(name.lowercased()))
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (name, distance) }
+        }
+        return best?.name
+    }
+
+    /// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
+    /// neighbours, one each.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { value = min(value, table[i - 2][j - 2] + 1) }
+                table[i][j] = value
+            }
+        }
+        return table[a.count][b.count]
     }
 
     /// The first argument that is neither an option nor an option's value (`--theme light`), if any.

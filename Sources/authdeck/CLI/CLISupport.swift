@@ -2,6 +2,8 @@ import AppCore
 import AppCoreLive
 import Synchronization
 import AuthEngine
+import CredentialStore
+import CredentialStoreLive
 import Dispatch
 import FoundationEssentials
 import TerminalUI
@@ -35,17 +37,47 @@ struct CLIFailure: Error {
         case .storeLocked:
             code = ExitCode.storeLocked
             if next == nil {
-                next = "Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase, or run from a terminal to be asked for it."
+                // The passphrase file named and refused (the message says why), else how to give one.
+                if let file = CLIContext.current.environment[PassphraseSource.fileVariable], !file.isEmpty {
+                    next = PassphraseSource.fileRequirement(path: file) + "."
+                } else {
+                    next = "Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase, or run from a terminal to be asked for it."
+                }
             }
         case .storeDamaged: code = ExitCode.storeDamaged
+        case .other where error.probe != nil:
+            code = ExitCode.failure
+            if next == nil, let probe = error.probe { next = Self.advice(probe) }
         case .cancelled: code = ExitCode.interrupted
         case .usage: code = ExitCode.usage
-        case .transient: code = ExitCode.failure
+        case .transient(let retryAfter): code = ExitCode.failure
             // A local store's timeout brings its own advice (ErrorMapping); this is the network's.
-            if next == nil { next = "This looks temporary (network or server); try again." }
+            if next == nil {
+                next = retryAfter.map { "This looks temporary: try again in \(Int($0.rounded(.up))) s." } ?? "This looks temporary (network or server); try again."
+            }
         default: code = ExitCode.failure
         }
         self.init(error.description, hint: next, exitCode: code)
+    }
+
+    /// What to do about a failed discovery probe of `provider add`, in the command line's terms.
+    static func advice(_ probe: ProviderProbeFailure) -> String {
+        let todo = switch probe.cause {
+        case .hostNotFound(let host): "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY)."
+        case .noConnection(let host): "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY)."
+        case .timeout: "Check the network, a firewall or your proxy."
+        case .tls: "For a private CA give its PEM bundle with --ca-bundle PATH (or SSL_CERT_FILE)."
+        case .interrupted: "Try again; if it persists, check a proxy in between."
+        case .tooLarge: "The answer is not a discovery document: check the --issuer URL."
+        case .plainHTTP: "Only loopback addresses may use http: use the provider's https issuer."
+        case .cancelled: "The probe was interrupted."
+        case .httpStatus: "No discovery document there: check the --issuer (the provider's issuer identifier, exactly as it publishes it), or give the endpoints by hand (--token-endpoint, --authorization-endpoint)."
+        case .notJSON: "The --issuer probably points at a web page, not at the provider's issuer."
+        case .issuerMismatch(let published, let configured):
+            "The document names the issuer '\(published)', not '\(configured)'; issuers compare code unit for code unit: use --issuer \(published) if that is the provider you mean."
+        case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check the --issuer."
+        }
+        return todo + " Add --no-probe to add it anyway (offline, or a provider that is not up yet)."
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: ExitCode.usage) }
@@ -111,7 +143,7 @@ enum Output {
     static func describe(errno code: Int32) -> String {
         let names: [Int32: String] = [EBADF: "EBADF", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EIO: "EIO", EISDIR: "EISDIR", EAGAIN: "EAGAIN"]
         let text = String(cString: strerror(code))
-        return names[code].map { code == EBADF ? "it is closed (\($0))" : "\(text) (\($0))" } ?? "\(text) (errno \(code))"
+        return code == EBADF ? "it is closed (EBADF)" : names[code].map { "\(text) (\($0))" } ?? SystemErrorText.describe(code)
     }
 
     /// `Sanitizer.visible` on every piece, keeping the layout's newlines and tabs.
@@ -230,17 +262,28 @@ final class CLIContext: Sendable {
             return try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
                                                  environmentAccount: environment["AUTHDECK_ACCOUNT"])
         } catch {
-            throw CLIFailure(error)
+            throw CLIFailure(error, providers: snapshot.providers)
         }
     }
 }
 
 extension CLIFailure {
-    /// An account that could not be resolved (``AccountResolution``), worded for the command line.
-    init(_ error: AccountResolutionError) {
+    /// What to run to sign in, for the providers configured: add one first when there is none,
+    /// else `login` with the provider's name (the only one, or the choice).
+    static func signInAdvice(_ providers: [ProviderConfig]) -> String {
+        switch providers.count {
+        case 0: "Add a provider with 'authdeck provider add NAME --issuer URL --client-id ID' (or --preset NAME), then sign in with 'authdeck login'."
+        case 1: "Sign in with 'authdeck login \(providers[0].id.rawValue)'."
+        default: "Sign in with 'authdeck login PROVIDER' (providers: \(commaList(providers.map(\.id.rawValue))))."
+        }
+    }
+
+    /// An account that could not be resolved (``AccountResolution``), worded for the command line;
+    /// the next step of "no account" names the `providers` configured.
+    init(_ error: AccountResolutionError, providers: [ProviderConfig]) {
         switch error {
         case .noAccounts:
-            self.init("No account is signed in", hint: "Sign in with 'authdeck login [PROVIDER]'.", exitCode: ExitCode.needsSignIn)
+            self.init("No account is signed in", hint: Self.signInAdvice(providers), exitCode: ExitCode.needsSignIn)
         case .noDefault(let known):
             self.init("No active account among \(known.count) accounts (\(known.joined(separator: ", ")))",
                       hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.", exitCode: ExitCode.usage)
@@ -340,11 +383,12 @@ func isLoopbackHTTP(_ url: URL) -> Bool { URLPolicy.isLoopbackHTTP(url) }
 /// control characters, no user info, a real port; for an issuer no query or fragment, for an
 /// endpoint no fragment; `.request`, the default for `api URL` and `decode --issuer`, only the
 /// general rules): anything else is a usage error saying what to do instead.
-func checkSecureURL(_ text: String, option: String, role: URLPolicy.ConfiguredURLRole = .request) throws -> URL {
+/// `named` is how the command line spells the value: `--issuer` for an option, `<url>` for an argument.
+func checkSecureURL(_ text: String, named: String, role: URLPolicy.ConfiguredURLRole = .request, hint: String? = nil) throws -> URL {
     switch URLPolicy.validateConfigured(text, role: role) {
     case .success(let url): return url
     case .failure(let violation):
-        throw CLIFailure(usageMessage: "--\(option) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: violation.hint)
+        throw CLIFailure(usageMessage: "\(named) '\(Output.visible(URLPolicy.redactingUserInfo(text)))' \(violation)", hint: hint ?? violation.hint)
     }
 }
 

@@ -28,13 +28,26 @@ enum Commands {
             discussion: "Run without arguments to open the accounts screen.",
             options: [
                 .flag("version", help: "Print the version."),
-                .value("theme", valueName: "name", help: "The TUI theme (default, light, high-contrast, monochrome, or a file in themes/)."),
+                .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, complete],
+            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete],
+            validate: { parsed in
+                guard let name = parsed.value("theme") else { return nil }
+                let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
+                if themes.contains(name) { return nil }
+                return "unknown theme '\(name)'; the themes are \(commaList(themes)) (a file NAME.json in $XDG_CONFIG_HOME/authdeck/themes adds one)"
+            },
             run: run
         )
     }
+
+    /// `authdeck help [COMMAND …]` (``ArgumentParser/helpOf(_:root:)`` prints the help).
+    static let help = CommandSpec(
+        name: ArgumentParser.helpCommand,
+        abstract: "Show the help of a command (authdeck help provider add).",
+        positionals: [PositionalSpec(name: "command", optional: true, help: "A command, and its subcommand (default: authdeck's own help).")]
+    )
 
     static let account = PositionalSpec(name: "account", optional: true,
                                         help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else the active account, else the only one).")

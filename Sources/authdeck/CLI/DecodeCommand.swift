@@ -158,7 +158,7 @@ func hintFor(_ rule: String) -> String? {
 
 func verify(_ text: String, options: DecodeOptions, context: CLIContext) async -> Result<VerifiedIDToken, AuthError> {
     do {
-        let issuerURL = try checkSecureURL(options.issuer ?? "", option: "issuer")
+        let issuerURL = try checkSecureURL(options.issuer ?? "", named: "--issuer")
         let nonce: VerifyToken.Nonce = options.nonce.map { .value($0) } ?? options.nonceSHA256.map { .sha256Of($0) } ?? .none
         return .success(try await VerifyToken(context.app).run(text, issuer: options.issuer ?? issuerURL.absoluteString,
                                                                 audience: options.audience ?? "", nonce: nonce))
@@ -206,7 +206,10 @@ struct APIOptions {
 }
 
 func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 {
-    let url = try checkSecureURL(options.url, option: "url")
+    // `authdeck api bob`: one argument is the URL; an account goes before it.
+    let accountFirst = options.account == nil && !options.url.contains("://")
+        ? "Give the URL to call (https://…); an account goes before it: authdeck api \(Output.visible(options.url)) https://api.example.com/items." : nil
+    let url = try checkSecureURL(options.url, named: "<url>", hint: accountFirst)
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
     var body: Data?

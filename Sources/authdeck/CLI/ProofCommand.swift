@@ -29,7 +29,7 @@ extension Commands {
 
 func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int32 {
     let method = (parsed.positional("method") ?? "GET").uppercased()
-    let url = try checkSecureURL(parsed.positional("url") ?? "", option: "url")
+    let url = try checkSecureURL(parsed.positional("url") ?? "", named: "<url>")
     let snapshot = try context.snapshot()
     let record = try context.account(parsed.positional("account"), in: snapshot)
     let issued = try await context.run { () async throws(AppError) in try await DPoPProof(context.app).run(record.id, method: method, url: url) }

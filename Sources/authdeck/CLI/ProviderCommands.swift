@@ -108,7 +108,7 @@ struct ProviderAddOptions {
         } else {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
-        if let issuer { config.issuer = try checkSecureURL(issuer, option: "issuer", role: .issuer) }
+        if let issuer { config.issuer = try checkSecureURL(issuer, named: "--issuer", role: .issuer) }
         if let clientID { config.clientID = clientID }
         if let displayName { config.displayName = displayName }
         if !scopes.isEmpty { config.scopes = scopes }
@@ -127,7 +127,7 @@ struct ProviderAddOptions {
         if let caBundle { config.caBundlePath = URL(fileURLWithPath: caBundle).standardizedFileURL.path }
         protocolSettings.apply(to: &config)
         func endpoint(_ option: String) throws -> URL? {
-            try endpoints[option].map { try checkSecureURL($0, option: ArgumentParserNames.kebab(option), role: .endpoint) }
+            try endpoints[option].map { try checkSecureURL($0, named: "--" + ArgumentParserNames.kebab(option), role: .endpoint) }
         }
         var e = config.endpoints
         e.authorization = try endpoint("authorizationEndpoint") ?? e.authorization
@@ -180,11 +180,48 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
 
 // MARK: - provider list / show / remove
 
-func providerJSON(_ provider: ProviderConfig, accounts: Int) -> JSONValue {
+/// The endpoints `provider show` lists, in order: label, JSON member, the configured value and
+/// the metadata's (discovered, or the configured one laid over it).
+func providerEndpoints(_ provider: ProviderConfig, _ metadata: AuthorizationServerMetadata?) -> [(label: String, member: String, configured: URL?, effective: URL?)] {
+    let e = provider.endpoints, m = metadata
+    return [
+        ("authorization endpoint", "authorization", e.authorization, m?.authorizationEndpoint),
+        ("token endpoint", "token", e.token, m?.tokenEndpoint),
+        ("device authorization endpoint", "deviceAuthorization", e.deviceAuthorization, m?.deviceAuthorizationEndpoint),
+        ("revocation endpoint", "revocation", e.revocation, m?.revocationEndpoint),
+        ("introspection endpoint", "introspection", e.introspection, m?.introspectionEndpoint),
+        ("userinfo endpoint", "userinfo", e.userinfo, m?.userinfoEndpoint),
+        ("end session endpoint", "endSession", e.endSession, m?.endSessionEndpoint),
+        ("jwks uri", "jwks", e.jwks, m?.jwksURI),
+        ("pushed authorization request endpoint", "pushedAuthorizationRequest", nil, m?.pushedAuthorizationRequestEndpoint),
+    ]
+}
+
+/// What discovery found for `provider show`: the metadata, the failure, or nothing to discover.
+enum ProviderDiscoveryResult {
+    case notDiscovered
+    case found(AuthorizationServerMetadata)
+    case failed(AppError)
+
+    var metadata: AuthorizationServerMetadata? { if case .found(let m) = self { m } else { nil } }
+}
+
+func providerJSON(_ provider: ProviderConfig, accounts: Int, discovery: ProviderDiscoveryResult = .notDiscovered) -> JSONValue {
     let e = provider.endpoints
     func url(_ value: URL?) -> JSONValue { .url(value) }
     let plain = provider.isLoopbackHTTP || [e.token, e.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP)
+    // `endpoints`: the configured ones (null: not configured); `discovered`: what the discovery
+    // document names for the rest (null when there is none, or it failed: `discoveryError`).
+    var discovered: JSONValue = .null
+    if let metadata = discovery.metadata {
+        var members: [String: JSONValue] = [:]
+        for endpoint in providerEndpoints(provider, metadata) where endpoint.configured == nil { members[endpoint.member] = url(endpoint.effective) }
+        discovered = .object(members)
+    }
+    let discoveryError: JSONValue = if case .failed(let error) = discovery { .string(error.description) } else { .null }
     return .object([
+        "discovered": discovered,
+        "discoveryError": discoveryError,
         "name": .string(provider.id.rawValue),
         "displayName": .string(provider.displayName),
         "issuer": url(provider.issuer),
@@ -235,11 +272,16 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
         throw CLIFailure("Unknown provider '\(name)'", hint: "See 'authdeck provider list'.", exitCode: ExitCode.usage)
     }
     let accounts = snapshot.accounts.filter { $0.providerID == provider.id }.count
+    let discovery: ProviderDiscoveryResult
+    switch await context.result({ () async throws(AppError) in try await ShowProviderDiscovery(context.app).run(provider.id) }) {
+    case .success(let metadata?): discovery = .found(metadata)
+    case .success(nil): discovery = .notDiscovered
+    case .failure(let error): discovery = .failed(error)
+    }
     if json {
-        Output.json(providerJSON(provider, accounts: accounts))
+        Output.json(providerJSON(provider, accounts: accounts, discovery: discovery))
         return ExitCode.ok
     }
-    let e = provider.endpoints
     var lines = ["name: \(provider.id.rawValue)", "display name: \(provider.displayName)"]
     if let issuer = provider.issuer {
         lines.append("issuer: \(issuer.absoluteString)\(provider.isLoopbackHTTP ? " (plain HTTP on loopback)" : "")")
@@ -257,12 +299,17 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
     if provider.multiTenantEntra == true { lines.append("multi-tenant Entra authority: yes ({tenantid} in the issuer is the token's tid)") }
     for (name, value) in provider.extraHeaders.sorted(by: { $0.key < $1.key }) { lines.append("header: \(name): \(value)") }
     for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("authorization parameter: \(name)=\(value)") }
-    let endpoints: [(String, URL?)] = [
-        ("authorization endpoint", e.authorization), ("token endpoint", e.token), ("device authorization endpoint", e.deviceAuthorization),
-        ("revocation endpoint", e.revocation), ("introspection endpoint", e.introspection), ("userinfo endpoint", e.userinfo),
-        ("end session endpoint", e.endSession), ("jwks uri", e.jwks),
-    ]
-    for (label, url) in endpoints { if let url { lines.append("\(label): \(url.absoluteString)") } }
+    // Configured endpoints as they are; the rest as the discovery document names them, marked.
+    for endpoint in providerEndpoints(provider, discovery.metadata) {
+        if let url = endpoint.configured {
+            lines.append("\(endpoint.label): \(url.absoluteString)")
+        } else if let url = endpoint.effective {
+            lines.append("\(endpoint.label): \(url.absoluteString) (discovered)")
+        }
+    }
+    if case .failed(let error) = discovery {
+        lines.append("discovered endpoints: unknown, discovery failed: \(error.description)")
+    }
     if let ca = provider.caBundlePath { lines.append("ca bundle: \(ca)") }
     lines.append("pushed authorization requests (RFC 9126): \((provider.par ?? .auto).rawValue)")
     lines.append("DPoP (RFC 9449): \((provider.dpop ?? .auto).rawValue)")

@@ -37,7 +37,23 @@ struct LoginOptions {
 
 func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
     let app = context.app
-    let providerID = try context.run { () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }
+    let providerID: ProviderID
+    switch context.result({ () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }) {
+    case .success(let id): providerID = id
+    case .failure(let error):
+        // `authdeck login alice`: an account where a provider goes.
+        if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
+           let record = try? AccountResolution.resolve(name, accounts: snapshot.accounts, active: nil, environmentAccount: nil) {
+            throw CLIFailure(usageMessage: "'\(name)' is an account (\(AccountResolution.handle(record))), not a provider",
+                             hint: "login takes a provider: 'authdeck login \(record.providerID.rawValue)' signs in to \(record.providerID.rawValue) again (as \(record.displayName) or another user).")
+        }
+        // A typo of a provider's name: the nearest one (edit distance, as for commands).
+        if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
+           let guess = ArgumentParser.closest(to: name, among: snapshot.providers.map(\.id.rawValue)) {
+            throw CLIFailure(error, hint: "Did you mean 'authdeck login \(guess)'?")
+        }
+        throw CLIFailure(error)
+    }
     let snapshot = try context.snapshot()
     if let alias = options.name, let other = snapshot.accounts.first(where: { $0.alias == alias }) {
         Output.err("note: alias '\(alias)' is used by \(AccountResolution.handle(other)); it will name both until one is logged out")
@@ -225,7 +241,9 @@ struct StatusRow {
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
             let format = token.format.map { ", \($0.label)" } ?? ""
-            if let expiresAt = token.expiresAt {
+            if !status.accessTokenUsable {
+                lines.append("    \(label): \(AccountStatus.unusableAccessTokenText)\(format)")
+            } else if let expiresAt = token.expiresAt {
                 lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))\(format)")
             } else {
                 lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
@@ -280,7 +298,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
             "accounts": .array(rows.map { $0.json(now: now) }),
         ]))
     } else if rows.isEmpty && damage.isEmpty {
-        Output.err("No account is signed in. Add a provider with 'authdeck provider add' and sign in with 'authdeck login'.")
+        Output.err("No account is signed in. \(CLIFailure.signInAdvice(snapshot.providers))")
     } else {
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
@@ -308,7 +326,7 @@ func switchRun(_ query: String, _ context: CLIContext) async throws -> Int32 {
     do {
         record = try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: nil)
     } catch {
-        throw CLIFailure(error)
+        throw CLIFailure(error, providers: snapshot.providers)
     }
     _ = try context.run { () throws(AppError) in try SwitchAccount(context.app).run(record.id) }
     Output.err("Switched to \(AccountResolution.describe(record)).")

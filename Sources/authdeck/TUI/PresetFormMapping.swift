@@ -14,9 +14,11 @@ enum PresetFormMapping {
             case .name:
                 return .init(kind: kind, label: "Name", value: form.providerName, hint: "the provider's name in authdeck (authdeck login NAME)")
             case .domain:
-                return .init(kind: kind, label: "Domain", value: form.domain, hint: hint(preset?.domain))
+                return .init(kind: kind, label: PresetForm.label(.domain), value: form.domain, hint: hint(preset?.domain))
             case .tenant:
-                return .init(kind: kind, label: "Tenant", value: form.tenant, hint: hint(preset?.tenant))
+                return .init(kind: kind, label: PresetForm.label(.tenant), value: form.tenant, hint: hint(preset?.tenant))
+            case .audience:
+                return .init(kind: kind, label: PresetForm.label(.audience), value: form.audience, hint: hint(preset?.audience))
             case .clientID:
                 return .init(kind: kind, label: "Client ID", value: form.clientID, hint: "registered at \(preset?.displayName ?? "the provider") (required)")
             case .clientSecret:
@@ -26,8 +28,34 @@ enum PresetFormMapping {
             }
         }
         return PresetFormDialog(choices: form.presets.map { .init(name: $0.name, displayName: $0.displayName) }, selected: form.selected,
-                                fields: fields, focused: form.focused, error: form.error, submitting: form.submitting)
+                                fields: fields, focused: form.focused, error: message(form), submitting: form.submitting)
     }
+
+    /// The form's refusal and, for a failed discovery probe, what to do in the form's terms (its
+    /// fields, never a command-line option).
+    static func message(_ form: PresetForm) -> String? {
+        guard let error = form.error else { return nil }
+        guard let probe = form.probeFailure else { return error }
+        // The fields the preset builds the issuer from.
+        let names = form.fields.compactMap { field -> String? in
+            field == .domain ? PresetForm.label(.domain) : field == .tenant ? PresetForm.label(.tenant) : nil
+        }
+        let check = names.isEmpty ? "the preset" : "the \(names.joined(separator: " and ")) field\(names.count > 1 ? "s" : "")"
+        let todo = switch probe.cause {
+        case .hostNotFound(let host): "The host name \(host) does not resolve: check \(check) for a typo, and your DNS or proxy (HTTPS_PROXY)."
+        case .noConnection(let host): "Nothing accepted a connection at \(host): check \(check), and your proxy (HTTPS_PROXY, NO_PROXY)."
+        case .timeout: "Check the network, a firewall or your proxy."
+        case .tls: "The certificate is not trusted: for a private CA set SSL_CERT_FILE to its PEM bundle before starting authdeck."
+        case .interrupted: "Try again with Enter; if it persists, check a proxy in between."
+        case .tooLarge, .notJSON, .httpStatus, .invalidDocument: "This is not the provider's discovery document: check \(check)."
+        case .plainHTTP: "Only loopback addresses may use http."
+        case .cancelled: "The check was interrupted."
+        case .issuerMismatch(let published, _): "The document names the issuer '\(published)': check \(check)."
+        }
+        let facts = error.hasSuffix(".") ? error : error + "."
+        return facts + " " + todo + " Nothing was added; Enter tries again, Esc goes back."
+    }
+
 
     /// "the tenant domain, e.g. example.eu.auth0.com (required)".
     static func hint(_ parameter: ProviderPreset.Parameter?) -> String {

@@ -146,7 +146,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
         case .copyUserCode:
             if let code = state.signIn?.device?.userCode {
                 app.copyToClipboard(code)
-                store.send(.flash(.info, "User code copied to the clipboard"))
+                store.send(.flash(.info, ClipboardRequest.sentNote("User code")))
             }
         case .nextTheme:
             themeNames = catalog.names()

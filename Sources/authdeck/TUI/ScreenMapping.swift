@@ -15,7 +15,7 @@ struct TUIState: Equatable {
     /// The device-flow QR code, computed once per verification URI.
     var qr: (text: String, matrix: [[Bool]]?)?
     var readOnly = false
-    /// `AUTHDECK_NOTES`: lines for the foot of the `?` overlay.
+    /// `AUTHDECK_NOTES`: lines under the panes (room permitting) and at the foot of the `?` overlay.
     var notes: [String] = []
 
     static func == (lhs: TUIState, rhs: TUIState) -> Bool {
