@@ -52,7 +52,7 @@ let package = Package(
         // The credential store interface, records, redacting secrets, in-memory store.
         .target(name: "CredentialStore", dependencies: ["Secrets", "StrictJSON"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
-        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "TextSupport", "CSodium", "CLibSecret", "CKeyutils"]),
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "TextSupport", "CSodium", "CLibSecret", "CKeyutils", "CTerminalSignals"]),
         // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
         .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets", "TextSupport"]),
         // The live session: the engine, libcurl, libcrypto, the listener, the browser and the

@@ -132,7 +132,12 @@ public struct AppReducer: Sendable {
         case .activate(let id):
             guard let account = state.account(id) else { return .none }
             state.activeAccountID = id
-            flash(&state, .info, "Active account: \(account.record.displayName)")
+            if let pinned = state.environmentAccount, !pinned.isEmpty {
+                // The saved choice is for other shells: this one's AUTHDECK_ACCOUNT still wins (as `switch` says).
+                flash(&state, .warn, "Active account saved: \(account.record.displayName); AUTHDECK_ACCOUNT=\(pinned) still selects the account here")
+            } else {
+                flash(&state, .info, "Active account: \(account.record.displayName)")
+            }
             return .run { send in send(.activeSaved(await useCases.saveActiveAccount(id))) }
 
         case .activeSaved(.success):

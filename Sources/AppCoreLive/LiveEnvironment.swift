@@ -119,6 +119,9 @@ extension CredentialStoreClient {
                 case .failure(.timeout(let operation, let seconds)):
                     // The probe did not answer: nothing is chosen, and nothing is locked either.
                     return StoreInfo(backend: nil, problem: "\(operation) timed out after \(seconds) s")
+                case .failure(.invalidConfiguration(let cause)):
+                    // A bad AUTHDECK_STORE or store.json is a setting to fix, not a locked store.
+                    return StoreInfo(backend: nil, problem: cause.description)
                 case .failure(let error):
                     return StoreInfo(backend: nil, isLocked: true, problem: error.description)
                 }

@@ -152,3 +152,37 @@ void authdeck_crash_restore_install(const char *restore, size_t length) {
 void authdeck_crash_restore_remove(void) {
     for (size_t i = 0; i < COUNT(crash_signals); i++) signal(crash_signals[i], SIG_DFL);
 }
+
+/* The prompt guard: a terminal whose echo a prompt turned off gets its modes back when SIGINT,
+   SIGTERM or SIGHUP ends the process during the prompt. */
+static struct termios prompt_saved;
+static volatile sig_atomic_t prompt_fd = -1;
+static struct sigaction prompt_previous[3];
+
+static void prompt_handler(int sig) {
+    if (prompt_fd >= 0) {
+        tcsetattr(prompt_fd, TCSAFLUSH, &prompt_saved);
+        ssize_t ignored = write(prompt_fd, "\n", 1);
+        (void)ignored;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int authdeck_prompt_guard_begin(int fd) {
+    if (tcgetattr(fd, &prompt_saved) != 0) return -1;
+    prompt_fd = fd;
+    for (size_t i = 0; i < COUNT(quit_signals); i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = prompt_handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(quit_signals[i], &sa, &prompt_previous[i]);
+    }
+    return 0;
+}
+
+void authdeck_prompt_guard_end(void) {
+    for (size_t i = 0; i < COUNT(quit_signals); i++) sigaction(quit_signals[i], &prompt_previous[i], NULL);
+    prompt_fd = -1;
+}

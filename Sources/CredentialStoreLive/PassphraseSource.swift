@@ -1,4 +1,5 @@
 import CredentialStore
+import CTerminalSignals
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -136,7 +137,10 @@ public enum PassphraseSource: Sendable {
         return String(decoding: line, as: UTF8.self)
     }
 
-    static func promptWithoutEcho(_ prompt: String) throws(SecretStoreError) -> String {
+    /// Writes `prompt` to the controlling terminal and reads one line from it with echo off (the
+    /// modes come back after the line, and when a signal ends the process during the prompt).
+    /// - Throws: ``SecretStoreError/passphraseUnavailable(cause:)`` without a terminal.
+    public static func promptWithoutEcho(_ prompt: String) throws(SecretStoreError) -> String {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             // The fact (no controlling terminal) and the C library's reason; what to do instead is
@@ -151,6 +155,9 @@ public enum PassphraseSource: Sendable {
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         quiet.c_lflag |= tcflag_t(ICANON)
+        // A signal during the prompt (Ctrl-C) restores the modes before it ends the process.
+        _ = authdeck_prompt_guard_begin(fd)
+        defer { authdeck_prompt_guard_end() }
         // Echo goes off before the prompt appears, so nothing typed after the prompt is echoed.
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
             throw .passphraseUnavailable(cause: PrivateFiles.errnoCause("tcsetattr"))

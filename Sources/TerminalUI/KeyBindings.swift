@@ -267,7 +267,8 @@ public enum KeyBindings {
     ]
 
     static let signOutConfirm: [KeyBinding] = [
-        KeyBinding(keys: [.char("y"), .enter], description: "Sign out", shortDescription: "sign out", isDestructive: true) { m, _ in
+        // Only `y`: Enter, pressed out of habit after `o`, must not sign out (the dialog says "y sign out").
+        KeyBinding(keys: [.char("y")], description: "Sign out", shortDescription: "sign out", isDestructive: true) { m, _ in
             if case .signOutConfirm(let d) = m.dialog { return .confirmSignOut(d.accountID) }
             return nil
         },

@@ -31,6 +31,9 @@ struct AccountResolutionTests {
         #expect(throws: AccountResolutionError.ambiguous(query: "local/", fromEnvironment: false, matches: ["local/alice", "local/bob"])) {
             try AccountResolution.resolve("local/", accounts: [alice, bob], active: nil, environmentAccount: nil)
         }
+        #expect(throws: AccountResolutionError.noMatch(query: "", fromEnvironment: false, known: ["local/alice", "local/bob"])) {
+            try AccountResolution.resolve("", accounts: [alice, bob], active: alice.id, environmentAccount: nil)
+        }
         #expect(throws: AccountResolutionError.noMatch(query: "carol", fromEnvironment: true, known: ["local/alice", "local/bob"])) {
             try AccountResolution.resolve(nil, accounts: [alice, bob], active: nil, environmentAccount: "carol")
         }
@@ -54,5 +57,19 @@ struct AccountResolutionTests {
         #expect(state.effectiveActiveAccountID == alice.id)
         let single = loadedState([alice], active: nil)
         #expect(single.effectiveActiveAccountID == alice.id)
+    }
+
+    @Test("Aliases: blank, '/', control or invisible characters are refused; look-alikes and shadowed usernames are noted")
+    func aliasRules() {
+        for bad in ["", " ", "\t", "a/b", "x\ty", "x\u{1B}[31m", "zero\u{200B}width"] {
+            #expect(AccountResolution.aliasProblem(bad) != nil, "\(bad.debugDescription)")
+        }
+        #expect(AccountResolution.aliasProblem("café work") == nil)
+        var composed = alice
+        composed.alias = "caf\u{E9}"
+        #expect(AccountResolution.aliasConflicts("cafe\u{301}", among: [composed, bob]).first?.contains("looks the same") == true)
+        #expect(AccountResolution.aliasConflicts("caf\u{E9}", among: [composed, bob]).first?.contains("is used by local/alice") == true)
+        #expect(AccountResolution.aliasConflicts("alice", among: [composed, bob]).first?.contains("is also local/alice's name") == true)
+        #expect(AccountResolution.aliasConflicts("work", among: [composed, bob]).isEmpty)
     }
 }

@@ -431,7 +431,9 @@ struct AppReducerTests {
         let store = makeStore(state, session: session)
         store.send(.activate(bob.id)) {
             $0.activeAccountID = bob.id
-            $0.flash = Flash(level: .info, text: "Active account: Bob", expiresAt: t0.addingTimeInterval(6))
+            // As `switch` says it: the choice is saved, this process's AUTHDECK_ACCOUNT still wins.
+            $0.flash = Flash(level: .warn, text: "Active account saved: Bob; AUTHDECK_ACCOUNT=\(alice.id.rawValue) still selects the account here",
+                             expiresAt: t0.addingTimeInterval(6))
         }
         await store.receive(.activeSaved(.success(bob.id)))
         #expect(store.state.effectiveActiveAccountID == alice.id)

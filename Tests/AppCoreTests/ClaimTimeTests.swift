@@ -51,6 +51,16 @@ struct ClaimTimeTests {
         #expect(ClaimTime.date(claim: "exp", -1, provider: stored) == nil)
         #expect(ClaimTime.date(claim: "name", 5, provider: stored) == nil)
     }
+
+    @Test("The registered NumericDate claims are seconds whatever their size (RFC 7519 §4.1.4): exp 9999-12-31 is not 1978, exp in ms is far ahead")
+    func registeredClaimsAreSeconds() {
+        for claim in ["exp", "nbf", "iat", "auth_time"] {
+            let far = ClaimTime.date(claim: claim, 253_402_300_799, provider: nil)
+            #expect(far?.date.timeIntervalSince1970 == 253_402_300_799 && far?.isMilliseconds == false, "\(claim)")
+        }
+        #expect(ClaimTime.date(claim: "exp", 1_796_165_785_000, provider: nil)?.date.timeIntervalSince1970 == 1_796_165_785_000)
+        #expect(ClaimTime.date(claim: "updated_at", 1_796_165_785_000, provider: nil)?.isMilliseconds == true, "other *_at claims keep the guess")
+    }
 }
 
 @Suite("Countdowns of absurdly far times do not trap")

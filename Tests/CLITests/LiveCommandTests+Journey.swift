@@ -57,6 +57,14 @@ extension LiveCommandTests {
         #expect(unknown.exitCode == 2 && unknown.stderr.contains("local/alice"), "a usage error naming the known accounts")
         let pinned = try await home.run(["token"], extra: ["AUTHDECK_ACCOUNT": "bob-device"])
         #expect(pinned.stdout == bobByAlias)
+        // status agrees, and says so when AUTHDECK_ACCOUNT names several accounts or none.
+        let pinnedStatus = try await home.run(["status"], extra: ["AUTHDECK_ACCOUNT": "bob-device"])
+        #expect(pinnedStatus.stdout.contains("* local/bob (bob-device)") && pinnedStatus.stderr.isEmpty, "\(pinnedStatus)")
+        for (value, said) in [("local/", "matches several accounts"), ("carol", "No account matches 'carol' (from $AUTHDECK_ACCOUNT)")] {
+            let status = try await home.run(["status"], extra: ["AUTHDECK_ACCOUNT": value])
+            #expect(status.stderr.contains("warning: ") && status.stderr.contains(said), "AUTHDECK_ACCOUNT=\(value): \(status)")
+            #expect(!status.stdout.contains("* "), "no account marked active: \(status.stdout)")
+        }
 
         // switch → token gives bob's.
         let switched = try await home.run(["switch", "local/bob"])

@@ -130,7 +130,7 @@ struct NewcomerCLITests {
         #expect(result.exitCode == 4, "\(result)")
         #expect(result.stderr == """
             error: The credential store is locked: no vault passphrase: no terminal to ask on (/dev/tty: No such device or address (ENXIO))
-            Unlock the credential store: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding the vault passphrase, or run from a terminal to be asked for it.
+            Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase, or run from a terminal to be asked for it.
 
             """, "\(result.stderr)")
         #expect(!result.stderr.contains("errno"))

@@ -169,3 +169,57 @@ struct TerminalFaultTests {
         #expect(screen.contains("TUI-EXIT-STATUS=1"), "\(screen)")
     }
 }
+
+@Suite("Secrets typed at a terminal: never echoed, the terminal restored", .serialized)
+struct PassphrasePromptSignalTests {
+    @Test("provider add --client-secret-stdin on a terminal asks for the secret without echo")
+    func clientSecretOnATerminal() async throws {
+        try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
+        let home = try CLIHome()
+        defer { home.remove() }
+        let shell = "env TERM=tmux-256color \(shellQuoted(authdeckBinary)) provider add x --issuer https://idp.example.com --client-id c "
+            + "--client-secret-stdin --no-probe; echo ADD-EXIT=$?; exec sleep 600"
+        let t = try TestSupport.TmuxSession(width: 100, height: 30, command: shell, environment: home.environment)
+        defer { t.kill() }
+        try await t.waitFor("the prompt") { $0.contains("Client secret for 'x' (not shown):") }
+        try t.sendKeys("-l", "sekrit-typed")
+        try t.sendKeys("Enter")
+        let after = try await t.waitFor("the exit status") { $0.contains("ADD-EXIT=") }
+        #expect(after.contains("ADD-EXIT=0"), "\(after)")
+        #expect(!after.contains("sekrit-typed"), "the secret was echoed:\n\(after)")
+        let show = try await home.run(["provider", "show", "x", "--json"])
+        #expect(show.stdout.contains("client_secret_basic"), "\(show)")
+    }
+
+    @Test("Ctrl-C at the vault passphrase prompt: the terminal gets its echo back and the exit status is 130", arguments: ["token", "tui"])
+    func controlCRestoresEcho(_ command: String) async throws {
+        try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
+        let idp = try await LocalIdentityProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        // A signed-in account in the vault, then the vault's cached key dropped.
+        let added = try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID])
+        try #require(added.exitCode == 0, "\(added)")
+        let login = try await home.run(["login", "local"], timeout: 90)
+        try #require(login.exitCode == 0, "\(login)")
+        _ = try await home.run(["lock"])
+        var environment = home.environment
+        environment.removeValue(forKey: "AUTHDECK_PASSPHRASE_FILE")
+        // Any keyring cache is per process here; the vault asks on the terminal.
+        environment["AUTHDECK_VAULT_CACHE_SECONDS"] = "0"
+        let arguments = command == "tui" ? "" : " token"
+        // The shell ignores SIGINT so that it outlives Ctrl-C and reports (a shell whose child dies
+        // of SIGINT ends too, as scripts should; an interactive one is not in the foreground group).
+        let shell = "trap '' INT; env TERM=tmux-256color \(shellQuoted(authdeckBinary))\(arguments); echo PROMPT-EXIT=$?; "
+            + "stty -a | tr ' ' '\\n' | grep -x -- '-\\{0,1\\}echo'; exec sleep 600"
+        let t = try TestSupport.TmuxSession(width: 100, height: 30, command: shell, environment: environment)
+        defer { t.kill() }
+        try await t.waitFor("the passphrase prompt") { $0.contains("passphrase") && !$0.contains("PROMPT-EXIT") }
+        try t.sendKeys("s", "e", "c")
+        try t.sendKeys("C-c")
+        let after = try await t.waitFor("the exit status and the terminal's echo") { $0.contains("PROMPT-EXIT=") && $0.contains("echo") }
+        #expect(after.contains("PROMPT-EXIT=130"), "\(after)")
+        let echo = after.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0 == "echo" || $0 == "-echo" }
+        #expect(echo == "echo", "the terminal's echo after Ctrl-C: \(echo ?? "?")\n\(after)")
+    }
+}

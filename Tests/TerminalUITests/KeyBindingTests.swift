@@ -38,6 +38,8 @@ struct KeyBindingTests {
         #expect(KeyBindings.dispatch(.char("y"), model: m) == .command(.confirmSignOut("alice")))
         #expect(KeyBindings.dispatch(.escape, model: m) == .command(.cancel))
         #expect(KeyBindings.dispatch(.char("q"), model: m) == .unhandled)
+        // Enter out of habit after `o` does not sign out: only `y` confirms.
+        #expect(KeyBindings.dispatch(.enter, model: m) == .unhandled)
     }
 
     @Test("Read-only mode removes destructive bindings (k9s ClearDanger)")

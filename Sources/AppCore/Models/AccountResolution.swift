@@ -35,6 +35,8 @@ public enum AccountResolution {
             if accounts.count == 1 { return accounts[0] }
             throw .noDefault(known: accounts.map(describe))
         }
+        // An empty name names nothing (as a prefix it would match every account).
+        guard !query.isEmpty else { throw .noMatch(query: query, fromEnvironment: fromEnvironment, known: accounts.map(describe)) }
         if let exact = accounts.first(where: { $0.alias.exactlyEquals(query) || $0.id.rawValue.exactlyEquals(query) || handle($0).exactlyEquals(query) }) {
             return exact
         }
@@ -45,6 +47,35 @@ public enum AccountResolution {
         if matches.count == 1 { return matches[0] }
         if matches.isEmpty { throw .noMatch(query: query, fromEnvironment: fromEnvironment, known: accounts.map(describe)) }
         throw .ambiguous(query: query, fromEnvironment: fromEnvironment, matches: matches.map(describe))
+    }
+
+    /// Why `alias` cannot name an account (`login --name`), or nil: empty or only spaces, a `/`
+    /// (it would read as a handle), or a control character (it would reach terminals and shells).
+    public static func aliasProblem(_ alias: String) -> String? {
+        if alias.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return "--name must not be empty or only spaces" }
+        if alias.contains("/") { return "--name must not contain '/' (that is how account ids and handles are written)" }
+        if alias.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) {
+            return "--name must not contain control or invisible characters"
+        }
+        return nil
+    }
+
+    /// What giving `alias` to a new sign-in would make ambiguous among `accounts` (notes, not
+    /// refusals): another account with the same alias, one whose alias looks the same but is
+    /// spelled with other code points (é as one or as e + U+0301), or another account whose
+    /// username or handle the alias would shadow (queries try aliases first).
+    public static func aliasConflicts(_ alias: String, among accounts: [AccountRecord]) -> [String] {
+        var notes: [String] = []
+        for other in accounts {
+            if other.alias.exactlyEquals(alias) {
+                notes.append("alias '\(alias)' is used by \(handle(other)); it will name both until one is logged out")
+            } else if let theirs = other.alias, theirs == alias {
+                notes.append("alias '\(alias)' looks the same as \(handle(other))'s alias but is spelled with other characters; typing it may pick either")
+            } else if (other.username ?? other.subject).exactlyEquals(alias) || handle(other).exactlyEquals(alias) {
+                notes.append("alias '\(alias)' is also \(handle(other))'s name; as an ACCOUNT argument it will mean the new sign-in")
+            }
+        }
+        return notes
     }
 
     /// The default account's id (``resolve(_:accounts:active:environmentAccount:)`` with no

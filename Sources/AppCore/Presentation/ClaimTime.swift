@@ -23,13 +23,17 @@ public enum ClaimTime {
     /// added from an older preset) falls back to ``TimeText/claimDate(_:)``: seconds unless the
     /// value is above 1e11, which as seconds would be after the year 5138 and so can only be
     /// milliseconds. The heuristic stays because removing it would show those providers'
-    /// millisecond claims 1000 times too late; it never misreads a real seconds value.
+    /// millisecond claims 1000 times too late; it never misreads a real seconds value. The
+    /// registered NumericDate claims (`exp`, `nbf`, `iat`, `auth_time`) are always seconds.
     public static func date(claim: String, _ value: Double, provider: ProviderConfig?) -> (date: Date, isMilliseconds: Bool)? {
         let declared = provider?.claimTimeUnits?.first { $0.key.exactlyEquals(claim) }?.value
         guard declared != nil || TimeText.isTimestampClaim(claim), value.isFinite, value >= 0 else { return nil }
         switch declared {
         case .ms: return (Date(timeIntervalSince1970: value / 1000), true)
         case .s: return (Date(timeIntervalSince1970: value), false)
+        // RFC 7519 §4.1.4–4.1.6 and OIDC Core §2 define these as NumericDate, seconds, always: a
+        // verifier reads `exp: 1796165785000` as far in the future, so must the view.
+        case nil where ["exp", "nbf", "iat", "auth_time"].containsExactly(claim): return (Date(timeIntervalSince1970: value), false)
         case nil: return TimeText.claimDate(value)
         }
     }

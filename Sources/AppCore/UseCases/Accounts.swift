@@ -39,13 +39,13 @@ struct Accounts: Sendable {
     }
 
     /// The active account. A damaged `active.json` (it holds no secret, only a pointer) blocks
-    /// nothing: it counts as no active account, with a warning that names it.
-    func activeAccount() throws(AppError) -> (id: AccountID?, warning: String?) {
+    /// nothing: it counts as no active account, with a warning that names it (``LoadAccounts``).
+    func activeAccount() throws(AppError) -> (id: AccountID?, damage: FileDamage?) {
         do {
             return (try env.files.activeAccount(), nil)
         } catch {
             guard let damage = error.damage else { throw error }
-            return (nil, "\(damage.file) is damaged (\(damage.damage)); no account is active until you choose one with 'authdeck switch' (run 'authdeck doctor' for details)")
+            return (nil, damage)
         }
     }
 
@@ -78,6 +78,20 @@ public struct LoadAccounts: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
 
+    /// The damaged `active.json`'s warning, worded for what ``AccountResolution`` does next: with
+    /// exactly one account, that one is the default.
+    /// An active account that is no longer signed in is said too.
+    static func warnings(_ active: (id: AccountID?, damage: FileDamage?), _ accounts: [AccountRecord]) -> [String] {
+        let meanwhile = accounts.count == 1 ? "the only account, \(AccountResolution.describe(accounts[0])), is the default" : "no account is active"
+        if let damage = active.damage {
+            return ["\(damage.file) is damaged (\(damage.damage)); \(meanwhile) until you choose one with 'authdeck switch' (run 'authdeck doctor' for details)"]
+        }
+        if let id = active.id, !accounts.isEmpty, !accounts.contains(where: { $0.id == id }) {
+            return ["the active account \(id.rawValue) is not signed in any more; \(meanwhile) until you choose one with 'authdeck switch'"]
+        }
+        return []
+    }
+
     /// What a command needs: a damaged `providers.json` or `accounts.json` throws (disposition
     /// ``AppError/Disposition/storeDamaged(file:)``: "run 'authdeck doctor'"); a damaged
     /// `active.json` is a warning and no active account.
@@ -86,7 +100,7 @@ public struct LoadAccounts: Sendable {
         let accounts = try env.files.accounts()
         let active = try Accounts(env: env).activeAccount()
         return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: env.credentials.info(),
-                              warnings: active.warning.map { [$0] } ?? [])
+                              warnings: Self.warnings(active, accounts))
     }
 
     /// What `status` and the accounts screen show: like ``run()``, but a damaged file is
@@ -117,7 +131,7 @@ public struct LoadAccounts: Sendable {
             store.damage = found
         }
         return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
-                              damage: damage, warnings: active.warning.map { [$0] } ?? [],
+                              damage: damage, warnings: Self.warnings(active, accounts),
                               refreshingElsewhere: refreshingElsewhere(accounts))
     }
 

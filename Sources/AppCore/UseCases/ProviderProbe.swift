@@ -43,7 +43,9 @@ extension ProviderAdmin {
             response = try await env.http(provider).send(request)
         } catch {
             let (cause, facts) = Self.explain(error, provider: provider)
-            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(AuthError.transport(error)), cause, facts: facts)
+            // The transport names the URL with its note (the proxy configured for the request).
+            let named = error.url.flatMap { $0.utf8.starts(with: url.utf8) ? $0 : nil } ?? url
+            throw Self.probeFailure(provider, url: named, ErrorMapping.appError(AuthError.transport(error)), cause, facts: facts)
         }
         do {
             _ = try ProviderAccess.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)

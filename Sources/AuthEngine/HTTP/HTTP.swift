@@ -95,6 +95,16 @@ public enum TransportError: Error, Sendable, Equatable {
         case .timeout, .interrupted, .responseTooLarge, .cancelled: true
         }
     }
+
+    /// The request's URL as the error names it (without its query; with the transport's note,
+    /// such as the proxy in use), or nil for a cancelled request.
+    public var url: String? {
+        switch self {
+        case .timeout(let url, _), .connection(let url, _), .interrupted(let url, _), .tls(let url, _), .responseTooLarge(let url, _): url
+        case .insecureURL(let url): url
+        case .cancelled: nil
+        }
+    }
 }
 
 /// The engine's HTTP dependency, as a struct of closures (swift-dependencies style).

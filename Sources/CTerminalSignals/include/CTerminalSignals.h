@@ -50,4 +50,13 @@ void authdeck_crash_restore_install(const char *restore, size_t length);
 /* Undoes authdeck_crash_restore_install (after endwin). */
 void authdeck_crash_restore_remove(void);
 
+/* A prompt that turns echo off calls this first with its terminal's descriptor: the terminal's
+   modes are saved, and SIGINT, SIGTERM or SIGHUP until authdeck_prompt_guard_end restore them
+   (and end the line) before the signal ends the process with its default action — Ctrl-C at a
+   passphrase prompt never leaves the shell without echo. Returns -1 when `fd` is not a terminal. */
+int authdeck_prompt_guard_begin(int fd);
+
+/* Puts back the handlers authdeck_prompt_guard_begin replaced. */
+void authdeck_prompt_guard_end(void);
+
 #endif

@@ -330,6 +330,20 @@ final class InterruptFlag: Sendable {
     var isSet: Bool { value.withLock { $0 } }
 }
 
+/// A secret handed over on stdin (`--client-secret-stdin`, `login --code -`): read from a pipe or
+/// file as it is; on a terminal asked for with `prompt` and no echo (never shown as typed).
+/// - Throws: ``CLIFailure`` when the terminal cannot be read.
+func readSecretFromStandardInput(prompt: String) throws -> String {
+    guard isatty(STDIN_FILENO) == 1 else {
+        return String(decoding: readStandardInput(), as: UTF8.self).trimmingWhitespaceAndNewlines()
+    }
+    do {
+        return try PassphraseSource.promptWithoutEcho(prompt).trimmingWhitespaceAndNewlines()
+    } catch {
+        throw CLIFailure("Could not read the secret from the terminal: \(error)", hint: "Pipe it in instead, e.g. '< secret-file'.")
+    }
+}
+
 /// Reads all of stdin (client secrets, `decode -`, `api -d @-`). A read error (stdin a
 /// directory, EIO) is one line on stderr and exit 1, never a trap.
 func readStandardInput() -> Data {

@@ -68,7 +68,7 @@ func codeLoginRun(_ options: CodeLoginOptions, _ context: CLIContext) async thro
     let app = context.app
     let providerID = try context.run { () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }
     func stdinText() -> String { String(decoding: readStandardInput(), as: UTF8.self).trimmingWhitespaceAndNewlines() }
-    let code = options.code == "-" ? stdinText() : options.code
+    let code = options.code == "-" ? try readSecretFromStandardInput(prompt: "Authorization code (not shown): ") : options.code
     guard !code.isEmpty else { throw CLIFailure.usage("no authorization code on stdin") }
     var idToken = options.idToken == "-" ? stdinText() : options.idToken
     if let path = options.idTokenFile {

@@ -78,7 +78,9 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         raw = String(decoding: readStandardInput(), as: UTF8.self)
     }
     let text = raw.trimmingWhitespaceAndNewlines()
-    guard !text.isEmpty else { throw CLIFailure.usage("no token given (stdin was empty)") }
+    guard !text.isEmpty else {
+        throw CLIFailure.usage(options.token.map { $0 == "-" ? "no token given (stdin was empty)" : "the token argument is empty" } ?? "no token given (stdin was empty)")
+    }
     let decoded = DecodedToken(text)
     let now = Date()
     var result: [String: JSONValue] = [:]

@@ -160,7 +160,7 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     let config = try options.configuration(presets: presets)
     var clientSecret: ClientSecret?
     if options.clientSecretStdin {
-        let secret = String(decoding: readStandardInput(), as: UTF8.self).trimmingWhitespaceAndNewlines()
+        let secret = try readSecretFromStandardInput(prompt: "Client secret for '\(config.id.rawValue)' (not shown): ")
         guard !secret.isEmpty else {
             throw CLIFailure("--client-secret-stdin read nothing from stdin", hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
         }

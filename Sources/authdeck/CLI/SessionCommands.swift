@@ -30,7 +30,7 @@ struct LoginOptions {
 
     static func validate(_ parsed: ParsedCommand) -> String? {
         if parsed.flag("device") && parsed.flag("noBrowser") { return "--device never opens a browser; drop --no-browser" }
-        if let name = parsed.value("name"), name.isEmpty || name.contains("/") { return "--name must be a non-empty alias without '/'" }
+        if let name = parsed.value("name"), let problem = AccountResolution.aliasProblem(name) { return problem }
         return nil
     }
 }
@@ -55,8 +55,8 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         throw CLIFailure(error)
     }
     let snapshot = try context.snapshot()
-    if let alias = options.name, let other = snapshot.accounts.first(where: { $0.alias == alias }) {
-        Output.err("note: alias '\(alias)' is used by \(AccountResolution.handle(other)); it will name both until one is logged out")
+    for note in options.name.map({ AccountResolution.aliasConflicts($0, among: snapshot.accounts) }) ?? [] {
+        Output.err("note: \(note)")
     }
     try context.unlock()
     let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
@@ -277,6 +277,14 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     let now = Date()
     let active = AccountResolution.defaultAccountID(accounts: snapshot.accounts, active: snapshot.activeAccountID,
                                                     environmentAccount: context.environment["AUTHDECK_ACCOUNT"])
+    // An AUTHDECK_ACCOUNT that names no account, or several, is said: no account is marked active.
+    if let pinned = context.environment["AUTHDECK_ACCOUNT"], !pinned.isEmpty, !snapshot.accounts.isEmpty {
+        do {
+            _ = try AccountResolution.resolve(nil, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: pinned)
+        } catch {
+            Output.err("warning: \(CLIFailure(error, providers: snapshot.providers).message)")
+        }
+    }
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
                   status: status(of: record, in: snapshot, now: now, context))
