@@ -303,13 +303,9 @@ public struct ProviderDocumentCache: Sendable {
 /// processes (the live value: one 0600 file per server in the cache directory, written
 /// atomically under its lock). A nonce is no secret (the server sends it in the clear and
 /// expects it back), but it is never logged either.
-public struct DPoPNonceCache: Sendable {
-    public var load: @Sendable (_ origin: String) -> String?
-    public var save: @Sendable (_ origin: String, _ nonce: String) -> Void
-    public init(load: @escaping @Sendable (_ origin: String) -> String?, save: @escaping @Sendable (_ origin: String, _ nonce: String) -> Void) {
-        self.load = load
-        self.save = save
-    }
+public typealias DPoPNonceCache = DPoPNonceStore.Persistence
+
+extension DPoPNonceStore.Persistence {
     /// Nothing kept: each process learns the nonce again.
     public static let none = DPoPNonceCache(load: { _ in nil }, save: { _, _ in })
 }

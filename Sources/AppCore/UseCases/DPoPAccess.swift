@@ -12,7 +12,7 @@ enum DPoPAccess {
         env.memo.dpopNonces.withLock { store in
             if let store { return store }
             let cache = env.dpopNonces
-            let made = DPoPNonceStore(persistence: DPoPNonceStore.Persistence(load: cache.load, save: cache.save))
+            let made = DPoPNonceStore(persistence: cache)
             store = made
             return made
         }
