@@ -255,15 +255,15 @@ struct LiveCommandTests {
 
     @Test("decode --verify rejects an expired ID token (OIDC Core 3.1.3.7 step 9)")
     func decodeVerifyRejectsExpired() async throws {
-        // ID tokens live 1 s; validation allows 30 s of clock skew, so wait past both.
-        let idp = try await LocalIdentityProvider.start(idTokenLifetime: 1)
-        defer { Task { await idp.stop() } }
-        let home = try await signedInHome(idp)
+        // An ID token the provider signed, back-dated to have expired two minutes ago: past the
+        // 30 s of clock skew validation allows, without waiting for one to expire.
+        let idp = try await CLIProvider.shared.provider()
+        let home = try CLIHome()
         defer { home.remove() }
-        let idToken = try await home.run(["token", "--id-token"])
-        try await Task.sleep(for: .seconds(33))
+        let now = Int(Date().timeIntervalSince1970)
+        let grant = try await idp.mintGrant(prefix: "expired", accessTokenExpiresAt: now + 3600, idTokenExpiresAt: now - 120)
         let result = try await home.run(["decode", "--json", "--verify", "--issuer", idp.issuer.absoluteString, "--audience", idp.nativeClient.clientID],
-                                        stdin: Data(idToken.stdout.utf8))
+                                        stdin: Data(grant.idToken.exposedValue.utf8))
         #expect(result.exitCode == 1, "\(result)")
         let verification = try #require(try jsonObject(result.stdout)["verification"] as? [String: Any])
         #expect(verification["rule"] as? String == "expired", "\(verification)")
@@ -374,11 +374,16 @@ extension LiveCommandTests {
 
     @Test("status exits 0 while an idle access token has expired but its refresh token is fine (not 'needs attention'); token refreshes it")
     func statusExpiredNeedsAttention() async throws {
-        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 8)
+        // The sign-in's access token lives 1 s (a refreshed one an hour): expired at once.
+        let idp = try await LocalIdentityProvider.start(signInAccessTokenLifetime: 1)
         defer { Task { await idp.stop() } }
         let home = try await signedInHome(idp)
         defer { home.remove() }
-        try await Task.sleep(for: .seconds(9))
+        let (_, signedIn) = try await home.statusJSON()
+        let expiresAt = try #require(parseRFC3339(((signedIn["accounts"] as? [[String: Any]])?.first?["accessToken"] as? [String: Any])?["expiresAt"]))
+        // expiresAt is printed in whole seconds: a second past it, the token has surely expired.
+        let wait = expiresAt.timeIntervalSinceNow + 1.2
+        if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
         let (expired, status) = try await home.statusJSON()
         let account = try #require((status["accounts"] as? [[String: Any]])?.first)
         #expect(account["status"] as? String == "expired")

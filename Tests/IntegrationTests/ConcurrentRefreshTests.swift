@@ -52,7 +52,10 @@ func runAuthdeck(_ arguments: [String], environment: [String: String], timeout: 
 struct ConcurrentRefreshTests {
     @Test("REF-09: 8 processes run 'authdeck token --min-valid' on one expiring account: one refresh request, one new token, no invalid_grant")
     func eightProcessesOneRefresh() async throws {
-        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 30, logRequests: true)
+        // The sign-in's token lives 20 s, a refreshed one 300 s: --min-valid 19 (less than the
+        // whole lifetime, so it is not halved) needs a refresh once the first token is 2 s old,
+        // and the refreshed token satisfies it for minutes.
+        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 300, signInAccessTokenLifetime: 20, logRequests: true)
         defer { Task { await idp.stop() } }
         let home = try TemporaryHome(provider: idp)
         defer { home.remove() }
@@ -62,16 +65,14 @@ struct ConcurrentRefreshTests {
         let original = try await TokenForScripts(env).accessToken(record.id, minimumValidity: .zero)
         let expiresAt = try #require(original.expiresAt)
 
-        // Wait until the token has less than 12 s left, so that --min-valid 15 needs a refresh
-        // and the refreshed token (30 s) satisfies it.
-        let wait = expiresAt.timeIntervalSinceNow - 12
+        let wait = expiresAt.timeIntervalSinceNow - 18
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
 
         func tokenRequests() -> Int { idp.process.stderrText().components(separatedBy: "POST /o/token/").count - 1 }
         let before = tokenRequests()
         let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
             for _ in 0..<8 {
-                group.addTask { try await runAuthdeck(["token", "--min-valid", "15"], environment: home.environment) }
+                group.addTask { try await runAuthdeck(["token", "--min-valid", "19"], environment: home.environment) }
             }
             return try await group.reduce(into: [CommandResult]()) { $0.append($1) }
         }

@@ -78,8 +78,13 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     public let confidentialClient: Client
     /// `alice` and `bob`.
     public let users: [String: User]
-    /// Access-token lifetime in seconds.
+    /// Access-token lifetime in seconds (of a refresh; see ``signInAccessTokenLifetime``).
     public let accessTokenLifetime: Int
+    /// Lifetime in seconds of the access tokens a sign-in gets (authorization code and device
+    /// grants); ``accessTokenLifetime`` unless started with another.
+    public let signInAccessTokenLifetime: Int
+    /// The provider's data directory (its SQLite database and key), for ``mintGrant(prefix:accessTokenExpiresAt:idTokenExpiresAt:)``.
+    public let dataDirectory: String
     /// Device code (and user code) lifetime in seconds.
     public let deviceCodeLifetime: Int
     /// Device polling interval in seconds.
@@ -111,6 +116,9 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     /// Starts a new provider on a free port of 127.0.0.1 and waits until discovery answers.
     /// - Parameters (all in seconds; `nil` = the provider's default):
     ///   - accessTokenLifetime: `IDP_ACCESS_TOKEN_SECONDS` (default 3600).
+    ///   - signInAccessTokenLifetime: `IDP_SIGN_IN_ACCESS_TOKEN_SECONDS`, the access tokens of a
+    ///     sign-in (a refresh gets `accessTokenLifetime`): a short first token expires, or needs a
+    ///     refresh, without a long wait, and the refreshed one lasts.
     ///   - idTokenLifetime: `IDP_ID_TOKEN_SECONDS` (default 3600).
     ///   - refreshTokenLifetime: `IDP_REFRESH_TOKEN_SECONDS` (default unlimited).
     ///   - deviceCodeLifetime: `IDP_DEVICE_CODE_SECONDS`, RFC 8628 `expires_in` (default 1800).
@@ -125,6 +133,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     ///   missing `.venv`: run `scripts/bootstrap`).
     public static func start(
         accessTokenLifetime: Int? = nil,
+        signInAccessTokenLifetime: Int? = nil,
         idTokenLifetime: Int? = nil,
         refreshTokenLifetime: Int? = nil,
         deviceCodeLifetime: Int? = nil,
@@ -136,6 +145,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     ) async throws -> LocalIdentityProvider {
         var environment: [String: String?] = [
             "IDP_ACCESS_TOKEN_SECONDS": accessTokenLifetime.map(String.init),
+            "IDP_SIGN_IN_ACCESS_TOKEN_SECONDS": signInAccessTokenLifetime.map(String.init),
             "IDP_ID_TOKEN_SECONDS": idTokenLifetime.map(String.init),
             "IDP_REFRESH_TOKEN_SECONDS": refreshTokenLifetime.map(String.init),
             "IDP_DEVICE_CODE_SECONDS": deviceCodeLifetime.map(String.init),
@@ -285,6 +295,59 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         return object
     }
 
+    /// A signed-in grant written straight into the provider's database by `mint-grants`: a
+    /// user `<prefix>0001` with an access token, a refresh token of a new family and an ID token
+    /// signed by the provider's key as django-oauth-toolkit signs one.
+    public struct MintedGrant: Sendable {
+        public let username: String
+        /// The user's `sub`.
+        public let subject: String
+        public let accessToken: FixtureSecret
+        public let refreshToken: FixtureSecret
+        public let idToken: FixtureSecret
+    }
+
+    /// Mints one grant (`mint-grants --count 1`; Tests/IdentityProvider/README.md).
+    /// - Parameters:
+    ///   - prefix: the user name prefix; a new prefix makes a new user.
+    ///   - accessTokenExpiresAt: epoch seconds, in the future.
+    ///   - idTokenExpiresAt: epoch seconds of the ID token's `exp`; in the past it is back-dated
+    ///     (`iat` a minute before): an expired ID token without waiting. `nil`: the provider's lifetime.
+    /// - Throws: ``FixtureProcessError`` when the tool fails or prints no grant.
+    public func mintGrant(prefix: String, accessTokenExpiresAt: Int, idTokenExpiresAt: Int? = nil,
+                          timeout: Duration = .seconds(60)) async throws -> MintedGrant {
+        var arguments = ["--data-dir", dataDirectory, "--port", String(port), "--count", "1",
+                         "--expires-at", String(accessTokenExpiresAt), "--prefix", prefix]
+        if let idTokenExpiresAt { arguments += ["--id-token-expires-at", String(idTokenExpiresAt)] }
+        let tool = try FixtureProcess.spawn(
+            executable: Self.directory.appendingPathComponent("mint-grants").path, arguments: arguments,
+            environment: ["PYTHONDONTWRITEBYTECODE": "1"])
+        let line: String
+        do {
+            line = try await tool.readFirstLine(timeout: timeout)  // its errors carry the tool's stderr
+        } catch {
+            await tool.terminate()
+            throw error
+        }
+        await tool.waitForExit(timeout: .seconds(10))  // printed after its commit: let it end by itself
+        await tool.terminate()
+        struct Line: Decodable {
+            struct Response: Decodable { let accessToken, refreshToken, idToken: String }
+            let username, subject: String
+            let tokenResponse: Response
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Never echo the line: it holds the tokens.
+        guard let minted = try? decoder.decode(Line.self, from: Data(line.utf8)) else {
+            throw FixtureProcessError.invalidReadyLine(reason: "mint-grants printed something other than a grant")
+        }
+        return MintedGrant(username: minted.username, subject: minted.subject,
+                           accessToken: FixtureSecret(minted.tokenResponse.accessToken),
+                           refreshToken: FixtureSecret(minted.tokenResponse.refreshToken),
+                           idToken: FixtureSecret(minted.tokenResponse.idToken))
+    }
+
     static func runTool(
         _ path: String, arguments: [String], environment: [String: String?], timeout: Duration
     ) async throws -> ToolResult {
@@ -339,6 +402,7 @@ extension LocalIdentityProvider {
         struct UserLine: Decodable { let username, password, name, email: String }
         struct SettingsLine: Decodable {
             let accessTokenSeconds: Int
+            let signInAccessTokenSeconds: Int
             let deviceCodeSeconds: Int
             let deviceInterval: Int
             let deviceSlowDown: Bool
@@ -348,6 +412,7 @@ extension LocalIdentityProvider {
         let issuer: String
         let port: Int
         let pid: Int32
+        let dataDir: String
         let discoveryUrl: String
         let rfc8414Url: String
         let endpoints: EndpointsLine
@@ -407,6 +472,8 @@ extension LocalIdentityProvider {
             ($0.username, User(username: $0.username, password: $0.password, name: $0.name, email: $0.email))
         })
         accessTokenLifetime = line.settings.accessTokenSeconds
+        signInAccessTokenLifetime = line.settings.signInAccessTokenSeconds
+        dataDirectory = line.dataDir
         deviceCodeLifetime = line.settings.deviceCodeSeconds
         deviceInterval = line.settings.deviceInterval
         deviceSlowDown = line.settings.deviceSlowDown

@@ -2,6 +2,8 @@
 many accounts at once (scripts/bench's refresh storm): N users, each with an access token
 expiring at one chosen second, a refresh token of a new family, and an ID token signed by the
 provider's key exactly as django-oauth-toolkit signs one (its validator's finalize_id_token).
+With --id-token-expires-at in the past the ID token is back-dated (iat a minute before that exp,
+auth_time the same): an expired ID token for tests of its rejection, without waiting for one.
 
 Prints one JSON line per grant on stdout: {"username", "subject", "expires_at" (epoch seconds),
 "token_response": a token endpoint response (RFC 6749 §5.1, OIDC Core §3.1.3.3) whose
@@ -25,6 +27,8 @@ def main(argv=None):
     parser.add_argument("--port", type=int, required=True, help="the running provider's port (its issuer)")
     parser.add_argument("--count", type=int, required=True, help="how many users and grants")
     parser.add_argument("--expires-at", type=int, required=True, help="epoch second every access token expires at")
+    parser.add_argument("--id-token-expires-at", type=int, default=None,
+                        help="epoch second the ID tokens expire at, may be in the past (default: the provider's ID token lifetime from now)")
     parser.add_argument("--prefix", default="storm", help="user names are PREFIX0001 … (default storm)")
     parser.add_argument("--scope", default="openid profile email offline_access")
     args = parser.parse_args(argv)
@@ -52,6 +56,17 @@ def main(argv=None):
     from idp import fixture
 
     validator = oauth2_settings.OAUTH2_VALIDATOR_CLASS()
+    id_expires = args.id_token_expires_at
+    if id_expires is not None:
+        # The claims django-oauth-toolkit computes, with the exp asked for (its own is now + lifetime).
+        computed = validator.get_id_token_dictionary
+
+        def backdated(token, token_handler, request):
+            claims, _ = computed(token, token_handler, request)
+            claims["exp"] = id_expires
+            return claims, datetime.fromtimestamp(id_expires, tz=dt_timezone.utc)
+
+        validator.get_id_token_dictionary = backdated
     application = get_application_model().objects.get(client_id=fixture.NATIVE_CLIENT_ID)
     scopes = args.scope.split()
     expires = datetime.fromtimestamp(args.expires_at, tz=dt_timezone.utc)
@@ -59,6 +74,10 @@ def main(argv=None):
     # auth_time is the user's last_login (DOT); set once, so every refreshed ID token keeps it
     # (OIDC Core §12.2: authdeck refuses a refresh whose auth_time changed).
     login = timezone.now().replace(microsecond=0)
+    issued = int(time.time())
+    if id_expires is not None and id_expires - 60 < issued:
+        issued = id_expires - 60
+        login = datetime.fromtimestamp(issued, tz=dt_timezone.utc)
     lines = []
     with transaction.atomic():
         for i in range(1, args.count + 1):
@@ -77,7 +96,7 @@ def main(argv=None):
             digest = hashlib.sha256(access.encode("ascii")).digest()
             at_hash = base64.urlsafe_b64encode(digest[: len(digest) // 2]).decode("ascii").rstrip("=")
             id_token = validator.finalize_id_token(
-                {"aud": application.client_id, "iat": int(time.time()), "at_hash": at_hash}, {}, None, request)
+                {"aud": application.client_id, "iat": issued, "at_hash": at_hash}, {}, None, request)
             token = AccessToken(user=user, scope=" ".join(scopes), expires=expires, id_token=request.id_token,
                                 application=application)
             set_token_value(token, access)

@@ -247,7 +247,8 @@ def main(argv=None):
                 for name, user in fixture.USERS.items()
             ],
             "settings": {
-                "access_token_seconds": oauth["ACCESS_TOKEN_EXPIRE_SECONDS"],
+                "access_token_seconds": settings.ACCESS_TOKEN_SECONDS,
+                "sign_in_access_token_seconds": settings.SIGN_IN_ACCESS_TOKEN_SECONDS,
                 "id_token_seconds": oauth["ID_TOKEN_EXPIRE_SECONDS"],
                 "refresh_token_seconds": oauth["REFRESH_TOKEN_EXPIRE_SECONDS"],
                 "device_code_seconds": settings.DEVICE_CODE_EXPIRE_SECONDS,

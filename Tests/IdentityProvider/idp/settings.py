@@ -4,6 +4,9 @@
 IDP_DATA_DIR   directory holding db.sqlite3, the per-run RSA key and Django secret (required)
 IDP_PORT       the TCP port on 127.0.0.1 already bound by `run` (required)
 IDP_ACCESS_TOKEN_SECONDS   access-token lifetime in seconds (default 3600)
+IDP_SIGN_IN_ACCESS_TOKEN_SECONDS  lifetime of the access tokens a sign-in gets (authorization_code
+                           and device_code grants; default IDP_ACCESS_TOKEN_SECONDS); a refresh gets
+                           IDP_ACCESS_TOKEN_SECONDS (short-lived first tokens, no waiting in tests)
 IDP_ID_TOKEN_SECONDS       ID-token lifetime in seconds (default 3600)
 IDP_REFRESH_TOKEN_SECONDS  refresh-token lifetime in seconds (default: unlimited)
 IDP_DEVICE_CODE_SECONDS    device_code/user_code lifetime in seconds (default 1800)
@@ -25,6 +28,19 @@ def _int_env(name, default):
     if number <= 0:
         raise ValueError(f"{name} must be a positive number of seconds")
     return number
+
+
+ACCESS_TOKEN_SECONDS = _int_env("IDP_ACCESS_TOKEN_SECONDS", 3600)
+SIGN_IN_ACCESS_TOKEN_SECONDS = _int_env("IDP_SIGN_IN_ACCESS_TOKEN_SECONDS", ACCESS_TOKEN_SECONDS)
+
+
+def _access_token_seconds(request):
+    """oauthlib's BearerToken asks this for each access token it issues (`expires_in`, also the
+    expiry django-oauth-toolkit stores): a refresh gets ACCESS_TOKEN_SECONDS, a sign-in
+    SIGN_IN_ACCESS_TOKEN_SECONDS."""
+    if request.grant_type == "refresh_token":
+        return ACCESS_TOKEN_SECONDS
+    return SIGN_IN_ACCESS_TOKEN_SECONDS
 
 
 DATA_DIR = Path(os.environ["IDP_DATA_DIR"])
@@ -126,7 +142,8 @@ OAUTH2_PROVIDER = {
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
-    "ACCESS_TOKEN_EXPIRE_SECONDS": _int_env("IDP_ACCESS_TOKEN_SECONDS", 3600),
+    "ACCESS_TOKEN_EXPIRE_SECONDS": (ACCESS_TOKEN_SECONDS if SIGN_IN_ACCESS_TOKEN_SECONDS == ACCESS_TOKEN_SECONDS
+                                    else _access_token_seconds),
     "ID_TOKEN_EXPIRE_SECONDS": _int_env("IDP_ID_TOKEN_SECONDS", 3600),
     "REFRESH_TOKEN_EXPIRE_SECONDS": _int_env("IDP_REFRESH_TOKEN_SECONDS", None),
     # RFC 8628. DEVICE_CODE_EXPIRE_SECONDS is ours (idp.views.DeviceAuthorizationView).
