@@ -6,6 +6,16 @@ public enum LiveSecretStores {
     /// Optional override of the vault key cache lifetime, in whole seconds; 0 disables the cache.
     public static let keyCacheSecondsVariable = "AUTHDECK_VAULT_CACHE_SECONDS"
 
+    /// Test suites only. When it names exactly the file in `AUTHDECK_PASSPHRASE_FILE`, a new
+    /// vault (and a passphrase change) gets libsodium's minimum Argon2id limits (1 pass, 8 KiB)
+    /// instead of `vaultLimits`: a suite that makes dozens of vaults through the binary then does
+    /// not spend half a second and 256 MiB of memory on each. Such a vault is no harder to guess
+    /// than its passphrase, so it takes both variables naming the same file (neither alone, left
+    /// in a shell or copied from a script, changes anything), and a vault that exists keeps the
+    /// limits written in its header. (Its name says PASSPHRASE, so the browser's environment
+    /// drops it with the other passphrase variables.)
+    public static let testMinimumKDFVariable = "AUTHDECK_TEST_MINIMUM_KDF_PASSPHRASE_FILE"
+
     /// Chooses the backend: `AUTHDECK_STORE`, else `configured`, else the Secret Service when it
     /// answers within `probeTimeout`, the vault when there is none, nothing when it did not
     /// answer (see ``StoreSelection/choose(environment:configured:secretServiceProbe:)``).
@@ -33,12 +43,23 @@ public enum LiveSecretStores {
         case .vault:
             let ttl = environment[keyCacheSecondsVariable].flatMap(Int64.init).map { Duration.seconds($0) } ?? keyCacheTTL
             return VaultSecretStore(
-                path: paths.vaultFile, passphrase: .fromEnvironment(environment), newVaultLimits: vaultLimits,
+                path: paths.vaultFile, passphrase: .fromEnvironment(environment),
+                newVaultLimits: newVaultLimits(environment: environment, otherwise: vaultLimits),
                 keyCache: paths.defaultVaultKeyCache(), keyCacheTTL: ttl)
         case .plaintext:
             return PlaintextFileSecretStore(path: paths.plaintextFile)
         case .memory:
             return InMemorySecretStore()
         }
+    }
+
+    /// The Argon2id limits of a new vault: `limits`, or ``VaultSecretStore/KDFLimits/minimum``
+    /// when ``testMinimumKDFVariable`` and `AUTHDECK_PASSPHRASE_FILE` name the same file (compared
+    /// byte for byte).
+    public static func newVaultLimits(environment: [String: String], otherwise limits: VaultSecretStore.KDFLimits) -> VaultSecretStore.KDFLimits {
+        guard let named = environment[testMinimumKDFVariable], !named.isEmpty,
+              let passphraseFile = environment[PassphraseSource.fileVariable],
+              named.utf8.elementsEqual(passphraseFile.utf8) else { return limits }
+        return .minimum
     }
 }

@@ -201,6 +201,9 @@ struct CLIHome {
             "XDG_CACHE_HOME": root.appendingPathComponent("cache").path,
             "XDG_RUNTIME_DIR": root.appendingPathComponent("run").path,
             "AUTHDECK_STORE": "vault", "AUTHDECK_PASSPHRASE_FILE": passphrase.path,
+            // A vault the binary makes here uses Argon2id's minimum limits (the moderate ones cost
+            // 0.5 s and 256 MiB each, and what they cost is not what these tests test).
+            "AUTHDECK_TEST_MINIMUM_KDF_PASSPHRASE_FILE": passphrase.path,
             "LANG": "C.UTF-8", "no_proxy": "127.0.0.1,localhost,::1", "NO_COLOR": "1",
         ]
         if let provider {
