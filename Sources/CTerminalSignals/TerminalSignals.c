@@ -2,6 +2,7 @@
 #include "CTerminalSignals.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -185,4 +186,43 @@ int authdeck_prompt_guard_begin(int fd) {
 void authdeck_prompt_guard_end(void) {
     for (size_t i = 0; i < COUNT(quit_signals); i++) sigaction(quit_signals[i], &prompt_previous[i], NULL);
     prompt_fd = -1;
+}
+
+/* `authdeck exec`'s relay (see the header). */
+static int relay_pipe[2] = { -1, -1 };
+static const int relay_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
+
+static void relay_handler(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    int saved = errno;
+    unsigned char record[2] = { (unsigned char)sig, (unsigned char)(info != NULL && info->si_code == SI_KERNEL) };
+    ssize_t ignored = write(relay_pipe[1], record, sizeof record); /* a full pipe drops a repeat */
+    (void)ignored;
+    errno = saved;
+}
+
+int authdeck_relay_signals_install(void) {
+    if (relay_pipe[0] < 0) {
+        int fds[2];
+        if (pipe(fds) != 0) return -1;
+        for (int i = 0; i < 2; i++) {
+            fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+            fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+        }
+        relay_pipe[0] = fds[0];
+        relay_pipe[1] = fds[1];
+    }
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (size_t i = 0; i < COUNT(relay_signals); i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = relay_handler;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | (relay_signals[i] == SIGCHLD ? SA_NOCLDSTOP : 0);
+        sigaction(relay_signals[i], &sa, NULL);
+        sigaddset(&unblock, relay_signals[i]);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    return relay_pipe[0];
 }

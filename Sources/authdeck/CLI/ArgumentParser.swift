@@ -51,6 +51,9 @@ struct CommandSpec: Sendable {
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// The words after `--`, taken as they are (`exec … -- CMD ARGS…`): never parsed as options,
+    /// and a `--help` among them is theirs. Nil: `--` only ends the options.
+    var trailing: PositionalSpec? = nil
     /// Left out of help and completion (`__complete`, used by the completion scripts).
     var hidden: Bool = false
     /// Checks the parsed values before `run` (argument-parser's `validate()`); a returned
@@ -65,6 +68,8 @@ struct ParsedCommand: Sendable {
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var positionals: [String: String] = [:]
+    /// The words after `--` when the command takes them (``CommandSpec/trailing``).
+    var trailing: [String] = []
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     func value(_ name: String) -> String? { values[name]?.last }
@@ -103,7 +108,9 @@ enum ArgumentParser {
            !command.subcommands.contains(where: { $0.name == word }) {
             return .failure(.usage(unknownCommand(word, in: command, path: path)))
         }
-        if rest.contains("--help") || rest.contains("-h") || (command.run == nil && rest.first == "help") {
+        // A command's own words end at `--` when it runs another command (`exec -- curl --help`).
+        let own = command.trailing == nil ? rest : rest.prefix { $0 != "--" }
+        if own.contains("--help") || own.contains("-h") || (command.run == nil && rest.first == "help") {
             return .failure(.help(helpText(command, path: path)))
         }
         if command.run == nil {
@@ -119,7 +126,14 @@ enum ArgumentParser {
                 positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "--" {
+                if command.trailing != nil {
+                    parsed.trailing = Array(rest)
+                    break
+                }
+                onlyPositionals = true
+                continue
+            }
             var flag = argument
             var inline: String?
             if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
@@ -148,6 +162,9 @@ enum ArgumentParser {
                 }
                 parsed.values[option.name, default: []].append(value)
             }
+        }
+        if let trailing = command.trailing, parsed.trailing.isEmpty {
+            return .failure(.usage(UsageError(message: "missing <\(trailing.name)> after '--'", usage: usageLine(command, path: path))))
         }
         let required = command.positionals.filter { !$0.optional }.count
         if positionals.count < required {
@@ -287,6 +304,7 @@ enum ArgumentParser {
         }
         for positional in command.positionals { parts.append(positional.optional ? "[<\(positional.name)>]" : "<\(positional.name)>") }
         if !command.subcommands.isEmpty && command.run != nil { parts.append("[<subcommand>]") }
+        if let trailing = command.trailing { parts.append("-- <\(trailing.name)> [<argument> ...]") }
         return parts.joined(separator: " ")
     }
 
@@ -297,6 +315,10 @@ enum ArgumentParser {
         if !command.positionals.isEmpty {
             lines += ["", "ARGUMENTS:"]
             for p in command.positionals { lines.append(pad("  <\(p.name)>", p.help)) }
+        }
+        if let trailing = command.trailing {
+            if command.positionals.isEmpty { lines += ["", "ARGUMENTS:"] }
+            lines.append(pad("  -- <\(trailing.name)> ...", trailing.help))
         }
         lines += ["", "OPTIONS:"]
         for o in command.options {

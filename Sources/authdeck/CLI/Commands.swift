@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete],
+            subcommands: [login, logout, status, switchAccount, token, exec, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
                 let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
@@ -111,6 +111,23 @@ enum Commands {
         ],
         validate: { TokenAudience.validateOrganizationOption($0) ?? TokenOptions.validate($0) },
         run: { try await tokenRun(TokenOptions($0), .current) }
+    )
+
+    static let exec = CommandSpec(
+        name: "exec",
+        abstract: "Run a command with the account's access token in its environment, or in a file kept fresh while it runs.",
+        discussion: "The token is in $AUTHDECK_TOKEN (or --env NAME). With --token-file the environment holds only $AUTHDECK_TOKEN_FILE (NAME_FILE): a 0600 file under $XDG_RUNTIME_DIR/authdeck, rewritten before each expiry while the command runs and removed when it ends. SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on; the exit status is the command's (128+N when signal N ended it), or authdeck's own (2, 3, 4) when the command never started, 127 when it is not found. No refresh token, ID token or client secret enters the command's environment; $AUTHDECK_EXEC names the account.",
+        positionals: [account],
+        options: [
+            .value("env", valueName: "name", help: "The variable that carries the token (default AUTHDECK_TOKEN; with --token-file, NAME_FILE carries the path)."),
+            .flag("tokenFile", help: "Hand over a file kept fresh instead of the token itself (for commands that run longer than a token lives)."),
+            .value("minValid", valueName: "seconds", help: "The token is valid at least this long when handed over, and the file is renewed this long before expiry (default 60)."),
+            .value("resource", valueName: "uri", help: "The access token for this RFC 8707 resource or audience."),
+            .flag("killOnExpiry", help: "End the command (SIGTERM, then SIGKILL after 10 s) as soon as the grant is gone, or when its token expires and no fresh one could be had."),
+        ],
+        trailing: PositionalSpec(name: "command", optional: false, help: "The command to run and its arguments, after '--'."),
+        validate: { ExecOptions.validate($0) },
+        run: { try await execRun(ExecOptions($0), .current) }
     )
 
     static let refresh = CommandSpec(

@@ -1,0 +1,66 @@
+import FoundationEssentials
+
+/// The rules of `authdeck exec`: what the child's environment holds, and when the token file of a
+/// long-running child is renewed. Pure; the command's live loop (spawn, signals, the file) follows
+/// them.
+public enum ExecRules {
+    /// Set in the child to the account's handle (`provider/username`): a nested `authdeck exec`
+    /// notices it runs inside another.
+    public static let nestingVariable = "AUTHDECK_EXEC"
+    /// The variable that carries the access token when `--env` names none.
+    public static let defaultTokenVariable = "AUTHDECK_TOKEN"
+    /// The suffix of the variable that names the token file (`AUTHDECK_TOKEN_FILE`).
+    public static let fileSuffix = "_FILE"
+
+    /// Why `name` cannot carry the token, or nil: a portable environment variable name (POSIX.1-2017
+    /// §8.1: ASCII letters, digits and `_`, not starting with a digit), and not one authdeck sets
+    /// for itself.
+    public static func variableNameProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first else { return "--env needs a variable name, got an empty one" }
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F }
+        guard isLetter(first), bytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) }) else {
+            return "--env '\(name)' is not a variable name (letters, digits and _, not starting with a digit)"
+        }
+        if name.utf8.elementsEqual(nestingVariable.utf8) { return "--env \(nestingVariable) is set by authdeck itself; choose another name" }
+        return nil
+    }
+
+    /// The child's environment: `parent` with the token in `variable` (or, with a token file, the
+    /// file's path in `variable` + `_FILE` and no token in the environment at all), and
+    /// ``nestingVariable`` set to `account`. Any inherited value of those variables is replaced, so a
+    /// stale token from an outer shell never reaches the child. Nothing else authdeck holds (refresh
+    /// token, ID token, client secret) is added; `parent` holds no secret of authdeck's (its
+    /// variables name files and descriptors, never their contents).
+    public static func childEnvironment(parent: [String: String], variable: String, token: String?, tokenFile: String?,
+                                        account: String) -> [String: String] {
+        var environment = parent
+        let fileVariable = variable + fileSuffix
+        environment[variable] = nil
+        environment[fileVariable] = nil
+        if let tokenFile { environment[fileVariable] = tokenFile } else if let token { environment[variable] = token }
+        environment[nestingVariable] = account
+        return environment
+    }
+
+    /// When to renew a token file whose token expires at `expiresAt`: `minimumValidity` seconds
+    /// before, but never later than half the time left (a token shorter-lived than
+    /// `minimumValidity` is renewed at half-life, as `token --min-valid` clamps it), and never
+    /// sooner than one second from `now`. Nil for a token without an expiry (never renewed).
+    public static func renewalTime(expiresAt: Date?, now: Date, minimumValidity: TimeInterval) -> Date? {
+        guard let expiresAt else { return nil }
+        let left = expiresAt.timeIntervalSince(now)
+        let margin = min(max(minimumValidity, 0), left / 2)
+        return max(now.addingTimeInterval(1), expiresAt.addingTimeInterval(-margin))
+    }
+
+    /// How long to wait after `failures` failed renewals in a row (1, 2, …) before the next try:
+    /// 2, 4, 8 … seconds up to 60, and never past the token's expiry while it lasts (the last try
+    /// falls just before it). At least one second.
+    public static func retryDelay(failures: Int, expiresAt: Date?, now: Date) -> TimeInterval {
+        let backoff = min(60, Double(1 << min(max(failures, 1), 6)))
+        guard let expiresAt else { return backoff }
+        let left = expiresAt.timeIntervalSince(now)
+        return max(1, left > 1 ? min(backoff, left - 1) : backoff)
+    }
+}
