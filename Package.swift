@@ -63,6 +63,9 @@ let package = Package(
         ),
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore", "StrictJSON", "TextSupport"]),
+        // The accounts screen as a feature: its state (the app's, the view's, the dialogs'), its
+        // actions and a pure reducer scoping AppReducer; the screen model from its state.
+        .target(name: "AccountsScreen", dependencies: ["AppCore", "AuthEngine", "TerminalUI"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
         .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "LibraryLoader", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
@@ -70,7 +73,7 @@ let package = Package(
             name: "authdeck",
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
-                "AppCore", "AppCoreLive", "TerminalUI", "TerminalUINCurses", "TextSupport",
+                "AppCore", "AppCoreLive", "AccountsScreen", "TerminalUI", "TerminalUINCurses", "TextSupport",
             ],
             // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
             // statically: resolving their symbols across a dozen shared objects was most of
@@ -92,6 +95,9 @@ let package = Package(
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
         // other fixture processes on 127.0.0.1, and stops them by process group.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Test support: the exhaustive TestStore (TCA's), a test clock, gates and counters for
+        // effects, shared by the reducer tests of AppCore and the accounts screen.
+        .target(name: "StoreTesting", dependencies: ["AppCore"], path: "Tests/StoreTesting"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "TextSupportTests", dependencies: ["TextSupport"]),
@@ -107,7 +113,10 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreLive"],
             path: "Tests/CredentialStoreProbe"
         ),
-        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets"]),
+        .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets", "StoreTesting"]),
+        // The accounts screen's reducer (TestStore stories) and golden frames rendered from its state.
+        .testTarget(name: "AccountsScreenTests", dependencies: ["AccountsScreen", "AppCore", "AuthEngine", "Secrets", "TerminalUI", "StoreTesting"],
+                    exclude: ["Frames"]),
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),

@@ -41,7 +41,6 @@ extension AppReducer {
             state.presetForm = nil
             state.providers.removeAll { $0.id == provider.id }
             state.providers.append(provider)
-            state.addedProviderID = provider.id
             flash(&state, .info, "Added provider '\(provider.id)': sign in with Enter")
             return .none
 

@@ -6,15 +6,13 @@ public enum AppAction: Equatable, Sendable {
     // Lifecycle
     case start
     /// Re-reads the files (another process may have signed in, refreshed or signed out); the
-    /// TUI sends it every few seconds. Selection and in-flight work are kept.
+    /// accounts screen sends it every 5 s. In-flight work is kept.
     case reload
     case loaded(Result<LoadedSnapshot, AppError>)
     /// The clock: the runtime sends it once a second while something counts down.
     case tick(Date)
 
     // Accounts
-    case select(AccountID)
-    case moveSelection(by: Int)
     case activate(AccountID)
     case activeSaved(Result<AccountID?, AppError>)
 
@@ -100,7 +98,6 @@ public struct AppReducer: Sendable {
                 return account
             }
             sortAccounts(&state)
-            fixSelection(&state)
             // An account gone from the files (signed out elsewhere) leaves the queue.
             let present = Set(state.accounts.map(\.id))
             state.refreshQueue.removeAll { !present.contains($0.id) }
@@ -116,18 +113,6 @@ public struct AppReducer: Sendable {
             state.now = now
             if let expiresAt = state.flash?.expiresAt, expiresAt <= now { state.flash = nil }
             return dueRefreshes(&state)
-
-        case .select(let id):
-            guard state.account(id) != nil else { return .none }
-            state.selectedAccountID = id
-            return .none
-
-        case .moveSelection(let delta):
-            guard !state.accounts.isEmpty else { return .none }
-            let current = state.accounts.firstIndex { $0.id == state.selectedAccountID } ?? 0
-            let next = min(max(current + delta, 0), state.accounts.count - 1)
-            state.selectedAccountID = state.accounts[next].id
-            return .none
 
         case .activate(let id):
             guard let account = state.account(id) else { return .none }
@@ -251,7 +236,6 @@ public struct AppReducer: Sendable {
                 state.accounts.append(AccountState(record: record))
                 sortAccounts(&state)
             }
-            state.selectedAccountID = record.id
             if let warning = record.tokenWarnings?.first {
                 flash(&state, .warn, "Signed in as \(record.displayName); \(warning)")
             } else {
@@ -306,11 +290,7 @@ public struct AppReducer: Sendable {
                 flash(&state, .warn, "Signed out of \(state.signOut?.displayName ?? id.rawValue) with errors; local secrets kept")
                 return .none
             }
-            let oldIndex = state.accounts.firstIndex { $0.id == id }
             state.accounts.removeAll { $0.id == id }
-            if state.selectedAccountID == id {
-                state.selectedAccountID = oldIndex.flatMap { state.accounts.indices.contains($0) ? state.accounts[$0].id : state.accounts.last?.id }
-            }
             flash(&state, .info, "Signed out of \(state.signOut?.displayName ?? id.rawValue)")
             // The sign-out use case cleared the persisted active account; the state mirrors it.
             if state.activeAccountID == id { state.activeAccountID = nil }
@@ -404,11 +384,6 @@ public struct AppReducer: Sendable {
 
     private func sortAccounts(_ state: inout AppState) {
         state.accounts.sort { ($0.record.providerID, $0.record.displayName, $0.id) < ($1.record.providerID, $1.record.displayName, $1.id) }
-    }
-
-    private func fixSelection(_ state: inout AppState) {
-        if let selected = state.selectedAccountID, state.account(selected) != nil { return }
-        state.selectedAccountID = state.effectiveActiveAccountID.flatMap { state.account($0)?.id } ?? state.accounts.first?.id
     }
 }
 

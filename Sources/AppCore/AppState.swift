@@ -245,8 +245,6 @@ public struct AppState: Equatable, Sendable {
     /// `AUTHDECK_ACCOUNT` for this process only (an alias, id or prefix, as on the command line);
     /// wins over the persisted active account, never saved.
     public var environmentAccount: String?
-    /// The selected row, by id so that it survives reloads.
-    public var selectedAccountID: AccountID?
     /// The credential store's backend and state (not to be confused with the state `Store`).
     public var credentialStore: StoreInfo
     /// Files that could not be read because they are damaged: the screen says "store damaged",
@@ -258,8 +256,6 @@ public struct AppState: Equatable, Sendable {
     public var presets: [ProviderPreset] = []
     /// The sign-in dialog's "Add a provider from a preset…" form, while it is open.
     public var presetForm: PresetForm?
-    /// The provider the form added last: the sign-in dialog selects it.
-    public var addedProviderID: ProviderID?
     public var flash: Flash?
     /// A token the front end is to put on the clipboard (then it sends `.clipboardWritten`).
     public var clipboard: ClipboardRequest?
@@ -274,7 +270,6 @@ public struct AppState: Equatable, Sendable {
         self.accounts = []
         self.activeAccountID = nil
         self.environmentAccount = environmentAccount
-        self.selectedAccountID = nil
         self.credentialStore = StoreInfo(backend: nil)
         self.signIn = nil
         self.signOut = nil

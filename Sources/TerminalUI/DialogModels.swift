@@ -17,12 +17,12 @@ public enum Dialog: Equatable, Sendable {
 public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource }
 
 public struct ProviderOption: Equatable, Sendable {
-    public var id: String
+    public var id: ProviderID
     public var name: String
     /// e.g. the issuer, or "preset".
     public var detail: String
     public var supportsDevice: Bool
-    public init(id: String, name: String, detail: String = "", supportsDevice: Bool = true) {
+    public init(id: ProviderID, name: String, detail: String = "", supportsDevice: Bool = true) {
         self.id = id
         self.name = name
         self.detail = detail

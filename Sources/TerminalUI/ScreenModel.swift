@@ -56,12 +56,8 @@ public struct ScreenModel: Equatable, Sendable {
         self.glyphs = glyphs
     }
 
-    /// Accounts matching the filter (case-insensitive substring of name or provider).
-    public var visibleAccounts: [AccountRow] {
-        let f = filter.text.trimmingWhitespace().lowercased()
-        guard !f.isEmpty else { return accounts }
-        return accounts.filter { $0.displayName.lowercased().contains(f) || $0.provider.lowercased().contains(f) }
-    }
+    /// Accounts matching the filter (``FilterState/matches(_:)``).
+    public var visibleAccounts: [AccountRow] { filter.visible(accounts) }
 
     /// The selected row, if it is visible.
     public var selectedAccount: AccountRow? {
@@ -123,6 +119,14 @@ public struct FilterState: Equatable, Sendable {
         self.text = text
         self.isEditing = isEditing
     }
+
+    /// The rows the filter shows, in order: all of them for an empty (or blank) filter, else those
+    /// whose name or provider contains the text, ignoring case.
+    public func visible(_ rows: [AccountRow]) -> [AccountRow] {
+        let f = text.trimmingWhitespace().lowercased()
+        guard !f.isEmpty else { return rows }
+        return rows.filter { $0.displayName.lowercased().contains(f) || $0.provider.lowercased().contains(f) }
+    }
 }
 
 public struct HeaderModel: Equatable, Sendable {
@@ -140,7 +144,7 @@ public struct HeaderModel: Equatable, Sendable {
 }
 
 public struct AccountRow: Equatable, Sendable, Identifiable {
-    public typealias ID = String
+    public typealias ID = AccountID
     public var id: ID
     /// From `name` / `preferred_username` / `email` (the app picks).
     public var displayName: String

@@ -2,6 +2,7 @@ import AppCore
 import AuthEngine
 import Foundation
 import Secrets
+import StoreTesting
 import Testing
 
 let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -27,13 +28,12 @@ func loadedState(_ records: [AccountRecord], active: AccountID? = nil, now: Date
     state.credentialStore = StoreInfo(backend: .memory)
     state.accounts = records.map { AccountState(record: $0) }
     state.activeAccountID = active
-    state.selectedAccountID = records.first?.id
     return state
 }
 
 @Suite("AppCore stories")
 struct AppReducerTests {
-    @Test("Start loads accounts and keeps the selection by id across reloads")
+    @Test("Start loads the accounts sorted by provider and name; a reload re-sorts them")
     func loadKeepsSelection() async {
         let alice = record("alice"), bob = record("bob")
         var session = UseCaseClient.unimplemented
@@ -46,10 +46,7 @@ struct AppReducerTests {
             $0.credentialStore = StoreInfo(backend: .vault)
             $0.activeAccountID = alice.id
             $0.accounts = [AccountState(record: alice), AccountState(record: bob)]
-            $0.selectedAccountID = alice.id
         }
-        store.send(.select(bob.id)) { $0.selectedAccountID = bob.id }
-        // A reload where bob moved to the first row keeps bob selected.
         let carol = record("aaron")
         store.send(.loaded(.success(LoadedSnapshot(providers: [], accounts: [alice, bob, carol], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .vault))))) {
             $0.accounts = [AccountState(record: carol), AccountState(record: alice), AccountState(record: bob)]
@@ -57,7 +54,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Reload picks up another process's sign-in and refresh, keeping the selection and in-flight work")
+    @Test("Reload picks up another process's sign-in and refresh, keeping in-flight work")
     func reloadFromOtherProcesses() async {
         let alice = record("alice"), bob = record("bob")
         let refreshedElsewhere = { var r = alice; r.lastRefreshAt = t0.addingTimeInterval(30); return r }()
@@ -152,7 +149,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Browser sign-in happy path: progress, account appears, becomes active and selected")
+    @Test("Browser sign-in happy path: progress, account appears, becomes active")
     func browserSignIn() async {
         let alice = record("alice")
         let url = URL(string: "http://127.0.0.1:8000/o/authorize/?client_id=x")!
@@ -174,7 +171,6 @@ struct AppReducerTests {
         await store.receive(.signInFinished(.success(SignInOutcome(record: alice, becameActive: true)))) {
             $0.signIn = nil
             $0.accounts = [AccountState(record: alice)]
-            $0.selectedAccountID = alice.id
             $0.activeAccountID = alice.id
             $0.flash = Flash(level: .info, text: "Signed in as Alice", expiresAt: t0.addingTimeInterval(6))
         }
@@ -256,7 +252,6 @@ struct AppReducerTests {
         await store.receive(.signInFinished(.success(SignInOutcome(record: bob, becameActive: true)))) {
             $0.signIn = nil
             $0.accounts = [AccountState(record: bob)]
-            $0.selectedAccountID = bob.id
             $0.activeAccountID = bob.id
             $0.flash = Flash(level: .info, text: "Signed in as Bob", expiresAt: t0.addingTimeInterval(6))
         }
@@ -461,7 +456,6 @@ struct AppReducerTests {
         await store.receive(.signOutFinished(alice.id, removed: true)) {
             $0.signOut?.finished = true
             $0.accounts = [AccountState(record: bob)]
-            $0.selectedAccountID = bob.id
             $0.activeAccountID = nil
             $0.flash = Flash(level: .info, text: "Signed out of Alice", expiresAt: t0.addingTimeInterval(6))
         }

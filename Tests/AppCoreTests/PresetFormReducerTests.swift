@@ -83,7 +83,6 @@ struct PresetFormReducerTests {
         await store.receive(.presetFormFinished(.success(confidential))) {
             $0.presetForm = nil
             $0.providers = [confidential]
-            $0.addedProviderID = "auth0"
             $0.flash = Flash(level: .info, text: "Added provider 'auth0': sign in with Enter", expiresAt: t0.addingTimeInterval(6))
         }
         await store.finish()

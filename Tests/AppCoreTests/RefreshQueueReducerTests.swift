@@ -2,6 +2,7 @@ import AppCore
 import AuthEngine
 import Foundation
 import Synchronization
+import StoreTesting
 import Testing
 
 /// Holds each account's refresh until the test opens its gate, and records what ran.

@@ -129,7 +129,7 @@ while ContinuousClock.now < deadline {
     maxQueued = max(maxQueued, state.refreshQueue.count)
     let now = Date()
     let rows = state.accounts.map { account in
-        AccountRow(id: account.id.rawValue, displayName: account.record.displayName, provider: account.record.providerID.rawValue,
+        AccountRow(id: account.id, displayName: account.record.displayName, provider: account.record.providerID.rawValue,
                    status: state.status(of: account), accessExpiresAt: account.record.accessTokenExpiresAt, accessLifetime: nil)
     }
     _ = Renderer.render(ScreenModel(now: now, header: HeaderModel(storeBackend: "encrypted file"), accounts: rows), size: size, theme: theme)

@@ -25,13 +25,48 @@ func sampleAccounts(start: Date, count: Int = 3) -> [AccountRow] {
     }
     let statuses: [AccountStatus] = [.valid, .expiringSoon, .refreshing, .expired, .needsSignIn, .storeLocked]
     return (0..<count).map { i in
-        AccountRow(id: "acct-\(i)", displayName: "user\(i)@example.test", provider: i % 2 == 0 ? "Local IdP" : "Auth0",
+        AccountRow(id: AccountID("acct-\(i)"), displayName: "user\(i)@example.test", provider: i % 2 == 0 ? "Local IdP" : "Auth0",
                    isActive: i == 0, status: statuses[i % statuses.count],
                    accessExpiresAt: start.addingTimeInterval(Double(60 + i * 7)), accessLifetime: 3600)
     }
 }
 
-func detail(for a: AccountRow, ui: LocalUIState) -> DetailModel {
+/// The preview's own view state: selection, tab, scroll, reveal and help (the real screen's are
+/// AccountsScreen's).
+struct PreviewView {
+    var selection: AccountID?
+    var tab = DetailTab.overview
+    var scroll = 0
+    var revealed = false
+    var helpVisible = false
+
+    /// Applies a view command; false for the others.
+    mutating func apply(_ command: UICommand, visibleIDs: [AccountID]) -> Bool {
+        switch command {
+        case .moveSelection(let by):
+            guard !visibleIDs.isEmpty else { return true }
+            let current = selection.flatMap { visibleIDs.firstIndex(of: $0) } ?? 0
+            selection = visibleIDs[min(visibleIDs.count - 1, max(0, current + by))]
+        case .select(let id): selection = id
+        case .selectTab(let t): tab = t; scroll = 0
+        case .nextTab: tab = tab.next; scroll = 0
+        case .scrollDetail(let by): scroll = max(0, scroll + by)
+        case .toggleReveal: revealed.toggle()
+        case .toggleHelp: helpVisible.toggle()
+        default: return false
+        }
+        return true
+    }
+
+    func applied(to model: ScreenModel) -> ScreenModel {
+        var m = model
+        m.selection = selection
+        m.helpVisible = helpVisible
+        return m
+    }
+}
+
+func detail(for a: AccountRow, ui: PreviewView) -> DetailModel {
     let token = "eyJhbGciOiJSUzI1NiJ9.preview-\(a.id)"
     return DetailModel(
         overview: OverviewModel(provider: a.provider, issuer: "http://127.0.0.1:8999", subject: "sub-\(a.id)",
@@ -46,9 +81,8 @@ func detail(for a: AccountRow, ui: LocalUIState) -> DetailModel {
 
 func bench(count: Int) {
     let start = Date()
-    var ui = LocalUIState()
+    var ui = PreviewView()
     let accounts = sampleAccounts(start: start, count: count)
-    ui.reconcile(visibleIDs: accounts.map(\.id))
     let theme = BuiltInThemes.defaultTheme
     for size in [Size(width: 120, height: 40), Size(width: 240, height: 70)] {
         let iterations = 200
@@ -75,7 +109,7 @@ if let i = args.firstIndex(of: "--bench") {
 }
 
 let start = Date()
-var ui = LocalUIState()
+var ui = PreviewView()
 var accounts = sampleAccounts(start: start, count: args.firstIndex(of: "--accounts").flatMap { i in
     i + 1 < args.count ? Int(args[i + 1]) : nil } ?? 3)
 var dialog: Dialog?
@@ -90,7 +124,7 @@ do {
     FileHandle.standardError.write(Data("tui-preview: \(error)\n".utf8))
     exit(2)
 }
-ui.reconcile(visibleIDs: accounts.map(\.id))
+ui.selection = accounts.first?.id
 
 // A background "effect" posting its result through the inbox from another thread.
 let inbox = app.inbox

@@ -1,3 +1,4 @@
+import AppCore
 import Foundation
 import Testing
 @testable import TerminalUI
@@ -86,7 +87,7 @@ struct FrameGoldenTests {
 
     @Test("Sign-in dialog with 100 providers at 80×24: the list scrolls inside the dialog and keeps the selection visible")
     func signInDialogWithManyProviders() throws {
-        let providers = (1...100).map { ProviderOption(id: "p\($0)", name: "Provider \($0)", detail: "https://op\($0).example") }
+        let providers = (1...100).map { ProviderOption(id: ProviderID("p\($0)"), name: "Provider \($0)", detail: "https://op\($0).example") }
         for selected in [0, 57, 99] {
             let s = SignInDialog(providers: providers, selectedProvider: selected)
             let text = Renderer.render(Fixtures.screen(dialog: .signIn(s)), size: Size(width: 80, height: 24), theme: mono).plainText

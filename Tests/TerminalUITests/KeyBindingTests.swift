@@ -125,32 +125,11 @@ struct KeyBindingTests {
             #expect(keys.count == Set(keys).count, "duplicate key in \(ctx)")
         }
     }
-
-    @Test("LocalUIState applies UI-only intents and keeps selection by id")
-    func localState() {
-        var s = LocalUIState(selection: "alice")
-        let ids = ["alice", "bob", "carol"]
-        let r959 = s.apply(.moveSelection(by: 1), visibleIDs: ids)
-        #expect(r959)
-        #expect(s.selection == "bob")
-        let r709 = s.apply(.moveSelection(by: 5), visibleIDs: ids)
-        #expect(r709)
-        #expect(s.selection == "carol")
-        let r54 = s.apply(.selectTab(.raw), visibleIDs: ids)
-        #expect(r54)
-        #expect(s.tab == .raw)
-        let r647 = s.apply(.refresh("carol"), visibleIDs: ids)
-        #expect(!r647)
-        s.reconcile(visibleIDs: ["zed", "carol"])
-        #expect(s.selection == "carol")
-        s.reconcile(visibleIDs: ["zed"])
-        #expect(s.selection == "zed")
-    }
 }
 
 @Suite("Detail scrolling")
 struct DetailScrollTests {
-    @Test("The scroll limit is the content height minus the visible body; LocalUIState clamps to it")
+    @Test("The scroll limit is the content height minus the visible body")
     func scrollLimit() {
         var m = Fixtures.screen(tab: .idToken)
         let size = Size(width: 100, height: 30)
@@ -158,9 +137,6 @@ struct DetailScrollTests {
         // ID token tab: 25 content lines (signature, header, 17 claim rows, titles, blanks);
         // 23 rows of body at 100×30.
         #expect(limit == 2)
-        var ui = LocalUIState(selection: "alice", tab: .idToken, scroll: 50)
-        ui.clampScroll(limit: limit)
-        #expect(ui.scroll == 2)
         m.detail!.tab = .overview
         #expect(Renderer.detailScrollLimit(m, size: size) == 0)
     }

@@ -42,4 +42,17 @@ public struct Effect<Action: Sendable>: Sendable {
     public func cancellable(_ id: EffectID) -> Self { Self(operation: .cancellable(id, self)) }
 
     public var isNone: Bool { if case .none = operation { true } else { false } }
+
+    /// The same work sending `transform(action)` for each action: a parent feature runs a child
+    /// reducer's effect this way (TCA's scoping), with the ids unchanged.
+    public func map<Parent: Sendable>(_ transform: @escaping @Sendable (Action) -> Parent) -> Effect<Parent> {
+        switch operation {
+        case .none: .none
+        case .run(let body): .run { send in await body(Send { send(transform($0)) }) }
+        case .send(let action): .send(transform(action))
+        case .merge(let effects): .merge(effects.map { $0.map(transform) })
+        case .cancel(let id): .cancel(id)
+        case .cancellable(let id, let effect): effect.map(transform).cancellable(id)
+        }
+    }
 }

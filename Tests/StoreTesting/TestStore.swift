@@ -7,26 +7,26 @@ import Testing
 /// An exhaustive test store (TCA's TestStore, ours): every state change must be asserted in
 /// `send`/`receive`, every action an effect sends must be received, and no effect may still be
 /// running at `finish()`.
-final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>: @unchecked Sendable {
-    private(set) var state: State
+public final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>: @unchecked Sendable {
+    public private(set) var state: State
     private let reduce: (inout State, Action) -> Effect<Action>
     private let inbox = Mutex<[Action]>([])
     private let tasks = Mutex<[UUID: (id: EffectID?, task: Task<Void, Never>)]>([:])
 
-    init(initialState: State, reduce: @escaping (inout State, Action) -> Effect<Action>) {
+    public init(initialState: State, reduce: @escaping (inout State, Action) -> Effect<Action>) {
         self.state = initialState
         self.reduce = reduce
     }
 
     /// Sends `action`; `update` describes exactly how the state must change.
-    func send(_ action: Action, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) {
+    public func send(_ action: Action, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) {
         let pending = inbox.withLock { $0 }
         #expect(pending.isEmpty, "Must receive \(pending) before sending \(action)", sourceLocation: sourceLocation)
         apply(action, update, sourceLocation)
     }
 
     /// Waits (up to `timeout` seconds) for the next action an effect sent and asserts it.
-    func receive(_ expected: Action, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) async {
+    public func receive(_ expected: Action, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) async {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let next = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
@@ -40,7 +40,7 @@ final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>
     }
 
     /// Asserts that every effect finished (waiting up to `timeout` s) and every action was received.
-    func finish(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
+    public func finish(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, !tasks.withLock({ $0.isEmpty }) {
             try? await Task.sleep(for: .milliseconds(5))
@@ -52,7 +52,7 @@ final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>
     }
 
     /// Whether an effect with this id is running.
-    func isRunning(_ id: EffectID) -> Bool { tasks.withLock { $0.values.contains { $0.id == id } } }
+    public func isRunning(_ id: EffectID) -> Bool { tasks.withLock { $0.values.contains { $0.id == id } } }
 
     private func apply(_ action: Action, _ update: ((inout State) -> Void)?, _ sourceLocation: SourceLocation) {
         var expected = state
@@ -99,27 +99,28 @@ final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>
 }
 
 /// A clock for stories: time only moves when the test says so.
-struct TestClock {
-    private(set) var now: Date
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = start }
-    mutating func advance(by seconds: Double) -> Date {
+public struct TestClock {
+    public private(set) var now: Date
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = start }
+    public mutating func advance(by seconds: Double) -> Date {
         now = now.addingTimeInterval(seconds)
         return now
     }
 }
 
 /// Holds an effect until the test opens it (to observe in-flight states).
-final class Gate: Sendable {
+public final class Gate: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
-    init() { (stream, continuation) = AsyncStream.makeStream() }
-    func wait() async { for await _ in stream { return } }
-    func open() { continuation.yield(); continuation.finish() }
+    public init() { (stream, continuation) = AsyncStream.makeStream() }
+    public func wait() async { for await _ in stream { return } }
+    public func open() { continuation.yield(); continuation.finish() }
 }
 
 /// Counts calls from effects.
-final class Counter: Sendable {
+public final class Counter: Sendable {
     private let value = Mutex(0)
-    func increment() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
+    public init() {}
+    public func increment() { value.withLock { $0 += 1 } }
+    public var count: Int { value.withLock { $0 } }
 }

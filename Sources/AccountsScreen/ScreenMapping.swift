@@ -1,40 +1,44 @@
 import AppCore
-import AppCoreLive
 import AuthEngine
 import FoundationEssentials
 import TerminalUI
 
-/// What the TUI keeps besides the store's state: pure UI state (selection, tab, filter, help),
-/// the sign-in form being edited, the sign-out confirmation, revealed secrets.
-struct TUIState: Equatable {
-    var local = LocalUIState()
-    /// The sign-in form before it is submitted.
-    var signInForm: SignInDialog?
-    /// The account whose sign-out awaits confirmation.
-    var confirmSignOut: AccountID?
-    /// The device-flow QR code, computed once per verification URI.
-    var qr: (text: String, matrix: [[Bool]]?)?
-    var readOnly = false
-    /// `AUTHDECK_NOTES`: lines under the panes (room permitting) and at the foot of the `?` overlay.
-    var notes: [String] = []
-
-    static func == (lhs: TUIState, rhs: TUIState) -> Bool {
-        lhs.local == rhs.local && lhs.signInForm == rhs.signInForm && lhs.confirmSignOut == rhs.confirmSignOut
-            && lhs.qr?.text == rhs.qr?.text && lhs.readOnly == rhs.readOnly
-    }
-}
-
-/// The view model: AppCore's state plus the TUI's own state → TerminalUI's `ScreenModel`.
-/// Pure: `now` comes from the state.
+/// The view model: the screen's state → TerminalUI's `ScreenModel`. Pure: `now` comes from the
+/// state (the loop sets the drawing instant on the model it renders).
 enum ScreenMapping {
-    static func model(_ state: AppState, _ ui: TUIState, now: Date) -> ScreenModel {
+    static func model(_ screen: AccountsScreen.State) -> ScreenModel {
+        let state = screen.app, view = screen.view
+        let active = state.effectiveActiveAccountID
+        var model = ScreenModel(
+            now: state.now, timeZone: screen.timeZone,
+            header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
+                                storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
+            accounts: rows(state), selection: view.selection, filter: view.filter, focus: view.focus,
+            helpVisible: view.helpVisible, flash: state.flash, readOnly: screen.readOnly)
+        model.notes = screen.notes
+        if let damage = storeDamage(state) {
+            model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
+            if model.flash == nil { model.flash = Flash(level: .error, text: damage) }
+        }
+        if let selected = model.selectedAccount, let account = state.account(selected.id) {
+            var detail = detail(account, state: state, revealed: view.revealed)
+            detail.tab = view.tab
+            detail.scroll = view.scroll
+            model.detail = detail
+        }
+        model.dialog = dialog(screen)
+        return model
+    }
+
+    /// The accounts pane's rows, in the state's order (the filter is applied by the model).
+    static func rows(_ state: AppState) -> [AccountRow] {
         let active = state.effectiveActiveAccountID
         let providers = Dictionary(state.providers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let rows = state.accounts.map { account -> AccountRow in
+        return state.accounts.map { account -> AccountRow in
             let record = account.record
             let token = record.defaultAccessToken
             var row = AccountRow(
-                id: record.id.rawValue, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
+                id: record.id, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
                 provider: providers[record.providerID]?.displayName ?? record.providerID.rawValue,
                 isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
@@ -42,24 +46,6 @@ enum ScreenMapping {
             row.dpopThumbprint = record.dpopThumbprint
             return row
         }
-        var model = ScreenModel(
-            now: now, timeZone: .system,
-            header: HeaderModel(activeAccountName: active.flatMap { state.account($0)?.record.displayName },
-                                storeBackend: state.credentialStore.name, storeIsInsecure: state.credentialStore.isInsecure),
-            accounts: rows, readOnly: ui.readOnly)
-        model.notes = ui.notes
-        model.flash = state.flash
-        if let damage = storeDamage(state) {
-            model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
-            if model.flash == nil { model.flash = Flash(level: .error, text: damage) }
-        }
-        model = ui.local.applied(to: model)
-        if let selected = model.selectedAccount, let account = state.account(AccountID(selected.id)) {
-            model.detail = detail(account, state: state, ui: ui)
-            model = ui.local.applied(to: model)
-        }
-        model.dialog = dialog(state, ui)
-        return model
     }
 
     /// "store damaged: FILE (what is wrong); run 'authdeck doctor'", nil when nothing is damaged.
@@ -84,7 +70,7 @@ enum ScreenMapping {
         ErrorLine(message: error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)", clause: error.specReference)
     }
 
-    static func detail(_ account: AccountState, state: AppState, ui: TUIState) -> DetailModel {
+    static func detail(_ account: AccountState, state: AppState, revealed: Bool) -> DetailModel {
         let record = account.record
         let provider = state.providers.first { $0.id == record.providerID }
         let token = record.defaultAccessToken
@@ -121,14 +107,15 @@ enum ScreenMapping {
         if case .loaded(let entries) = account.storedTokens {
             // The renderer's last step: revealed values leave the redacting type only here.
             raw = entries.map { entry in
-                RawTokenEntry(label: entry.label, value: ui.local.revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
+                RawTokenEntry(label: entry.label, value: revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
             }
         }
         return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw,
                            provider: provider)
     }
 
-    static func dialog(_ state: AppState, _ ui: TUIState) -> Dialog? {
+    static func dialog(_ screen: AccountsScreen.State) -> Dialog? {
+        let state = screen.app
         if let signOut = state.signOut {
             let steps = signOut.steps.map { step -> SignOutStep in
                 let result: SignOutStep.Result = switch step.outcome {
@@ -141,8 +128,8 @@ enum ScreenMapping {
             let running = signOut.finished ? [] : [SignOutStep(name: "working", result: .running)]
             return .signOutProgress(SignOutProgressDialog(accountName: signOut.displayName, steps: steps + running, finished: signOut.finished))
         }
-        if let id = ui.confirmSignOut, let account = state.account(id) {
-            return .signOutConfirm(SignOutConfirmDialog(accountID: id.rawValue, accountName: account.record.displayName,
+        if let id = screen.confirmSignOut, let account = state.account(id) {
+            return .signOutConfirm(SignOutConfirmDialog(accountID: id, accountName: account.record.displayName,
                                                         willRevoke: true, willEndSession: true))
         }
         if let flow = state.signIn {
@@ -159,7 +146,7 @@ enum ScreenMapping {
                 let complete = device.verificationURIComplete?.absoluteString
                 return .device(DeviceDialog(
                     providerName: providerName, userCode: device.userCode, verificationURI: device.verificationURI.absoluteString,
-                    verificationURIComplete: complete, qr: ui.qr?.text == (complete ?? device.verificationURI.absoluteString) ? ui.qr?.matrix : nil,
+                    verificationURIComplete: complete, qr: screen.qr?.text == (complete ?? device.verificationURI.absoluteString) ? screen.qr?.matrix : nil,
                     expiresAt: device.expiresAt, polling: polling))
             }
             switch flow.phase {
@@ -176,7 +163,7 @@ enum ScreenMapping {
             }
         }
         if let form = state.presetForm { return .presetForm(PresetFormMapping.dialog(form)) }
-        if let form = ui.signInForm { return .signIn(form) }
+        if let form = screen.signInForm { return .signIn(form) }
         return nil
     }
 }

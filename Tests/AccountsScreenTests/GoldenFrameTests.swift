@@ -1,0 +1,94 @@
+@testable import AccountsScreen
+import AppCore
+import AuthEngine
+import Foundation
+import TerminalUI
+import Testing
+
+/// The frame a state shows (the screen model, then TerminalUI's renderer, monochrome) against
+/// `Frames/<name>.txt`: its text, then its role map. `RECORD_SNAPSHOTS=1 swift test --filter
+/// GoldenFrameTests` rewrites the files (and fails, so that a recording never passes unseen).
+enum Golden {
+    static func frame(_ state: AccountsScreen.State, _ width: Int, _ height: Int) -> Frame {
+        Renderer.render(AccountsScreen.model(state), size: Size(width: width, height: height), theme: BuiltInThemes.monochrome)
+    }
+
+    static func url(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames/\(name).txt")
+    }
+
+    static func text(_ frame: Frame) -> String { frame.plainText + "\n── roles ──\n" + frame.roleMap + "\n" }
+
+    /// What differs from the golden (its first differing line), nil when nothing does.
+    static func difference(_ frame: Frame, from name: String) -> String? {
+        guard let expected = try? String(contentsOf: url(name), encoding: .utf8) else {
+            return "no golden \(url(name).path): record it with RECORD_SNAPSHOTS=1"
+        }
+        let actual = text(frame)
+        guard expected != actual else { return nil }
+        let e = expected.split(separator: "\n", omittingEmptySubsequences: false), a = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = zip(e, a).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(e.count, a.count)
+        return "frame \(name) differs at line \(line + 1):\nexpected: \(line < e.count ? String(e[line]) : "<end>")\nactual:   \(line < a.count ? String(a[line]) : "<end>")\n\n\(frame.plainText)"
+    }
+
+    static func check(_ frame: Frame, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+            try text(frame).write(to: url(name), atomically: true, encoding: .utf8)
+            Issue.record("recorded frame \(name); run again without RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
+            return
+        }
+        if let difference = difference(frame, from: name) { Issue.record(Comment(rawValue: difference), sourceLocation: sourceLocation) }
+    }
+
+    /// Three accounts as the files would have them: Alice valid and active, Bob expiring soon,
+    /// Carol's grant gone; Alice selected.
+    static var threeAccounts: AccountsScreen.State {
+        let alice = record("alice"), bob = record("bob", expiresIn: 3600, issuedAt: t0.addingTimeInterval(-3480))
+        var carol = record("carol", expiresIn: -60, refresh: false)
+        carol.alias = "work"
+        return screenState([alice, bob, carol], active: alice.id)
+    }
+}
+
+@Suite("Golden frames from the screen's state (80×24, 120×40)")
+struct GoldenFrameTests {
+    @Test("Three accounts at 80×24: the list, the selected account's overview, the footer")
+    func accounts80x24() throws {
+        try Golden.check(Golden.frame(Golden.threeAccounts, 80, 24), "accounts-80x24")
+    }
+
+    @Test("Three accounts at 120×40, the ID token tab of Bob focused")
+    func accounts120x40() throws {
+        var state = Golden.threeAccounts
+        state.view.selection = record("bob").id
+        state.view.tab = .scopes
+        state.view.focus = .detail
+        try Golden.check(Golden.frame(state, 120, 40), "accounts-scopes-120x40")
+    }
+
+    @Test("The sign-out question at 80×24 (y signs out)")
+    func signOutQuestion() throws {
+        var state = Golden.threeAccounts
+        state.confirmSignOut = record("alice").id
+        try Golden.check(Golden.frame(state, 80, 24), "sign-out-question-80x24")
+    }
+
+    @Test("The sign-in form with the presets entry at 120×40, and the preset form at 80×24")
+    func signInAndPresetForms() throws {
+        var state = Golden.threeAccounts
+        state.app.presets = PresetCatalog.builtIn.entries.map(\.preset)
+        state.signInForm = SignInDialog(providers: [ProviderOption(id: local, name: "Local IdP", detail: "http://127.0.0.1:8000/o")], addFromPreset: true)
+        try Golden.check(Golden.frame(state, 120, 40), "sign-in-form-120x40")
+        state.app.presetForm = PresetForm(presets: state.app.presets)
+        try Golden.check(Golden.frame(state, 80, 24), "preset-form-80x24")
+    }
+
+    @Test("A changed state gives a changed frame, and the comparison says where")
+    func changedFrameFails() throws {
+        var state = Golden.threeAccounts
+        state.view.selection = record("bob").id
+        let difference = try #require(Golden.difference(Golden.frame(state, 80, 24), from: "accounts-80x24"))
+        #expect(difference.contains("differs at line"))
+        #expect(Golden.difference(Golden.frame(Golden.threeAccounts, 80, 24), from: "accounts-80x24") == nil)
+    }
+}
