@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets", "StoreTesting"]),
         // The accounts screen's reducer (TestStore stories) and golden frames rendered from its state.
         .testTarget(name: "AccountsScreenTests", dependencies: ["AccountsScreen", "AppCore", "AuthEngine", "Secrets", "TerminalUI", "StoreTesting"],
-                    exclude: ["Frames"]),
+                    exclude: ["Snapshots"]),
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),

@@ -124,6 +124,12 @@ public struct AccountsScreen: Sendable {
         self.app = AppReducer(dependencies: AppDependencies(useCases: environment.useCases))
     }
 
+    /// The notes under the panes from `AUTHDECK_NOTES` (lines): blank lines dropped, at most 6
+    /// lines of at most 200 characters each.
+    public static func notes(_ text: String?) -> [String] {
+        (text ?? "").split(separator: "\n").filter { !$0.isEmpty }.prefix(6).map { String($0.prefix(200)) }
+    }
+
     /// The screen model for a state (built once per state change by the loop).
     public static func model(_ state: State) -> ScreenModel { ScreenMapping.model(state) }
 }

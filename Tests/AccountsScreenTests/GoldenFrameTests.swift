@@ -6,7 +6,7 @@ import TerminalUI
 import Testing
 
 /// The frame a state shows (the screen model, then TerminalUI's renderer, monochrome) against
-/// `Frames/<name>.txt`: its text, then its role map. `RECORD_SNAPSHOTS=1 swift test --filter
+/// `Snapshots/<name>.txt`: its text, then its role map. `RECORD_SNAPSHOTS=1 swift test --filter
 /// GoldenFrameTests` rewrites the files (and fails, so that a recording never passes unseen).
 enum Golden {
     static func frame(_ state: AccountsScreen.State, _ width: Int, _ height: Int) -> Frame {
@@ -14,7 +14,7 @@ enum Golden {
     }
 
     static func url(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames/\(name).txt")
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
     }
 
     static func text(_ frame: Frame) -> String { frame.plainText + "\n── roles ──\n" + frame.roleMap + "\n" }
@@ -57,7 +57,7 @@ struct GoldenFrameTests {
         try Golden.check(Golden.frame(Golden.threeAccounts, 80, 24), "accounts-80x24")
     }
 
-    @Test("Three accounts at 120×40, the ID token tab of Bob focused")
+    @Test("Three accounts at 120×40: Bob's Scopes tab, the detail pane focused")
     func accounts120x40() throws {
         var state = Golden.threeAccounts
         state.view.selection = record("bob").id
@@ -81,6 +81,13 @@ struct GoldenFrameTests {
         try Golden.check(Golden.frame(state, 120, 40), "sign-in-form-120x40")
         state.app.presetForm = PresetForm(presets: state.app.presets)
         try Golden.check(Golden.frame(state, 80, 24), "preset-form-80x24")
+    }
+
+    @Test("AUTHDECK_NOTES: blank lines dropped, at most 6 lines of at most 200 characters")
+    func notes() {
+        let long = String(repeating: "x", count: 250)
+        #expect(AccountsScreen.notes(nil) == [])
+        #expect(AccountsScreen.notes("a\n\nb\n\(long)\n3\n4\n5\n6\n7") == ["a", "b", String(long.prefix(200)), "3", "4", "5"])
     }
 
     @Test("A changed state gives a changed frame, and the comparison says where")

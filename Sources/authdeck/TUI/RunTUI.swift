@@ -33,8 +33,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let presets = PresetFiles.catalog(environment: environment)
     var initial = AccountsScreen.State(
         app: AppState(now: live.now(), environmentAccount: environment["AUTHDECK_ACCOUNT"]), themeName: themeName, theme: theme,
-        readOnly: parsed.flag("readOnly"),
-        notes: (environment["AUTHDECK_NOTES"] ?? "").split(separator: "\n").map(String.init).filter { !$0.isEmpty }.prefix(6).map { String($0.prefix(200)) })
+        readOnly: parsed.flag("readOnly"), notes: AccountsScreen.notes(environment["AUTHDECK_NOTES"]))
     initial.app.presets = presets.entries.map(\.preset)
     initial.app.credentialStore.isLocked = unlockError?.disposition == .storeLocked
     initial.timeZone = .system
