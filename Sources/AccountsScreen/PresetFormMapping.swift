@@ -20,7 +20,8 @@ enum PresetFormMapping {
             case .audience:
                 return .init(kind: kind, label: PresetForm.label(.audience), value: form.audience, hint: hint(preset?.audience))
             case .clientID:
-                return .init(kind: kind, label: "Client ID", value: form.clientID, hint: "registered at \(preset?.displayName ?? "the provider") (required)")
+                return .init(kind: kind, label: "Client ID", value: form.clientID,
+                             hint: "registered at \(preset?.displayName ?? "the provider") (required)")
             case .clientSecret:
                 return .init(kind: kind, label: "Client secret", value: String(repeating: "•", count: form.clientSecret.exposedValue.count),
                              hint: form.needsSecret ? "required: the preset's client authentication uses it; not echoed"

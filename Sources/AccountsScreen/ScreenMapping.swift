@@ -107,7 +107,8 @@ enum ScreenMapping {
         if case .loaded(let entries) = account.storedTokens {
             // The renderer's last step: revealed values leave the redacting type only here.
             raw = entries.map { entry in
-                RawTokenEntry(label: entry.label, value: revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
+                RawTokenEntry(label: entry.label,
+                              value: revealed ? .revealed(entry.value.exposedValue) : .masked(TokenMask.mask(entry.value.exposedValue)))
             }
         }
         return DetailModel(overview: overview, scopes: scopes, idToken: idToken, accessTokens: accessTokens, userinfo: userinfo, raw: raw,
@@ -146,16 +147,19 @@ enum ScreenMapping {
                 let complete = device.verificationURIComplete?.absoluteString
                 return .device(DeviceDialog(
                     providerName: providerName, userCode: device.userCode, verificationURI: device.verificationURI.absoluteString,
-                    verificationURIComplete: complete, qr: screen.qr?.text == (complete ?? device.verificationURI.absoluteString) ? screen.qr?.matrix : nil,
+                    verificationURIComplete: complete,
+                    qr: screen.qr?.text == (complete ?? device.verificationURI.absoluteString) ? screen.qr?.matrix : nil,
                     expiresAt: device.expiresAt, polling: polling))
             }
             switch flow.phase {
             case .progress(.waitingForBrowser(let url, let opened)):
                 return .browserWaiting(BrowserWaitingDialog(
                     providerName: providerName, url: url.absoluteString,
-                    browserNote: opened ? "Opened in your browser; finish signing in there." : "No browser could be opened here: open this URL in any browser on this machine."))
+                    browserNote: opened ? "Opened in your browser; finish signing in there."
+                        : "No browser could be opened here: open this URL in any browser on this machine."))
             case .failed(let error):
-                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: errorLine(error).message, stage: .failed))
+                return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: errorLine(error).message,
+                                                            stage: .failed))
             case .progress(.exchangingCode), .progress(.verifying):
                 return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", stage: .verifying))
             default:

@@ -29,7 +29,8 @@ struct ClockTests {
     @Test("Start loads and starts the clock: a tick each second while something counts down, every 5 s a tick and a re-read of the files")
     func ticksAndReloads() async {
         let alice = record("alice")
-        let snapshot = LoadedSnapshot(providers: [localProvider], accounts: [alice], activeAccountID: nil, credentialStore: StoreInfo(backend: .vault))
+        let snapshot = LoadedSnapshot(providers: [localProvider], accounts: [alice], activeAccountID: nil,
+                                      credentialStore: StoreInfo(backend: .vault))
         let ticker = Ticker()
         let now = Mutex(t0)
         var useCases = UseCaseClient.unimplemented

@@ -28,7 +28,8 @@ enum Golden {
         guard expected != actual else { return nil }
         let e = expected.split(separator: "\n", omittingEmptySubsequences: false), a = actual.split(separator: "\n", omittingEmptySubsequences: false)
         let line = zip(e, a).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(e.count, a.count)
-        return "frame \(name) differs at line \(line + 1):\nexpected: \(line < e.count ? String(e[line]) : "<end>")\nactual:   \(line < a.count ? String(a[line]) : "<end>")\n\n\(frame.plainText)"
+        let expectedLine = line < e.count ? String(e[line]) : "<end>", actualLine = line < a.count ? String(a[line]) : "<end>"
+        return "frame \(name) differs at line \(line + 1):\nexpected: \(expectedLine)\nactual:   \(actualLine)\n\n\(frame.plainText)"
     }
 
     static func check(_ frame: Frame, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -77,7 +78,8 @@ struct GoldenFrameTests {
     func signInAndPresetForms() throws {
         var state = Golden.threeAccounts
         state.app.presets = PresetCatalog.builtIn.entries.map(\.preset)
-        state.signInForm = SignInDialog(providers: [ProviderOption(id: local, name: "Local IdP", detail: "http://127.0.0.1:8000/o")], addFromPreset: true)
+        state.signInForm = SignInDialog(providers: [ProviderOption(id: local, name: "Local IdP", detail: "http://127.0.0.1:8000/o")],
+                                        addFromPreset: true)
         try Golden.check(Golden.frame(state, 120, 40), "sign-in-form-120x40")
         state.app.presetForm = PresetForm(presets: state.app.presets)
         try Golden.check(Golden.frame(state, 80, 24), "preset-form-80x24")

@@ -237,7 +237,7 @@ struct KeyPathStoryTests {
         await store.finish()
     }
 
-    @Test("Preset form: chosen from the sign-in dialog, typed in (the secret straight into its redacting type), added; the dialog selects the new provider")
+    @Test("Preset form: chosen in the sign-in dialog, typed in (the secret straight into its redacting type), added; the dialog selects it")
     func presetForm() async throws {
         let added = Mutex<ClientSecret?>(nil)
         var useCases = UseCaseClient.unimplemented
@@ -280,7 +280,8 @@ struct KeyPathStoryTests {
             $0.app.presetForm = nil
             $0.app.providers = [localProvider, provider]
             $0.app.flash = flash(.info, "Added provider 'github': sign in with Enter")
-            $0.signInForm = SignInDialog(providers: [option, ProviderOption(id: "github", name: provider.displayName, detail: provider.issuer?.absoluteString ?? "manual endpoints")],
+            let addedOption = ProviderOption(id: "github", name: provider.displayName, detail: provider.issuer?.absoluteString ?? "manual endpoints")
+            $0.signInForm = SignInDialog(providers: [option, addedOption],
                                          selectedProvider: 1, addFromPreset: true)
         }
         await store.finish()
@@ -306,7 +307,9 @@ struct KeyPathStoryTests {
         await store.receive(.qrCodeMade(image)) { $0.qr = image }
         store.send(.app(.signInProgress(.deviceCode(device))))
         store.send(.command(command(.char("c"), store.state)))
-        await store.receive(.app(.flash(.info, ClipboardRequest.sentNote("User code")))) { $0.app.flash = flash(.info, ClipboardRequest.sentNote("User code")) }
+        await store.receive(.app(.flash(.info, ClipboardRequest.sentNote("User code")))) {
+            $0.app.flash = flash(.info, ClipboardRequest.sentNote("User code"))
+        }
         await store.finish()
         #expect(made.count == 1)
         #expect(edges.copied.withLock { $0 } == ["WDJB-MJHT"])

@@ -26,7 +26,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
 
     /// Waits (up to `timeout` seconds) for the next action an effect sent and asserts it.
-    public func receive(_ expected: Action, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation, _ update: ((inout State) -> Void)? = nil) async {
+    public func receive(_ expected: Action, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+                        _ update: ((inout State) -> Void)? = nil) async {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let next = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
