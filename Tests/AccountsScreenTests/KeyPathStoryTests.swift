@@ -61,6 +61,44 @@ struct KeyPathStoryTests {
         await store.finish()
     }
 
+    @Test("In the sign-in form Tab moves to the flow, Space picks the device flow, Esc closes it; Esc in the preset form goes back to it")
+    func signInFormEditingAndEscape() async {
+        var state = screenState([record("alice")])
+        state.app.presets = PresetCatalog.builtIn.entries.map(\.preset)
+        let store = makeStore(state)
+        let form = SignInDialog(providers: [ProviderOption(id: local, name: "Local IdP", detail: "http://127.0.0.1:8000/o")], addFromPreset: true)
+        store.send(.command(command(.char("l"), store.state))) { $0.signInForm = form }
+        store.send(.command(command(.tab, store.state))) { $0.signInForm?.focusedField = .flow }
+        store.send(.command(command(.char(" "), store.state))) { $0.signInForm?.flow = .device }
+        store.send(.command(command(.escape, store.state))) { $0.signInForm = nil }
+        store.send(.command(command(.char("l"), store.state))) { $0.signInForm = form }
+        store.send(.command(command(.down, store.state))) { $0.signInForm?.selectedProvider = 1 }
+        store.send(.command(command(.enter, store.state)))
+        await store.receive(.app(.presetFormOpen)) { $0.app.presetForm = PresetForm(presets: $0.app.presets) }
+        store.send(.command(command(.escape, store.state)))
+        await store.receive(.app(.presetFormClose)) { $0.app.presetForm = nil }
+        #expect(AccountsScreen.model(store.state).dialog == .signIn(store.state.signInForm!))
+        store.send(.command(command(.escape, store.state))) { $0.signInForm = nil }
+        await store.finish()
+    }
+
+    @Test("u fetches userinfo on its tab, i introspects on the access token tab (RFC 7662)")
+    func userinfoAndIntrospection() async {
+        let alice = record("alice")
+        let claims = JSONValue.object(["sub": .string("alice")]), active = JSONValue.object(["active": .bool(true)])
+        var useCases = UseCaseClient.unimplemented
+        useCases.userinfo = { _ in .success(claims) }
+        useCases.introspect = { _ in .success(active) }
+        let store = makeStore(screenState([alice]), environment(useCases))
+        store.send(.command(command(.char("u"), store.state))) { $0.view.tab = .userinfo }
+        await store.receive(.app(.fetchUserinfo(alice.id))) { $0.app.accounts[0].userinfo = .loading }
+        await store.receive(.app(.userinfoLoaded(alice.id, .success(claims)))) { $0.app.accounts[0].userinfo = .loaded(claims) }
+        store.send(.command(command(.char("i"), store.state))) { $0.view.tab = .accessToken }
+        await store.receive(.app(.introspect(alice.id))) { $0.app.accounts[0].introspection = .loading }
+        await store.receive(.app(.introspectionLoaded(alice.id, .success(active)))) { $0.app.accounts[0].introspection = .loaded(active) }
+        await store.finish()
+    }
+
     @Test("r refreshes the selected account through the refresh queue; the result is on screen at once")
     func refresh() async {
         let alice = record("alice"), bob = record("bob")
