@@ -85,6 +85,16 @@ struct GoldenFrameTests {
         try Golden.check(Golden.frame(state, 80, 24), "preset-form-80x24")
     }
 
+    @Test("The device flow at 80×24 while slow_down is in effect, without a QR code (none made yet)")
+    func deviceFlow() throws {
+        var state = Golden.threeAccounts
+        let device = DeviceCodeDisplay(userCode: "WDJB-MJHT", verificationURI: URL(string: "http://127.0.0.1:8000/o/device")!,
+                                       verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(600), interval: .seconds(10))
+        state.app.signIn = SignInFlow(request: SignInRequest(providerID: local, flow: .device),
+                                      phase: .progress(.deviceSlowDown(interval: .seconds(10))), device: device, pollStatus: "slow_down")
+        try Golden.check(Golden.frame(state, 80, 24), "device-flow-80x24")
+    }
+
     @Test("AUTHDECK_NOTES: blank lines dropped, at most 6 lines of at most 200 characters")
     func notes() {
         let long = String(repeating: "x", count: 250)
