@@ -33,6 +33,9 @@ let package = Package(
         // The terminal's signal state (quit flag and wake pipe, crash-path restore), defined once in
         // a .c file: a static in a system-library shim header is copied into every user.
         .target(name: "CTerminalSignals"),
+        // The commit slot that scripts/package and scripts/install stamp into their copy of the
+        // release binary (`authdeck --version`).
+        .target(name: "CBuildInfo"),
 
         // dlopen(3) of the C libraries a command needs only sometimes, with typed errors naming the
         // library and its Debian package.
@@ -73,7 +76,7 @@ let package = Package(
             name: "authdeck",
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
-                "AppCore", "AppCoreLive", "AccountsScreen", "TerminalUI", "TerminalUINCurses", "TextSupport",
+                "AppCore", "AppCoreLive", "AccountsScreen", "TerminalUI", "TerminalUINCurses", "TextSupport", "CBuildInfo",
             ],
             // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
             // statically: resolving their symbols across a dozen shared objects was most of

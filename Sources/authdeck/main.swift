@@ -1,13 +1,20 @@
+import CBuildInfo
 import FoundationEssentials
 import Glibc
 
 let authdeckVersion = "0.1.0"
 
+/// `authdeck 0.1.0`, with `(commit …)` when scripts/package or scripts/install stamped the binary.
+func versionLine() -> String {
+    let commit = String(cString: authdeck_build_commit_text())
+    return commit.isEmpty || commit.hasPrefix("@@") ? "authdeck \(authdeckVersion)" : "authdeck \(authdeckVersion) (commit \(commit))"
+}
+
 /// Runs the command line and returns the exit code.
 func runMain(_ arguments: [String]) async -> Int32 {
     let root = Commands.root { parsed in
         if parsed.flag("version") {
-            Output.line("authdeck \(authdeckVersion)")
+            Output.line(versionLine())
             return ExitCode.ok
         }
         return await runTUI(parsed)

@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, exec, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete],
+            subcommands: [login, logout, status, switchAccount, token, exec, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
                 let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
@@ -276,6 +276,32 @@ enum Commands {
             guard let source = parsed.positional("kind").flatMap(Completion.Source.init(rawValue:)) else { return ExitCode.usage }
             let names = Completion.names(source, files: .live(processEnvironment: CLIContext.current.environment), environment: CLIContext.current.environment)
             if !names.isEmpty { Output.out(names.joined(separator: "\n") + "\n") }
+            return ExitCode.ok
+        }
+    )
+
+    /// Hidden: writes the man pages (``ManPages``) into a directory, for `scripts/install` and
+    /// `scripts/package`. The date line is `SOURCE_DATE_EPOCH`'s day when set (reproducible
+    /// builds), else today.
+    static let man = CommandSpec(
+        name: "__man",
+        abstract: "Write the man pages generated from the command table into a directory.",
+        positionals: [PositionalSpec(name: "directory", optional: false, help: "Where to write authdeck.1, authdeck-COMMAND.1 … and authdeck.5.")],
+        hidden: true,
+        run: { parsed in
+            let directory = parsed.positional("directory") ?? "."
+            let epoch = CLIContext.current.environment["SOURCE_DATE_EPOCH"].flatMap(Double.init)
+            let date = String(Times.rfc3339(epoch.map { Date(timeIntervalSince1970: $0) } ?? Date()).prefix(10))
+            let pages = ManPages.pages(root: Commands.root(run: { _ in 0 }), version: authdeckVersion, date: date)
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for page in pages {
+                    try Data(page.text.utf8).write(to: URL(fileURLWithPath: directory + "/" + page.fileName))
+                }
+            } catch {
+                throw CLIFailure("Cannot write the man pages into \(directory): \(error)")
+            }
+            Output.err("Wrote \(pages.count) man pages into \(directory).")
             return ExitCode.ok
         }
     )
