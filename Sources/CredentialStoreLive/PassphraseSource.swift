@@ -18,6 +18,9 @@ public enum PassphraseSource: Sendable {
     case fileDescriptor(Int32)
     /// A passphrase already in memory (tests, passphrase change).
     case value(VaultPassphrase)
+    /// Nothing may ask (`AUTHDECK_NONINTERACTIVE=1`: `authdeck check` from a timer): reading
+    /// fails with `reason`.
+    case unavailable(reason: String)
 
     /// How many times a terminal prompt may be answered wrong before the vault stays locked.
     public static let terminalAttempts = 3
@@ -40,12 +43,17 @@ public enum PassphraseSource: Sendable {
 
     public static let fileVariable = "AUTHDECK_PASSPHRASE_FILE"
     public static let fileDescriptorVariable = "AUTHDECK_PASSPHRASE_FD"
+    /// `1`: never prompt (no terminal prompt for the vault passphrase).
+    public static let nonInteractiveVariable = "AUTHDECK_NONINTERACTIVE"
 
     /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal (the prompt
     /// says that three tries are allowed).
     public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
         if let path = environment[fileVariable], !path.isEmpty { return .file(path: path) }
         if let fd = environment[fileDescriptorVariable].flatMap(Int32.init), fd >= 0 { return .fileDescriptor(fd) }
+        if environment[nonInteractiveVariable] == "1" {
+            return .unavailable(reason: "the vault's key is not cached and nothing may ask for its passphrase here; unattended runs need AUTHDECK_PASSPHRASE_FILE (a 0600 file) or the Secret Service (AUTHDECK_STORE=secret-service)")
+        }
         return .terminal(prompt: prompt)
     }
 
@@ -89,6 +97,8 @@ public enum PassphraseSource: Sendable {
                 }
             }
             value = first
+        case .unavailable(let reason):
+            throw .passphraseUnavailable(cause: .init(reason))
         }
         guard !value.isEmpty else { throw .passphraseUnavailable(cause: .init("empty passphrase")) }
         return VaultPassphrase(value)

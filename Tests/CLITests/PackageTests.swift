@@ -131,6 +131,26 @@ struct PackageTests {
         }
     }
 
+    @Test("systemd-analyze verify accepts the installed user units of authdeck check (the binary and the man page they name exist)")
+    func systemdUnits() async throws {
+        if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-units-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let installed = try await Self.run("/bin/bash", [packageRoot.appendingPathComponent("scripts/install").path, "--prefix", prefix.path, "--binary", authdeckBinary])
+        try #require(installed.exitCode == 0, "scripts/install: \(installed)")
+        let units = prefix.path + "/lib/systemd/user"
+        let service = try String(contentsOfFile: units + "/authdeck-check.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=\(prefix.path)/bin/authdeck check --all"), "\(service)")
+        let runtime = prefix.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["MANPATH"] = prefix.path + "/share/man"
+        let verify = try await Self.run("/usr/bin/systemd-analyze", ["verify", "--user", units + "/authdeck-check.timer", units + "/authdeck-check.service"],
+                                        environment: environment)
+        #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify)")
+    }
+
     @Test("bash with the installed completion completes 'authdeck to' to token; scripts/install --uninstall leaves nothing")
     func completionAndUninstall() async throws {
         if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }

@@ -276,6 +276,16 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         _ = try await fixtureControl(["jwks-status", String(status)])
     }
 
+    /// Revokes every refresh and access token of `username` (the person removed the app's access
+    /// at the provider), on a provider started with `fixtureControl`; returns how many refresh
+    /// tokens were revoked.
+    @discardableResult
+    public func revokeGrants(of username: String) async throws -> Int {
+        let answer = try await fixtureControl(["revoke-grants", username])
+        guard let count = answer["revoked"] as? Int else { throw FixtureProcessError.invalidReadyLine(reason: "fixture-control: \(answer)") }
+        return count
+    }
+
     private func fixtureControl(_ arguments: [String]) async throws -> [String: Any] {
         let origin = "http://127.0.0.1:\(port)"
         let tool = Self.directory.appendingPathComponent("fixture-control").path

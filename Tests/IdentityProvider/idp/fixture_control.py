@@ -6,6 +6,9 @@ POST /fixture/rotate-signing-key   a new RSA signing key becomes active at once;
                                    Answers {"kid": new, "previous_kids": [...]}.
 POST /fixture/jwks-status          body {"status": N}: the JWKS answers HTTP N with an empty
                                    body until set back to 200 (an outage of jwks_uri).
+POST /fixture/revoke-grants        body {"username": U}: every refresh and access token of user U
+                                   is revoked, as when the person removes the app's access at the
+                                   provider. Answers {"revoked": N} (refresh tokens revoked).
 """
 import json
 import threading
@@ -64,3 +67,19 @@ class JwksView(dot_views.JwksInfoView):
         if status != 200:
             return HttpResponse(status=status)
         return super().get(request, *args, **kwargs)
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+@method_decorator(login_not_required, name="dispatch")
+class RevokeGrantsView(View):
+    def post(self, request):
+        from oauth2_provider.models import get_access_token_model, get_refresh_token_model
+
+        username = json.loads(request.body)["username"]
+        refresh_tokens = get_refresh_token_model().objects.filter(user__username=username, revoked__isnull=True)
+        count = 0
+        for token in refresh_tokens:
+            token.revoke()
+            count += 1
+        get_access_token_model().objects.filter(user__username=username).delete()
+        return JsonResponse({"revoked": count})

@@ -1,0 +1,113 @@
+import FoundationEssentials
+import StrictJSON
+
+/// What `authdeck check` last reported per account, kept across runs (`check-state.json` in the
+/// state directory, written atomically under its lock) so that a state is told once — by a hook
+/// or on stderr — and again only when it changes, whichever process saw it, and so that trouble
+/// that may be temporary is told only once it has lasted ``transientRunsBeforeReport`` runs.
+public struct CheckLedger: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        /// The state last reported (told); `ok` for an account never in trouble.
+        public var reported: CheckAccounts.Verdict
+        /// Runs in a row that found the account in transient trouble.
+        public var transientRuns: Int
+        public var checkedAt: Date
+
+        public init(reported: CheckAccounts.Verdict, transientRuns: Int, checkedAt: Date) {
+            self.reported = reported
+            self.transientRuns = transientRuns
+            self.checkedAt = checkedAt
+        }
+    }
+
+    /// What is told, per account and change.
+    public enum Event: String, Sendable, CaseIterable {
+        case needsSignIn = "needs_signin", endingSoon = "ending_soon", transient, failed = "error", recovered, refreshed
+    }
+
+    public struct Told: Sendable, Equatable {
+        public var account: AccountID
+        public var provider: ProviderID
+        public var event: Event
+        public var message: String
+    }
+
+    /// Transient trouble is told when it has lasted this many runs in a row (default 3).
+    public static let transientRunsBeforeReport = 3
+
+    public var entries: [AccountID: Entry]
+
+    public init(entries: [AccountID: Entry] = [:]) { self.entries = entries }
+
+    /// The ledger after `outcomes` at `now`, and the events to tell, in the outcomes' order: a
+    /// `refreshed` for each refresh; a state event when the reported state changes (transient
+    /// only after ``transientRunsBeforeReport`` runs; back to ok: `recovered`). Accounts not in
+    /// `outcomes` keep their entries (a check of one account forgets nothing of the others);
+    /// `existing` drops the entries of accounts that no longer exist.
+    public func applying(_ outcomes: [CheckAccounts.Outcome], now: Date, existing: Set<AccountID>? = nil,
+                         transientRunsBeforeReport: Int = Self.transientRunsBeforeReport) -> (CheckLedger, [Told]) {
+        var next = self
+        if let existing { next.entries = next.entries.filter { existing.contains($0.key) } }
+        var told: [Told] = []
+        for outcome in outcomes {
+            let previous = entries[outcome.account] ?? Entry(reported: .ok, transientRuns: 0, checkedAt: now)
+            var entry = Entry(reported: previous.reported, transientRuns: outcome.verdict == .transient ? previous.transientRuns + 1 : 0, checkedAt: now)
+            if outcome.refreshed {
+                told.append(Told(account: outcome.account, provider: outcome.provider, event: .refreshed, message: "\(outcome.handle) was refreshed"))
+            }
+            let state: CheckAccounts.Verdict
+            if outcome.verdict == .transient {
+                // Transient trouble below the threshold changes nothing that was told.
+                state = entry.transientRuns >= transientRunsBeforeReport ? .transient : previous.reported
+            } else {
+                state = outcome.verdict
+            }
+            if state != previous.reported {
+                let event: Event = switch state {
+                case .ok: .recovered
+                case .needsSignIn: .needsSignIn
+                case .endingSoon: .endingSoon
+                case .transient: .transient
+                case .failed: .failed
+                }
+                told.append(Told(account: outcome.account, provider: outcome.provider, event: event, message: Self.message(event, outcome, runs: entry.transientRuns)))
+            }
+            entry.reported = state
+            next.entries[outcome.account] = entry
+        }
+        return (next, told)
+    }
+
+    static func message(_ event: Event, _ outcome: CheckAccounts.Outcome, runs: Int) -> String {
+        switch event {
+        case .needsSignIn: "\(outcome.handle) needs sign-in (\(outcome.reason)) — run authdeck login \(outcome.provider.rawValue)"
+        case .endingSoon: "\(outcome.handle): \(outcome.reason) — sign in again with authdeck login \(outcome.provider.rawValue) when it suits you"
+        case .transient: "\(outcome.handle) could not be refreshed \(runs) times in a row (\(outcome.reason)); retried by the next check"
+        case .failed: "\(outcome.handle) could not be refreshed: \(outcome.reason)"
+        case .recovered: "\(outcome.handle) is fine again"
+        case .refreshed: "\(outcome.handle) was refreshed"
+        }
+    }
+}
+
+// `check-state.json`: {"accounts": {"<id>": {"reported": "ok", "transientRuns": 0, "checkedAt": "…"}}}.
+extension CheckLedger {
+    public init(json: JSONValue) throws(JSONShapeError) {
+        let reader = try JSONReader(json)
+        let accounts = try reader.optionalMap("accounts") { (value, path) throws(JSONShapeError) -> Entry in
+            let entry = try JSONReader(value, path: path)
+            guard let reported = CheckAccounts.Verdict(rawValue: try entry.string("reported")) else {
+                throw entry.shapeError("reported", expected: JSONReader.oneOf(CheckAccounts.Verdict.self))
+            }
+            return Entry(reported: reported, transientRuns: try entry.int("transientRuns"), checkedAt: try entry.date("checkedAt", .iso8601))
+        } ?? [:]
+        self.init(entries: Dictionary(uniqueKeysWithValues: accounts.map { (AccountID($0.key), $0.value) }))
+    }
+
+    public var json: JSONValue {
+        .object(["accounts": .object(Dictionary(uniqueKeysWithValues: entries.map { id, entry in
+            (id.rawValue, JSONValue.object(["reported": .string(entry.reported.rawValue), "transientRuns": .int(entry.transientRuns),
+                                            "checkedAt": .date(entry.checkedAt, .iso8601)]))
+        }))])
+    }
+}

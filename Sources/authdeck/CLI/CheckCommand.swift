@@ -1,0 +1,207 @@
+import AppCore
+import AppCoreLive
+import AuthEngineLive
+import CredentialStoreLive
+import FoundationEssentials
+import StrictJSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `authdeck check [ACCOUNT | --all] [--backstop S] [--ending-soon S] [--hook CMD]... [--json]`: the
+// unattended backstop (CheckAccounts), what was told kept in the state directory (CheckLedger),
+// hooks run for each event. Never prompts: the live environment is made non-interactive.
+
+struct CheckOptions {
+    var account: String?
+    var backstop: Double?
+    var endingSoon: Double?
+    var hooks: [String]
+    var json: Bool
+
+    init(_ parsed: ParsedCommand) {
+        account = parsed.positional("account")
+        backstop = parsed.value("backstop").flatMap(Double.init)
+        endingSoon = parsed.value("endingSoon").flatMap(Double.init)
+        hooks = parsed.values("hook")
+        json = parsed.flag("json")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        for name in ["backstop", "endingSoon"] {
+            if let text = parsed.value(name), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+                return "--\(name == "backstop" ? "backstop" : "ending-soon") must be a number of seconds from 0 to \(Int(maximumMinValid)), got '\(text)'"
+            }
+        }
+        if parsed.flag("all"), parsed.positional("account") != nil { return "name an account or give --all, not both" }
+        if parsed.values("hook").contains(where: { $0.allSatisfy(\.isWhitespace) }) { return "--hook needs a command, got an empty one" }
+        return nil
+    }
+}
+
+/// `$XDG_CONFIG_HOME/authdeck/check.json` (optional): `{"backstopSeconds": 5400,
+/// "endingSoonSeconds": 259200, "hooks": ["cmd …"], "providers": {"NAME": {"backstopSeconds": N}}}`.
+struct CheckConfig {
+    var settings = CheckAccounts.Settings()
+    var hooks: [String] = []
+
+    init() {}
+
+    init(json: JSONValue) throws(JSONShapeError) {
+        let reader = try JSONReader(json)
+        if let seconds = try reader.optionalDouble("backstopSeconds") { settings.backstop = seconds }
+        if let seconds = try reader.optionalDouble("endingSoonSeconds") { settings.endingSoonWithin = seconds }
+        hooks = try reader.optionalStrings("hooks") ?? []
+        let providers = try reader.optionalMap("providers") { (value, path) throws(JSONShapeError) -> Double? in
+            try JSONReader(value, path: path).optionalDouble("backstopSeconds")
+        } ?? [:]
+        for (name, seconds) in providers { if let seconds { settings.providerBackstops[ProviderID(name)] = seconds } }
+    }
+}
+
+func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int32 {
+    // Nothing may ask: no passphrase prompt (the vault's key must be cached, or a passphrase file given).
+    var adjusted = parent.environment
+    adjusted[PassphraseSource.nonInteractiveVariable] = "1"
+    let environment = adjusted
+    let context = CLIContext(environment: environment) { AppEnvironment.live(processEnvironment: environment) }
+    let paths = XDGPaths(environment: environment)
+    let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfig(json: json) },
+                                         write: { _ in .object([:]) })
+    var config: CheckConfig
+    do { config = try configFile.read() ?? CheckConfig() } catch {
+        throw CLIFailure("\(configFile.path) cannot be used: \(error)", hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks and providers.", exitCode: ExitCode.usage)
+    }
+    if let backstop = options.backstop { config.settings.backstop = backstop; config.settings.providerBackstops = [:] }
+    if let endingSoon = options.endingSoon { config.settings.endingSoonWithin = endingSoon }
+    let hooks = config.hooks + options.hooks
+    let settings = config.settings
+
+    // One check at a time (a timer and a person's run): the accounts are read under the lock, so
+    // the second finds them just refreshed and leaves them.
+    let ledgerFile = MetadataFile.state("check-state.json", paths: paths, read: { json throws(JSONShapeError) in try CheckLedger(json: json) },
+                                        write: { $0.json })
+    var outcomes: [CheckAccounts.Outcome] = []
+    var told: [CheckLedger.Told] = []
+    let lock: FileLock
+    do {
+        try PrivateFiles.ensureDirectory(paths.stateDirectory)
+        lock = try FileLock.lock(ledgerFile.path + ".lock", timeout: .seconds(600))
+    } catch {
+        throw CLIFailure("Cannot take the lock of \(ledgerFile.path): \(error)", hint: "Another 'authdeck check' may be stuck; see 'ps'.")
+    }
+    defer { lock.release() }
+    let snapshot = try context.snapshot()
+    let records = try options.account.map { [try context.account($0, in: snapshot)] } ?? snapshot.accounts
+    if records.isEmpty {
+        if options.json { Output.json(.object(["accounts": .array([])])) } else { Output.err("No account is signed in: nothing to check.") }
+        return ExitCode.ok
+    }
+    switch await context.result({ () async throws(AppError) in try await CheckAccounts(context.app).run(records, settings: settings) }) {
+    case .success(let result): outcomes = result
+    case .failure(let error):
+        if error.disposition == .storeLocked {
+            throw CLIFailure(error, hint: "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks.")
+        }
+        throw CLIFailure(error)
+    }
+    do {
+        let ledger = (try? ledgerFile.read()) ?? nil
+        let applied = (ledger ?? CheckLedger()).applying(outcomes, now: Date(), existing: Set(snapshot.accounts.map(\.id)))
+        told = applied.1
+        try ledgerFile.write(applied.0)
+    } catch {
+        throw CLIFailure("Cannot keep what check told in \(ledgerFile.path): \(error)")
+    }
+
+    for event in told where event.event != .refreshed { Output.err("authdeck check: \(event.message)") }
+    for event in told {
+        for hook in hooks { runHook(hook, event: event, environment: parent.environment) }
+    }
+    if options.json {
+        Output.json(.object(["accounts": .array(outcomes.map { outcome in
+            .object([
+                "id": .string(outcome.account.rawValue), "handle": .string(outcome.handle), "provider": .string(outcome.provider.rawValue),
+                "verdict": .string(outcome.verdict.rawValue), "reason": .text(outcome.reason.isEmpty ? nil : outcome.reason),
+                "refreshed": .bool(outcome.refreshed), "endsAt": .time(outcome.endsAt),
+                "told": .array(told.filter { $0.account == outcome.account }.map { .string($0.event.rawValue) }),
+            ])
+        })]))
+    } else {
+        for outcome in outcomes {
+            var line = "\(outcome.verdict.rawValue.padding(12)) \(outcome.handle)"
+            if !outcome.reason.isEmpty { line += ": \(outcome.reason)" }
+            if let ends = outcome.endsAt, outcome.verdict != .ok { line += " (\(Times.rfc3339(ends)), \(TimeText.relative(ends, now: Date())))" }
+            if outcome.refreshed { line += outcome.reason.isEmpty ? " (refreshed)" : "; refreshed" }
+            Output.line(line)
+        }
+    }
+    let verdicts = Set(outcomes.map(\.verdict))
+    if verdicts.contains(.needsSignIn) { return ExitCode.needsSignIn }
+    if verdicts.contains(.failed) { return ExitCode.failure }
+    // Transient trouble counts once it has lasted (what the ledger reports), not at its first run.
+    if outcomes.contains(where: { outcome in outcome.verdict == .transient && told.contains { $0.account == outcome.account && $0.event == .transient } }) {
+        return ExitCode.failure
+    }
+    return ExitCode.ok
+}
+
+extension String {
+    /// Left-aligned in `width` columns (ASCII text).
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
+
+/// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
+/// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER` and `AUTHDECK_MESSAGE`; never a token (the
+/// environment is authdeck's own, which holds none, without its secret variables); stdin
+/// `/dev/null`, stdout to stderr; ended (SIGTERM, then SIGKILL) after 10 s. A failure is said,
+/// never fatal.
+func runHook(_ command: String, event: CheckLedger.Told, environment: [String: String], limit: Double = 10) {
+    var child = BrowserLauncher.childEnvironment(from: environment)
+    child["AUTHDECK_EVENT"] = event.event.rawValue
+    child["AUTHDECK_ACCOUNT"] = event.account.rawValue
+    child["AUTHDECK_PROVIDER"] = event.provider.rawValue
+    child["AUTHDECK_MESSAGE"] = event.message
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, 2, 1)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    let words: [String] = ["/bin/sh", "-c", command]
+    let argv = words.map { strdup($0) } + [nil]
+    let envp = child.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp) == 0 else {
+        Output.err("authdeck check: the hook '\(command)' could not start")
+        return
+    }
+    let deadline = Date().addingTimeInterval(limit)
+    var status: Int32 = 0
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if Date() >= deadline {
+            kill(-pid, SIGTERM)
+            usleep(500_000)
+            kill(-pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended after \(Int(limit)) s")
+            return
+        }
+        usleep(20_000)
+    }
+    let signal = status & 0x7f
+    if signal != 0 {
+        Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended by signal \(signal)")
+    } else if (status >> 8) & 0xff != 0 {
+        Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) exited \((status >> 8) & 0xff)")
+    }
+}

@@ -1,0 +1,127 @@
+// `authdeck check` against the real local provider: the backstop refresh, a grant revoked at the
+// provider found and told once (stderr and a hook), lasting transient trouble, hooks' limits,
+// no prompt, and two checks at once.
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("authdeck check", .serialized)
+struct CheckCommandTests {
+    static func accounts(_ result: RunResult) throws -> [[String: Any]] {
+        try #require(try jsonObject(result.stdout)["accounts"] as? [[String: Any]], "check --json: \(result)")
+    }
+
+    @Test("Within the backstop nothing is refreshed; --backstop 0 refreshes every account, told as 'refreshed' to the hook")
+    func backstop() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let quiet = try await home.run(["check", "--json"])
+        #expect(quiet.exitCode == 0, "\(quiet)")
+        let first = try Self.accounts(quiet)
+        #expect(first.count == 1 && first[0]["verdict"] as? String == "ok" && first[0]["refreshed"] as? Bool == false)
+        let hookFile = home.root.appendingPathComponent("hook.txt")
+        let forced = try await home.run(["check", "--all", "--backstop", "0", "--json", "--hook", "echo \"$AUTHDECK_EVENT $AUTHDECK_ACCOUNT\" >> '\(hookFile.path)'"])
+        #expect(forced.exitCode == 0, "\(forced)")
+        let second = try Self.accounts(forced)
+        #expect(second[0]["refreshed"] as? Bool == true && (second[0]["told"] as? [String]) == ["refreshed"])
+        let id = try #require(second[0]["id"] as? String)
+        #expect(try String(contentsOf: hookFile, encoding: .utf8) == "refreshed \(id)\n")
+        let status = try await home.statusJSON().1
+        #expect(((status["accounts"] as? [[String: Any]])?.first?["lastRefreshAt"] as? String) != nil, "the refresh is recorded")
+    }
+
+    @Test("A grant revoked at the provider: exit 3, told once on stderr and to the hook (no token in its environment); a new sign-in is 'recovered'")
+    func revokedGrantToldOnce() async throws {
+        let idp = try await LocalIdentityProvider.start(fixtureControl: true)
+        defer { Task { await idp.stop() } }
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let token = try await home.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await idp.revokeGrants(of: "alice") >= 1)
+        let dump = home.root.appendingPathComponent("hook-env")
+        let hook = "env > '\(dump.path)'"
+        let found = try await home.run(["check", "--backstop", "0", "--hook", hook])
+        #expect(found.exitCode == 3, "\(found)")
+        #expect(found.stderr.contains("needs sign-in") && found.stderr.contains("run authdeck login local"), "\(found)")
+        #expect(found.stdout.hasPrefix("needs_signin"), "\(found.stdout)")
+        let environment = try String(contentsOf: dump, encoding: .utf8)
+        #expect(environment.contains("AUTHDECK_EVENT=needs_signin") && environment.contains("AUTHDECK_PROVIDER=local"))
+        #expect(environment.contains("AUTHDECK_MESSAGE=") && environment.contains("AUTHDECK_ACCOUNT=local/"))
+        #expect(!token.isEmpty && !environment.contains(token), "no token in the hook's environment")
+        try FileManager.default.removeItem(at: dump)
+        let again = try await home.run(["check", "--backstop", "0", "--hook", hook])
+        #expect(again.exitCode == 3 && !again.stderr.contains("needs sign-in ("), "told once: \(again)")
+        #expect(!FileManager.default.fileExists(atPath: dump.path), "the hook is not run again for the same state")
+        try await home.login()
+        let recovered = try await home.run(["check", "--json", "--hook", hook])
+        #expect(recovered.exitCode == 0, "\(recovered)")
+        #expect((try Self.accounts(recovered).first?["told"] as? [String]) == ["recovered"])
+        #expect(try String(contentsOf: dump, encoding: .utf8).contains("AUTHDECK_EVENT=recovered"))
+    }
+
+    @Test("The provider down: transient, exit 0 twice, then exit 1 and told on the third run in a row; never 'needs sign-in'")
+    func transientTrouble() async throws {
+        let idp = try await LocalIdentityProvider.start()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        await idp.stop()
+        var codes: [Int32] = []
+        var told: [[String]] = []
+        for _ in 0..<4 {
+            let result = try await home.run(["check", "--backstop", "0", "--json"])
+            codes.append(result.exitCode)
+            let account = try #require(try Self.accounts(result).first)
+            #expect(account["verdict"] as? String == "transient", "\(result)")
+            told.append(account["told"] as? [String] ?? [])
+        }
+        #expect(codes == [0, 0, 1, 0], "exit 1 once the trouble has lasted, when told")
+        #expect(told == [[], [], ["transient"], []])
+        let status = try await home.run(["status"])
+        #expect(status.exitCode != 3, "never marked as needing sign-in: \(status)")
+    }
+
+    @Test("A hook that hangs is ended at 10 s and said; a failing hook is said; neither fails the check")
+    func hookLimits() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let started = Date()
+        let result = try await home.run(["check", "--backstop", "0", "--hook", "sleep 60", "--hook", "exit 4"], timeout: 60)
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stderr.contains("the hook 'sleep 60' for refreshed was ended after 10 s"), "\(result)")
+        #expect(result.stderr.contains("the hook 'exit 4' for refreshed exited 4"), "\(result)")
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    @Test("Never asks for the vault passphrase: without a cached key or a passphrase file, exit 4 with what unattended runs need")
+    func neverPrompts() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        _ = try await home.run(["lock"])
+        let result = try await home.run(["check", "--backstop", "0"], extra: ["AUTHDECK_PASSPHRASE_FILE": ""])
+        #expect(result.exitCode == 4, "\(result)")
+        #expect(result.stderr.contains("never asks for a passphrase") && result.stderr.contains("AUTHDECK_PASSPHRASE_FILE"), "\(result)")
+    }
+
+    @Test("Two checks at once: one refresh (the second, after the first's lock, finds the account just refreshed)")
+    func concurrentChecks() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        try await Task.sleep(for: .seconds(3))  // the sign-in is now older than a 2 s backstop
+        let runs = try [home.start(["check", "--backstop", "2", "--json"]), home.start(["check", "--backstop", "2", "--json"])]
+        var refreshed = 0
+        for run in runs {
+            let result = await run.wait()
+            #expect(result.exitCode == 0, "\(result)")
+            refreshed += try Self.accounts(result).filter { $0["refreshed"] as? Bool == true }.count
+        }
+        #expect(refreshed == 1, "one refresh for two checks")
+    }
+}
