@@ -16,7 +16,7 @@ struct HostileCallbackTests {
     static func pending(_ listener: LoopbackRedirectListener) -> PendingAuthorization {
         PendingAuthorization(authorizationURL: URL(string: "https://op.test/authorize")!, state: "the-sent-state", nonce: "n",
                              codeVerifier: CodeVerifier("v"), redirectURI: listener.redirectURI.absoluteString,
-                             expectedIssuer: "https://op.test", clientID: "rp-native", requestedScopes: ["openid"], resources: [], maxAge: nil)
+                             expectedIssuer: "https://op.test", clientID: "rp-native", requestedScopes: ["openid"], maxAge: nil)
     }
 
     func get(_ url: String, headers: [HTTPHeader] = []) async throws -> HTTPResponse {

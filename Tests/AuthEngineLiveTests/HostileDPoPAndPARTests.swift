@@ -42,7 +42,7 @@ struct HostileDPoPAndPARTests {
             callback: RedirectCallback(method: "GET", path: "/callback", parameters: [("code", "code-1"), ("state", "s-1")]),
             pending: PendingAuthorization(authorizationURL: URL(string: provider.base + "/authorize")!, state: "s-1", nonce: nil,
                                           codeVerifier: CodeVerifier("verifier-0123456789-0123456789-0123456789"), redirectURI: "http://127.0.0.1:9/callback",
-                                          expectedIssuer: provider.base, clientID: "rp-native", requestedScopes: ["api"], resources: [], maxAge: nil),
+                                          expectedIssuer: provider.base, clientID: "rp-native", requestedScopes: ["api"], maxAge: nil),
             metadata: metadata)
     }
 

@@ -87,7 +87,7 @@ struct HostileProviderTests {
     func pending(_ provider: HostileProvider, scopes: [String] = ["openid"]) -> PendingAuthorization {
         PendingAuthorization(authorizationURL: URL(string: provider.base + "/authorize")!, state: Self.state, nonce: scopes.contains("openid") ? Self.nonce : nil,
                              codeVerifier: CodeVerifier("verifier-0123456789-0123456789-0123456789"), redirectURI: "http://127.0.0.1:9/callback",
-                             expectedIssuer: provider.base, clientID: "rp-native", requestedScopes: scopes, resources: [], maxAge: nil)
+                             expectedIssuer: provider.base, clientID: "rp-native", requestedScopes: scopes, maxAge: nil)
     }
 
     func claims(_ provider: HostileProvider, sub: String = "alice") -> String {

@@ -33,7 +33,6 @@ struct AuthorizationRequestTests {
         #expect(pending.codeVerifier.exposedValue == RFC7636AppendixB.verifier)
         #expect(pending.redirectURI == "http://127.0.0.1:49152/callback")
         #expect(pending.expectedIssuer == OP.issuer)
-        #expect(pending.resources == ["https://api.test/v1"])
     }
 
     @Test("OIDC Core §3.1.2.1: no nonce without openid; state always")

@@ -22,6 +22,20 @@ struct DeviceAuthorizationTests {
         #expect(formBody(request) == [FormParameter("scope", "openid profile"), FormParameter("client_id", "rp-native")])
     }
 
+    @Test("Issue 27 (Auth0): the device request carries the authorization request's audience, resources and extra parameters, not the browser-only ones")
+    func requestCarriesAuthorizationParameters() throws {
+        let client = ClientConfiguration(clientID: "rp-native", extraAuthorizationParameters: [
+            FormParameter("organization", "org_1"), FormParameter("response_mode", "form_post"), FormParameter("prompt", "consent"),
+            FormParameter("access_type", "offline")])
+        let request = try makeDeviceAuthorizationRequest(metadata: Self.metadata, client: client, scopes: ["openid"],
+                                                         audience: "https://api.test", resources: ["https://a.test", "urn:api:b"])
+        #expect(formBody(request) == [FormParameter("scope", "openid"), FormParameter("audience", "https://api.test"),
+                                      FormParameter("resource", "https://a.test"), FormParameter("resource", "urn:api:b"),
+                                      FormParameter("organization", "org_1"), FormParameter("client_id", "rp-native")])
+        #expect(authError { try makeDeviceAuthorizationRequest(metadata: Self.metadata, client: client, scopes: ["openid"], resources: ["https://a.test/#x"]) }
+                == .unsupported(.invalidResourceIndicator("https://a.test/#x")))
+    }
+
     @Test("DEV-11, RFC 8628 §3.4: the token request carries the device_code grant")
     func tokenRequest() throws {
         let request = try makeDeviceAccessTokenRequest(metadata: Self.metadata, client: OP.client, deviceCode: DeviceCode("dc-123"))

@@ -122,6 +122,12 @@ struct PresentableErrorTests {
         if case .unsupported = error { #expect(presentable.specReference != nil) }
     }
 
+    @Test("Issue 27: a resource server's refusal (userinfo 401 invalid_token, 403 insufficient_scope) cites RFC 6750 §3.1; a token endpoint's RFC 6749 §5.2",
+          arguments: [(OAuthErrorCode.invalidToken, 401, "RFC 6750 §3.1"), (.insufficientScope, 403, "RFC 6750 §3.1"), (.invalidGrant, 400, "RFC 6749 §5.2")])
+    func errorResponseClause(_ code: OAuthErrorCode, _ status: Int, _ clause: String) {
+        #expect(PresentableError(from: .errorResponse(OAuthErrorResponse(code: code, status: status))).specReference == clause)
+    }
+
     @Test("the state values of a mismatch are not shown")
     func stateNotShown() {
         let detail = PresentableError(from: .protocolViolation(.stateMismatch(expected: "s-expected", actual: "s-actual"))).detail

@@ -6,7 +6,7 @@ import Testing
 struct TokenTests {
     @Test("TOK-01, RFC 7636 §4.5: the code exchange is an exact form POST (public client)")
     func codeExchangeRequestPublic() throws {
-        let validated = try OP.validated(pending: OP.pending(resources: ["https://api.test/v1"]))
+        let validated = try OP.validated(pending: OP.pending())
         let request = try makeAuthorizationCodeTokenRequest(metadata: OP.metadata(), client: OP.client, response: validated)
         #expect(request.method == .post)
         #expect(request.url.absoluteString == "https://op.test/token")
@@ -15,7 +15,7 @@ struct TokenTests {
         #expect(formBody(request) == [
             FormParameter("grant_type", "authorization_code"), FormParameter("code", "code-abc"),
             FormParameter("redirect_uri", "http://127.0.0.1:49152/callback"), FormParameter("code_verifier", RFC7636AppendixB.verifier),
-            FormParameter("resource", "https://api.test/v1"), FormParameter("client_id", "rp-native"),
+            FormParameter("client_id", "rp-native"),
         ])
     }
 

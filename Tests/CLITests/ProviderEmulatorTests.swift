@@ -102,7 +102,7 @@ struct ProviderEmulatorTests {
         return await login.wait(timeout: 40)
     }
 
-    @Test("GitHub device flow: HTTP 200 slow_down with a new interval is obeyed (RFC 8628 3.5), comma scopes, no expiry, identity from /user")
+    @Test("GitHub device flow: HTTP 200 slow_down with a new interval is obeyed (RFC 8628 3.5), comma scopes, no expiry, identity from /user, userinfo by the preset's subject member (issue 27)")
     func gitHubDeviceFlow() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--slow-down", "1", "--interval", "1"])
         let home = try CLIHome()
@@ -155,6 +155,10 @@ struct ProviderEmulatorTests {
         let user = try jsonObject(api.stdout)
         #expect(user["login"] as? String == "octocat" && user["id"] as? Int == 583231)
         #expect(try await emulator.state()["user_requests"] as? Int == usersBefore + 1)
+        // Issue 27: userinfo reads the account from /user as sign-in did (the preset's subject
+        // member, `id`), not from a `sub` GitHub never sends.
+        let userinfo = try await home.run(["userinfo", "gh"])
+        #expect(userinfo.exitCode == 0 && userinfo.stdout.contains("login: octocat") && userinfo.stdout.contains("id: 583231"), "\(userinfo)")
 
         // logout: GitHub has no RFC 7009 endpoint (and none is configured): local secrets go,
         // nothing is sent to the provider.

@@ -403,8 +403,19 @@ class Handler(BaseHTTPRequestHandler):
             if entry.get("dpop_jkt") and entry["dpop_jkt"] != jkt:
                 return self.send_json(400, {"error": "invalid_dpop_proof", "error_description": "dpop_jkt mismatch"})
             return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True, jkt=jkt))
+        if grant == "urn:ietf:params:oauth:grant-type:device_code":
+            return self.a0_device_token(params, jkt)
         if grant == "refresh_token":
             token = params.get("refresh_token", "")
+            if self.state.args.refresh_error == "mfa_required":
+                # A rule/action asks for MFA on refresh: 403 mfa_required with an mfa_token.
+                return self.send_json(403, {"error": "mfa_required", "error_description": "Multifactor authentication required",
+                                            "mfa_token": secrets.token_urlsafe(16)})
+            if self.state.args.refresh_error == "rate_limited":
+                # Auth0's rate limits: 429 too_many_requests with X-RateLimit-* headers (reset: epoch seconds).
+                reset = int(time.time()) + 42
+                return self.send_json(429, {"error": "too_many_requests", "error_description": "Global limit has been reached"},
+                                      {"x-ratelimit-limit": "30", "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)})
             with self.state.lock:
                 entry = self.state.refresh_tokens.get(token)
                 if entry is not None and entry.get("jkt") and entry["jkt"] != jkt:  # RFC 9449 §5: bound to the key
@@ -427,7 +438,10 @@ class Handler(BaseHTTPRequestHandler):
         now = int(time.time())
         issuer = self.issuer
         scopes = scope.split()
-        response = {"token_type": "DPoP" if jkt else "Bearer", "expires_in": self.state.args.expires_in, "scope": scope}
+        # --dpop-bound no: the API does not take sender-constrained tokens, so a proof still gets a
+        # Bearer access token (Auth0's default for an API without "Require Token Sender-Constraining").
+        bound = jkt if self.state.args.dpop_bound == "yes" else None
+        response = {"token_type": "DPoP" if bound else "Bearer", "expires_in": self.state.args.expires_in, "scope": scope}
         if audience:
             # API access token: RS256 JWT, aud array [API, userinfo], scope string, azp, permissions.
             response["access_token"] = self.state.key.sign_jwt({
@@ -446,7 +460,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:
-            self.state.access_tokens[response["access_token"]] = {"scope": scope, "jkt": jkt}
+            self.state.access_tokens[response["access_token"]] = {"scope": scope, "jkt": bound}
         if with_id_token and "openid" in scopes:
             aud = self.state.args.client_id
             if self.state.args.id_token_audience:
@@ -511,7 +525,39 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, b"<html><body>Signed out.</body></html>", "text/html; charset=utf-8")
 
     def a0_device_code(self, query):
-        self.send_json(403, {"error": "unauthorized_client", "error_description": "device flow is not enabled"})
+        """POST /oauth/device/code (client_id, scope, audience): Auth0's device authorization; the
+        audience decides the access token as in the browser flow."""
+        params = self.body_params()
+        with self.state.lock:
+            self.state.events.setdefault("device_requests", []).append(
+                {"audience": params.get("audience"), "scope": params.get("scope")})
+        if params.get("client_id") != self.state.args.client_id:
+            return self.send_json(401, {"error": "unauthorized_client", "error_description": "Unknown client"})
+        device_code = secrets.token_urlsafe(24)
+        user_code = "%04X-%04X" % (secrets.randbelow(0x10000), secrets.randbelow(0x10000))
+        with self.state.lock:
+            self.state.devices[device_code] = {"user_code": user_code, "status": "pending", "scope": params.get("scope", ""),
+                                               "audience": params.get("audience"), "expires": time.time() + 900}
+        self.send_json(200, {"device_code": device_code, "user_code": user_code, "verification_uri": self.issuer + "activate",
+                             "verification_uri_complete": self.issuer + "activate?user_code=" + user_code,
+                             "expires_in": 900, "interval": 1})
+
+    def a0_device_token(self, params, jkt):
+        """Device polling at /oauth/token: HTTP 403 authorization_pending / access_denied /
+        expired_token (Auth0 answers these with 403), then the tokens for the device's audience."""
+        with self.state.lock:
+            device = self.state.devices.get(params.get("device_code", ""))
+            self.state.events["polls"].append({"answer": device["status"] if device else "unknown"})
+            if device is None:
+                return self.send_json(403, {"error": "invalid_grant", "error_description": "Invalid or expired device code."})
+            if device["status"] == "pending":
+                return self.send_json(403, {"error": "authorization_pending", "error_description": "User has yet to authorize device code."})
+            del self.state.devices[params["device_code"]]
+        if device["status"] == "denied":
+            return self.send_json(403, {"error": "access_denied", "error_description": "User refused to authorize."})
+        if device["status"] == "expired" or device["expires"] < time.time():
+            return self.send_json(403, {"error": "expired_token", "error_description": "Device code expired."})
+        return self.send_json(200, self.a0_issue(device["scope"], device["audience"], None, with_id_token=True, jkt=jkt))
 
 
 GITHUB_ROUTES = {
@@ -691,6 +737,10 @@ def main(argv=None):
                         help="Auth0: another aud of the ID token besides the client id (repeatable)")
     parser.add_argument("--dpop", action="store_true", help="Auth0: DPoP (RFC 9449) with nonces, proofs checked with openssl")
     parser.add_argument("--par", action="store_true", help="Auth0: pushed authorization requests (RFC 9126), required")
+    parser.add_argument("--dpop-bound", choices=["yes", "no"], default="yes",
+                        help="Auth0 with --dpop: no = the API does not bind tokens (token_type Bearer after a proof)")
+    parser.add_argument("--refresh-error", choices=["none", "mfa_required", "rate_limited"], default="none",
+                        help="Auth0: every refresh answers 403 mfa_required, or 429 with X-RateLimit-Reset")
     parser.add_argument("--verification-uri-complete", choices=["none", "absolute", "relative"], default="none",
                         help="OIDC presets: verification_uri_complete in device answers (relative: a path, as a broken provider sends)")
     args = parser.parse_args(argv)

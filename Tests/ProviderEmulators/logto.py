@@ -14,6 +14,18 @@ Facts (Logto docs, checked with their pages):
 - Userinfo extras by scope: `custom_data`, `identities`, `organizations`, `roles`;
   `created_at` / `updated_at` in milliseconds since the epoch (the user's profile claims).
 - Refresh tokens rotate (oidc-provider's rotation); a spent one is `invalid_grant`.
+- `offline_access` is dropped from the grant unless the authorization request carries
+  `prompt=consent` (node-oidc-provider's rule, OIDC Core §11; Logto's SDKs add `prompt=consent`
+  whenever they ask for `offline_access`): no refresh token then.
+  https://github.com/panva/node-oidc-provider (lib/actions/authorization/check_scope.js),
+  https://github.com/logto-io/js (packages/client: `prompt: 'consent'` with offline_access)
+- A code exchange with `resource` answers that resource's JWT (audience-bound), which `/oidc/me`
+  refuses (401 `invalid_token`: userinfo takes only the opaque token); Logto's SDKs leave
+  `resource` out of the code exchange and ask for each resource's JWT by refresh.
+- Post-logout redirect URIs are compared exactly with the registered ones (no loopback port
+  exception: RFC 8252 §7.3 is about the sign-in redirect); the registered one here is
+  `--post-logout-redirect-uri` (default `http://127.0.0.1/logout-callback`). Any other is refused
+  with 400 `invalid_request`. Without one the session ends on a "signed out" page.
 
 Test controls: GET /_emulator/state (counts and flags, never token values).
 """
@@ -70,15 +82,19 @@ class LogtoHandler(Handler):
     def authorize(self, query):
         # Several `resource` parameters: parse_qs keeps them all.
         resources = parse_qs(urlsplit(self.path).query).get("resource", [])
-        self.note("authorize_requests", {"resources": resources, "scope": query.get("scope"),
+        self.note("authorize_requests", {"resources": resources, "scope": query.get("scope"), "prompt": query.get("prompt"),
                                          "code_challenge_method": query.get("code_challenge_method")})
         redirect_uri = query.get("redirect_uri", "")
         if query.get("client_id") != self.state.args.client_id or query.get("code_challenge_method") != "S256":
             return self.send_json(400, {"error": "invalid_request"})
+        scopes = query.get("scope", "").split()
+        if "consent" not in query.get("prompt", "").split():
+            # node-oidc-provider: offline_access without prompt=consent is ignored (no refresh token).
+            scopes = [s for s in scopes if s != "offline_access"]
         code = secrets.token_urlsafe(24)
         with self.state.lock:
             self.state.codes[code] = {"redirect_uri": redirect_uri, "challenge": query.get("code_challenge"),
-                                      "nonce": query.get("nonce"), "scope": query.get("scope", ""),
+                                      "nonce": query.get("nonce"), "scope": " ".join(scopes),
                                       "resources": resources, "expires": time.time() + 60}
         params = {"code": code, "state": query.get("state", "")}
         self.redirect(redirect_uri + ("&" if "?" in redirect_uri else "?") + urlencode(params))
@@ -121,7 +137,7 @@ class LogtoHandler(Handler):
         now = int(time.time())
         lifetime = self.state.args.expires_in
         resource, organization = params.get("resource"), params.get("organization_id")
-        if params.get("grant_type") == "refresh_token" and (resource or organization):
+        if resource or (params.get("grant_type") == "refresh_token" and organization):
             audience = resource or "urn:logto:organization:" + organization
             claims = {"iss": self.issuer, "sub": SUBJECT, "aud": audience, "iat": now, "exp": now + lifetime,
                       "client_id": self.state.args.client_id, "jti": secrets.token_urlsafe(12),
@@ -132,7 +148,7 @@ class LogtoHandler(Handler):
         else:
             access = secrets.token_urlsafe(32)  # opaque: userinfo only
         with self.state.lock:
-            self.state.access_tokens[access] = {"scope": entry["scope"]}
+            self.state.access_tokens[access] = {"scope": entry["scope"], "audience_bound": access.count(".") == 2}
         response = {"access_token": access, "token_type": "Bearer", "expires_in": lifetime, "scope": entry["scope"]}
         if "offline_access" in entry["scope"].split():
             refresh = secrets.token_urlsafe(32)
@@ -154,7 +170,8 @@ class LogtoHandler(Handler):
         with self.state.lock:
             info = self.state.access_tokens.get(self.bearer() or "")
             self.state.events["user_requests"] = self.state.events.get("user_requests", 0) + 1
-        if info is None:
+        if info is None or info["audience_bound"]:
+            # A resource's JWT is not for userinfo (Logto: 401 invalid_token).
             return self.send(401, b"", "application/json", {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         scopes = info["scope"].split()
         answer = {"sub": SUBJECT, "name": "Lee Logto", "username": "lee", "picture": None,
@@ -190,7 +207,13 @@ class LogtoHandler(Handler):
         self.note("end_session_requests", {"has_post_logout_redirect_uri": target is not None,
                                            "client_id_matches": query.get("client_id") == self.state.args.client_id,
                                            "has_id_token_hint": "id_token_hint" in query})
-        if target and urlsplit(target).scheme == "http" and urlsplit(target).hostname in ("127.0.0.1", "::1"):
+        if target is not None and target != self.state.args.post_logout_redirect_uri:
+            # Exact comparison with the registered URI (oidc-provider's post_logout_redirect_uri check).
+            return self.send_json(400, {"error": "invalid_request",
+                                        "error_description": "post_logout_redirect_uri not registered"})
+        with self.state.lock:
+            self.state.events["sessions_ended"] = self.state.events.get("sessions_ended", 0) + 1
+        if target:
             params = {"state": query["state"]} if "state" in query else {}
             return self.redirect(target + (("&" if "?" in target else "?") + urlencode(params) if params else ""))
         self.send(200, b"<html><body>Signed out.</body></html>", "text/html; charset=utf-8")
@@ -213,6 +236,8 @@ def main(argv=None):
     parser.add_argument("--client-id", default="logto-native-app")
     parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is gone")
     parser.add_argument("--expires-in", type=int, default=3600, help="access token lifetime (s)")
+    parser.add_argument("--post-logout-redirect-uri", default="http://127.0.0.1/logout-callback",
+                        help="the registered post sign-out redirect URI (compared exactly)")
     args = parser.parse_args(argv)
     serve(args, LogtoHandler, RSAKey, lambda base_url: {"issuer": base_url + "/oidc"})
 

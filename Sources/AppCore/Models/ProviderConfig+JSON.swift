@@ -33,6 +33,12 @@ extension ProviderConfig {
         multiTenantEntra = try reader.optionalBool("multiTenantEntra")
         revocationStyle = try reader.optionalChoice("revocationStyle")
         logoutStyle = try reader.optionalChoice("logoutStyle")
+        revocableTokens = try reader.optionalStrings("revocableTokens")
+        consentForOfflineAccess = try reader.optionalBool("consentForOfflineAccess")
+        subjectClaim = try reader.optionalString("subjectClaim")
+        // A GitHub provider stored before `subjectClaim` existed: its accounts were signed in with
+        // `GET /user`'s `id` (then a fallback of sign-in's), so it keeps naming them that way.
+        if subjectClaim == nil, let preset, preset.utf8.elementsEqual("github".utf8) { subjectClaim = "id" }
         appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in try AppleClientSecretSource(json: reader) }
     }
 
@@ -58,6 +64,9 @@ extension ProviderConfig {
             "multiTenantEntra": multiTenantEntra.map(JSONValue.bool),
             "revocationStyle": revocationStyle.map { .string($0.rawValue) },
             "logoutStyle": logoutStyle.map { .string($0.rawValue) },
+            "revocableTokens": revocableTokens.map(JSONValue.strings),
+            "consentForOfflineAccess": consentForOfflineAccess.map(JSONValue.bool),
+            "subjectClaim": subjectClaim.map(JSONValue.string),
             "par": par.map { .string($0.rawValue) },
             "dpop": dpop.map { .string($0.rawValue) },
             "appleClientSecret": appleClientSecret?.json,

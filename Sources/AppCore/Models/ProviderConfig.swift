@@ -28,6 +28,10 @@ public enum LogoutStyle: String, Equatable, Sendable, CaseIterable {
     /// The end-session endpoint when discovery advertises it, else Auth0 `GET {issuer}v2/logout`
     /// with `client_id` and `returnTo`.
     case endSessionOrAuth0V2Logout
+    /// RP-Initiated Logout 1.0 §2 without `post_logout_redirect_uri` (nor `state`), for a
+    /// provider that compares it exactly with a registered URI (Logto: the loopback listener's
+    /// ephemeral port never matches): the logout page is opened and nothing comes back.
+    case endSessionWithoutRedirect
     /// No logout page.
     case none
 }
@@ -94,6 +98,18 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     public var multiTenantEntra: Bool?
     /// How sign-out revokes tokens; nil: RFC 7009.
     public var revocationStyle: RevocationStyle?
+    /// The token types the provider's revocation endpoint revokes, as RFC 7009 §2.1
+    /// `token_type_hint` values (`refresh_token`, `access_token`); the others are not sent and
+    /// sign-out says they stay valid until they expire (Auth0: `refresh_token` only). nil: both.
+    public var revocableTokens: [String]?
+    /// Ask for consent (`prompt=consent`, OIDC Core §3.1.2.1) whenever `offline_access` is
+    /// requested: OIDC Core §11 lets a provider drop `offline_access` otherwise, and
+    /// node-oidc-provider (Logto) does. nil or false: no `prompt`.
+    public var consentForOfflineAccess: Bool?
+    /// The member of a userinfo answer that names the account, read by sign-in and `userinfo`
+    /// alike: a string, or an integer written in decimal (GitHub's `GET /user`: `id`). nil:
+    /// `sub` (OIDC Core §5.3.2).
+    public var subjectClaim: String?
     /// How sign-out ends the browser session; nil: the end-session endpoint when advertised.
     public var logoutStyle: LogoutStyle?
     /// Pushed authorization requests (RFC 9126): nil is `auto` (push when the metadata has a
@@ -148,6 +164,15 @@ public struct AppleClientSecretSource: Equatable, Sendable {
 }
 
 extension ProviderConfig {
+    /// The authorization request's `prompt` (OIDC Core §3.1.2.1): `consent` when
+    /// ``consentForOfflineAccess`` is set and `scopes` hold `offline_access` (OIDC Core §11),
+    /// unless ``extraAuthorizationParameters`` already carry a `prompt`; otherwise nil.
+    public func prompt(for scopes: ScopeSet) -> String? {
+        guard consentForOfflineAccess == true, scopes.values.contains(where: { $0.exactlyEquals("offline_access") }),
+              !extraAuthorizationParameters.keys.contains(where: { $0.exactlyEquals("prompt") }) else { return nil }
+        return "consent"
+    }
+
     /// Whether the client authentication needs a client secret (RFC 6749 §2.3.1): any method but
     /// `none`, unless authdeck mints the secret itself (Sign in with Apple's `.p8` key).
     public var needsClientSecret: Bool { clientAuthentication != .none && appleClientSecret == nil }

@@ -57,12 +57,14 @@ extension BuiltInPresets {
             "scopes": ["openid", "profile", "email", "offline_access"],
             "endpoints": {
               "revocation": "https://{domain}/oauth/revoke"
-            }
+            },
+            "revocableTokens": ["refresh_token"]
           },
           "sources": {
             "provider.issuer": "https://auth0.com/docs/get-started/applications/configure-applications-with-oidc-discovery",
             "provider.scopes": "https://auth0.com/docs/secure/tokens/refresh-tokens/get-refresh-tokens",
             "provider.endpoints.revocation": "https://auth0.com/docs/api/authentication/revoke-refresh-token",
+            "provider.revocableTokens": "https://auth0.com/docs/secure/tokens/revoke-tokens",
             "audience": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens",
             "logout": "https://auth0.com/docs/authenticate/login/logout/log-users-out-of-auth0",
             "note": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens"
@@ -105,6 +107,7 @@ extension BuiltInPresets {
           "provider": {
             "displayName": "GitHub",
             "scopes": ["read:user", "user:email"],
+            "subjectClaim": "id",
             "extraHeaders": {
               "Accept": "application/json"
             },
@@ -121,6 +124,7 @@ extension BuiltInPresets {
             "provider.extraHeaders": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#2-users-are-redirected-back-to-your-site-by-github",
             "provider.scopes": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps",
             "identity": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
+            "provider.subjectClaim": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
             "revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
             "provider.endpoints.revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token"
           }
@@ -214,18 +218,21 @@ extension BuiltInPresets {
           },
           "identity": "idToken",
           "revocation": "rfc7009",
-          "logout": "endSession",
+          "logout": "endSessionWithoutRedirect",
           "note": "Logto: add --resource for API access tokens",
           "provider": {
             "displayName": "Logto ({domain})",
             "issuer": "https://{domain}/oidc",
             "scopes": ["openid", "profile", "offline_access"],
+            "consentForOfflineAccess": true,
             "claimTimeUnits": {"created_at": "ms", "updated_at": "ms"}
           },
           "sources": {
             "provider.issuer": "https://docs.logto.io/integrate-logto/application-data-structure#openid-provider-configuration-endpoint",
             "provider.scopes": "https://docs.logto.io/quick-starts/swift",
             "provider.claimTimeUnits": "https://docs.logto.io/user-management/user-data",
+            "provider.consentForOfflineAccess": "https://openid.net/specs/openid-connect-core-1_0.html#OfflineAccess",
+            "logout": "https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RedirectionAfterLogout",
             "note": "https://docs.logto.io/authorization/api-resources"
           }
         }

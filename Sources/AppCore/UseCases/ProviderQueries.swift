@@ -21,7 +21,8 @@ public struct ShowUserInfo: Sendable {
             // OIDC Core §5.3.2: a signed answer is verified with the provider's keys, like an ID token.
             let verifier = SignedUserInfoVerifier(crypto: env.crypto, jwksCache: ProviderAccess(env: env).jwksCache(account.provider, metadata: account.metadata))
             let response = try await fetchUserInfo(metadata: account.metadata, client: account.client, accessToken: token,
-                                                   expectedSubject: account.record.subject, http: http, now: env.now(), verifyingSigned: verifier)
+                                                   expectedSubject: account.record.subject, subjectClaim: account.provider.subjectClaim ?? "sub",
+                                                   http: http, now: env.now(), verifyingSigned: verifier)
             return .object(response.claims)
         } catch {
             throw ErrorMapping.appError(error)

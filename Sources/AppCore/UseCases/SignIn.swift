@@ -69,7 +69,7 @@ public struct SignIn: Sendable {
                                                                        dpop: dpop, progress: progress)
             case .device:
                 (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
-                                                          dpop: dpop, progress: progress)
+                                                          audience: audience, resources: resources, dpop: dpop, progress: progress)
             }
             try DPoP.checkTokenType(tokens.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
             progress(.verifying)
@@ -87,7 +87,8 @@ public struct SignIn: Sendable {
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
         let dpopJKT = dpop?.thumbprint
-        let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources)
+        let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources,
+                                                 prompt: provider.prompt(for: scopes))
         let pending: PendingAuthorization
         // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
         if try PushedAuthorization.shouldPush(metadata: metadata, setting: provider.par ?? .auto) {
@@ -113,10 +114,13 @@ public struct SignIn: Sendable {
         return (result.tokens, result.idToken, user.flatMap { try? IdentitySupplement.appleUser($0) })
     }
 
+    /// The device flow; its request carries what the browser's would (audience, resources, extra parameters).
     private func deviceFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
-                            dpop: DPoPSigner?, progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
+                            audience: String?, resources: [String], dpop: DPoPSigner?,
+                            progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?) {
         let http = env.http(provider)
-        let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, http: http, now: env.now())
+        let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, audience: audience,
+                                                               resources: resources, http: http, now: env.now())
         let response = authorization.response
         // Shown to the user and opened by them: https (or loopback http) only, and a user code of
         // printable characters (RFC 8628 §3.2, §6.1).
@@ -212,12 +216,12 @@ public struct SignIn: Sendable {
         let response: HTTPResponse
         do { response = try await http.send(request) } catch { throw AuthError.transport(error) }
         // The strict reader: HTTP 200, JSON, duplicate member names refused (GitHub's `GET /user`).
-        guard let claims = try? readUserInfoClaims(response, now: env.now()),
-              let subject = claims["sub"]?.stringValue ?? claims["id"].map({ value -> String in
-                  if case .number(let n) = value { return String(Int(n)) }
-                  return value.stringValue ?? ""
-              }) else {
-            throw AppError(title: "Userinfo did not identify the account", detail: "HTTP \(response.status)", specReference: "OIDC Core §5.3.2")
+        // The provider's subject member (``ProviderConfig/subjectClaim``), read as `userinfo` reads it.
+        let subjectClaim = provider.subjectClaim ?? "sub"
+        guard let claims = try? readUserInfoClaims(response, now: env.now()), let subject = userInfoSubject(claims, claim: subjectClaim) else {
+            throw AppError(title: "Userinfo did not identify the account",
+                           detail: "HTTP \(response.status); the answer has no usable `\(subjectClaim)` (the provider's subject member).",
+                           specReference: "OIDC Core §5.3.2")
         }
         return (subject, claims)
     }

@@ -44,6 +44,30 @@ extension SignOut {
         }
     }
 
+    /// What a logout step says when ``BrowserClient/open`` started nothing: no `$BROWSER`
+    /// command and no `xdg-open` could be started, or each exited with an error at once.
+    static let browserNotStarted =
+        "the browser could not be started (each $BROWSER command and xdg-open failed or is missing); the provider session stays open until you sign out on its site"
+
+    /// A provider that compares `post_logout_redirect_uri` exactly (Logto,
+    /// ``LogoutStyle/endSessionWithoutRedirect``): the logout page is opened with `client_id`
+    /// only, and the step says that nothing can confirm it (no redirect comes back).
+    func endSessionWithoutRedirect(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                   step: @Sendable (SignOutStepResult) -> Void) async {
+        do {
+            let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: nil,
+                                                    postLogoutRedirectURI: nil, crypto: env.crypto)
+            guard await env.browser.open(pending.url) else {
+                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
+                return
+            }
+            step(SignOutStepResult(.endSession, .done(
+                "the provider's logout page was opened in the browser; it sends nothing back (post-logout redirect URIs are compared exactly there), so finish there if it asks")))
+        } catch {
+            step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        }
+    }
+
     /// Auth0 without an advertised end-session endpoint: its `/v2/logout` with `client_id` and
     /// `returnTo` (the loopback listener), in the browser.
     func auth0Logout(metadata: AuthorizationServerMetadata, client: ClientConfiguration, step: @Sendable (SignOutStepResult) -> Void) async {
@@ -52,7 +76,7 @@ extension SignOut {
             defer { listener.close() }
             let pending = try makeAuth0LogoutRequest(issuer: metadata.issuer, client: client, returnTo: listener.redirectURI)
             guard await env.browser.open(pending.url) else {
-                step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
+                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
                 return
             }
             _ = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in

@@ -154,13 +154,17 @@ public struct SignOut: Sendable {
             step(SignOutStepResult(.endSession, .skipped("the provider has no end_session_endpoint")))
             return
         }
+        if style == .endSessionWithoutRedirect {
+            await endSessionWithoutRedirect(metadata: metadata, client: client, step: step)
+            return
+        }
         do {
             let listener = try env.loopback.listen("/logout-callback")
             defer { listener.close() }
             let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: nil,
                                                     postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
             guard await env.browser.open(pending.url) else {
-                step(SignOutStepResult(.endSession, .skipped("no browser to open the provider's logout page")))
+                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
                 return
             }
             let callback = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in

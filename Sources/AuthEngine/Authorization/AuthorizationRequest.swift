@@ -55,13 +55,11 @@ public struct PendingAuthorization: Sendable, Equatable, Codable {
     public var clientID: String
     /// Requested scopes ("as requested" when the token response omits `scope`).
     public var requestedScopes: [String]
-    /// Requested `resource` values, repeated in the token request (RFC 8707 §2.2).
-    public var resources: [String]
     /// `max_age` sent, if any.
     public var maxAge: Int?
 
     public init(authorizationURL: URL, state: String, nonce: String?, codeVerifier: CodeVerifier, redirectURI: String,
-                expectedIssuer: String, clientID: String, requestedScopes: [String], resources: [String], maxAge: Int?) {
+                expectedIssuer: String, clientID: String, requestedScopes: [String], maxAge: Int?) {
         self.authorizationURL = authorizationURL
         self.state = state
         self.nonce = nonce
@@ -70,7 +68,6 @@ public struct PendingAuthorization: Sendable, Equatable, Codable {
         self.expectedIssuer = expectedIssuer
         self.clientID = clientID
         self.requestedScopes = requestedScopes
-        self.resources = resources
         self.maxAge = maxAge
     }
 
@@ -149,7 +146,7 @@ func authorizationParameters(metadata: AuthorizationServerMetadata, client: Clie
     let pending = PendingAuthorization(
         authorizationURL: endpoint, state: state, nonce: nonce,
         codeVerifier: verifier, redirectURI: redirectURI, expectedIssuer: metadata.issuer, clientID: client.clientID,
-        requestedScopes: request.scopes, resources: request.resources, maxAge: request.maxAge)
+        requestedScopes: request.scopes, maxAge: request.maxAge)
     return (endpoint, parameters, pending)
 }
 

@@ -67,14 +67,32 @@ public struct DeviceAuthorization: Sendable, Equatable {
     }
 }
 
-/// RFC 8628 §3.1: `POST device_authorization_endpoint` with `client_id` and `scope`.
-/// - Throws: `.unsupported(.missingEndpoint("device_authorization_endpoint") / .insecureURL)`.
+/// RFC 8628 §3.1: `POST device_authorization_endpoint` with `client_id`, `scope` and what the
+/// provider's authorization request carries besides: `audience` (Auth0), each `resource`
+/// (RFC 8707 §2.1, checked as there) and the client's extra authorization parameters, except
+/// ``browserOnlyAuthorizationParameters``; then `extraParameters`. Empty values are left out.
+/// - Throws: `.unsupported(.missingEndpoint("device_authorization_endpoint") / .insecureURL / .invalidResourceIndicator)`.
 public func makeDeviceAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: [String],
+                                           audience: String? = nil, resources: [String] = [],
                                            extraParameters: [FormParameter] = []) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.deviceAuthorizationEndpoint else { throw .unsupported(.missingEndpoint("device_authorization_endpoint")) }
-    let parameters = [FormParameter("scope", scopes.joined(separator: " "))] + extraParameters
-    return try client.makeFormRequest(url: endpoint, parameters: parameters)
+    for resource in resources { try validateResourceIndicator(resource) }
+    var parameters = [FormParameter("scope", scopes.joined(separator: " "))]
+    if let audience { parameters.append(FormParameter("audience", audience)) }
+    parameters += resources.map { FormParameter("resource", $0) }
+    parameters += client.extraAuthorizationParameters.filter { parameter in
+        !browserOnlyAuthorizationParameters.contains { $0.exactlyEquals(parameter.name) }
+    }
+    parameters += extraParameters
+    return try client.makeFormRequest(url: endpoint, parameters: parameters.filter { !$0.value.isEmpty })
 }
+
+/// Authorization parameters that shape only the browser's part of a code flow, left out of a
+/// device authorization request (RFC 8628 §3.1 has no redirect and no page of the provider's to
+/// the client): `response_mode` (OAuth 2.0 Multiple Response Types §2.1, Apple's `form_post`),
+/// `prompt` (OIDC Core §3.1.2.1) and Google's `access_type` (its device endpoint takes `client_id`
+/// and `scope` only and always grants a refresh token).
+public let browserOnlyAuthorizationParameters = ["response_mode", "prompt", "access_type"]
 
 /// Processes the device authorization response (RFC 8628 §3.2): `device_code`, `user_code`,
 /// `verification_uri` (or `verification_url`), `expires_in` REQUIRED (DEV-02); `interval`

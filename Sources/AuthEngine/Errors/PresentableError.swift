@@ -24,7 +24,11 @@ public struct PresentableError: Sendable, Equatable {
             if let text = response.errorDescription { detail += ": \(text)" }
             if let uri = response.uri { detail += " (see \(uri))" }
             // invalid_grant: the grant is gone; the front end says to sign in again (the error's disposition).
-            self.init(title: "The server refused the request", detail: detail, specReference: "RFC 6749 §5.2")
+            // A resource server's answer (`WWW-Authenticate: Bearer error=…`: userinfo, an API) has
+            // its codes in RFC 6750 §3.1, not the token endpoint's §5.2.
+            let resourceServerCode = response.code == .invalidToken || response.code == .insufficientScope
+            self.init(title: "The server refused the request", detail: detail,
+                      specReference: resourceServerCode ? "RFC 6750 §3.1" : "RFC 6749 §5.2")
         case .authorizationDenied(let parameters):
             let title = parameters.code == .accessDenied ? "Access denied" : "Authorization failed"
             var detail = "The authorization server returned `\(parameters.code.rawValue)`"

@@ -101,7 +101,7 @@ public struct SignedUserInfoVerifier: Sendable {
 /// (``verifySignedUserInfo(_:expectedSubject:options:crypto:now:jwksCache:)``); without one it
 /// is refused (`.unsupported(.signedUserInfo)`).
 public func fetchUserInfo(metadata: AuthorizationServerMetadata, client: ClientConfiguration, accessToken: AccessToken,
-                          expectedSubject: String, http: HTTPClient, now: Date,
+                          expectedSubject: String, subjectClaim: String = "sub", http: HTTPClient, now: Date,
                           verifyingSigned verifier: SignedUserInfoVerifier? = nil) async throws(AuthError) -> UserInfoResponse {
     let request = try makeUserInfoRequest(metadata: metadata, client: client, accessToken: accessToken)
     let response = try await http.perform(request)
@@ -110,7 +110,7 @@ public func fetchUserInfo(metadata: AuthorizationServerMetadata, client: ClientC
                                               options: IDTokenValidationOptions(signedUserInfoFor: metadata, client: client),
                                               crypto: verifier.crypto, now: now, jwksCache: verifier.jwksCache)
     }
-    return try processUserInfoResponse(response, expectedSubject: expectedSubject, now: now)
+    return try processUserInfoResponse(response, expectedSubject: expectedSubject, subjectClaim: subjectClaim, now: now)
 }
 
 /// A signed UserInfo response (OIDC Core §5.3.2, `Content-Type: application/jwt`), checked as

@@ -37,8 +37,9 @@ public func refreshTokens(metadata: AuthorizationServerMetadata, client: ClientC
 
 /// Starts the device flow (RFC 8628 §3.1–3.2).
 public func startDeviceAuthorization(metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: [String],
+                                     audience: String? = nil, resources: [String] = [],
                                      http: HTTPClient, now: Date) async throws(AuthError) -> DeviceAuthorization {
-    let request = try makeDeviceAuthorizationRequest(metadata: metadata, client: client, scopes: scopes)
+    let request = try makeDeviceAuthorizationRequest(metadata: metadata, client: client, scopes: scopes, audience: audience, resources: resources)
     return try processDeviceAuthorizationResponse(try await http.perform(request), metadata: metadata, scopes: scopes, now: now)
 }
 

@@ -26,10 +26,12 @@ public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: C
 /// Processes a UserInfo response: 401 with `WWW-Authenticate: Bearer error="invalid_token"`
 /// (RFC 6750 §3) → `.errorResponse(invalid_token)`; `application/jwt` → unsupported here (it
 /// needs the provider's keys: ``verifySignedUserInfo(_:expectedSubject:options:crypto:now:jwksCache:)``,
-/// UI-07); JSON with a `sub` equal to `expectedSubject` (UI-03, UI-04).
+/// UI-07); JSON whose `subjectClaim` (`sub`, OIDC Core §5.3.2; GitHub's `GET /user`: `id`, read
+/// by ``userInfoSubject(_:claim:)``) equals `expectedSubject` (UI-03, UI-04).
 /// - Throws: `.errorResponse`, `.httpStatus`, `.unsupported(.signedUserInfo)`,
-///   `.protocolViolation(.unexpectedContentType / .malformedJSON / .missingField("sub") / .userInfoSubjectMismatch)`.
-public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: String, now: Date) throws(AuthError) -> UserInfoResponse {
+///   `.protocolViolation(.unexpectedContentType / .malformedJSON / .missingField(subjectClaim) / .userInfoSubjectMismatch)`.
+public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: String, subjectClaim: String = "sub",
+                                    now: Date) throws(AuthError) -> UserInfoResponse {
     if let challenge = response.headers["www-authenticate"], response.status == 401 || response.status == 403 {
         throw .errorResponse(OAuthErrorResponse(code: OAuthErrorCode(rawValue: bearerChallengeError(challenge) ?? "invalid_token"),
                                                 status: response.status))
@@ -43,11 +45,22 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
         throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))
     }
     let object = try readJSONObject(response.body, context: "UserInfo response")
-    let subject = try object.requiredString("sub")
+    guard let subject = userInfoSubject(object, claim: subjectClaim) else { throw .protocolViolation(.missingField(subjectClaim)) }
     guard subject.exactlyEquals(expectedSubject) else {
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
     }
     return UserInfoResponse(subject: subject, claims: object)
+}
+
+/// The account's subject in a userinfo answer: the member `claim` as a non-empty string, or as a
+/// non-negative integer written in decimal (GitHub's `id`: `5834210`, never `5834210.0`); nil
+/// when absent or of another type.
+public func userInfoSubject(_ object: [String: JSONValue], claim: String) -> String? {
+    switch object.member(claim) {
+    case .string(let text) where !text.isEmpty: return text
+    case .number(let number) where number >= 0 && number.rounded() == number && number < 9_007_199_254_740_992: return String(Int64(number))
+    default: return nil
+    }
 }
 
 /// The claims of a signed UserInfo response whose signature verified (OIDC Core §5.3.2):

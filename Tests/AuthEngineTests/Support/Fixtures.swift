@@ -30,12 +30,12 @@ enum OP {
     static let client = ClientConfiguration(clientID: clientID)
 
     /// A pending request with fixed values (state "state-1", nonce "nonce-1").
-    static func pending(scopes: [String] = ["openid", "profile"], resources: [String] = [], maxAge: Int? = nil) -> PendingAuthorization {
+    static func pending(scopes: [String] = ["openid", "profile"], maxAge: Int? = nil) -> PendingAuthorization {
         PendingAuthorization(
             authorizationURL: URL(string: "https://op.test/authorize?x=1")!, state: "state-1",
             nonce: scopes.contains("openid") ? "nonce-1" : nil, codeVerifier: CodeVerifier(RFC7636AppendixB.verifier),
             redirectURI: redirectURI.absoluteString, expectedIssuer: issuer, clientID: clientID, requestedScopes: scopes,
-            resources: resources, maxAge: maxAge)
+            maxAge: maxAge)
     }
 
     static func callback(_ parameters: [(String, String)], path: String = "/callback", method: String = "GET") -> RedirectCallback {
