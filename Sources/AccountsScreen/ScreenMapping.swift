@@ -43,7 +43,7 @@ enum ScreenMapping {
                 isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
                 isLoopbackHTTP: providers[record.providerID]?.isLoopbackHTTP ?? false)
-            row.dpopThumbprint = record.dpopThumbprint
+            row.dpopThumbprint = record.boundDPoPThumbprint
             return row
         }
     }

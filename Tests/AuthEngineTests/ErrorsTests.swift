@@ -51,6 +51,17 @@ struct ErrorsTests {
         #expect(parseRetryAfter(nil, now: testNow) == nil)
     }
 
+    @Test("Issue 27: a 429 without Retry-After waits until X-RateLimit-Reset (UTC epoch seconds, Auth0 and GitHub); Retry-After wins when both are sent")
+    func rateLimitReset() {
+        let reset = String(Int(testNow.timeIntervalSince1970) + 42)
+        #expect(retryDelay(HTTPResponse(status: 429, headers: ["X-RateLimit-Reset": reset]), now: testNow) == 42)
+        #expect(retryDelay(HTTPResponse(status: 429, headers: ["X-RateLimit-Reset": reset, "Retry-After": "7"]), now: testNow) == 7)
+        #expect(retryDelay(HTTPResponse(status: 429, headers: ["X-RateLimit-Reset": "soon"]), now: testNow) == nil)
+        #expect(AuthError.errorResponse(OAuthErrorResponse(code: .other("too_many_requests"), status: 429)).isTransient)
+        #expect(AuthError.errorResponse(OAuthErrorResponse(code: .other("mfa_required"), status: 403)).requiresInteraction)
+        #expect(!AuthError.errorResponse(OAuthErrorResponse(code: .invalidRequest, status: 400)).requiresInteraction)
+    }
+
     @Test("Issuer mismatch shows both strings and the likely fix", arguments: [
         ("https://op.test/", "https://op.test", "trailing slash"), ("https://op.test", "https://OP.TEST", "case"),
         ("https://op.test", "http://op.test", "scheme"), ("https://op.test", "https://op.test:443", "443"),

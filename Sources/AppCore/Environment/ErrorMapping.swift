@@ -10,7 +10,8 @@ public enum ErrorMapping {
         let disposition: AppError.Disposition
         if case .transport(.cancelled) = error {
             disposition = .cancelled
-        } else if error.invalidatesGrant {
+        } else if error.invalidatesGrant || error.requiresInteraction {
+            // Both end in an interactive `authdeck login` (mfa_required: a refresh cannot do MFA).
             disposition = .needsSignIn
         } else if error.isTransient {
             disposition = .transient(retryAfter: error.retryAfter)

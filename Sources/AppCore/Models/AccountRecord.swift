@@ -132,12 +132,21 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
     /// stored access token). Absent in files written before it existed (decodes as nil).
     public var refreshSentAt: Date?
 
-    /// RFC 9449: the RFC 7638 thumbprint of the key the account's tokens are bound to (DPoP);
-    /// nil for Bearer accounts.
+    /// RFC 9449: the RFC 7638 thumbprint of the account's DPoP key (its proofs are sent with every
+    /// token request); nil when no key was made. Whether the provider bound the access token to it
+    /// is the token's `token_type` (``isSenderConstrained``).
     public var dpopThumbprint: String?
 
-    /// Whether the account's tokens are sender-constrained (DPoP, RFC 9449).
-    public var isSenderConstrained: Bool { dpopThumbprint != nil }
+    /// Whether the provider bound the access token to the key: its `token_type` is `DPoP`
+    /// (RFC 9449 §5), whatever was offered — a proof answered with `Bearer` (Auth0's default for an
+    /// API) is not sender-constrained.
+    public var isSenderConstrained: Bool {
+        dpopThumbprint != nil && (defaultAccessToken?.tokenType.equalsIgnoringASCIICase("DPoP") ?? false)
+    }
+
+    /// The key's thumbprint when the access token is bound to it (what `status` and the accounts
+    /// screen show as "token binding"); nil for a Bearer token.
+    public var boundDPoPThumbprint: String? { isSenderConstrained ? dpopThumbprint : nil }
 
     public init(id: AccountID, providerID: ProviderID, issuer: String?, subject: String, displayName: String,
                 username: String? = nil, email: String? = nil, alias: String? = nil, requestedScopes: [String],

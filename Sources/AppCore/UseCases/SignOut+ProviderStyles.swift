@@ -44,6 +44,13 @@ extension SignOut {
         }
     }
 
+    /// A token the provider does not revoke (``ProviderConfig/revocableTokens``, or its answer
+    /// `unsupported_token_type`, RFC 7009 §2.2.1): it stays valid until it expires.
+    static func notRevocable(expiresAt: Date?) -> String {
+        guard let expiresAt else { return "cannot be revoked at this provider; valid until it expires" }
+        return "cannot be revoked at this provider; valid until \(TimeText.absolute(expiresAt, timeZone: .utc))"
+    }
+
     /// What a logout step says when ``BrowserClient/open`` started nothing: no `$BROWSER`
     /// command and no `xdg-open` could be started, or each exited with an error at once.
     static let browserNotStarted =

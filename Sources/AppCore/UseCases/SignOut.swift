@@ -111,15 +111,16 @@ public struct SignOut: Sendable {
         }
         let report: RevocationReport
         do {
-            report = try await revokeTokens(metadata: metadata, client: client, tokens: tokens, http: env.http(provider), now: env.now())
+            report = try await revokeTokens(metadata: metadata, client: client, tokens: tokens, http: env.http(provider), now: env.now(),
+                                            revocable: provider.revocableTokens ?? ["refresh_token", "access_token"])
         } catch {
             step(SignOutStepResult(.revokeRefreshToken, .skipped("the provider has no revocation endpoint (RFC 7009); tokens stay valid until they expire")))
             return false
         }
-        func outcome(_ result: Result<RevocationOutcome, AuthError>) -> (SignOutStepResult.Outcome, Bool) {
+        func outcome(_ result: Result<RevocationOutcome, AuthError>, expiresAt: Date?) -> (SignOutStepResult.Outcome, Bool) {
             switch result {
             case .success(.revoked): return (.done("revoked"), false)
-            case .success(.unsupportedTokenType): return (.skipped("the provider cannot revoke this token type; it expires on its own"), false)
+            case .success(.unsupportedTokenType): return (.skipped(Self.notRevocable(expiresAt: expiresAt)), false)
             case .success(.serviceUnavailable):
                 return (.failed(AppError(title: "Revocation not confirmed (HTTP 503)", detail: "The token must be assumed still valid.",
                                          specReference: "RFC 7009 §2.2.1", disposition: .transient(retryAfter: nil))), true)
@@ -128,13 +129,13 @@ public struct SignOut: Sendable {
         }
         var failed = false
         if let refresh = report.refreshToken {
-            let (result, didFail) = outcome(refresh)
+            let (result, didFail) = outcome(refresh, expiresAt: tokens.refreshExpiresAt)
             step(SignOutStepResult(.revokeRefreshToken, result))
             failed = failed || didFail
         } else {
             step(SignOutStepResult(.revokeRefreshToken, .skipped("no refresh token")))
         }
-        let (result, didFail) = outcome(report.accessToken)
+        let (result, didFail) = outcome(report.accessToken, expiresAt: tokens.expiresAt)
         step(SignOutStepResult(.revokeAccessToken, result))
         return failed || didFail
     }

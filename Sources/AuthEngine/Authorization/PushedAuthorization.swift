@@ -71,7 +71,7 @@ public enum PushedAuthorization {
     public static func processResponse(_ response: HTTPResponse, pending: PendingAuthorization, clientID: String,
                                        now: Date) throws(PushedAuthorizationFailure) -> PendingAuthorization {
         if response.status == 429 {
-            throw .tooManyRequests(retryAfter: parseRetryAfter(response.headers["retry-after"], now: now))
+            throw .tooManyRequests(retryAfter: retryDelay(response, now: now))
         }
         let object: [String: JSONValue]
         do {

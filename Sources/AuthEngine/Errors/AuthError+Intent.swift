@@ -18,6 +18,14 @@ extension AuthError {
         }
     }
 
+    /// Only an interactive sign-in can go on: the provider wants the user (Auth0's `mfa_required`
+    /// on a refresh; OIDC Core §3.1.2.6 `interaction_required`, `login_required`,
+    /// `consent_required`). The grant may still be good, but no request without the user helps.
+    public var requiresInteraction: Bool {
+        guard case .errorResponse(let response) = self else { return false }
+        return [.interactionRequired, .loginRequired, .consentRequired, .other("mfa_required")].contains(response.code)
+    }
+
     /// Retrying later may succeed: connection failures and timeouts, 5xx and 429, and the
     /// `temporarily_unavailable` / `server_error` codes. See ``retryAfter``.
     public var isTransient: Bool {
@@ -29,7 +37,7 @@ extension AuthError {
             }
         case .httpStatus(let failure): failure.status >= 500 || failure.status == 429
         case .errorResponse(let response):
-            response.code == .temporarilyUnavailable || response.code == .serverError
+            response.code == .temporarilyUnavailable || response.code == .serverError || response.status == 429
                 || (response.status >= 500 && response.code != .invalidGrant)
         case .authorizationDenied, .protocolViolation, .unsupported: false
         }
@@ -53,6 +61,15 @@ extension AuthError {
         default: nil
         }
     }
+}
+
+/// How long a response asks the client to wait, in seconds: `Retry-After` (``parseRetryAfter(_:now:)``),
+/// else `X-RateLimit-Reset` as UTC epoch seconds (Auth0's and GitHub's rate limits send only that
+/// with their 429), counted from `now` (never negative); nil when neither is usable.
+public func retryDelay(_ response: HTTPResponse, now: Date) -> TimeInterval? {
+    if let delay = parseRetryAfter(response.headers["retry-after"], now: now) { return delay }
+    guard let text = response.headers["x-ratelimit-reset"]?.trimmingWhitespace(), let epoch = Int64(text), epoch >= 0 else { return nil }
+    return max(0, Date(timeIntervalSince1970: TimeInterval(epoch)).timeIntervalSince(now))
 }
 
 /// `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date relative to `now`.

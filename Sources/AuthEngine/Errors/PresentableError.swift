@@ -27,8 +27,18 @@ public struct PresentableError: Sendable, Equatable {
             // A resource server's answer (`WWW-Authenticate: Bearer error=…`: userinfo, an API) has
             // its codes in RFC 6750 §3.1, not the token endpoint's §5.2.
             let resourceServerCode = response.code == .invalidToken || response.code == .insufficientScope
-            self.init(title: "The server refused the request", detail: detail,
-                      specReference: resourceServerCode ? "RFC 6750 §3.1" : "RFC 6749 §5.2")
+            var title = "The server refused the request"
+            var more: [String] = []
+            if error.requiresInteraction {
+                title = "The provider wants the user to sign in interactively (\(response.code.rawValue))"
+                more.append("A refresh cannot answer it (multi-factor authentication, consent or a login page)")
+            } else if response.status == 429 {
+                title = "The provider is rate-limiting requests (HTTP 429)"
+            }
+            if let delay = response.retryAfter { more.append("Retry in \(Int(delay.rounded(.up))) s") }
+            if !more.isEmpty { detail += ". " + more.joined(separator: ". ") + "." }
+            self.init(title: title, detail: detail,
+                      specReference: resourceServerCode ? "RFC 6750 §3.1" : (response.status == 429 ? "RFC 6585 §4" : "RFC 6749 §5.2"))
         case .authorizationDenied(let parameters):
             let title = parameters.code == .accessDenied ? "Access denied" : "Authorization failed"
             var detail = "The authorization server returned `\(parameters.code.rawValue)`"

@@ -27,7 +27,7 @@ public func makeGitHubTokenDeletionRequest(applicationsEndpoint: URL, client: Cl
 /// - Throws: `.httpStatus`.
 public func processGitHubTokenDeletionResponse(_ response: HTTPResponse, now: Date) throws(AuthError) -> RevocationOutcome {
     if response.status == 204 || response.status == 404 { return .revoked }
-    let retryAfter = parseRetryAfter(response.headers["retry-after"], now: now)
+    let retryAfter = retryDelay(response, now: now)
     if response.status == 503 { return .serviceUnavailable(retryAfter: retryAfter) }
     throw .httpStatus(HTTPStatusFailure(status: response.status, url: "DELETE /applications/{client_id}/token", retryAfter: retryAfter))
 }

@@ -42,7 +42,7 @@ public enum RevocationOutcome: Sendable, Equatable {
 /// - Throws: `.errorResponse` (e.g. `invalid_client`), `.httpStatus` for other statuses.
 public func processRevocationResponse(_ response: HTTPResponse, now: Date) throws(AuthError) -> RevocationOutcome {
     if response.status == 200 { return .revoked }
-    let retryAfter = parseRetryAfter(response.headers["retry-after"], now: now)
+    let retryAfter = retryDelay(response, now: now)
     var errorBody: OAuthErrorResponse?
     if case .members(let object) = decodeOAuthBody(response) { errorBody = oauthError(in: object, response: response, now: now) }
     if errorBody?.code == .unsupportedTokenType { return .unsupportedTokenType }

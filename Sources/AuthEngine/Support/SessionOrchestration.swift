@@ -93,11 +93,14 @@ public func pollDeviceToken(metadata: AuthorizationServerMetadata, client: Clien
 
 /// Revokes a grant's tokens (RFC 7009): the refresh token first (at most providers this also
 /// ends the access token), then the access token. Each outcome is reported; nothing throws
-/// except a missing `revocation_endpoint` (REV-05: local logout still completes).
+/// except a missing `revocation_endpoint` (REV-05: local logout still completes). A token whose
+/// `token_type_hint` is not in `revocable` (what the provider revokes: Auth0 only refresh
+/// tokens) is not sent: its outcome is `.unsupportedTokenType`, as the server would answer.
 public func revokeTokens(metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet, http: HTTPClient,
-                         now: Date) async throws(AuthError) -> RevocationReport {
+                         now: Date, revocable: [String] = ["refresh_token", "access_token"]) async throws(AuthError) -> RevocationReport {
     guard metadata.revocationEndpoint != nil else { throw .unsupported(.missingEndpoint("revocation_endpoint")) }
     func revoke(_ token: TokenReference) async -> Result<RevocationOutcome, AuthError> {
+        guard revocable.contains(where: { $0.exactlyEquals(token.typeHint) }) else { return .success(.unsupportedTokenType) }
         do {
             let request = try makeRevocationRequest(metadata: metadata, client: client, token: token)
             return .success(try processRevocationResponse(try await http.perform(request), now: now))

@@ -166,7 +166,7 @@ func oauthError(in object: [String: JSONValue], response: HTTPResponse, now: Dat
     return OAuthErrorResponse(
         code: OAuthErrorCode(rawValue: code), description: object.member("error_description")?.stringValue,
         uri: object.member("error_uri")?.stringValue, status: response.status,
-        retryAfter: parseRetryAfter(response.headers["retry-after"], now: now),
+        retryAfter: retryDelay(response, now: now),
         interval: try? object.lenientInteger("interval"))
 }
 
@@ -179,7 +179,7 @@ func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, n
     }
     guard (200..<300).contains(response.status) else {
         throw .httpStatus(HTTPStatusFailure(status: response.status, url: url,
-                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+                                            retryAfter: retryDelay(response, now: now)))
     }
     switch decoded {
     case .members(let object): return object

@@ -38,7 +38,7 @@ public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: S
     }
     guard (200..<300).contains(response.status) else {
         throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
-                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+                                            retryAfter: retryDelay(response, now: now)))
     }
     if response.mediaType == "application/jwt" { throw .unsupported(.signedUserInfo) }
     guard response.mediaType == "application/json" else {
@@ -127,7 +127,7 @@ extension IDTokenClaims {
 public func readUserInfoClaims(_ response: HTTPResponse, now: Date) throws(AuthError) -> [String: JSONValue] {
     guard (200..<300).contains(response.status) else {
         throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
-                                            retryAfter: parseRetryAfter(response.headers["retry-after"], now: now)))
+                                            retryAfter: retryDelay(response, now: now)))
     }
     guard response.mediaType == "application/json" else {
         throw .protocolViolation(.unexpectedContentType(expected: "application/json", actual: response.mediaType))

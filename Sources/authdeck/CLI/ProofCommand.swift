@@ -54,8 +54,8 @@ func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: Strin
     }
 }
 
-/// `status --json`'s `dpop` member: whether the account's tokens are bound to a key, and its
-/// RFC 7638 thumbprint.
+/// `status --json`'s `dpop` member: whether the provider bound the access token to a key
+/// (`token_type: DPoP`), and that key's RFC 7638 thumbprint (null for a Bearer token).
 func dpopStatusJSON(_ record: AccountRecord) -> JSONValue {
-    .object(["senderConstrained": .bool(record.isSenderConstrained), "thumbprint": .text(record.dpopThumbprint)])
+    .object(["senderConstrained": .bool(record.isSenderConstrained), "thumbprint": .text(record.boundDPoPThumbprint)])
 }

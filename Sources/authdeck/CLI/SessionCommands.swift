@@ -254,7 +254,7 @@ struct StatusRow {
         } else {
             lines.append("    refresh token: none")
         }
-        if let thumbprint = record.dpopThumbprint { lines.append("    token binding: DPoP, key \(thumbprint)") }
+        if let thumbprint = record.boundDPoPThumbprint { lines.append("    token binding: DPoP, key \(thumbprint)") }
         lines.append("    scopes: \(record.grantedScopes.joined(separator: " "))")
         lines.append("    storage: \(record.storage.rawValue)")
         return lines
