@@ -75,7 +75,7 @@ enum ScreenMapping {
         let provider = state.providers.first { $0.id == record.providerID }
         let token = record.defaultAccessToken
         let overview = OverviewModel(
-            provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.issuer, subject: record.subject,
+            provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.shownIssuer(provider: provider), subject: record.subject,
             storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,

@@ -90,10 +90,14 @@ public struct SignOutOptions: Equatable, Sendable {
     public var endSession: Bool
     /// Keep the local secrets when revocation fails (the user asked to).
     public var keepSecretsIfRevocationFails: Bool
-    public init(localOnly: Bool = false, endSession: Bool = true, keepSecretsIfRevocationFails: Bool = false) {
+    /// Revoke the whole authorization where the provider revokes a token and its grant apart
+    /// (GitHub: `DELETE /applications/{client_id}/grant`, the refresh token with it; `--revoke-grant`).
+    public var revokeGrant: Bool
+    public init(localOnly: Bool = false, endSession: Bool = true, keepSecretsIfRevocationFails: Bool = false, revokeGrant: Bool = false) {
         self.localOnly = localOnly
         self.endSession = endSession
         self.keepSecretsIfRevocationFails = keepSecretsIfRevocationFails
+        self.revokeGrant = revokeGrant
     }
 }
 

@@ -25,6 +25,20 @@ extension ProviderEmulator {
             + ".c2lnbmF0dXJlLW5vdC1jaGVja2Vk"
     }
 
+    /// A web page's authorization (Sign in with Apple JS, `response_mode=form_post` to an https
+    /// return URL): `GET /auth/authorize` and the code from the auto-submitting form Apple answers.
+    func appleWebCode(redirectURI: String, nonce: String) async throws -> String {
+        var components = try #require(URLComponents(string: baseURL + "/auth/authorize"))
+        components.queryItems = [URLQueryItem(name: "client_id", value: clientID), URLQueryItem(name: "response_type", value: "code"),
+                                 URLQueryItem(name: "redirect_uri", value: redirectURI), URLQueryItem(name: "scope", value: "openid name email"),
+                                 URLQueryItem(name: "response_mode", value: "form_post"), URLQueryItem(name: "state", value: "web-state"),
+                                 URLQueryItem(name: "nonce", value: nonce)]
+        let response = try await CurlHTTPClient.live().send(HTTPRequest(method: .get, url: try #require(components.url)))
+        let page = String(decoding: response.body, as: UTF8.self)
+        let match = try #require(page.firstMatch(of: /name="code" value="([^"]+)"/), "no code in the form_post page (HTTP \(response.status))")
+        return String(match.1)
+    }
+
     /// `POST /_emulator/app-authorize`: what the app's AuthenticationServices hands over
     /// (`code`, `id_token`, and `user` on the first authorization only).
     func appleAppAuthorization(rawNonce: String) async throws -> [String: Any] {
@@ -131,6 +145,32 @@ struct AppleProviderTests {
         #expect(!revocations.isEmpty && revocations.allSatisfy { $0["has_client_secret"] as? Bool == true }, "\(revocations)")
         let (_, after) = try await home.statusJSON()
         #expect((after["accounts"] as? [[String: Any]])?.isEmpty == true)
+        await emulator.stop()
+    }
+
+    @Test("Apple (issue 27): README's web line — a web page's code is exchanged with its redirect_uri (--redirect-uri) and plain nonce (--nonce); without --redirect-uri Apple refuses it and the error says to add it")
+    func appleWebCodeNeedsRedirectURI() async throws {
+        let emulator = try await ProviderEmulator.start("apple")
+        let home = try CLIHome()
+        defer { home.remove() }
+        try await addApple(home, emulator)
+        let returnURL = "https://app.example.com/callback"
+        let nonce = "web-nonce-\(UUID().uuidString)"
+
+        let withoutRedirect = try await home.run(["login", "apple", "--code", "-", "--nonce", nonce],
+                                                 stdin: Data(try await emulator.appleWebCode(redirectURI: returnURL, nonce: nonce).utf8))
+        #expect(withoutRedirect.exitCode != 0, "\(withoutRedirect)")
+        #expect(withoutRedirect.stderr.contains("--redirect-uri"), "the error names the way out: \(withoutRedirect.stderr)")
+        let (_, afterRefusal) = try await home.statusJSON()
+        #expect((afterRefusal["accounts"] as? [[String: Any]] ?? []).isEmpty, "nothing stored: \(afterRefusal)")
+
+        // README: printf %s "$CODE" | authdeck login apple --code - --redirect-uri https://app.example.com/callback --nonce "$NONCE"
+        let code = try await emulator.appleWebCode(redirectURI: returnURL, nonce: nonce)
+        let login = try await home.run(["login", "apple", "--code", "-", "--redirect-uri", returnURL, "--nonce", nonce], stdin: Data(code.utf8))
+        try #require(login.exitCode == 0, "\(login)")
+        let exchange = try #require((try await emulator.state()["token_requests"] as? [[String: Any]])?.last)
+        #expect(exchange["has_redirect_uri"] as? Bool == true, "\(exchange)")
+        #expect(try await account(home)["displayName"] as? String != nil)
         await emulator.stop()
     }
 

@@ -122,6 +122,35 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 
+    @Test("GitHub App with a client secret (issue 27): sign-out says the refresh token goes only with the whole authorization; logout --revoke-grant deletes it (DELETE /applications/{client_id}/grant)")
+    func gitHubSignOutRefreshTokenAndGrant() async throws {
+        let emulator = try await ProviderEmulator.start("github", ["--app-tokens", "--slow-down", "0", "--interval", "1"])
+        let home = try CLIHome()
+        defer { home.remove() }
+        let base = emulator.baseURL
+        let added = try await home.run(["provider", "add", "gh", "--preset", "github", "--client-id", emulator.clientID,
+                                        "--authorization-endpoint", "\(base)/login/oauth/authorize",
+                                        "--token-endpoint", "\(base)/login/oauth/access_token",
+                                        "--device-authorization-endpoint", "\(base)/login/device/code",
+                                        "--userinfo-endpoint", "\(base)/user", "--revocation-endpoint", "\(base)/applications",
+                                        "--client-authentication", "client_secret_post", "--client-secret-stdin"], stdin: Data("gh-emulator-secret\n".utf8))
+        try #require(added.exitCode == 0, "\(added)")
+        try #require(try await deviceLogin(home, emulator, pollsBeforeApproval: 0).exitCode == 0)
+        let logout = try await home.run(["logout", "gh"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        #expect(logout.stderr.contains("- revoke refresh token: skipped (GitHub revokes a refresh token only with the whole authorization")
+                && logout.stderr.contains("--revoke-grant"), "\(logout.stderr)")
+        #expect((try await emulator.state()["token_deletions"] as? [[String: Any]])?.last?["grant"] as? Bool == false)
+
+        try #require(try await deviceLogin(home, emulator, pollsBeforeApproval: 0).exitCode == 0)
+        let revoked = try await home.run(["logout", "gh", "--revoke-grant"])
+        #expect(revoked.exitCode == 0, "\(revoked)")
+        #expect(revoked.stderr.contains("✓ revoke access token: revoked with the whole authorization (DELETE /applications/{client_id}/grant)"), "\(revoked.stderr)")
+        let deletion = try #require((try await emulator.state()["token_deletions"] as? [[String: Any]])?.last)
+        #expect(deletion["grant"] as? Bool == true && deletion["basic_auth_ok"] as? Bool == true && deletion["known_token"] as? Bool == true, "\(deletion)")
+        await emulator.stop()
+    }
+
     @Test("GitHub public client: sign-out says the token can be revoked only in the user's GitHub settings, and sends nothing")
     func gitHubPublicClientSignOutExplains() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--slow-down", "0", "--interval", "1"])

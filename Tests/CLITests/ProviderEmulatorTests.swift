@@ -174,11 +174,12 @@ struct ProviderEmulatorTests {
     @Test("GitHub token endpoint answering application/x-www-form-urlencoded is parsed (form bodies by Content-Type)")
     func gitHubFormEncodedTokenResponse() async throws {
         // A GitHub that answers form bodies (as it does when the client sends no
-        // Accept: application/json), for the device code and the token; manual configuration.
+        // Accept: application/json), for the device code and the token, whatever the preset's
+        // Accept header asks (the preset names the account by /user's `id`, its subjectClaim).
         let emulator = try await ProviderEmulator.start("github", ["--token-format", "form", "--slow-down", "0", "--interval", "1"])
         let home = try CLIHome()
         defer { home.remove() }
-        try await addGitHub(home, emulator, preset: false)
+        try await addGitHub(home, emulator, preset: true)
 
         let login = try await deviceLogin(home, emulator, pollsBeforeApproval: 0)
         #expect(login.exitCode == 0, "\(login)")
@@ -222,7 +223,7 @@ struct ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("GitHub-App user tokens: expires_in and a rotating refresh token; authdeck refresh renews with the newest refresh token (RFC 6749 6)")
+    @Test("GitHub-App user tokens: expires_in and a rotating refresh token; authdeck refresh renews with the newest refresh token (RFC 6749 6); status names no issuer and an empty grant, token --json the handle (issue 27)")
     func gitHubAppUserTokens() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--app-tokens", "--slow-down", "0", "--interval", "1"])
         let home = try CLIHome()
@@ -237,6 +238,13 @@ struct ProviderEmulatorTests {
         let expiresAt = try #require(parseRFC3339(access["expiresAt"]), "\(access)")
         #expect(abs(expiresAt.timeIntervalSinceNow - 28800) < 60, "expires_in 28800 s")
         #expect((account["refreshToken"] as? [String: Any])?["present"] as? Bool == true)
+        // Issue 27: no issuer for a provider configured by endpoints, and what an empty grant means.
+        #expect(account["issuer"] is NSNull, "\(account)")
+        let text = try await home.run(["status"])
+        #expect(text.stdout.contains(", configured by endpoints (no issuer)") && !text.stdout.contains("issuer http"), "\(text.stdout)")
+        #expect(text.stdout.contains("    scopes: none named by the provider"), "\(text.stdout)")
+        let tokenJSON = try jsonObject(try await home.run(["token", "gh", "--json"]).stdout)
+        #expect(tokenJSON["account"] as? String == "gh/octocat", "one account name, as status and login say: \(tokenJSON)")
 
         let first = try await home.run(["token", "gh"]).stdout
         for round in 1...2 {

@@ -184,7 +184,7 @@ class Handler(BaseHTTPRequestHandler):
         table = GITHUB_ROUTES if self.state.args.provider == "github" else AUTH0_ROUTES
         handler = table.get((method, path))
         if handler is None and self.state.args.provider == "github" and method == "DELETE" \
-                and path.startswith("/applications/") and path.endswith("/token"):
+                and path.startswith("/applications/") and (path.endswith("/token") or path.endswith("/grant")):
             handler = Handler.gh_delete_token
         if handler is None:
             return self.send_json(404, {"message": "Not Found"})
@@ -265,6 +265,9 @@ class Handler(BaseHTTPRequestHandler):
     def gh_token_members(self, token: str, scope: str) -> dict:
         members = {"access_token": token, "token_type": "bearer", "scope": scope}
         if self.state.args.app_tokens:
+            # A GitHub App's user token has no scopes: "scope" is always the empty string (the app's
+            # and the user's permissions apply). https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-user-access-token-for-a-github-app
+            members["scope"] = ""
             refresh = "ghr_" + secrets.token_hex(38)
             self.state.refresh_tokens[refresh] = {"active": True, "scope": scope}
             members.update({"expires_in": 28800, "refresh_token": refresh, "refresh_token_expires_in": 15897600})
@@ -272,8 +275,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def gh_delete_token(self, query):
         """DELETE /applications/{client_id}/token, basic auth with the client id and secret, JSON
-        body {"access_token": ...}: 204, or 404 for an unknown token; 401 without the secret."""
+        body {"access_token": ...}: 204, or 404 for an unknown token; 401 without the secret.
+        DELETE /applications/{client_id}/grant (same request): the whole authorization goes, its
+        refresh tokens too ("Delete an app authorization",
+        https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-authorization)."""
         client_id = self.path.split("?")[0].split("/")[2]
+        whole_grant = self.path.split("?")[0].endswith("/grant")
         expected = "Basic " + base64.b64encode(
             ("%s:%s" % (self.state.args.client_id, self.state.args.client_secret)).encode()).decode()
         authorized = client_id == self.state.args.client_id and self.headers.get("Authorization") == expected
@@ -281,9 +288,14 @@ class Handler(BaseHTTPRequestHandler):
         json_body = (self.headers.get("Content-Type") or "").startswith("application/json")
         with self.state.lock:
             known = body.get("access_token", "") in self.state.access_tokens
-            self.state.events["token_deletions"].append({"basic_auth_ok": authorized, "json_body": json_body, "known_token": known})
+            self.state.events["token_deletions"].append({"basic_auth_ok": authorized, "json_body": json_body, "known_token": known,
+                                                         "grant": whole_grant})
             if authorized and known:
                 del self.state.access_tokens[body["access_token"]]
+                if whole_grant:  # the authorization and every token of it
+                    self.state.access_tokens.clear()
+                    for entry in self.state.refresh_tokens.values():
+                        entry["active"] = False
         if not authorized:
             return self.send_json(401, {"message": "Requires authentication"})
         if not known:

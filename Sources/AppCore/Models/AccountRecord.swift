@@ -144,6 +144,20 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
         dpopThumbprint != nil && (defaultAccessToken?.tokenType.equalsIgnoringASCIICase("DPoP") ?? false)
     }
 
+    /// The issuer shown for the account: nil for a provider configured by endpoints (GitHub: no
+    /// issuer, not OpenID Connect), whose record keeps its authorization endpoint in ``issuer``
+    /// only for ``ProviderAccess``'s check that tokens go back where they came from.
+    public func shownIssuer(provider: ProviderConfig?) -> String? {
+        if let provider, provider.issuer == nil { return nil }
+        return issuer
+    }
+
+    /// The granted scopes as a line of text, or what an empty grant means (a GitHub App's user
+    /// token has no scopes: the app's permissions apply).
+    public var grantedScopesText: String {
+        grantedScopes.isEmpty ? "none named by the provider (its own settings decide, as a GitHub App's permissions do)" : grantedScopes.joined(separator: " ")
+    }
+
     /// The key's thumbprint when the access token is bound to it (what `status` and the accounts
     /// screen show as "token binding"); nil for a Bearer token.
     public var boundDPoPThumbprint: String? { isSenderConstrained ? dpopThumbprint : nil }

@@ -142,6 +142,11 @@ public struct SignInWithCode: Sendable {
             let idToken = appToken.map { app in merging(app, into: verified) } ?? verified
             return try await signIn.finish(provider: provider, metadata: metadata, client: client, alias: request.alias,
                                            requestedScopes: ScopeSet(provider.scopes), tokens: tokens, idToken: idToken, supplement: supplement)
+        } catch let error as AuthError where error.invalidatesGrant && request.redirectURI == nil {
+            // Apple refuses a web page's code unless the exchange repeats its redirect_uri (RFC 6749 §4.1.3).
+            var refused = ErrorMapping.appError(error)
+            refused.nextStep = "If the code came from a web page (Sign in with Apple JS), exchange a new one with the return URL its authorization request named: add --redirect-uri URI (and --nonce NONCE). A code from an app needs neither."
+            throw refused
         } catch {
             throw ErrorMapping.appError(error)
         }

@@ -7,9 +7,10 @@ extension SignOut {
     /// The GitHub page where a user revokes an app's access themselves.
     static let gitHubApplicationsSettings = "https://github.com/settings/applications"
 
-    /// GitHub: `DELETE /applications/{client_id}/token` with the client secret (basic auth); a
-    /// public client cannot, and is told where the user can. Returns whether it failed.
-    func revokeGitHubToken(tokens: TokenSet, client: ClientConfiguration, provider: ProviderConfig,
+    /// GitHub: `DELETE /applications/{client_id}/token` (or `…/grant` for the whole authorization,
+    /// refresh token included) with the client secret (basic auth); a public client cannot, and is
+    /// told where the user can. Returns whether it failed.
+    func revokeGitHubToken(tokens: TokenSet, client: ClientConfiguration, provider: ProviderConfig, deleting: GitHubDeletion,
                            step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
         let secret: ClientSecret
         switch client.authentication {
@@ -24,19 +25,25 @@ extension SignOut {
                 "no revocation endpoint configured (https://api.github.com/applications); revoke it in \(Self.gitHubApplicationsSettings)")))
             return false
         }
-        if tokens.refreshToken != nil {
-            step(SignOutStepResult(.revokeRefreshToken, .skipped("GitHub revokes the access token (DELETE /applications/{client_id}/token); the refresh token is deleted locally")))
+        if tokens.refreshToken != nil, deleting == .token {
+            step(SignOutStepResult(.revokeRefreshToken, .skipped(
+                "GitHub revokes a refresh token only with the whole authorization: it stays valid there until it expires and is deleted here; 'authdeck logout --revoke-grant' deletes the authorization (DELETE /applications/{client_id}/grant)")))
         }
+        let path = "DELETE /applications/{client_id}/\(deleting.rawValue)"
         do {
             let outcome = try await deleteGitHubToken(applicationsEndpoint: applications, client: client, secret: secret,
-                                                      accessToken: tokens.accessToken, http: env.http(provider), now: env.now())
+                                                      accessToken: tokens.accessToken, deleting: deleting, http: env.http(provider), now: env.now())
             if case .serviceUnavailable = outcome {
                 step(SignOutStepResult(.revokeAccessToken, .failed(AppError(title: "Revocation not confirmed (HTTP 503)",
                                                                             detail: "The token must be assumed still valid.",
                                                                             disposition: .transient(retryAfter: nil)))))
                 return true
             }
-            step(SignOutStepResult(.revokeAccessToken, .done("revoked (DELETE /applications/{client_id}/token)")))
+            if deleting == .grant {
+                step(SignOutStepResult(.revokeAccessToken, .done("revoked with the whole authorization (\(path)): the refresh token too; the next sign-in asks you to authorize the app again")))
+            } else {
+                step(SignOutStepResult(.revokeAccessToken, .done("revoked (\(path))")))
+            }
             return false
         } catch {
             step(SignOutStepResult(.revokeAccessToken, .failed(ErrorMapping.appError(error))))

@@ -56,7 +56,7 @@ public struct SignOut: Sendable {
                         let account = try await ProviderAccess(env: env).account(id)
                         provider = (account.metadata, account.client, account.provider)
                         revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: account.client,
-                                                        provider: account.provider, step: step)
+                                                        provider: account.provider, revokeGrant: options.revokeGrant, step: step)
                     } catch {
                         revocationFailed = true
                         step(SignOutStepResult(.revokeRefreshToken, .failed(ErrorMapping.appError(error))))
@@ -100,10 +100,10 @@ public struct SignOut: Sendable {
 
     /// Reports each revocation step; returns whether any failed.
     private func revoke(tokens: TokenSet, metadata: AuthorizationServerMetadata, client: ClientConfiguration, provider: ProviderConfig,
-                        step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
+                        revokeGrant: Bool, step: @Sendable (SignOutStepResult) -> Void) async -> Bool {
         switch provider.revocationStyle ?? .rfc7009 {
         case .githubApplicationToken:
-            return await revokeGitHubToken(tokens: tokens, client: client, provider: provider, step: step)
+            return await revokeGitHubToken(tokens: tokens, client: client, provider: provider, deleting: revokeGrant ? .grant : .token, step: step)
         case .none:
             step(SignOutStepResult(.revokeRefreshToken, .skipped("the provider cannot revoke tokens; they stay valid until they expire")))
             return false

@@ -76,6 +76,7 @@ enum Commands {
         options: [
             .flag("localOnly", help: "Only delete the local secrets (no revocation, no end session)."),
             .flag("noEndSession", help: "Do not open the provider's logout page."),
+            .flag("revokeGrant", help: "Revoke the whole authorization where the provider revokes it apart from the token (GitHub: DELETE /applications/{client_id}/grant, the refresh token with it)."),
         ],
         run: { try await logoutRun(LogoutOptions($0), .current) }
     )

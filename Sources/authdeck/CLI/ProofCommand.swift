@@ -35,7 +35,7 @@ func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> In
     let issued = try await context.run { () async throws(AppError) in try await DPoPProof(context.app).run(record.id, method: method, url: url) }
     if parsed.flag("json") {
         Output.json(.object([
-            "account": .string(record.id.rawValue), "tokenType": .string(issued.tokenType), "token": .string(issued.accessToken.exposedValue),
+            "account": .string(AccountResolution.handle(record)), "tokenType": .string(issued.tokenType), "token": .string(issued.accessToken.exposedValue),
             "proof": .string(issued.proof), "thumbprint": .string(issued.thumbprint), "htm": .string(method), "htu": .string(DPoP.htu(url)),
         ]))
     } else {

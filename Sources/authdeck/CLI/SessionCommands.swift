@@ -129,17 +129,20 @@ struct LogoutOptions {
     var account: String?
     var localOnly: Bool
     var noEndSession: Bool
+    var revokeGrant: Bool
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
         localOnly = parsed.flag("localOnly")
         noEndSession = parsed.flag("noEndSession")
+        revokeGrant = parsed.flag("revokeGrant")
     }
 }
 
 func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> Int32 {
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
-    let signOutOptions = SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly)
+    let signOutOptions = SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly,
+                                        revokeGrant: options.revokeGrant)
     try context.run { () throws(AppError) in try SignOut(context.app).prepare(signOutOptions) }
     let failures = FailureCounter()
     let removed = await SignOut(context.app).run(record.id, options: signOutOptions) { step in
@@ -204,7 +207,7 @@ struct StatusRow {
             "handle": .string(AccountResolution.handle(record)),
             "alias": .text(record.alias),
             "provider": .string(record.providerID.rawValue),
-            "issuer": .text(record.issuer),
+            "issuer": .text(record.shownIssuer(provider: provider)),
             "plainHTTPLoopback": .bool(provider?.isLoopbackHTTP ?? false),
             "subject": .string(record.subject),
             "displayName": .string(record.displayName),
@@ -236,7 +239,7 @@ struct StatusRow {
         var state = "    status: \(status.label(now: now))"
         if active { state += ", active" }
         lines.append(state)
-        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(record.issuer.map { ", issuer \($0)" } ?? "")")
+        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)")")
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
@@ -255,7 +258,7 @@ struct StatusRow {
             lines.append("    refresh token: none")
         }
         if let thumbprint = record.boundDPoPThumbprint { lines.append("    token binding: DPoP, key \(thumbprint)") }
-        lines.append("    scopes: \(record.grantedScopes.joined(separator: " "))")
+        lines.append("    scopes: \(record.grantedScopesText)")
         lines.append("    storage: \(record.storage.rawValue)")
         return lines
     }
@@ -405,7 +408,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         Output.json(.object(["apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"), "status": status]))
     } else if options.json {
         Output.json(.object([
-            "account": .string(record.id.rawValue),
+            "account": .string(AccountResolution.handle(record)),
             "type": .string(options.idToken ? "id_token" : "access_token"),
             "resource": .text(options.resource),
             "token": .string(token),
