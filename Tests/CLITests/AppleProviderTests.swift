@@ -174,6 +174,41 @@ struct AppleProviderTests {
         await emulator.stop()
     }
 
+    @Test("Apple (issue 27): the accounts screen under tmux with a Sign in with Apple account: the name from the first sign-in's user JSON, r refreshes it (no new refresh token), the account stays valid")
+    func appleAccountInTheAccountsScreen() async throws {
+        try #require(TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
+        try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")
+        let emulator = try await ProviderEmulator.start("apple")
+        var home = try CLIHome()
+        defer { home.remove() }
+        try await addApple(home, emulator)
+        let rawNonce = "raw-nonce-\(UUID().uuidString)"
+        let handover = try await emulator.appleAppAuthorization(rawNonce: rawNonce)
+        let login = try await home.run(["login", "apple", "--code", "-", "--user", try #require(handover["user"] as? String),
+                                        "--nonce-sha256", rawNonce], stdin: Data(try #require(handover["code"] as? String).utf8))
+        try #require(login.exitCode == 0, "\(login)")
+
+        home.environment["LANG"] = "C.UTF-8"
+        let tmux = try TmuxSession(width: 120, height: 34, command: "TERM=tmux-256color \(ShippedBinary.path); exec sleep 600", environment: home.environment)
+        defer { tmux.kill() }
+        let screen = try await tmux.waitFor("the Apple account", timeout: 30) { $0.contains("Jane Appleseed") && $0.contains("Sign in with Apple") }
+        #expect(screen.contains("Refresh token   present") && screen.contains("Last refresh    never"), "\(screen)")
+        try tmux.sendKeys("r")
+        var refreshes = 0
+        for _ in 0..<200 where refreshes < 1 {
+            try await Task.sleep(for: .milliseconds(50))
+            refreshes = try await emulator.state()["refreshes"] as? Int ?? 0
+        }
+        #expect(refreshes == 1, "r refreshed the Apple account")
+        let after = try await tmux.waitFor("refreshed", timeout: 15) { $0.contains("Jane Appleseed") && !$0.contains("Last refresh    never") }
+        #expect(!after.contains("needs sign-in"), "the stored refresh token stays (Apple sends no new one): \(after)")
+        try tmux.sendKeys("q")
+        let (_, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first)
+        #expect(account["status"] as? String == "valid" && (account["refreshToken"] as? [String: Any])?["present"] as? Bool == true, "\(account)")
+        await emulator.stop()
+    }
+
     @Test("Apple: response_mode=form_post through the loopback listener (a relay's POST), user JSON name kept, string booleans accepted")
     func appleFormPostThroughListener() async throws {
         let emulator = try await ProviderEmulator.start("apple", ["--accept-loopback", "--booleans", "strings"])
