@@ -37,6 +37,20 @@ struct ProviderRuleTests {
         #expect(text.contains("opened in the browser") && text.contains("compared exactly"), "\(text)")
     }
 
+    @Test("Issue 27: a browser that could not be started is said as such at sign-out (not 'no browser'), and the session is said to stay open")
+    func browserNotStarted() async throws {
+        let world = StubWorld()
+        world.files.withLock { $0.providers[0].logoutStyle = .endSessionWithoutRedirect }
+        let alice = try await signedIn(world)
+        var env = world.environment()
+        env.browser = BrowserClient { _ in false }
+        let steps = Mutex<[SignOutStepResult]>([])
+        #expect(await SignOut(env).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } })
+        let end = try #require(steps.withLock { $0 }.first { $0.step == .endSession })
+        guard case .skipped(let text) = end.outcome else { Issue.record("\(end)"); return }
+        #expect(text.hasPrefix("the browser could not be started") && text.contains("stays open") && !text.contains("no browser"), "\(text)")
+    }
+
     @Test("Logto (consentForOfflineAccess): prompt=consent only when offline_access is asked (OIDC Core §11), and never twice")
     func consentPrompt() {
         var provider = ProviderConfig(id: "logto", issuer: URL(string: "https://example.logto.app/oidc"), clientID: "app")
