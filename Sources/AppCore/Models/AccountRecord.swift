@@ -155,7 +155,8 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
     /// The granted scopes as a line of text, or what an empty grant means (a GitHub App's user
     /// token has no scopes: the app's permissions apply).
     public var grantedScopesText: String {
-        grantedScopes.isEmpty ? "none named by the provider (its own settings decide, as a GitHub App's permissions do)" : grantedScopes.joined(separator: " ")
+        guard !grantedScopes.isEmpty else { return "none named by the provider (its own settings decide, as a GitHub App's permissions do)" }
+        return grantedScopes.joined(separator: " ")
     }
 
     /// The key's thumbprint when the access token is bound to it (what `status` and the accounts

@@ -145,7 +145,8 @@ public struct SignInWithCode: Sendable {
         } catch let error as AuthError where error.invalidatesGrant && request.redirectURI == nil {
             // Apple refuses a web page's code unless the exchange repeats its redirect_uri (RFC 6749 §4.1.3).
             var refused = ErrorMapping.appError(error)
-            refused.nextStep = "If the code came from a web page (Sign in with Apple JS), exchange a new one with the return URL its authorization request named: add --redirect-uri URI (and --nonce NONCE). A code from an app needs neither."
+            refused.nextStep = "If the code came from a web page (Sign in with Apple JS), exchange a new one with the return URL"
+                + " its authorization request named: add --redirect-uri URI (and --nonce NONCE). A code from an app needs neither."
             throw refused
         } catch {
             throw ErrorMapping.appError(error)

@@ -220,7 +220,8 @@ public struct SignIn: Sendable {
         let subjectClaim = provider.subjectClaim ?? "sub"
         guard let claims = try? readUserInfoClaims(response, now: env.now()), let subject = userInfoSubject(claims, claim: subjectClaim) else {
             throw AppError(title: "Userinfo did not identify the account",
-                           detail: "HTTP \(response.status); the answer has no usable `\(subjectClaim)` (the provider's subject member). For a provider that names the user otherwise, set it in a preset's `provider.subjectClaim` (GitHub's preset: `id`).",
+                           detail: "HTTP \(response.status); the answer has no usable `\(subjectClaim)` (the provider's subject member)."
+                               + " For a provider that names the user otherwise, set it in a preset's `provider.subjectClaim` (GitHub's preset: `id`).",
                            specReference: "OIDC Core §5.3.2")
         }
         return (subject, claims)

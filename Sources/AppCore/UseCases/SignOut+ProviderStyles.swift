@@ -27,7 +27,8 @@ extension SignOut {
         }
         if tokens.refreshToken != nil, deleting == .token {
             step(SignOutStepResult(.revokeRefreshToken, .skipped(
-                "GitHub revokes a refresh token only with the whole authorization: it stays valid there until it expires and is deleted here; 'authdeck logout --revoke-grant' deletes the authorization (DELETE /applications/{client_id}/grant)")))
+                "GitHub revokes a refresh token only with the whole authorization: it stays valid there until it expires and is deleted here;"
+                    + " 'authdeck logout --revoke-grant' deletes the authorization (DELETE /applications/{client_id}/grant)")))
         }
         let path = "DELETE /applications/{client_id}/\(deleting.rawValue)"
         do {
@@ -40,7 +41,8 @@ extension SignOut {
                 return true
             }
             if deleting == .grant {
-                step(SignOutStepResult(.revokeAccessToken, .done("revoked with the whole authorization (\(path)): the refresh token too; the next sign-in asks you to authorize the app again")))
+                step(SignOutStepResult(.revokeAccessToken, .done(
+                    "revoked with the whole authorization (\(path)): the refresh token too; the next sign-in asks you to authorize the app again")))
             } else {
                 step(SignOutStepResult(.revokeAccessToken, .done("revoked (\(path))")))
             }
@@ -61,7 +63,8 @@ extension SignOut {
     /// What a logout step says when ``BrowserClient/open`` started nothing: no `$BROWSER`
     /// command and no `xdg-open` could be started, or each exited with an error at once.
     static let browserNotStarted =
-        "the browser could not be started (each $BROWSER command and xdg-open failed or is missing); the provider session stays open until you sign out on its site"
+        "the browser could not be started (each $BROWSER command and xdg-open failed or is missing);"
+            + " the provider session stays open until you sign out on its site"
 
     /// A provider that compares `post_logout_redirect_uri` exactly (Logto,
     /// ``LogoutStyle/endSessionWithoutRedirect``): the logout page is opened with `client_id`
@@ -76,7 +79,8 @@ extension SignOut {
                 return
             }
             step(SignOutStepResult(.endSession, .done(
-                "the provider's logout page was opened in the browser; it sends nothing back (post-logout redirect URIs are compared exactly there), so finish there if it asks")))
+                "the provider's logout page was opened in the browser; it sends nothing back"
+                    + " (post-logout redirect URIs are compared exactly there), so finish there if it asks")))
         } catch {
             step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
         }

@@ -35,11 +35,13 @@ public func makeGitHubTokenDeletionRequest(applicationsEndpoint: URL, client: Cl
 /// 204: revoked; 404: GitHub no longer knows the token (already revoked or expired) — also revoked;
 /// anything else is a failure.
 /// - Throws: `.httpStatus`.
-public func processGitHubTokenDeletionResponse(_ response: HTTPResponse, deleting: GitHubDeletion = .token, now: Date) throws(AuthError) -> RevocationOutcome {
+public func processGitHubTokenDeletionResponse(_ response: HTTPResponse, deleting: GitHubDeletion = .token,
+                                               now: Date) throws(AuthError) -> RevocationOutcome {
     if response.status == 204 || response.status == 404 { return .revoked }
     let retryAfter = retryDelay(response, now: now)
     if response.status == 503 { return .serviceUnavailable(retryAfter: retryAfter) }
-    throw .httpStatus(HTTPStatusFailure(status: response.status, url: "DELETE /applications/{client_id}/\(deleting.rawValue)", retryAfter: retryAfter))
+    throw .httpStatus(HTTPStatusFailure(status: response.status, url: "DELETE /applications/{client_id}/\(deleting.rawValue)",
+                                        retryAfter: retryAfter))
 }
 
 /// Deletes a GitHub token: request, send, outcome.

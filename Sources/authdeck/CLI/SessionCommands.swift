@@ -239,7 +239,8 @@ struct StatusRow {
         var state = "    status: \(status.label(now: now))"
         if active { state += ", active" }
         lines.append(state)
-        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)")")
+        let issuer = record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)"
+        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(issuer)")
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"
