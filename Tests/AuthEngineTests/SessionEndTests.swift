@@ -126,6 +126,19 @@ struct SessionEndTests {
         #expect(!String(describing: pending).contains("h.p.s"))
     }
 
+    @Test("LOG-01, RP-Initiated Logout 1.0 §2 by POST (issue 27, Auth0): the form carries id_token_hint, client_id, post_logout_redirect_uri and state; the pending URL holds no hint")
+    func endSessionForm() throws {
+        let crypto = TestCrypto(random: [Data(repeating: 0xC3, count: 32)])
+        let (pending, page) = try makeEndSessionForm(metadata: OP.metadata(), client: OP.client, idTokenHint: RawIDToken("h.p.s"),
+                                                     postLogoutRedirectURI: URL(string: "http://127.0.0.1:50000/logout")!, crypto: crypto.provider)
+        let state = Base64URL.encode(Data(repeating: 0xC3, count: 32))
+        #expect(pending.url.absoluteString == "https://op.test/logout" && pending.state == state)
+        guard case .postForm(_, _, let action, let fields) = page else { Issue.record("\(page)"); return }
+        #expect(action.absoluteString == "https://op.test/logout")
+        #expect(fields == [FormParameter("id_token_hint", "h.p.s"), FormParameter("client_id", "rp-native"),
+                           FormParameter("post_logout_redirect_uri", "http://127.0.0.1:50000/logout"), FormParameter("state", state)])
+    }
+
     @Test("LOG-04: no end_session_endpoint is typed")
     func noEndSession() {
         var metadata = OP.metadata()

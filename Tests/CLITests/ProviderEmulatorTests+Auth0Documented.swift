@@ -84,3 +84,29 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 }
+
+extension ProviderEmulatorTests {
+    @Test("Auth0 preset (issue 27): RP-initiated logout carries id_token_hint, posted from a one-time page of the loopback listener; the browser's argv holds no token")
+    func auth0LogoutPostsIDTokenHint() async throws {
+        let emulator = try await ProviderEmulator.start("auth0")
+        var home = try await auth0SignedIn(emulator)
+        defer { home.remove() }
+        // A $BROWSER that records its argv, then does what the stand-in browser does.
+        let argvLog = home.root.appendingPathComponent("browser-argv")
+        let wrapper = home.root.appendingPathComponent("browser-recording")
+        let browser = ProviderEmulator.directory.appendingPathComponent("browser").path
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(argvLog.path)'\nexec '\(browser)' \"$@\"\n".utf8).write(to: wrapper)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: wrapper.path)
+        home.environment["BROWSER"] = wrapper.path
+
+        let logout = try await home.run(["logout", "a0"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        #expect(logout.stderr.contains("✓ end provider session: provider session ended (id_token_hint posted"), "\(logout.stderr)")
+        let event = try #require(try await endSessionEvent(emulator), "the logout page was posted")
+        #expect(event["has_id_token_hint"] as? Bool == true && event["client_id_matches"] as? Bool == true, "\(event)")
+        #expect(try await emulator.state()["end_session_methods"] as? [String] == ["POST"])
+        let argv = try String(contentsOf: argvLog, encoding: .utf8)
+        #expect(argv.contains("/logout-start/") && !argv.contains("id_token_hint") && !argv.contains("eyJ"), "no token in argv: \(argv)")
+        await emulator.stop()
+    }
+}

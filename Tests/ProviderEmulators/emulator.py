@@ -523,9 +523,23 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, b"", "application/json")
 
     def a0_logout(self, query):
-        """OIDC RP-Initiated Logout (/oidc/logout) or Auth0's /v2/logout (returnTo): back to the
-        client's loopback URI with `state`, else a plain page."""
+        """OIDC RP-Initiated Logout (/oidc/logout, GET or POST as §2 requires) or Auth0's /v2/logout
+        (returnTo): back to the client's loopback URI with `state`, else a plain page. An
+        id_token_hint (recommended by Auth0) must be an ID token issued to this client."""
+        if self.command == "POST":
+            query = self.body_params()
+        hint = query.get("id_token_hint")
+        hint_ok = None
+        if hint is not None:
+            try:
+                payload = json.loads(b64d(hint.split(".")[1]))
+                hint_ok = payload.get("aud") == self.state.args.client_id or self.state.args.client_id in (payload.get("aud") or [])
+            except (ValueError, IndexError):
+                hint_ok = False
+            if not hint_ok:
+                return self.send_json(400, {"error": "invalid_request", "error_description": "id_token_hint is not valid"})
         with self.state.lock:
+            self.state.events["end_session_methods"] = self.state.events.get("end_session_methods", []) + [self.command]
             self.state.events["end_session_requests"] = self.state.events.get("end_session_requests", 0) + 1
             self.state.events["end_session"] = {"has_id_token_hint": "id_token_hint" in query,
                                                 "client_id_matches": query.get("client_id") == self.state.args.client_id,
@@ -717,6 +731,7 @@ AUTH0_ROUTES = {
     ("POST", "/oauth/revoke"): Handler.a0_revoke,
     ("POST", "/oauth/device/code"): Handler.a0_device_code,
     ("GET", "/oidc/logout"): Handler.a0_logout,
+    ("POST", "/oidc/logout"): Handler.a0_logout,
     ("GET", "/v2/logout"): Handler.a0_logout,
     ("POST", "/oauth/par"): lambda handler, query: a0_par(handler, query),
     ("GET", "/api/dpop"): lambda handler, query: a0_dpop_resource(handler, query),

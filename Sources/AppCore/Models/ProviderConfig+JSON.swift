@@ -35,6 +35,7 @@ extension ProviderConfig {
         logoutStyle = try reader.optionalChoice("logoutStyle")
         revocableTokens = try reader.optionalStrings("revocableTokens")
         consentForOfflineAccess = try reader.optionalBool("consentForOfflineAccess")
+        postsIDTokenHint = try reader.optionalBool("postsIDTokenHint")
         subjectClaim = try reader.optionalString("subjectClaim")
         // A GitHub provider stored before `subjectClaim` existed: its accounts were signed in with
         // `GET /user`'s `id` (then a fallback of sign-in's), so it keeps naming them that way.
@@ -66,6 +67,7 @@ extension ProviderConfig {
             "logoutStyle": logoutStyle.map { .string($0.rawValue) },
             "revocableTokens": revocableTokens.map(JSONValue.strings),
             "consentForOfflineAccess": consentForOfflineAccess.map(JSONValue.bool),
+            "postsIDTokenHint": postsIDTokenHint.map(JSONValue.bool),
             "subjectClaim": subjectClaim.map(JSONValue.string),
             "par": par.map { .string($0.rawValue) },
             "dpop": dpop.map { .string($0.rawValue) },

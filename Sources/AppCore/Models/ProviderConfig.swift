@@ -102,6 +102,10 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     /// `token_type_hint` values (`refresh_token`, `access_token`); the others are not sent and
     /// sign-out says they stay valid until they expire (Auth0: `refresh_token` only). nil: both.
     public var revocableTokens: [String]?
+    /// End the provider session with a form the browser POSTs from a page of the loopback
+    /// listener, carrying `id_token_hint` (RP-Initiated Logout 1.0 §2: RECOMMENDED; Auth0 asks for
+    /// it), so the ID token is in no URL. nil or false: a GET without the hint.
+    public var postsIDTokenHint: Bool?
     /// Ask for consent (`prompt=consent`, OIDC Core §3.1.2.1) whenever `offline_access` is
     /// requested: OIDC Core §11 lets a provider drop `offline_access` otherwise, and
     /// node-oidc-provider (Logto) does. nil or false: no `prompt`.

@@ -58,7 +58,8 @@ extension BuiltInPresets {
             "endpoints": {
               "revocation": "https://{domain}/oauth/revoke"
             },
-            "revocableTokens": ["refresh_token"]
+            "revocableTokens": ["refresh_token"],
+            "postsIDTokenHint": true
           },
           "sources": {
             "provider.issuer": "https://auth0.com/docs/get-started/applications/configure-applications-with-oidc-discovery",
@@ -67,6 +68,7 @@ extension BuiltInPresets {
             "provider.revocableTokens": "https://auth0.com/docs/secure/tokens/revoke-tokens",
             "audience": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens",
             "logout": "https://auth0.com/docs/authenticate/login/logout/log-users-out-of-auth0",
+            "provider.postsIDTokenHint": "https://auth0.com/docs/authenticate/login/logout/log-users-out-of-auth0",
             "note": "https://auth0.com/docs/secure/tokens/access-tokens/get-access-tokens"
           }
         }

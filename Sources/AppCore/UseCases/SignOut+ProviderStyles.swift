@@ -1,5 +1,6 @@
 import AuthEngine
 import FoundationEssentials
+import Synchronization
 
 // Sign-out for providers that do it their own way (ProviderConfig.revocationStyle / logoutStyle):
 // GitHub's token deletion API and Auth0's /v2/logout.
@@ -65,6 +66,56 @@ extension SignOut {
     static let browserNotStarted =
         "the browser could not be started (each $BROWSER command and xdg-open failed or is missing);"
             + " the provider session stays open until you sign out on its site"
+
+    /// Why the post-logout redirect did not come (RP-Initiated Logout 1.0 §3), after the local secrets went.
+    static func logoutListenerError(_ error: RedirectListenerFailure) -> AppError {
+        switch error {
+        case .timedOut: AppError(title: "The provider's logout page did not redirect back in time",
+                                 detail: "Local secrets are already deleted; the provider session may still be open.",
+                                 specReference: "RP-Initiated Logout 1.0 §3")
+        case .cancelled: AppError(title: "Ending the provider session was cancelled",
+                                  detail: "Local secrets are already deleted.", disposition: .cancelled)
+        case .failed: ErrorMapping.appError(error)
+        }
+    }
+
+    /// RP-Initiated Logout with `id_token_hint` by POST (``ProviderConfig/postsIDTokenHint``):
+    /// the browser opens a one-time page of the loopback listener (`/logout-start/<256-bit
+    /// random>`, served once) whose form posts the request to the end-session endpoint; the
+    /// post-logout redirect comes back to `/logout-callback` with the sent `state`. The URL in the
+    /// browser's argv holds no token.
+    func endSessionByForm(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idTokenHint: RawIDToken,
+                          step: @Sendable (SignOutStepResult) -> Void) async {
+        do {
+            let listener = try env.loopback.listen("/logout-callback")
+            defer { listener.close() }
+            let form = try makeEndSessionForm(metadata: metadata, client: client, idTokenHint: idTokenHint,
+                                              postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
+            let startPath = "/logout-start/" + makeRandomState(crypto: env.crypto)
+            var components = URLComponents(url: listener.redirectURI, resolvingAgainstBaseURL: false)
+            components?.path = startPath
+            components?.query = nil
+            guard let start = components?.url else { throw AuthError.unsupported(.invalidRedirectURI(listener.redirectURI.absoluteString)) }
+            guard await env.browser.open(start) else {
+                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
+                return
+            }
+            let served = Mutex(false)
+            let callback = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in
+                if callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(startPath) {
+                    // Served once: a second fetch (another local user racing the browser) gets nothing.
+                    return served.withLock { done in defer { done = true }; return done ? .ignore : .respond(page: form.page) }
+                }
+                return decideEndSessionCallback(callback, pending: form.pending).verdict
+            }
+            try validateEndSessionCallback(callback, pending: form.pending)
+            step(SignOutStepResult(.endSession, .done("provider session ended (id_token_hint posted from the listener's page)")))
+        } catch let error as RedirectListenerFailure {
+            step(SignOutStepResult(.endSession, .failed(Self.logoutListenerError(error))))
+        } catch {
+            step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        }
+    }
 
     /// A provider that compares `post_logout_redirect_uri` exactly (Logto,
     /// ``LogoutStyle/endSessionWithoutRedirect``): the logout page is opened with `client_id`

@@ -9,7 +9,9 @@ import FoundationEssentials
 ///    behind as if they were valid (kept only when revocation failed and the caller asked);
 /// 3. end the provider session (RP-Initiated Logout 1.0) through the browser and a loopback
 ///    listener. The URL carries `client_id`, `post_logout_redirect_uri` and `state`, never
-///    `id_token_hint`: the browser gets the URL in its argv, where any local user can read it.
+///    `id_token_hint`: the browser gets the URL in its argv, where any local user can read it. A
+///    provider marked ``ProviderConfig/postsIDTokenHint`` (Auth0) gets the hint by POST from a
+///    one-time page of the listener instead (``endSessionByForm(metadata:client:idTokenHint:step:)``).
 public struct SignOut: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
@@ -42,6 +44,7 @@ public struct SignOut: Sendable {
         let files = env.files
         let accounts = Accounts(env: env)
         var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig)?
+        var idTokenHint: RawIDToken?
         var removed = false
         do {
             // Under the account's lock, from reading the secrets to deleting them: a refresh in
@@ -55,6 +58,7 @@ public struct SignOut: Sendable {
                     do {
                         let account = try await ProviderAccess(env: env).account(id)
                         provider = (account.metadata, account.client, account.provider)
+                        idTokenHint = tokens.idToken
                         revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: account.client,
                                                         provider: account.provider, revokeGrant: options.revokeGrant, step: step)
                     } catch {
@@ -93,7 +97,7 @@ public struct SignOut: Sendable {
         }
         guard removed else { return false }
         if options.endSession, let provider {
-            await endSession(metadata: provider.metadata, client: provider.client, config: provider.config, step: step)
+            await endSession(metadata: provider.metadata, client: provider.client, config: provider.config, idTokenHint: idTokenHint, step: step)
         }
         return true
     }
@@ -141,7 +145,7 @@ public struct SignOut: Sendable {
     }
 
     private func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig,
-                            step: @Sendable (SignOutStepResult) -> Void) async {
+                            idTokenHint: RawIDToken?, step: @Sendable (SignOutStepResult) -> Void) async {
         let style = config.logoutStyle ?? .endSession
         if style == .none {
             step(SignOutStepResult(.endSession, .skipped("the provider has no logout page")))
@@ -159,6 +163,10 @@ public struct SignOut: Sendable {
             await endSessionWithoutRedirect(metadata: metadata, client: client, step: step)
             return
         }
+        if config.postsIDTokenHint == true, let idTokenHint {
+            await endSessionByForm(metadata: metadata, client: client, idTokenHint: idTokenHint, step: step)
+            return
+        }
         do {
             let listener = try env.loopback.listen("/logout-callback")
             defer { listener.close() }
@@ -174,15 +182,7 @@ public struct SignOut: Sendable {
             try validateEndSessionCallback(callback, pending: pending)
             step(SignOutStepResult(.endSession, .done("provider session ended")))
         } catch let error as RedirectListenerFailure {
-            let appError: AppError = switch error {
-            case .timedOut: AppError(title: "The provider's logout page did not redirect back in time",
-                                     detail: "Local secrets are already deleted; the provider session may still be open.",
-                                     specReference: "RP-Initiated Logout 1.0 §3")
-            case .cancelled: AppError(title: "Ending the provider session was cancelled",
-                                      detail: "Local secrets are already deleted.", disposition: .cancelled)
-            case .failed: ErrorMapping.appError(error)
-            }
-            step(SignOutStepResult(.endSession, .failed(appError)))
+            step(SignOutStepResult(.endSession, .failed(Self.logoutListenerError(error))))
         } catch {
             step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
         }

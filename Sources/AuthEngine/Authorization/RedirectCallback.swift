@@ -23,9 +23,11 @@ public struct RedirectCallback: Sendable, Equatable {
 }
 
 /// What the listener does with a request: keep waiting (and answer 404, e.g. `/favicon.ico`
-/// or a wrong path), or finish with a page for the browser and close.
+/// or a wrong path), answer a page and keep waiting (a page of authdeck's own the browser opens
+/// first: the logout form), or finish with a page for the browser and close.
 public enum RedirectCallbackVerdict: Sendable, Equatable {
     case ignore
+    case respond(page: RedirectPage)
     case finish(page: RedirectPage)
 }
 
@@ -34,4 +36,8 @@ public enum RedirectPage: Sendable, Equatable {
     /// "Signed in — you can close this tab and return to the terminal."
     case success(title: String, message: String)
     case failure(title: String, message: String)
+    /// A form that POSTs `fields` to `action` when the user presses its button (the listener's
+    /// pages run no script): a request whose parameters must not be in a URL, as an end-session
+    /// request with its `id_token_hint` (RP-Initiated Logout 1.0 §2 has the provider take POST).
+    case postForm(title: String, message: String, action: URL, fields: [FormParameter])
 }

@@ -35,6 +35,24 @@ public func makeEndSessionRequest(metadata: AuthorizationServerMetadata, client:
                              postLogoutRedirectURI: postLogoutRedirectURI?.absoluteString)
 }
 
+/// The end-session request as a form the browser POSTs (RP-Initiated Logout 1.0 §2: a provider
+/// takes GET and POST), so that the `id_token_hint` it RECOMMENDS goes in no URL (the browser's
+/// argv, its history, a proxy's log): the page, served by the loopback listener, holds the
+/// parameters of ``makeEndSessionRequest(metadata:client:idTokenHint:postLogoutRedirectURI:crypto:)``;
+/// `pending.url` is the bare endpoint.
+/// - Throws: as ``makeEndSessionRequest(metadata:client:idTokenHint:postLogoutRedirectURI:crypto:)``.
+public func makeEndSessionForm(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idTokenHint: RawIDToken,
+                               postLogoutRedirectURI: URL, crypto: CryptoProvider) throws(AuthError) -> (pending: PendingEndSession, page: RedirectPage) {
+    let get = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idTokenHint,
+                                        postLogoutRedirectURI: postLogoutRedirectURI, crypto: crypto)
+    guard let endpoint = metadata.endSessionEndpoint else { throw .unsupported(.missingEndpoint("end_session_endpoint")) }
+    let fields = [FormParameter("id_token_hint", idTokenHint.exposedValue), FormParameter("client_id", client.clientID),
+                  FormParameter("post_logout_redirect_uri", postLogoutRedirectURI.absoluteString), FormParameter("state", get.state)]
+    let pending = PendingEndSession(url: endpoint, state: get.state, postLogoutRedirectURI: get.postLogoutRedirectURI)
+    return (pending, .postForm(title: "Sign out at the provider", message: "Press the button to end your session at the provider.",
+                               action: endpoint, fields: fields))
+}
+
 /// Checks the post-logout redirect (RP-Initiated Logout 1.0 §3, LOG-02/03): the `state` must
 /// be the one sent; otherwise the provider logout is not confirmed (local logout stands).
 /// - Throws: `.protocolViolation(.redirectPathMismatch / .endSessionStateMismatch)`.

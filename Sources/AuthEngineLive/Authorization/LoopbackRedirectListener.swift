@@ -369,6 +369,9 @@ private struct CallbackServer {
             case .ignore:
                 Self.respond(connection.descriptor, status: "404 Not Found", html: nil)
                 return .closed
+            case .respond(let page):
+                Self.respond(connection.descriptor, status: "200 OK", html: RedirectPageHTML.render(page))
+                return .closed
             case .finish(let page):
                 Self.respond(connection.descriptor, status: "200 OK", html: RedirectPageHTML.render(page))
                 return .finished(callback)

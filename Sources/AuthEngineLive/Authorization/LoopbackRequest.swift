@@ -76,9 +76,14 @@ enum HTTPRequestParser {
 enum RedirectPageHTML {
     static func render(_ page: RedirectPage) -> String {
         let (title, message, accent): (String, String, String)
+        var form = ""
         switch page {
         case .success(let pageTitle, let pageMessage): (title, message, accent) = (pageTitle, pageMessage, "#1a7f37")
         case .failure(let pageTitle, let pageMessage): (title, message, accent) = (pageTitle, pageMessage, "#cf222e")
+        case .postForm(let pageTitle, let pageMessage, let action, let fields):
+            (title, message, accent) = (pageTitle, pageMessage, "#0969da")
+            let inputs = fields.map { "<input type=\"hidden\" name=\"\(escape($0.name))\" value=\"\(escape($0.value))\">" }.joined()
+            form = "\n<form method=\"post\" action=\"\(escape(action.absoluteString))\">\(inputs)<p><button type=\"submit\">Sign out</button></p></form>"
         }
         return """
         <!doctype html>
@@ -97,7 +102,7 @@ enum RedirectPageHTML {
         <body>
         <main>
         <h1>\(escape(title))</h1>
-        <p>\(escape(message))</p>
+        <p>\(escape(message))</p>\(form)
         </main>
         </body>
         </html>
