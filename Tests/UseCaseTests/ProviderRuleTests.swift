@@ -1,5 +1,6 @@
 import AppCore
 import AuthEngine
+import StrictJSON
 import Foundation
 import Synchronization
 import Testing
@@ -49,6 +50,21 @@ struct ProviderRuleTests {
         let end = try #require(steps.withLock { $0 }.first { $0.step == .endSession })
         guard case .skipped(let text) = end.outcome else { Issue.record("\(end)"); return }
         #expect(text.hasPrefix("the browser could not be started") && text.contains("stays open") && !text.contains("no browser"), "\(text)")
+    }
+
+    @Test("GitHub providers stored before subjectClaim existed keep naming accounts by /user's id (what sign-in used); others read sub")
+    func storedGitHubProviderKeepsItsSubjectMember() throws {
+        func provider(_ preset: String?) throws -> ProviderConfig {
+            var members: [String: JSONValue] = [
+                "id": .string("gh"), "displayName": .string("GitHub"), "clientID": .string("Iv1.x"), "clientAuthentication": .string("none"),
+                "scopes": .array([]), "resources": .array([]), "extraHeaders": .object([:]), "extraAuthorizationParameters": .object([:]),
+                "endpoints": .object(["token": .string("https://github.com/login/oauth/access_token")])]
+            if let preset { members["preset"] = .string(preset) }
+            return try ProviderConfig(json: .object(members))
+        }
+        #expect(try provider("github").subjectClaim == "id")
+        #expect(try provider(nil).subjectClaim == nil)
+        #expect(try provider("gitlab").subjectClaim == nil)
     }
 
     @Test("Logto (consentForOfflineAccess): prompt=consent only when offline_access is asked (OIDC Core §11), and never twice")
