@@ -117,10 +117,10 @@ struct ExecCommandTests {
         #expect(noRuntime.exitCode == 2 && noRuntime.stderr.contains("needs XDG_RUNTIME_DIR"), "\(noRuntime)")
     }
 
-    @Test("--token-file is renewed before each expiry: a child calling userinfo every second over 4 token lifetimes gets 200 every time")
+    @Test("--token-file is renewed before each expiry: a child calling userinfo every second over 3 token lifetimes gets 200 every time")
     func renewedAcrossLifetimes() async throws {
-        // 6 s access tokens, renewed 2 s before expiry: about five renewals in 22 s.
-        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 6)
+        // 5 s access tokens, renewed 2 s before expiry: a renewal about every 3 s, four in 14 s.
+        let idp = try await LocalIdentityProvider.start(accessTokenLifetime: 5)
         defer { Task { await idp.stop() } }
         let home = try await signedInHome(idp)
         defer { home.remove() }
@@ -130,7 +130,7 @@ struct ExecCommandTests {
         path, url, log = os.environ["AUTHDECK_TOKEN_FILE"], sys.argv[1], sys.argv[2]
         seen = set()
         with open(log, "w") as out:
-            for _ in range(22):
+            for _ in range(14):
                 for attempt in range(2):
                     token = open(path).read()
                     seen.add(token)
@@ -155,9 +155,9 @@ struct ExecCommandTests {
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         let statuses = lines.filter { !$0.hasPrefix("tokens") && $0 != "retried" }
         #expect(lines.filter { $0 == "retried" }.count <= 2, "a call raced a rewrite at most twice: \(lines)")
-        #expect(statuses.count == 22 && statuses.allSatisfy { $0 == "200" }, "every call 200: \(statuses)")
+        #expect(statuses.count == 14 && statuses.allSatisfy { $0 == "200" }, "every call 200: \(statuses)")
         let tokens = try #require(lines.last.flatMap { Int($0.split(separator: " ").last ?? "") })
-        #expect(tokens >= 4, "renewed about every 4 s (\(tokens) tokens seen)")
+        #expect(tokens >= 4, "renewed about every 3 s (\(tokens) tokens seen)")
     }
 
     @Test("--kill-on-expiry without a file: the child is ended (SIGTERM) when the token it holds expires, with a named message")

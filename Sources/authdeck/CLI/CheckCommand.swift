@@ -155,7 +155,8 @@ extension String {
 /// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
 /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER` and `AUTHDECK_MESSAGE`; never a token (the
 /// environment is authdeck's own, which holds none, without its secret variables); stdin
-/// `/dev/null`, stdout to stderr; ended (SIGTERM, then SIGKILL) after 10 s. A failure is said,
+/// `/dev/null`, stdout to stderr (``ChildProcess`` detached); ended (SIGTERM, then SIGKILL, to its
+/// group) after 10 s. A failure is said,
 /// never fatal.
 func runHook(_ command: String, event: CheckLedger.Told, environment: [String: String], limit: Double = 10) {
     var child = BrowserLauncher.childEnvironment(from: environment)
@@ -163,45 +164,28 @@ func runHook(_ command: String, event: CheckLedger.Told, environment: [String: S
     child["AUTHDECK_ACCOUNT"] = event.account.rawValue
     child["AUTHDECK_PROVIDER"] = event.provider.rawValue
     child["AUTHDECK_MESSAGE"] = event.message
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, 2, 1)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    let words: [String] = ["/bin/sh", "-c", command]
-    let argv = words.map { strdup($0) } + [nil]
-    let envp = child.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp) == 0 else {
+    let hook: ChildProcess
+    do {
+        hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true)
+    } catch {
         Output.err("authdeck check: the hook '\(command)' could not start")
         return
     }
     let deadline = Date().addingTimeInterval(limit)
-    var status: Int32 = 0
-    while waitpid(pid, &status, WNOHANG) == 0 {
+    while true {
+        if let status = hook.reap() {
+            if status > 128 {
+                Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended by signal \(status - 128)")
+            } else if status != 0 {
+                Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) exited \(status)")
+            }
+            return
+        }
         if Date() >= deadline {
-            kill(-pid, SIGTERM)
-            usleep(500_000)
-            kill(-pid, SIGKILL)
-            waitpid(pid, &status, 0)
+            hook.endGroup()
             Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended after \(Int(limit)) s")
             return
         }
         usleep(20_000)
-    }
-    let signal = status & 0x7f
-    if signal != 0 {
-        Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended by signal \(signal)")
-    } else if (status >> 8) & 0xff != 0 {
-        Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) exited \((status >> 8) & 0xff)")
     }
 }

@@ -25,13 +25,19 @@ struct ChildProcess {
     }
 
     /// Starts `command` (`command[0]` looked up in the child's `PATH`, as `execvp` does); every
-    /// descriptor above 2 not in `keeping` is closed in the child.
+    /// descriptor above 2 not in `keeping` is closed in the child. `detached`: in a process group
+    /// of its own (ended with ``endGroup()``), stdin from `/dev/null` and stdout to our stderr
+    /// (the hooks of `check`).
     /// - Throws: ``SpawnFailure`` (not found, not executable, or the spawn's errno).
-    static func spawn(_ command: [String], environment: [String: String], keeping: Set<Int32>) throws -> ChildProcess {
+    static func spawn(_ command: [String], environment: [String: String], keeping: Set<Int32>, detached: Bool = false) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in openDescriptors().subtracting(keeping) { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        if detached {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -42,7 +48,8 @@ struct ChildProcess {
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        if detached { posix_spawnattr_setpgroup(&attributes, 0) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (detached ? POSIX_SPAWN_SETPGROUP : 0)))
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -71,6 +78,16 @@ struct ChildProcess {
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
+
+    /// A detached child and everything it started: SIGTERM to its group, SIGKILL half a second
+    /// later, then reaped.
+    func endGroup() {
+        kill(-pid, SIGTERM)
+        usleep(500_000)
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
 
     /// A child being ended: SIGTERM now, SIGKILL at `forceAt` if it is still there.
     struct Ending {

@@ -71,15 +71,10 @@ enum ManPages {
         return lines.joined(separator: "\n")
     }
 
+    /// Four or more uppercase hex digits (`\[u00E9]`).
     private static func hex(_ value: UInt32) -> String {
-        let digits = Array("0123456789ABCDEF")
-        var text = ""
-        var rest = value
-        repeat {
-            text.insert(digits[Int(rest & 0xF)], at: text.startIndex)
-            rest >>= 4
-        } while rest > 0
-        return String(repeating: "0", count: max(0, 4 - text.count)) + text
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     private static func header(_ name: String, section: Int, version: String, date: String) -> [String] {
