@@ -16,6 +16,7 @@ enum ScreenMapping {
             accounts: rows(state), selection: view.selection, filter: view.filter, focus: view.focus,
             helpVisible: view.helpVisible, flash: state.flash, readOnly: screen.readOnly)
         model.notes = screen.notes
+        model.header.activeAccountSource = placeSource(state)
         if let damage = storeDamage(state) {
             model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
             if model.flash == nil { model.flash = Flash(level: .error, text: damage) }
@@ -169,5 +170,20 @@ enum ScreenMapping {
         if let form = state.presetForm { return .presetForm(PresetFormMapping.dialog(form)) }
         if let form = screen.signInForm { return .signIn(form) }
         return nil
+    }
+
+    /// What the header says about the directory's choice (``AppState/defaultAccountChoice``):
+    /// the rule or git config that chose, or why nothing is chosen; nil for the active account.
+    static func placeSource(_ state: AppState) -> String? {
+        switch state.defaultAccountChoice {
+        case .success(let choice)?:
+            switch choice.source {
+            case .gitConfig, .rule, .environment: return choice.source.label
+            default: return nil
+            }
+        case .failure(.ruleAccountMissing(let directory, let account))?: return "rule \(directory) names \(account), not signed in"
+        case .failure(.noMatch(let query, let source, _))?: return "\(source.settingName ?? "") '\(query)' names no account"
+        default: return nil
+        }
     }
 }

@@ -89,6 +89,7 @@ public struct AppReducer: Sendable {
             state.providers = snapshot.providers
             state.credentialStore = snapshot.credentialStore
             state.activeAccountID = snapshot.activeAccountID
+            state.place = snapshot.place
             state.damage = snapshot.allDamage
             if let warning = snapshot.warnings.first, state.flash == nil { flash(&state, .warn, warning) }
             state.accounts = snapshot.accounts.map { record in

@@ -245,6 +245,8 @@ public struct AppState: Equatable, Sendable {
     /// `AUTHDECK_ACCOUNT` for this process only (an alias, id or prefix, as on the command line);
     /// wins over the persisted active account, never saved.
     public var environmentAccount: String?
+    /// What the directory the screen was started in says (git config, the directory rule).
+    public var place: AccountPlace = .nowhere
     /// The credential store's backend and state (not to be confused with the state `Store`).
     public var credentialStore: StoreInfo
     /// Files that could not be read because they are damaged: the screen says "store damaged",
@@ -277,11 +279,23 @@ public struct AppState: Equatable, Sendable {
         self.flashDuration = flashDuration
     }
 
-    /// The account scripts get: the override if set, else the persisted active one.
     /// The account scripts get and the screen marks active: ``AccountResolution``'s default
-    /// (`AUTHDECK_ACCOUNT`, else the persisted active account, else the only account).
+    /// (`AUTHDECK_ACCOUNT`, git config, the directory rule, the persisted active account, the only account).
     public var effectiveActiveAccountID: AccountID? {
-        AccountResolution.defaultAccountID(accounts: accounts.map(\.record), active: activeAccountID, environmentAccount: environmentAccount)
+        AccountResolution.defaultAccountID(accounts: accounts.map(\.record), active: activeAccountID, environmentAccount: environmentAccount,
+                                           place: place)
+    }
+
+    /// The account the directory the screen was started in resolves to, and why (`authdeck which`):
+    /// nil with no accounts; an error (a rule naming an account that is gone) is the screen's to show.
+    public var defaultAccountChoice: Result<ResolvedAccount, AccountResolutionError>? {
+        guard !accounts.isEmpty else { return nil }
+        do {
+            return .success(try AccountResolution.choose(nil, accounts: accounts.map(\.record), active: activeAccountID,
+                                                         environmentAccount: environmentAccount, place: place))
+        } catch {
+            return .failure(error)
+        }
     }
 
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }

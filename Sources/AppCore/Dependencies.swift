@@ -153,6 +153,9 @@ public struct LoadedSnapshot: Equatable, Sendable {
     /// process holds their account lock: a refresh is waiting for its answer there, so its
     /// outcome is not unknown (``LoadAccounts/overview()``; empty from ``LoadAccounts/run()``).
     public var refreshingElsewhere: Set<AccountID>
+    /// What the directory the process runs in says about the account (git config, the directory
+    /// rule; ``Places/read(_:)``): read by ``LoadAccounts/overview()``, ``AccountPlace/nowhere`` from ``LoadAccounts/run()``.
+    public var place: AccountPlace = .nowhere
     public init(providers: [ProviderConfig], accounts: [AccountRecord], activeAccountID: AccountID?, credentialStore: StoreInfo,
                 damage: [FileDamage] = [], warnings: [String] = [], refreshingElsewhere: Set<AccountID> = []) {
         self.providers = providers

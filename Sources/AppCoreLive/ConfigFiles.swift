@@ -7,6 +7,7 @@ import FoundationEssentials
 /// The non-secret files (JSON, 0600, atomic, under XDG directories):
 /// - `$XDG_CONFIG_HOME/authdeck/providers.json`: the configured providers;
 /// - `$XDG_CONFIG_HOME/authdeck/store.json`: the credential store backend chosen (and why);
+/// - `$XDG_CONFIG_HOME/authdeck/bindings.json`: the directory rules (`authdeck bind`);
 /// - `$XDG_STATE_HOME/authdeck/accounts.json`: account metadata (no tokens);
 /// - `$XDG_STATE_HOME/authdeck/active.json`: the active account.
 public struct ConfigFiles: Sendable {
@@ -40,7 +41,24 @@ public struct ConfigFiles: Sendable {
         MetadataFile.state("active.json", paths: paths, read: { (json) throws(JSONShapeError) in try ActiveAccount(json: json) }, write: { $0.json })
     }
 
+    var bindingsFile: JSONFileStore<[DirectoryBinding]> {
+        MetadataFile.config("bindings.json", paths: paths, read: { (json) throws(JSONShapeError) in try DirectoryBinding.list(json: json) },
+                            write: { DirectoryBinding.json($0) })
+    }
+
     public func providers() throws(SecretStoreError) -> [ProviderConfig] { try providersFile.read() ?? [] }
+
+    /// The directory rules; none when the file does not exist.
+    public func bindings() throws(SecretStoreError) -> [DirectoryBinding] { try bindingsFile.read() ?? [] }
+
+    /// One read-modify-write of the directory rules under the file's lock.
+    public func updateBindings(_ change: (inout [DirectoryBinding]) -> Void) throws(SecretStoreError) {
+        try bindingsFile.update { (list: inout [DirectoryBinding]?) in
+            var rules = list ?? []
+            change(&rules)
+            list = rules
+        }
+    }
 
     /// Adds or replaces a provider (by id) under the file's lock.
     public func saveProvider(_ provider: ProviderConfig) throws(SecretStoreError) {

@@ -35,6 +35,8 @@ extension AppEnvironment {
             browserTimeout: browserTimeout)
         environment.readKeyFile = { path throws(AppError) in try readKeyFileWithoutFollowingLinks(path) }
         environment.dpopNonces = .live(directory: "\(paths.cacheDirectory)/dpop-nonces")
+        environment.place = .live(files)
+        environment.git = .live(processEnvironment: processEnvironment)
         return environment
     }
 }

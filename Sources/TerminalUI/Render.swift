@@ -82,6 +82,7 @@ public enum Renderer {
         var line: Line = [.text(" authdeck ", .header)]
         line.append(.text("│ active: ", .headerDim))
         line.append(.text(m.header.activeAccountName.map(Sanitizer.visible) ?? "none", .header))
+        if let source = m.header.activeAccountSource { line.append(.text(" (\(Sanitizer.visible(source)))", .headerDim)) }
         line.append(.text(" │ store: ", .headerDim))
         line.append(.text(Sanitizer.visible(m.header.storeBackend), .header))
         if m.header.storeIsInsecure { line += [.text(" ", .header), .text(" ⚠ PLAINTEXT ", .badgeInsecure)] }

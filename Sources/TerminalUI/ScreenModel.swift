@@ -132,6 +132,9 @@ public struct FilterState: Equatable, Sendable {
 public struct HeaderModel: Equatable, Sendable {
     /// Display name of the active account, nil when none.
     public var activeAccountName: String?
+    /// Why the directory the screen was started in resolves to it, when a place chose it
+    /// ("rule /home/u/work", "git config (FILE)"), or why it resolves to none; nil otherwise.
+    public var activeAccountSource: String?
     /// The credential-store backend, e.g. "Secret Service", "encrypted file", "plaintext file".
     public var storeBackend: String
     /// True for plaintext storage: shown as a permanent warning badge.

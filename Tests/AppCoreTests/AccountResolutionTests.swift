@@ -28,13 +28,13 @@ struct AccountResolutionTests {
     func queries() throws {
         #expect(try AccountResolution.resolve("bob", accounts: [alice, bob], active: alice.id, environmentAccount: "alice").id == bob.id)
         #expect(try AccountResolution.resolve("local/b", accounts: [alice, bob], active: nil, environmentAccount: nil).id == bob.id)
-        #expect(throws: AccountResolutionError.ambiguous(query: "local/", fromEnvironment: false, matches: ["local/alice", "local/bob"])) {
+        #expect(throws: AccountResolutionError.ambiguous(query: "local/", source: .argument, matches: ["local/alice", "local/bob"])) {
             try AccountResolution.resolve("local/", accounts: [alice, bob], active: nil, environmentAccount: nil)
         }
-        #expect(throws: AccountResolutionError.noMatch(query: "", fromEnvironment: false, known: ["local/alice", "local/bob"])) {
+        #expect(throws: AccountResolutionError.noMatch(query: "", source: .argument, known: ["local/alice", "local/bob"])) {
             try AccountResolution.resolve("", accounts: [alice, bob], active: alice.id, environmentAccount: nil)
         }
-        #expect(throws: AccountResolutionError.noMatch(query: "carol", fromEnvironment: true, known: ["local/alice", "local/bob"])) {
+        #expect(throws: AccountResolutionError.noMatch(query: "carol", source: .environment, known: ["local/alice", "local/bob"])) {
             try AccountResolution.resolve(nil, accounts: [alice, bob], active: nil, environmentAccount: "carol")
         }
     }
@@ -43,7 +43,7 @@ struct AccountResolutionTests {
     func exactComparison() {
         var composed = alice
         composed.alias = "caf\u{E9}"
-        #expect(throws: AccountResolutionError.noMatch(query: "cafe\u{301}", fromEnvironment: false, known: ["caf\u{E9} (local/alice)", "local/bob"])) {
+        #expect(throws: AccountResolutionError.noMatch(query: "cafe\u{301}", source: .argument, known: ["caf\u{E9} (local/alice)", "local/bob"])) {
             try AccountResolution.resolve("cafe\u{301}", accounts: [composed, bob], active: nil, environmentAccount: nil)
         }
     }

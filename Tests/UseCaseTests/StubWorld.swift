@@ -38,6 +38,12 @@ final class StubWorld: Sendable {
     let storeWritable = Mutex(true)
     /// More providers, by host (the HTTP edge routes by the request's host).
     let others = Mutex<[String: StubProvider]>([:])
+    /// The place: the current directory (a real path), symlinks (link → target), the directory
+    /// rules, and what `git` answers (arguments and directory → run; nil: no git).
+    let directory = Mutex<String?>(nil)
+    let symlinks = Mutex<[String: String]>([:])
+    let bindings = Mutex<[DirectoryBinding]>([])
+    let git = Mutex<@Sendable ([String], String?) -> GitRun?>({ _, _ in nil })
 
     init(provider: StubProvider = StubProvider(), secrets: InMemorySecretStore = InMemorySecretStore()) {
         self.provider = provider
@@ -111,6 +117,17 @@ final class StubWorld: Sendable {
             load: { [self] provider, kind in cache.withLock { $0["\(provider)/\(kind)"] } },
             save: { [self] provider, document in cache.withLock { $0["\(provider)/\(document.kind)"] = document } },
             remove: { [self] provider in cache.withLock { store in for kind in CachedDocument.Kind.allCases { store["\(provider)/\(kind)"] = nil } } })
+        env.place = PlaceClient(
+            currentDirectory: { [self] in directory.withLock { $0 } },
+            realPath: { [self] path in
+                // Links resolved by the longest linked prefix; a path under no link is itself.
+                let links = symlinks.withLock { $0 }
+                guard let link = links.keys.filter({ DirectoryBinding.path(path, isWithin: $0) }).max(by: { $0.count < $1.count }), let target = links[link] else { return path }
+                return target + path.dropFirst(link.count)
+            },
+            bindings: { [self] in bindings.withLock { $0 } },
+            updateBindings: { [self] change in bindings.withLock { change(&$0) } })
+        env.git = GitClient { [self] arguments, directory in git.withLock { $0 }(arguments, directory) }
         env.dpopNonces = DPoPNonceCache(
             load: { [self] origin in dpopNonces.withLock { $0[origin] } },
             save: { [self] origin, nonce in

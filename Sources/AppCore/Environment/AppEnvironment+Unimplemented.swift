@@ -65,6 +65,12 @@ extension AppEnvironment {
                 drop: { _ in report("unimplemented: environment.cache.drop") }))
         environment.dpopNonces = DPoPNonceCache(load: { _ in report("unimplemented: environment.dpopNonces.load"); return nil },
                                                 save: { _, _ in report("unimplemented: environment.dpopNonces.save") })
+        environment.place = PlaceClient(
+            currentDirectory: { report("unimplemented: environment.place.currentDirectory"); return nil },
+            realPath: { _ in report("unimplemented: environment.place.realPath"); return nil },
+            bindings: { () throws(AppError) in throw failure("place.bindings") },
+            updateBindings: { _ throws(AppError) in throw failure("place.updateBindings") })
+        environment.git = GitClient { arguments, _ in report("unimplemented: environment.git.run(\(arguments.first ?? ""))"); return nil }
         return environment
     }
 }

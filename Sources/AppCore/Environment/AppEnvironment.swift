@@ -26,6 +26,10 @@ public struct AppEnvironment: Sendable {
     public var cache: ProviderDocumentCache
     /// The latest DPoP nonce of each server (RFC 9449 §8.2), kept between processes.
     public var dpopNonces: DPoPNonceCache = .none
+    /// The directory the process runs in and the directory rules (issue 23 §3).
+    public var place: PlaceClient = .none
+    /// git as a child process (`authdeck.account`, `setup-git`).
+    public var git: GitClient = .none
     /// Refresh leeway, clock tolerance, backoff.
     public var policy: ExpiryPolicy
     /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).

@@ -103,7 +103,8 @@ public struct LoadAccounts: Sendable {
                               warnings: Self.warnings(active, accounts))
     }
 
-    /// What `status` and the accounts screen show: like ``run()``, but a damaged file is
+    /// What `status` and the accounts screen show: like ``run()`` with the place read (git config,
+    /// the directory rule: ``LoadedSnapshot/place``), and a damaged file is
     /// reported in ``LoadedSnapshot/damage`` (with the secrets' file's damage in
     /// ``StoreInfo/damage``) instead of thrown, so that the front ends say "store damaged" and
     /// name the file rather than "No accounts".
@@ -130,9 +131,11 @@ public struct LoadAccounts: Sendable {
         if !store.isLocked, store.backend == .vault || store.backend == .plaintext, let found = env.credentials.check().damage {
             store.damage = found
         }
-        return LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
-                              damage: damage, warnings: Self.warnings(active, accounts),
-                              refreshingElsewhere: refreshingElsewhere(accounts))
+        var snapshot = LoadedSnapshot(providers: providers, accounts: accounts, activeAccountID: active.id, credentialStore: store,
+                                      damage: damage, warnings: Self.warnings(active, accounts),
+                                      refreshingElsewhere: refreshingElsewhere(accounts))
+        snapshot.place = Places(env).read()
+        return snapshot
     }
 
     /// The accounts whose refresh marker is set while their account lock is held: another

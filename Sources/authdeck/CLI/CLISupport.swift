@@ -256,11 +256,15 @@ final class CLIContext: Sendable {
     }
 
     /// The account meant by `query` (see ``AccountResolution``), or the default one:
-    /// `AUTHDECK_ACCOUNT`, else the persisted active account.
+    /// `AUTHDECK_ACCOUNT`, git config, the directory rule, the persisted active account.
     func account(_ query: String?, in snapshot: LoadedSnapshot) throws -> AccountRecord {
+        try choice(query, in: snapshot).record
+    }
+
+    /// ``account(_:in:)`` and where the choice came from (`which`).
+    func choice(_ query: String?, in snapshot: LoadedSnapshot, place: AccountPlace? = nil) throws -> ResolvedAccount {
         do {
-            return try AccountResolution.resolve(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
-                                                 environmentAccount: environment["AUTHDECK_ACCOUNT"])
+            return try Places(app).choose(query, in: snapshot, environmentAccount: environment["AUTHDECK_ACCOUNT"], place: place)
         } catch {
             throw CLIFailure(error, providers: snapshot.providers)
         }
@@ -287,12 +291,18 @@ extension CLIFailure {
         case .noDefault(let known):
             self.init("No active account among \(known.count) accounts (\(known.joined(separator: ", ")))",
                       hint: "Name one (see 'authdeck status') or pick the default with 'authdeck switch ACCOUNT'.", exitCode: ExitCode.usage)
-        case .noMatch(let query, let fromEnvironment, let known):
-            self.init("No account matches '\(query)'\(fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : "")",
+        case .noMatch(let query, let source, let known):
+            self.init("No account matches '\(query)'\(source.settingName.map { " (from \($0))" } ?? "")",
                       hint: "Known accounts: \(known.joined(separator: ", ")). See 'authdeck status'.", exitCode: ExitCode.usage)
-        case .ambiguous(let query, let fromEnvironment, let matches):
-            self.init("'\(query)'\(fromEnvironment ? " (from $AUTHDECK_ACCOUNT)" : "") matches several accounts: \(matches.joined(separator: ", "))",
+        case .ambiguous(let query, let source, let matches):
+            self.init("'\(query)'\(source.settingName.map { " (from \($0))" } ?? "") matches several accounts: \(matches.joined(separator: ", "))",
                       hint: "Type more of the name, or use the account id.", exitCode: ExitCode.usage)
+        case .ruleAccountMissing(let directory, let account):
+            self.init("The rule for \(directory) names \(account), which is not signed in",
+                      hint: "Sign in to it again, bind another account with 'authdeck bind ACCOUNT --dir \(directory)', or remove the rule with 'authdeck unbind --dir \(directory)'.",
+                      exitCode: ExitCode.usage)
+        case .rulesUnreadable(let problem):
+            self.init("The directory rules cannot be read (\(problem))", hint: "Run 'authdeck doctor', or name the account.", exitCode: ExitCode.failure)
         }
     }
 }

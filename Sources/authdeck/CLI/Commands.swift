@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, token, exec, check, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
+            subcommands: [login, logout, status, switchAccount, which, bind, unbind, token, exec, check, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
                 let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
@@ -50,7 +50,7 @@ enum Commands {
     )
 
     static let account = PositionalSpec(name: "account", optional: true,
-                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else the active account, else the only one).")
+                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else git config's authdeck.account, else the directory's rule, else the active account, else the only one; see 'authdeck which').")
 
     static let login = CommandSpec(
         name: "login",

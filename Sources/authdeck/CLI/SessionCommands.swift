@@ -184,6 +184,8 @@ struct StatusRow {
     var provider: ProviderConfig?
     var active: Bool
     var status: AccountStatus
+    /// Where the choice of the default account came from (marked when a place chose it: git config, a rule).
+    var chosenBy: AccountSource?
 
     /// The `--json` object (schema in README "Commands").
     func json(now: Date) -> JSONValue {
@@ -238,6 +240,10 @@ struct StatusRow {
         var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")"]
         var state = "    status: \(status.label(now: now))"
         if active { state += ", active" }
+        switch chosenBy {
+        case .gitConfig?, .rule?: state += " (\(chosenBy?.label ?? ""))"
+        default: break
+        }
         lines.append(state)
         let issuer = record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)"
         lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(issuer)")
@@ -279,19 +285,23 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     for warning in snapshot.warnings { Output.err("warning: \(warning)") }
     let damage = snapshot.allDamage
     let now = Date()
-    let active = AccountResolution.defaultAccountID(accounts: snapshot.accounts, active: snapshot.activeAccountID,
-                                                    environmentAccount: context.environment["AUTHDECK_ACCOUNT"])
-    // An AUTHDECK_ACCOUNT that names no account, or several, is said: no account is marked active.
-    if let pinned = context.environment["AUTHDECK_ACCOUNT"], !pinned.isEmpty, !snapshot.accounts.isEmpty {
+    // The one resolution (AUTHDECK_ACCOUNT, git config, the directory rule, active); one that
+    // fails (a name matching nothing, a rule to an account that is gone) is said, nothing is marked.
+    var choice: ResolvedAccount?
+    if !snapshot.accounts.isEmpty {
         do {
-            _ = try AccountResolution.resolve(nil, accounts: snapshot.accounts, active: snapshot.activeAccountID, environmentAccount: pinned)
+            choice = try AccountResolution.choose(nil, accounts: snapshot.accounts, active: snapshot.activeAccountID,
+                                                  environmentAccount: context.environment["AUTHDECK_ACCOUNT"], place: snapshot.place)
+        } catch .noDefault {
         } catch {
             Output.err("warning: \(CLIFailure(error, providers: snapshot.providers).message)")
         }
     }
+    for note in snapshot.place.notes { Output.err("note: \(note)") }
+    let active = choice?.record.id
     let rows = snapshot.accounts.map { record in
         StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
-                  status: status(of: record, in: snapshot, now: now, context))
+                  status: status(of: record, in: snapshot, now: now, context), chosenBy: record.id == active ? choice?.source : nil)
     }
     if let problem = snapshot.credentialStore.problem {
         Output.err("warning: the credential store could not be asked (\(problem)); the accounts' secrets may be out of reach")
@@ -306,6 +316,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
                               "reason": .text(snapshot.credentialStore.reason), "problem": .text(snapshot.credentialStore.problem),
                               "damaged": .array(damage.map { .object(["file": .string($0.file), "damage": .string($0.damage)]) })]),
             "activeAccount": .text(active?.rawValue),
+            "activeAccountSource": .text(choice?.source.label),
             "generatedAt": .string(Times.rfc3339(now)),
             "accounts": .array(rows.map { $0.json(now: now) }),
         ]))

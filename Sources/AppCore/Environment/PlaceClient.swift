@@ -1,0 +1,54 @@
+import FoundationEssentials
+
+/// Where the process runs, for account resolution (issue 23 §3): its directory, real paths and the
+/// directory rules (`bindings.json`).
+public struct PlaceClient: Sendable {
+    /// The real path of the current directory (symlinks resolved); nil when it cannot be read.
+    public var currentDirectory: @Sendable () -> String?
+    /// The real path of `path` (realpath(3): absolute, symlinks resolved); nil when it does not exist.
+    public var realPath: @Sendable (_ path: String) -> String?
+    /// The directory rules; none when the file does not exist.
+    /// - Throws: the file's damage (`.storeDamaged`) or why it cannot be read.
+    public var bindings: @Sendable () throws(AppError) -> [DirectoryBinding]
+    /// One read-modify-write of the rules under the file's lock (the live value: StrictJSON, 0600, atomic).
+    public var updateBindings: @Sendable (_ change: (inout [DirectoryBinding]) -> Void) throws(AppError) -> Void
+
+    public init(currentDirectory: @escaping @Sendable () -> String?, realPath: @escaping @Sendable (String) -> String?,
+                bindings: @escaping @Sendable () throws(AppError) -> [DirectoryBinding],
+                updateBindings: @escaping @Sendable ((inout [DirectoryBinding]) -> Void) throws(AppError) -> Void) {
+        self.currentDirectory = currentDirectory
+        self.realPath = realPath
+        self.bindings = bindings
+        self.updateBindings = updateBindings
+    }
+
+    /// Nowhere: no directory, no rules (a world without a file system).
+    public static let none = PlaceClient(currentDirectory: { nil }, realPath: { _ in nil }, bindings: { [] }, updateBindings: { _ throws(AppError) in
+        throw AppError(title: "Cannot save the directory rule", detail: "No rules file in this environment.")
+    })
+}
+
+/// git, run as a child process: `git config` for `authdeck.account` and `setup-git`.
+public struct GitClient: Sendable {
+    /// Runs `git ARGUMENTS` (in `directory` when given: `git -C`), stdin empty, with the process's
+    /// environment less authdeck's own variables; nil when git could not be run (not installed)
+    /// or did not finish within 10 s (then stopped).
+    public var run: @Sendable (_ arguments: [String], _ directory: String?) -> GitRun?
+
+    public init(run: @escaping @Sendable ([String], String?) -> GitRun?) { self.run = run }
+
+    /// No git here.
+    public static let none = GitClient { _, _ in nil }
+}
+
+/// What one git command did.
+public struct GitRun: Equatable, Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+}

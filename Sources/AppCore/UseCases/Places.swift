@@ -1,0 +1,89 @@
+import AuthEngine
+import FoundationEssentials
+import TextSupport
+
+/// Per-directory accounts (issue 23 §3): what a directory says about the account (git config,
+/// the directory rules), the one resolution over it, and `bind` / `unbind`. Nothing here writes
+/// the active account: a rule is never a global change.
+public struct Places: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// What `directory` (default: the current directory) says: its real path, the `authdeck.account`
+    /// git config value that counts there (``GitConfigAccount``), and the directory rule covering it.
+    /// Reads only; git missing or failing means no git config value.
+    public func read(_ directory: String? = nil) -> AccountPlace {
+        guard let real = directory.map({ env.place.realPath($0) }) ?? env.place.currentDirectory() else { return .nowhere }
+        var place = AccountPlace(directory: real)
+        if let run = env.git.run(["config", "--show-scope", "--show-origin", "--null", "--get-all", "authdeck.account"], real), run.status == 0 {
+            var entries = GitConfigAccount.entries(run.stdout, directory: real)
+            var gitDirectories: [String] = []
+            if entries.contains(where: { $0.scope == "local" || $0.scope == "worktree" }) {
+                for index in entries.indices where entries[index].file.hasPrefix("/") {
+                    entries[index].file = env.place.realPath(entries[index].file) ?? entries[index].file
+                }
+                if let rev = env.git.run(["rev-parse", "--absolute-git-dir", "--git-common-dir"], real), rev.status == 0 {
+                    gitDirectories = rev.stdout.split(separator: "\n").map(String.init).compactMap { path in
+                        env.place.realPath(path.hasPrefix("/") ? path : "\(real)/\(path)")
+                    }
+                }
+            }
+            (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories)
+        }
+        do {
+            place.rule = DirectoryBinding.match(real, in: try env.place.bindings())
+        } catch {
+            place.rulesProblem = "\(error.title)\(error.detail.isEmpty ? "" : ": \(error.detail)")"
+        }
+        return place
+    }
+
+    /// The account `query` names, or the default one (``AccountResolution/choose(_:accounts:active:environmentAccount:place:)``);
+    /// the place is read only when the choice reaches it (no query, no `AUTHDECK_ACCOUNT`), so
+    /// `token ACCOUNT` runs no git.
+    public func choose(_ query: String?, in snapshot: LoadedSnapshot, environmentAccount: String?,
+                       place: AccountPlace? = nil) throws(AccountResolutionError) -> ResolvedAccount {
+        let reachesPlace = query == nil && environmentAccount?.isEmpty != false
+        return try AccountResolution.choose(query, accounts: snapshot.accounts, active: snapshot.activeAccountID,
+                                            environmentAccount: environmentAccount, place: reachesPlace ? (place ?? read()) : .nowhere)
+    }
+
+    /// The real path `directory` (default: the current directory) names.
+    /// - Throws: `.usage` naming the directory when it does not exist.
+    public func realDirectory(_ directory: String?) throws(AppError) -> String {
+        guard let real = directory.map({ env.place.realPath($0) }) ?? env.place.currentDirectory() else {
+            throw AppError(title: "No directory '\(directory ?? ".")'", detail: "Give an existing directory with --dir.", disposition: .usage)
+        }
+        return real
+    }
+
+    /// Makes commands run in `directory` (default: the current one) or below it use `account`;
+    /// replaces that directory's rule if it had one.
+    /// - Returns: the rule saved and the rule it replaced, if any.
+    /// - Throws: `.usage` for a directory that does not exist; the rules file's errors.
+    public func bind(_ account: AccountID, directory: String?) throws(AppError) -> (rule: DirectoryBinding, replaced: DirectoryBinding?) {
+        let rule = DirectoryBinding(directory: try realDirectory(directory), account: account)
+        var replaced: DirectoryBinding?
+        try env.place.updateBindings { rules in
+            replaced = rules.first { $0.directory.exactlyEquals(rule.directory) }
+            rules.removeAll { $0.directory.exactlyEquals(rule.directory) }
+            rules.append(rule)
+            rules.sort { $0.directory.utf8.lexicographicallyPrecedes($1.directory.utf8) }
+        }
+        return (rule, replaced)
+    }
+
+    /// Removes the rule of exactly `directory` (default: the current one).
+    /// - Returns: the rule removed (nil: there was none) and the rule that still covers the directory, if any.
+    public func unbind(directory: String?) throws(AppError) -> (removed: DirectoryBinding?, stillCovering: DirectoryBinding?) {
+        let real = try realDirectory(directory)
+        var removed: DirectoryBinding?
+        var remaining: [DirectoryBinding] = []
+        try env.place.updateBindings { rules in
+            removed = rules.first { $0.directory.exactlyEquals(real) }
+            rules.removeAll { $0.directory.exactlyEquals(real) }
+            remaining = rules
+        }
+        return (removed, DirectoryBinding.match(real, in: remaining))
+    }
+}

@@ -1,0 +1,183 @@
+// Issue 23 §3 with the shipped binary: `bind`, `unbind`, `which`, git config's authdeck.account
+// read by Debian's git (includeIf, the repository's own config, a work-tree file it includes),
+// symlinked directories, a rule to a removed account, and concurrent `token` calls from two bound
+// directories that leave active.json as it was, byte for byte.
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the binary with `directory` as its working directory (`cd DIR && exec authdeck …`).
+func runAuthdeck(_ arguments: [String], in directory: URL, home: CLIHome, extra: [String: String] = [:]) async throws -> RunResult {
+    if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
+    return try await RunningCommand(["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", directory.path, authdeckBinary] + arguments,
+                                    environment: home.environment.merging(extra, uniquingKeysWith: { $1 }), executable: "/bin/sh").wait()
+}
+
+/// Runs `git ARGUMENTS` in `directory` with the home's environment (its HOME holds the global config).
+@discardableResult
+func runGit(_ arguments: [String], in directory: URL, home: CLIHome) async throws -> RunResult {
+    let result = try await RunningCommand(["-C", directory.path] + arguments, environment: home.environment.merging(["GIT_CONFIG_NOSYSTEM": "1"], uniquingKeysWith: { $1 }),
+                                          executable: "/usr/bin/git").wait()
+    try #require(result.exitCode == 0, "git \(arguments.joined(separator: " ")): \(result.stderr)")
+    return result
+}
+
+func makeDirectory(_ url: URL) throws -> URL {
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite("Per-directory accounts: bind, unbind, which, git config (the shipped binary, Debian's git)", .serialized)
+struct DirectoryAccountsTests {
+    /// alice (active, signed in first) and bob, and bob's account id.
+    static func twoAccounts(_ idp: LocalIdentityProvider) async throws -> CLIHome {
+        let home = try await signedInHome(idp)
+        try await home.login(user: "bob")
+        return home
+    }
+
+    static func realPath(_ url: URL) -> String { url.resolvingSymlinksInPath().path }
+
+    @Test("bind through a symlink stores the real path; which and status say 'rule DIR'; unbind removes exactly it; active.json unchanged")
+    func bindWhichUnbind() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await Self.twoAccounts(idp)
+        defer { home.remove() }
+        let real = try makeDirectory(home.root.appendingPathComponent("srv/work"))
+        let sub = try makeDirectory(real.appendingPathComponent("repo/deep"))
+        let link = home.root.appendingPathComponent("work-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let activeFile = home.root.appendingPathComponent("state/authdeck/active.json")
+        let activeBefore = try Data(contentsOf: activeFile)
+
+        let bound = try await runAuthdeck(["bind", "bob", "--dir", link.path], in: home.root, home: home)
+        #expect(bound.exitCode == 0, "\(bound)")
+        #expect(bound.stderr.contains("Commands in \(Self.realPath(real)) and below now use local/bob"), "\(bound.stderr)")
+        let rules = try String(contentsOf: home.root.appendingPathComponent("config/authdeck/bindings.json"), encoding: .utf8)
+        #expect(rules.contains("\"directory\": \"\(Self.realPath(real))\""), "the real path, not the link: \(rules)")
+        let mode = try FileManager.default.attributesOfItem(atPath: home.root.appendingPathComponent("config/authdeck/bindings.json").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        for place in [sub, link.appendingPathComponent("repo")] {
+            let which = try await runAuthdeck(["which"], in: place, home: home)
+            #expect(which.exitCode == 0 && which.stdout == "local/bob — rule \(Self.realPath(real))\n", "\(place.path): \(which) \(which.stdout)")
+        }
+        let outside = try await runAuthdeck(["which"], in: home.root, home: home)
+        #expect(outside.stdout == "local/alice — active\n", "\(outside.stdout)")
+        let pinned = try await runAuthdeck(["which"], in: sub, home: home, extra: ["AUTHDECK_ACCOUNT": "alice"])
+        #expect(pinned.stdout == "local/alice — environment\n", "the environment comes before the rule: \(pinned.stdout)")
+        let argument = try await runAuthdeck(["which", "alice"], in: sub, home: home)
+        #expect(argument.stdout == "local/alice — argument\n")
+        let status = try await runAuthdeck(["status"], in: sub, home: home)
+        #expect(status.stdout.contains("active (rule \(Self.realPath(real)))"), "status marks the rule: \(status.stdout)")
+        let json = try await runAuthdeck(["status", "--json"], in: sub, home: home)
+        let object = try jsonObject(json.stdout)
+        #expect(object["activeAccountSource"] as? String == "rule \(Self.realPath(real))")
+        // The account `token` hands out in the bound directory is bob's.
+        let bobToken = try await runAuthdeck(["token", "bob"], in: home.root, home: home)
+        let here = try await runAuthdeck(["token"], in: sub, home: home)
+        #expect(here.exitCode == 0 && here.stdout == bobToken.stdout && !here.stdout.isEmpty)
+
+        let removed = try await runAuthdeck(["unbind"], in: link, home: home)
+        #expect(removed.exitCode == 0 && removed.stderr.contains("Removed the rule for \(Self.realPath(real))"), "\(removed)")
+        let again = try await runAuthdeck(["unbind", "--dir", real.path], in: home.root, home: home)
+        #expect(again.exitCode == 1 && again.stderr.contains("No rule for \(Self.realPath(real))"), "\(again)")
+        let after = try await runAuthdeck(["which"], in: sub, home: home)
+        #expect(after.stdout == "local/alice — active\n")
+        #expect(try Data(contentsOf: activeFile) == activeBefore, "bind and unbind never write active.json")
+        let missing = try await runAuthdeck(["bind", "bob", "--dir", home.root.appendingPathComponent("nowhere").path], in: home.root, home: home)
+        #expect(missing.exitCode == 2 && missing.stderr.contains("No directory"), "\(missing)")
+    }
+
+    @Test("A rule to an account that was logged out: which and token fail naming the rule, never the active account")
+    func ruleToRemovedAccount() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await Self.twoAccounts(idp)
+        defer { home.remove() }
+        let dir = try makeDirectory(home.root.appendingPathComponent("bobs"))
+        #expect(try await runAuthdeck(["bind", "bob"], in: dir, home: home).exitCode == 0)
+        let logout = try await home.run(["logout", "bob", "--local-only"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        for arguments in [["which"], ["token"]] {
+            let result = try await runAuthdeck(arguments, in: dir, home: home)
+            #expect(result.exitCode == 2, "\(arguments): \(result)")
+            #expect(result.stdout.isEmpty, "no token from another identity")
+            #expect(result.stderr.contains("The rule for \(Self.realPath(dir)) names local/"), "\(result.stderr)")
+            #expect(result.stderr.contains("authdeck unbind --dir \(Self.realPath(dir))"), "\(result.stderr)")
+        }
+    }
+
+    @Test("git config: an includeIf file of the global config and the repository's .git/config choose; a work-tree file the repository includes does not")
+    func gitConfigScopes() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await Self.twoAccounts(idp)
+        defer { home.remove() }
+        let work = try makeDirectory(home.root.appendingPathComponent("work"))
+        let repo = try makeDirectory(work.appendingPathComponent("project"))
+        try await runGit(["init", "-q"], in: repo, home: home)
+        let include = home.root.appendingPathComponent("work.gitconfig")
+        try "[authdeck]\n\taccount = bob\n".write(to: include, atomically: true, encoding: .utf8)
+        try "[includeIf \"gitdir:\(Self.realPath(work))/\"]\n\tpath = \(include.path)\n".write(to: home.root.appendingPathComponent(".gitconfig"), atomically: true, encoding: .utf8)
+        let git = ["GIT_CONFIG_NOSYSTEM": "1"]
+        let included = try await runAuthdeck(["which"], in: repo, home: home, extra: git)
+        #expect(included.exitCode == 0 && included.stdout == "local/bob — git config (\(include.path))\n", "\(included) \(included.stdout)")
+        #expect(try await runAuthdeck(["which"], in: home.root, home: home, extra: git).stdout == "local/alice — active\n", "includeIf applies only in its directories")
+
+        // A rule loses to git config; the repository's own config wins over the include (it comes later).
+        #expect(try await runAuthdeck(["bind", "alice"], in: repo, home: home, extra: git).stderr.contains("comes before this rule"))
+        try await runGit(["config", "authdeck.account", "alice"], in: repo, home: home)
+        let local = try await runAuthdeck(["which"], in: repo, home: home, extra: git)
+        #expect(local.stdout == "local/alice — git config (\(Self.realPath(repo))/.git/config)\n", "\(local.stdout) \(local.stderr)")
+
+        // A file of the work tree (committable) included by the repository's config never chooses.
+        let other = try makeDirectory(home.root.appendingPathComponent("other"))
+        try await runGit(["init", "-q"], in: other, home: home)
+        try "[authdeck]\n\taccount = bob\n".write(to: other.appendingPathComponent("team.gitconfig"), atomically: true, encoding: .utf8)
+        try await runGit(["config", "include.path", "../team.gitconfig"], in: other, home: home)
+        let committed = try await runAuthdeck(["which"], in: other, home: home, extra: git)
+        #expect(committed.stdout == "local/alice — active\n", "\(committed.stdout)")
+        #expect(committed.stderr.contains("\(Self.realPath(other))/team.gitconfig is not used"), "\(committed.stderr)")
+        // A value that names no account is an error naming the file.
+        try await runGit(["config", "authdeck.account", "nobody"], in: other, home: home)
+        let wrong = try await runAuthdeck(["token"], in: other, home: home, extra: git)
+        #expect(wrong.exitCode == 2 && wrong.stderr.contains("No account matches 'nobody' (from authdeck.account in \(Self.realPath(other))/.git/config)"), "\(wrong)")
+    }
+
+    @Test("Concurrent token calls from two bound directories each get their own account's token; active.json is unchanged byte for byte")
+    func concurrentTokensFromTwoDirectories() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await Self.twoAccounts(idp)
+        defer { home.remove() }
+        let aliceDir = try makeDirectory(home.root.appendingPathComponent("a"))
+        let bobDir = try makeDirectory(home.root.appendingPathComponent("b"))
+        #expect(try await runAuthdeck(["bind", "alice"], in: aliceDir, home: home).exitCode == 0)
+        #expect(try await runAuthdeck(["bind", "bob"], in: bobDir, home: home).exitCode == 0)
+        // bob becomes the active account, so the alice directory's answers can only come from its rule.
+        #expect(try await home.run(["switch", "bob"]).exitCode == 0)
+        let activeFile = home.root.appendingPathComponent("state/authdeck/active.json")
+        let activeBefore = try Data(contentsOf: activeFile)
+        let expected = [aliceDir.path: try await home.run(["token", "alice"]).stdout, bobDir.path: try await home.run(["token", "bob"]).stdout]
+        // 2 × 200 as the issue asks: measured 100 calls in 0.57 s on the 2-core machine; at most
+        // 32 processes at a time (each holds three pipes and two reader threads here).
+        let calls = 200
+        let started = Date()
+        let results = try await withThrowingTaskGroup(of: (String, RunResult).self) { group in
+            var all: [(String, RunResult)] = []
+            for index in 0..<(2 * calls) {
+                if index >= 32, let result = try await group.next() { all.append(result) }
+                let dir = index.isMultiple(of: 2) ? aliceDir : bobDir
+                group.addTask { (dir.path, try await runAuthdeck(["token"], in: dir, home: home)) }
+            }
+            for try await result in group { all.append(result) }
+            return all
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        print("DirectoryAccountsTests: \(2 * calls) concurrent token calls from two bound directories in \(String(format: "%.2f", elapsed)) s")
+        #expect(results.count == 2 * calls)
+        for (dir, result) in results {
+            #expect(result.exitCode == 0 && result.stdout == expected[dir] && result.stdout != expected[dir == aliceDir.path ? bobDir.path : aliceDir.path],
+                    "\(dir): \(result)")
+        }
+        #expect(try Data(contentsOf: activeFile) == activeBefore, "active.json byte for byte")
+    }
+}

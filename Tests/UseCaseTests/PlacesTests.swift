@@ -1,0 +1,72 @@
+import AppCore
+import AuthEngine
+import Foundation
+import Synchronization
+import Testing
+
+/// Issue 23 §3 over the stub world: rules by real path, git config through the git edge, and
+/// nothing of it ever writes the active account.
+@Suite("Per-directory accounts (use case, stub environment)")
+struct PlacesTests {
+    @Test("bind stores the real path; a command in the symlinked directory gets the rule; active.json is untouched")
+    func bindThroughSymlink() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world, as: "alice").record
+        let bob = try await signedIn(world, as: "bob").record
+        let activeBefore = world.files.withLock { $0.active }
+        world.symlinks.withLock { $0["/home/u/link"] = "/srv/projects/work" }
+        let env = world.environment()
+        let (rule, replaced) = try Places(env).bind(bob.id, directory: "/home/u/link")
+        #expect(rule.directory == "/srv/projects/work" && replaced == nil)
+        world.directory.withLock { $0 = "/srv/projects/work/repo" }
+        let snapshot = try LoadAccounts(env).run()
+        let choice = try Places(env).choose(nil, in: snapshot, environmentAccount: nil)
+        #expect(choice.record.id == bob.id && choice.source == .rule(directory: "/srv/projects/work"))
+        #expect(try Places(env).choose(nil, in: snapshot, environmentAccount: "alice").record.id == alice.id, "the environment comes first")
+        #expect(world.files.withLock { $0.active } == activeBefore)
+        // The screen and status read the same: the overview carries the place.
+        #expect(try LoadAccounts(env).overview().place.rule == rule)
+        let (removed, covering) = try Places(env).unbind(directory: "/home/u/link")
+        #expect(removed == rule && covering == nil)
+        #expect(try Places(env).choose(nil, in: snapshot, environmentAccount: nil).source == .active)
+    }
+
+    @Test("A rule to an account that was logged out is an error naming the rule, not the active account")
+    func ruleToRemovedAccount() async throws {
+        let world = StubWorld()
+        _ = try await signedIn(world, as: "alice")
+        world.bindings.withLock { $0 = [DirectoryBinding(directory: "/w", account: "op/gone")] }
+        world.directory.withLock { $0 = "/w/x" }
+        let env = world.environment()
+        let snapshot = try LoadAccounts(env).run()
+        #expect(throws: AccountResolutionError.ruleAccountMissing(directory: "/w", account: "op/gone")) {
+            try Places(env).choose(nil, in: snapshot, environmentAccount: nil)
+        }
+    }
+
+    @Test("git config: the repository's .git/config counts, a work-tree file it includes does not; git is not run for an ACCOUNT argument")
+    func gitConfigThroughTheEdge() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world, as: "alice").record
+        let bob = try await signedIn(world, as: "bob").record
+        let runs = Mutex<[[String]]>([])
+        world.git.withLock {
+            $0 = { arguments, directory in
+                runs.withLock { $0.append(arguments) }
+                #expect(directory == "/repo")
+                if arguments.first == "rev-parse" { return GitRun(status: 0, stdout: "/repo/.git\n.git\n", stderr: "") }
+                return GitRun(status: 0, stdout: "local\0file:.git/config\0op/alice\0local\0file:/repo/team.gitconfig\0op/bob\0", stderr: "")
+            }
+        }
+        world.directory.withLock { $0 = "/repo" }
+        let env = world.environment()
+        let place = Places(env).read()
+        #expect(place.gitConfig == GitConfigAccount(value: "op/alice", file: "/repo/.git/config", scope: "local"))
+        #expect(place.notes.count == 1 && place.notes[0].contains("/repo/team.gitconfig"))
+        let snapshot = try LoadAccounts(env).run()
+        #expect(try Places(env).choose(nil, in: snapshot, environmentAccount: nil).record.id == alice.id)
+        runs.withLock { $0 = [] }
+        #expect(try Places(env).choose("bob", in: snapshot, environmentAccount: nil).record.id == bob.id)
+        #expect(runs.withLock { $0 }.isEmpty)
+    }
+}
