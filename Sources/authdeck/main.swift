@@ -43,7 +43,9 @@ func runMain(_ arguments: [String]) async -> Int32 {
 }
 
 reserveStandardDescriptors()
-let arguments = Array(CommandLine.arguments.dropFirst())
+// Run as `docker-credential-authdeck OPERATION` (docker's helper naming), it is `docker-credential OPERATION`.
+let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+let arguments = (invokedAs == "docker-credential-authdeck" ? ["docker-credential"] : []) + Array(CommandLine.arguments.dropFirst())
 // A subcommand (the line-mode CLI) runs on the main thread through CommandLineExecutor; the TUI
 // (no subcommand) keeps the default executors, which its main-actor loop relies on.
 let subcommands = Set(Commands.root { _ in ExitCode.ok }.subcommands.map(\.name))

@@ -286,6 +286,14 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         return count
     }
 
+    /// Makes the access token whose SHA-256 (hex) is `checksum` expire now, its grant left as it
+    /// is (introspection then calls it inactive; a refresh still works), on a provider started
+    /// with `fixtureControl`. The checksum, not the token, is what crosses argv.
+    /// - Returns: how many tokens it expired (0: none had that checksum).
+    public func expireAccessToken(checksum: String) async throws -> Int {
+        try await fixtureControl(["expire-access-token", checksum])["expired"] as? Int ?? 0
+    }
+
     private func fixtureControl(_ arguments: [String]) async throws -> [String: Any] {
         let origin = "http://127.0.0.1:\(port)"
         let tool = Self.directory.appendingPathComponent("fixture-control").path

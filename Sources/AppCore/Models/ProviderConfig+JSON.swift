@@ -40,6 +40,8 @@ extension ProviderConfig {
         // A GitHub provider stored before `subjectClaim` existed: its accounts were signed in with
         // `GET /user`'s `id` (then a fallback of sign-in's), so it keeps naming them that way.
         if subjectClaim == nil, let preset, preset.utf8.elementsEqual("github".utf8) { subjectClaim = "id" }
+        gitHosts = try reader.optionalArray("gitHosts", CredentialHost.init(json:path:))
+        containerRegistries = try reader.optionalArray("containerRegistries", CredentialHost.init(json:path:))
         appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in try AppleClientSecretSource(json: reader) }
     }
 
@@ -72,6 +74,8 @@ extension ProviderConfig {
             "par": par.map { .string($0.rawValue) },
             "dpop": dpop.map { .string($0.rawValue) },
             "appleClientSecret": appleClientSecret?.json,
+            "gitHosts": gitHosts.map { .array($0.map(\.json)) },
+            "containerRegistries": containerRegistries.map { .array($0.map(\.json)) },
         ])
     }
 
@@ -102,6 +106,16 @@ extension EndpointOverrides {
             "endSession": url(endSession), "jwks": url(jwks),
         ])
     }
+}
+
+extension CredentialHost {
+    /// `{"host": "github.com", "username": "x-access-token"}` (`username` optional).
+    public init(json: JSONValue, path: [JSONPathComponent]) throws(JSONShapeError) {
+        let reader = try JSONReader(json, path: path)
+        try self.init(host: reader.string("host"), username: reader.optionalString("username"))
+    }
+
+    public var json: JSONValue { .object(omittingNil: ["host": .string(host), "username": username.map(JSONValue.string)]) }
 }
 
 extension AppleClientSecretSource {

@@ -121,6 +121,12 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     public var par: ProtocolFeatureSetting?
     /// DPoP (RFC 9449): nil is `auto` (when the metadata has `dpop_signing_alg_values_supported`).
     public var dpop: ProtocolFeatureSetting?
+    /// The git hosts its access tokens open and the username each expects (issue 23 §1,
+    /// `authdeck git-credential`); nil or absent: none.
+    public var gitHosts: [CredentialHost]?
+    /// The container registries its access tokens open and their username (issue 23 §2,
+    /// `docker-credential-authdeck`); nil or absent: none.
+    public var containerRegistries: [CredentialHost]?
     /// Sign in with Apple: the key the client secret is minted with, renewed by authdeck before
     /// it expires (``AppleClientSecret/needsRenewal(expiresAt:now:)``); nil for other providers.
     public var appleClientSecret: AppleClientSecretSource?
@@ -191,4 +197,34 @@ extension ProviderConfig {
             clientAuthentication = .clientSecretBasic
         }
     }
+}
+
+/// A host a provider's access tokens are good for outside OAuth (a git server, a container
+/// registry), and the username the host expects with the token as password.
+public struct CredentialHost: Equatable, Sendable {
+    /// `host` or `host:port`, lower case; a leading `*` stands for any non-empty prefix without
+    /// `/` or `:` (`*.gcr.io`, `*-docker.pkg.dev`).
+    public var host: String
+    /// The username sent with the token (`x-access-token`, `oauth2`, `oauth2accesstoken`); nil:
+    /// the account's own username (its login).
+    public var username: String?
+
+    public init(host: String, username: String? = nil) {
+        self.host = host.lowercased()
+        self.username = username
+    }
+
+    /// Whether `name` (`host` or `host:port` as a client sends it) is this host; ASCII case is
+    /// ignored (RFC 3986 §3.2.2), every other byte compared exactly.
+    public func matches(_ name: String) -> Bool {
+        let name = Array(name.utf8).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        let pattern = Array(host.utf8)
+        guard pattern.first == UInt8(ascii: "*") else { return name == pattern }
+        let suffix = pattern.dropFirst()
+        guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) else { return false }
+        return !name.prefix(name.count - suffix.count).contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") }
+    }
+
+    /// The username for `account` (its login when the host names none; `oauth2` without one).
+    public func username(for account: AccountRecord) -> String { username ?? account.username ?? "oauth2" }
 }

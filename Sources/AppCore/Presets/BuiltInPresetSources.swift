@@ -119,7 +119,8 @@ extension BuiltInPresets {
               "deviceAuthorization": "https://github.com/login/device/code",
               "userinfo": "https://api.github.com/user",
               "revocation": "https://api.github.com/applications"
-            }
+            },
+            "gitHosts": [{"host": "github.com", "username": "x-access-token"}]
           },
           "sources": {
             "provider.endpoints": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps",
@@ -128,7 +129,8 @@ extension BuiltInPresets {
             "identity": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
             "provider.subjectClaim": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
             "revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
-            "provider.endpoints.revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token"
+            "provider.endpoints.revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
+            "provider.gitHosts": "https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/authenticating-as-a-github-app-installation#using-an-installation-access-token-to-authenticate-as-an-app-installation"
           }
         }
         """#,
@@ -147,12 +149,14 @@ extension BuiltInPresets {
           "provider": {
             "displayName": "GitLab ({domain})",
             "issuer": "https://{domain}",
-            "scopes": ["openid", "profile", "email"]
+            "scopes": ["openid", "profile", "email"],
+            "gitHosts": [{"host": "{domain}", "username": "oauth2"}]
           },
           "sources": {
             "provider.issuer": "https://docs.gitlab.com/integration/openid_connect_provider/",
             "provider.scopes": "https://docs.gitlab.com/integration/oauth_provider/#view-all-authorized-applications",
-            "revocation": "https://docs.gitlab.com/api/oauth2/#revoke-a-token"
+            "revocation": "https://docs.gitlab.com/api/oauth2/#revoke-a-token",
+            "provider.gitHosts": "https://docs.gitlab.com/api/oauth2/#access-git-over-https-with-access-token"
           }
         }
         """#,
@@ -171,12 +175,18 @@ extension BuiltInPresets {
             "extraAuthorizationParameters": {
               "access_type": "offline",
               "prompt": "consent"
-            }
+            },
+            "containerRegistries": [
+              {"host": "gcr.io", "username": "oauth2accesstoken"},
+              {"host": "*.gcr.io", "username": "oauth2accesstoken"},
+              {"host": "*-docker.pkg.dev", "username": "oauth2accesstoken"}
+            ]
           },
           "sources": {
             "provider.issuer": "https://developers.google.com/identity/openid-connect/openid-connect#discovery",
             "provider.extraAuthorizationParameters": "https://developers.google.com/identity/protocols/oauth2/native-app#step-2:-send-a-request-to-googles-oauth-2.0-server",
-            "note": "https://developers.google.com/identity/protocols/oauth2/native-app#creatingcred"
+            "note": "https://developers.google.com/identity/protocols/oauth2/native-app#creatingcred",
+            "provider.containerRegistries": "https://cloud.google.com/artifact-registry/docs/docker/authentication#token"
           }
         }
         """#,

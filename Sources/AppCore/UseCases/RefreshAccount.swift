@@ -71,7 +71,12 @@ public struct RefreshAccount: Sendable {
     /// caller has read already: only its provider and subject (the lock's key) are taken from
     /// it; the record is read again under the lock. `accounts.json` is read once under the lock
     /// (together with writing `refreshSentAt`) and written once more with the result.
+    ///
+    /// `rejected`: an access token a server refused (git's `erase`): the refresh is sent when the
+    /// stored token is still that one, and skipped when it has changed meanwhile (another process
+    /// refreshed already), so however many clients report the same rejection, one request goes out.
     public func run(_ known: AccountRecord, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool,
+                    rejected: AccessToken? = nil,
                     notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> AccountRecord {
         let id = known.id
         let accounts = Accounts(env: env)
@@ -89,7 +94,7 @@ public struct RefreshAccount: Sendable {
                 var plan: Plan?
                 let marked = try accounts.update(id) { (record: inout AccountRecord) throws(AppError) in
                     plan = try prepare(record, current: current, resource: resource, minimumValidity: minimumValidity, force: force,
-                                       metadata: metadata, client: client)
+                                       rejected: rejected, metadata: metadata, client: client)
                     if plan != nil { record.refreshSentAt = env.now() }
                 }
                 guard let plan else { return marked }
@@ -209,11 +214,15 @@ public struct RefreshAccount: Sendable {
     /// Pure: nothing is written, so a refusal here leaves the file as it was.
     /// - Throws: no refresh token (`.needsSignIn`), a DPoP-bound grant without its key, request errors.
     private func prepare(_ latest: AccountRecord, current: AccountSecrets, resource: String?, minimumValidity: Duration?, force: Bool,
-                         metadata: AuthorizationServerMetadata, client: ClientConfiguration) throws(AppError) -> Plan? {
+                         rejected: AccessToken?, metadata: AuthorizationServerMetadata, client: ClientConfiguration) throws(AppError) -> Plan? {
         // The lock is ours: a marker left in the file belongs to a process that is gone.
         let unknownOutcome = latest.refreshSentAt
         let validity = minimumValidity.map(\.timeInterval) ?? env.policy.refreshLeeway
-        if !force, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
+        if let rejected, unknownOutcome == nil, latest.needsSignInSince == nil,
+           current.accessToken(for: resource)?.token.exposedValue.utf8.elementsEqual(rejected.exposedValue.utf8) != true {
+            return nil
+        }
+        if !force, rejected == nil, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
            expiresAt.timeIntervalSince(env.now()) > validity {
             return nil
         }

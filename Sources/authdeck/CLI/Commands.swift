@@ -31,7 +31,7 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, which, bind, unbind, token, exec, check, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
+            subcommands: [login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
                 let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
@@ -245,6 +245,10 @@ enum Commands {
             .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
             .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider offers them)."),
             .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider offers them)."),
+            .repeated("gitHost", valueName: "host", help: "A git host its access tokens open ('authdeck setup-git', 'authdeck git-credential')."),
+            .value("gitUsername", valueName: "name", help: "The username git sends with the token (default: the account's login; GitHub x-access-token, GitLab oauth2, Bitbucket x-token-auth)."),
+            .repeated("registry", valueName: "host", help: "A container registry its access tokens open ('docker-credential-authdeck'); *.example.com for a family."),
+            .value("registryUsername", valueName: "name", help: "The username sent to the registry (default: the account's login; Google oauth2accesstoken)."),
             .value("appleKey", valueName: "file", help: "Sign in with Apple: the AuthKey_<KEYID>.p8 file; authdeck mints and renews the client secret."),
             .value("appleTeamId", valueName: "team-id", help: "Sign in with Apple: the team id (with --apple-key)."),
             .value("appleKeyId", valueName: "key-id", help: "Sign in with Apple: the key id (with --apple-key)."),

@@ -28,6 +28,11 @@ struct ProviderAddOptions {
     /// `--no-probe`: save without fetching discovery first (offline).
     var noProbe: Bool
     var protocolSettings: ProtocolSettingsOptions
+    /// `--git-host`, `--git-username`, `--registry`, `--registry-username` (issue 23 §1, §2).
+    var gitHosts: [String]
+    var gitUsername: String?
+    var registries: [String]
+    var registryUsername: String?
 
     static let endpointOptions = [
         "authorizationEndpoint", "tokenEndpoint", "deviceAuthorizationEndpoint", "revocationEndpoint",
@@ -54,6 +59,10 @@ struct ProviderAddOptions {
         parameters = parsed.values("authorizationParameter")
         caBundle = parsed.value("caBundle")
         protocolSettings = ProtocolSettingsOptions(parsed)
+        gitHosts = parsed.values("gitHost")
+        gitUsername = parsed.value("gitUsername")
+        registries = parsed.values("registry")
+        registryUsername = parsed.value("registryUsername")
         endpoints = [:]
         for option in Self.endpointOptions { if let value = parsed.value(option) { endpoints[option] = value } }
     }
@@ -90,6 +99,11 @@ struct ProviderAddOptions {
         for parameter in parsed.values("authorizationParameter") where !parameter.contains("=") {
             return "--authorization-parameter '\(parameter)' must look like 'name=value'"
         }
+        for host in parsed.values("gitHost") + parsed.values("registry") {
+            if host.isEmpty || host.contains("/") || host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+                return "--git-host and --registry take a host name (github.com, gitlab.example.com:8443, *.gcr.io), got '\(Output.visible(host))'"
+            }
+        }
         if let ca = parsed.value("caBundle"), !FileManager.default.isReadableFile(atPath: ca) {
             return "--ca-bundle '\(ca)' is not a readable file (a PEM bundle of CA certificates)"
         }
@@ -116,6 +130,8 @@ struct ProviderAddOptions {
         if !resources.isEmpty { config.resources = resources }
         if !trustedAudiences.isEmpty { config.additionalTrustedAudiences = (config.additionalTrustedAudiences ?? []) + trustedAudiences }
         if multiTenantEntra { config.multiTenantEntra = true }
+        if !gitHosts.isEmpty { config.gitHosts = gitHosts.map { CredentialHost(host: $0, username: gitUsername) } }
+        if !registries.isEmpty { config.containerRegistries = registries.map { CredentialHost(host: $0, username: registryUsername) } }
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
             config.extraHeaders[parts[0].trimmingWhitespace()] = parts.count > 1 ? parts[1].trimmingWhitespace() : ""
@@ -232,6 +248,8 @@ func providerJSON(_ provider: ProviderConfig, accounts: Int, discovery: Provider
         "resources": .strings(provider.resources),
         "trustedAudiences": .strings(provider.additionalTrustedAudiences ?? []),
         "multiTenantEntra": .bool(provider.multiTenantEntra ?? false),
+        "gitHosts": .array((provider.gitHosts ?? []).map(\.json)),
+        "containerRegistries": .array((provider.containerRegistries ?? []).map(\.json)),
         "headers": .stringMap(provider.extraHeaders),
         "authorizationParameters": .stringMap(provider.extraAuthorizationParameters),
         "endpoints": .object([
@@ -297,6 +315,8 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
         lines.append("trusted audiences: \(audiences.joined(separator: " "))")
     }
     if provider.multiTenantEntra == true { lines.append("multi-tenant Entra authority: yes ({tenantid} in the issuer is the token's tid)") }
+    for entry in provider.gitHosts ?? [] { lines.append("git host: \(entry.host) (username \(entry.username ?? "the account's login"))") }
+    for entry in provider.containerRegistries ?? [] { lines.append("container registry: \(entry.host) (username \(entry.username ?? "the account's login"))") }
     for (name, value) in provider.extraHeaders.sorted(by: { $0.key < $1.key }) { lines.append("header: \(name): \(value)") }
     for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("authorization parameter: \(name)=\(value)") }
     // Configured endpoints as they are; the rest as the discovery document names them, marked.

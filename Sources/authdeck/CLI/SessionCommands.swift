@@ -328,6 +328,8 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         let store = snapshot.credentialStore
         lines.append("storage backend: \(store.name)\(store.isInsecure ? " (INSECURE)" : "")\(store.isLocked ? " (locked)" : "")\(store.reason.map { " — \($0)" } ?? "")")
         lines += damage.map { "store damaged: \($0.file): \($0.damage)" }
+        let gitURLs = SetupGit(context.app).installedURLs()
+        if !gitURLs.isEmpty { lines.append("git credential helper for: \(commaList(gitURLs)) (authdeck setup-git)") }
         Output.out(lines.joined(separator: "\n") + "\n")
     }
     if !damage.isEmpty {

@@ -9,6 +9,10 @@ POST /fixture/jwks-status          body {"status": N}: the JWKS answers HTTP N w
 POST /fixture/revoke-grants        body {"username": U}: every refresh and access token of user U
                                    is revoked, as when the person removes the app's access at the
                                    provider. Answers {"revoked": N} (refresh tokens revoked).
+POST /fixture/expire-access-token  body {"checksum": SHA-256 hex of the token}: that access token
+                                   expires now (introspection: inactive) while its grant lives on
+                                   (RFC 7009 revocation would end the refresh token too here).
+                                   Answers {"expired": n}.
 """
 import json
 import threading
@@ -56,6 +60,20 @@ class JWKSStatusView(View):
         with _lock:
             _jwks_status = status
         return HttpResponse(status=204)
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+@method_decorator(login_not_required, name="dispatch")
+class ExpireAccessTokenView(View):
+    def post(self, request):
+        from datetime import timedelta
+
+        from django.utils import timezone
+        from oauth2_provider.models import get_access_token_model
+
+        checksum = json.loads(request.body)["checksum"]
+        count = get_access_token_model().objects.filter(token_checksum=checksum).update(expires=timezone.now() - timedelta(seconds=1))
+        return JsonResponse({"expired": count})
 
 
 class JwksView(dot_views.JwksInfoView):

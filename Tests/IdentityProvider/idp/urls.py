@@ -40,5 +40,6 @@ if os.environ.get("IDP_FIXTURE_CONTROL") == "1":
         path("fixture/rotate-signing-key", fixture_control.RotateSigningKeyView.as_view()),
         path("fixture/jwks-status", fixture_control.JWKSStatusView.as_view()),
         path("fixture/revoke-grants", fixture_control.RevokeGrantsView.as_view()),
+        path("fixture/expire-access-token", fixture_control.ExpireAccessTokenView.as_view()),
         re_path(r"^o/\.well-known/jwks\.json$", fixture_control.JwksView.as_view()),
     ] + urlpatterns

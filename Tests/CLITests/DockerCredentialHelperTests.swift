@@ -1,0 +1,52 @@
+// Issue 23 §2 with the shipped binary: docker's credential-helper protocol, the binary run as
+// `docker-credential-authdeck` (a symlink of that name, as docker finds helpers on $PATH).
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("docker credential helper: docker-credential-authdeck get|list|store|erase", .serialized)
+struct DockerCredentialHelperTests {
+    @Test("get answers a registry a provider serves with its username and the access token; an unknown one is 'credentials not found' and exit 1; list; store and erase change nothing")
+    func protocolThroughTheSymlink() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        #expect(try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID,
+                                    "--registry", "127.0.0.1:5000", "--registry", "*.registry.example", "--registry-username", "oauth2accesstoken"]).exitCode == 0)
+        try await home.login()
+        if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
+        let bin = try makeDirectory(home.root.appendingPathComponent("bin"))
+        let helper = bin.appendingPathComponent("docker-credential-authdeck")
+        try FileManager.default.createSymbolicLink(atPath: helper.path, withDestinationPath: URL(fileURLWithPath: authdeckBinary).resolvingSymlinksInPath().path)
+        func run(_ operation: String, _ stdin: String) async throws -> RunResult {
+            try await RunningCommand([operation], environment: home.environment, stdin: Data(stdin.utf8), executable: helper.path).wait()
+        }
+        let token = try await home.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let got = try await run("get", "http://127.0.0.1:5000\n")
+        #expect(got.exitCode == 0, "\(got)")
+        let answer = try jsonObject(got.stdout)
+        #expect(answer["ServerURL"] as? String == "http://127.0.0.1:5000" && answer["Username"] as? String == "oauth2accesstoken")
+        #expect(answer["Secret"] as? String == token)
+        let pattern = try jsonObject(try await run("get", "eu.registry.example").stdout)
+        #expect(pattern["Username"] as? String == "oauth2accesstoken")
+
+        let unknown = try await run("get", "https://index.docker.io/v1/\n")
+        #expect(unknown.exitCode == 1 && unknown.stdout == "credentials not found in native keychain\n", "\(unknown) \(unknown.stdout)")
+        let insecure = try await run("get", "http://eu.registry.example")
+        #expect(insecure.exitCode != 0 && insecure.stdout.isEmpty && insecure.stderr.contains("only over https"), "\(insecure)")
+        let bad = try await run("get", "https://user@127.0.0.1:5000")
+        #expect(bad.exitCode == 2 && bad.stdout.isEmpty, "\(bad)")
+
+        let list = try jsonObject(try await run("list", "").stdout)
+        #expect(list as NSDictionary == ["127.0.0.1:5000": "oauth2accesstoken"] as NSDictionary, "patterns are not listed: \(list)")
+        for operation in ["store", "erase"] {
+            let result = try await run(operation, operation == "store" ? #"{"ServerURL":"x","Username":"u","Secret":"s"}"# : "x\n")
+            #expect(result.exitCode == 0 && result.stdout.isEmpty, "\(operation): \(result)")
+        }
+        #expect(try await run("get", "http://127.0.0.1:5000").exitCode == 0, "still answered after erase")
+        // The same through the subcommand.
+        let subcommand = try await home.run(["docker-credential", "get"], stdin: Data("127.0.0.1:5000".utf8))
+        #expect(try jsonObject(subcommand.stdout)["Secret"] as? String == token)
+    }
+}
