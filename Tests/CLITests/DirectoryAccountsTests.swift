@@ -179,5 +179,15 @@ struct DirectoryAccountsTests {
                     "\(dir): \(result)")
         }
         #expect(try Data(contentsOf: activeFile) == activeBefore, "active.json byte for byte")
+
+        // What reading the place costs `token` (one `git config` child, bindings.json), measured, not asserted.
+        func sequential(_ extra: [String: String]) async throws -> Double {
+            let start = Date()
+            for _ in 0..<20 { _ = try await runAuthdeck(["token"], in: bobDir, home: home, extra: extra) }
+            return Date().timeIntervalSince(start) / 20
+        }
+        let named = try await sequential(["AUTHDECK_ACCOUNT": "bob"])
+        let placed = try await sequential([:])
+        print("DirectoryAccountsTests: token \(String(format: "%.1f", named * 1000)) ms with AUTHDECK_ACCOUNT, \(String(format: "%.1f", placed * 1000)) ms through the directory rule")
     }
 }
