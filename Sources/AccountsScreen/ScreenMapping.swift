@@ -178,7 +178,7 @@ enum ScreenMapping {
         switch state.defaultAccountChoice {
         case .success(let choice)?:
             switch choice.source {
-            case .gitConfig, .rule, .environment: return choice.source.label
+            case .gitConfig, .rule: return choice.source.label
             default: return nil
             }
         case .failure(.ruleAccountMissing(let directory, let account))?: return "rule \(directory) names \(account), not signed in"

@@ -23,6 +23,10 @@ enum ManPages {
             }
         }
         walk(root, path: [root.name])
+        // The binary run as docker's helper (`docker-credential-authdeck get`, a link scripts/install makes) has its own page.
+        if let docker = root.subcommands.first(where: { $0.name == "docker-credential" }) {
+            pages.append(commandPage(docker, path: ["docker-credential-authdeck"], version: version, date: date))
+        }
         return pages
     }
 
