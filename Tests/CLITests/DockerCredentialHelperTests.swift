@@ -49,4 +49,43 @@ struct DockerCredentialHelperTests {
         let subcommand = try await home.run(["docker-credential", "get"], stdin: Data("127.0.0.1:5000".utf8))
         #expect(try jsonObject(subcommand.stdout)["Secret"] as? String == token)
     }
+
+    @Test("skopeo with credHelpers in containers-auth.json inspects an image at a registry that accepts only an active token; without the helper it is refused")
+    func skopeoInspect() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        var home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        let secretFile = home.root.appendingPathComponent("registry-client-secret")
+        _ = FileManager.default.createFile(atPath: secretFile.path, contents: Data(try #require(idp.confidentialClient.clientSecret?.exposedValue).utf8),
+                                           attributes: [.posixPermissions: 0o600])
+        let registry = try FixtureProcess.spawn(
+            executable: "/usr/bin/python3",
+            arguments: [packageRoot.appendingPathComponent("Tests/RegistryServer/registry-server.py").path, "--introspect", idp.endpoints.introspection.absoluteString,
+                        "--client-id", idp.confidentialClient.clientID, "--client-secret-file", secretFile.path],
+            environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "http_proxy": nil, "https_proxy": nil])
+        defer { Task { _ = await registry.terminate() } }
+        let line = try await registry.readFirstLine(timeout: .seconds(20))
+        let port = try #require(line.hasPrefix("PORT ") ? Int(line.dropFirst(5)) : nil, "\(line)")
+        let host = "127.0.0.1:\(port)"
+        #expect(try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID,
+                                    "--registry", host, "--registry-username", "oauth2accesstoken"]).exitCode == 0)
+        try await home.login()
+        if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
+        let bin = try makeDirectory(home.root.appendingPathComponent("bin"))
+        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("docker-credential-authdeck").path,
+                                                   withDestinationPath: URL(fileURLWithPath: authdeckBinary).resolvingSymlinksInPath().path)
+        home.environment["PATH"] = "\(bin.path):/usr/bin:/bin"
+        let authFile = home.root.appendingPathComponent("containers-auth.json")
+        func inspect(_ auth: String) async throws -> RunResult {
+            try auth.write(to: authFile, atomically: true, encoding: .utf8)
+            return try await RunningCommand(["inspect", "--authfile", authFile.path, "--tls-verify=false", "docker://\(host)/demo:latest"],
+                                            environment: home.environment, executable: "/usr/bin/skopeo").wait(timeout: 60)
+        }
+        let refused = try await inspect("{}")
+        #expect(refused.exitCode != 0, "\(refused)")
+        let inspected = try await inspect(#"{"credHelpers": {"\#(host)": "authdeck"}}"#)
+        #expect(inspected.exitCode == 0, "\(inspected)")
+        #expect((try jsonObject(inspected.stdout)["RepoTags"] as? [String]) == ["latest"], "\(inspected.stdout)")
+        #expect(registry.stderrText().contains("auth ok oauth2accesstoken"), "\(registry.stderrText())")
+    }
 }
