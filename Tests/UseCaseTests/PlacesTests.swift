@@ -69,4 +69,20 @@ struct PlacesTests {
         #expect(try Places(env).choose("bob", in: snapshot, environmentAccount: nil).record.id == bob.id)
         #expect(runs.withLock { $0 }.isEmpty)
     }
+
+    @Test("unbind of a directory that was removed: its rule goes by the absolute path given")
+    func unbindRemovedDirectory() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world).record
+        world.bindings.withLock { $0 = [DirectoryBinding(directory: "/gone/dir", account: alice.id)] }
+        let env = world.environment()
+        var place = env.place
+        place.realPath = { path in DirectoryBinding.path(path, isWithin: "/gone") ? nil : path }
+        var changed = env
+        changed.place = place
+        let (removed, _) = try Places(changed).unbind(directory: "/gone/dir/")
+        #expect(removed?.directory == "/gone/dir")
+        #expect(world.bindings.withLock { $0 }.isEmpty)
+        #expect(throws: AppError.self) { try Places(changed).bind(alice.id, directory: "/gone/dir") }
+    }
 }

@@ -58,6 +58,17 @@ public struct Places: Sendable {
         return real
     }
 
+    /// `path` made absolute from the current directory, without a trailing `/`; nil when the current directory is unknown.
+    func absolutePath(_ path: String) -> String? {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            guard let here = env.place.currentDirectory() else { return nil }
+            absolute = here == "/" ? "/\(path)" : "\(here)/\(path)"
+        }
+        while absolute.count > 1, absolute.hasSuffix("/") { absolute.removeLast() }
+        return absolute
+    }
+
     /// Makes commands run in `directory` (default: the current one) or below it use `account`;
     /// replaces that directory's rule if it had one.
     /// - Returns: the rule saved and the rule it replaced, if any.
@@ -76,8 +87,14 @@ public struct Places: Sendable {
 
     /// Removes the rule of exactly `directory` (default: the current one).
     /// - Returns: the rule removed (nil: there was none) and the rule that still covers the directory, if any.
+    /// A directory that no longer exists is matched by the absolute path given (its rule can still go).
     public func unbind(directory: String?) throws(AppError) -> (removed: DirectoryBinding?, stillCovering: DirectoryBinding?) {
-        let real = try realDirectory(directory)
+        let real: String
+        if let directory, env.place.realPath(directory) == nil, let absolute = absolutePath(directory) {
+            real = absolute
+        } else {
+            real = try realDirectory(directory)
+        }
         var removed: DirectoryBinding?
         var remaining: [DirectoryBinding] = []
         try env.place.updateBindings { rules in

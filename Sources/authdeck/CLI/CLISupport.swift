@@ -302,7 +302,9 @@ extension CLIFailure {
                       hint: "Sign in to it again, bind another account with 'authdeck bind ACCOUNT --dir \(directory)', or remove the rule with 'authdeck unbind --dir \(directory)'.",
                       exitCode: ExitCode.usage)
         case .rulesUnreadable(let problem):
-            self.init("The directory rules cannot be read (\(problem))", hint: "Run 'authdeck doctor', or name the account.", exitCode: ExitCode.failure)
+            self.init("The directory rules cannot be read (\(problem))",
+                      hint: "bindings.json holds only the directory rules ('authdeck bind'): fix it or move it aside, or name the account meanwhile.",
+                      exitCode: ExitCode.failure)
         }
     }
 }
