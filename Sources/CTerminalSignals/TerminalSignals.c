@@ -190,7 +190,7 @@ void authdeck_prompt_guard_end(void) {
 
 /* `authdeck exec`'s relay (see the header). */
 static int relay_pipe[2] = { -1, -1 };
-static const int relay_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
+static const int relay_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
 
 static void relay_handler(int sig, siginfo_t *info, void *context) {
     (void)context;
@@ -224,5 +224,8 @@ int authdeck_relay_signals_install(void) {
         sigaddset(&unblock, relay_signals[i]);
     }
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    /* A write to a closed stderr must not end the parent and orphan the child (the child gets the
+       default action back at exec). */
+    signal(SIGPIPE, SIG_IGN);
     return relay_pipe[0];
 }

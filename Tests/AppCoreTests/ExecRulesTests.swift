@@ -18,9 +18,10 @@ struct ExecRulesTests {
         #expect(named == ["GH_TOKEN": "fresh", "AUTHDECK_EXEC": "gh/octo"])
     }
 
-    @Test("Variable names are POSIX portable names, and not AUTHDECK_EXEC", arguments: [
+    @Test("Variable names are POSIX portable names, not AUTHDECK_EXEC, and none the shell, ld.so or libc give a meaning", arguments: [
         ("AUTHDECK_TOKEN", true), ("GH_TOKEN", true), ("_x1", true), ("", false), ("1X", false), ("A-B", false),
-        ("TOKÉN", false), ("A B", false), ("AUTHDECK_EXEC", false),
+        ("TOKÉN", false), ("A B", false), ("AUTHDECK_EXEC", false), ("PATH", false), ("LD_PRELOAD", false), ("HOME", false),
+        ("IFS", false), ("LC_ALL", false), ("AUTHDECK_PASSPHRASE_FILE", false), ("XDG_RUNTIME_DIR", false), ("MYPATH", true),
     ])
     func variableNames(_ name: String, _ valid: Bool) {
         #expect((ExecRules.variableNameProblem(name) == nil) == valid, "\(name)")

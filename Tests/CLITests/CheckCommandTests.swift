@@ -64,7 +64,7 @@ struct CheckCommandTests {
         #expect(try String(contentsOf: dump, encoding: .utf8).contains("AUTHDECK_EVENT=recovered"))
     }
 
-    @Test("The provider down: transient, exit 0 twice, then exit 1 and told on the third run in a row; never 'needs sign-in'")
+    @Test("The provider down: transient, exit 0 twice, then exit 1 (told on the third run in a row) for as long as it lasts; never 'needs sign-in'")
     func transientTrouble() async throws {
         let idp = try await LocalIdentityProvider.start()
         let home = try await signedInHome(idp)
@@ -79,10 +79,30 @@ struct CheckCommandTests {
             #expect(account["verdict"] as? String == "transient", "\(result)")
             told.append(account["told"] as? [String] ?? [])
         }
-        #expect(codes == [0, 0, 1, 0], "exit 1 once the trouble has lasted, when told")
+        #expect(codes == [0, 0, 1, 1], "exit 1 once the trouble has lasted, and while it lasts")
         #expect(told == [[], [], ["transient"], []])
         let status = try await home.run(["status"])
         #expect(status.exitCode != 3, "never marked as needing sign-in: \(status)")
+    }
+
+    @Test("A damaged check-state.json is moved aside and said; check.json's bad values and unknown members are refused by name")
+    func damagedFiles() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let state = URL(fileURLWithPath: home.environment["XDG_STATE_HOME"]!).appendingPathComponent("authdeck/check-state.json")
+        try Data("{not json".utf8).write(to: state)
+        let damaged = try await home.run(["check"])
+        #expect(damaged.exitCode == 0 && damaged.stderr.contains("check-state.json was damaged") && damaged.stderr.contains(".damaged-"), "\(damaged)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: state.deletingLastPathComponent().path).filter { $0.hasPrefix("check-state.json.damaged-") }
+        #expect(aside.count == 1, "kept aside: \(aside)")
+        let config = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/check.json")
+        for (text, named) in [(#"{"backstopSeconds": -5}"#, "backstopSeconds"), (#"{"backstopSecs": 60}"#, "backstopSecs"),
+                              (#"{"providers": {"local": {"backstop": 1}}}"#, "backstop")] {
+            try Data(text.utf8).write(to: config)
+            let refused = try await home.run(["check"])
+            #expect(refused.exitCode == 2 && refused.stderr.contains(named) && refused.stderr.contains("check.json"), "\(text): \(refused)")
+        }
     }
 
     @Test("A hook that hangs is ended at 10 s and said; a failing hook is said; neither fails the check")

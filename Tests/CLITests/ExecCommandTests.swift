@@ -34,9 +34,11 @@ struct ExecCommandTests {
         #expect(child["AUTHDECK_TOKEN"] == token)
         #expect(child["AUTHDECK_EXEC"] == "local/alice")
         #expect(child["AUTHDECK_TOKEN_FILE"] == nil)
-        // Only those two are added to what authdeck was given (sh adds PWD, SHLVL and _).
+        // Only those two are added to what authdeck was given (sh adds PWD, SHLVL and _); the
+        // passphrase's file (and any descriptor) is authdeck's, not the child's.
         let given = Set(home.environment.keys).union(["DUMP", "PWD", "SHLVL", "_", "OLDPWD"])
         #expect(Set(child.keys).subtracting(given) == ["AUTHDECK_TOKEN", "AUTHDECK_EXEC"])
+        #expect(home.environment["AUTHDECK_PASSPHRASE_FILE"] != nil && child["AUTHDECK_PASSPHRASE_FILE"] == nil)
         let idToken = try await home.run(["token", "--id-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!idToken.isEmpty && !child.values.contains { $0.contains(idToken) }, "no ID token in the child's environment")
     }
@@ -93,6 +95,26 @@ struct ExecCommandTests {
             #expect(result.exitCode == 5, "SIG\(name): \(result)")
             #expect((try? String(contentsOf: got, encoding: .utf8)) == "\(name)\n", "SIG\(name) reached the child")
         }
+    }
+
+    @Test("The terminal's hangup reaches the child when authdeck leads the session (tmux new-session 'exec authdeck exec …')")
+    func hangupAsSessionLeader() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let ready = home.root.appendingPathComponent("ready"), got = home.root.appendingPathComponent("got")
+        let socket = "authdeck-exec-hup-\(getpid())"
+        let child = "trap 'echo HUP > \(got.path); exit 0' HUP; : > \(ready.path); while :; do sleep 0.05; done"
+        let line = "exec '\(authdeckBinary)' exec -- sh -c \"\(child)\""
+        let started = try await RunningCommand(["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", line],
+                                                environment: home.environment, executable: "/usr/bin/tmux").wait()
+        try #require(started.exitCode == 0, "tmux: \(started)")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: ready.path), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        _ = try await RunningCommand(["-L", socket, "kill-server"], environment: home.environment, executable: "/usr/bin/tmux").wait()
+        let end = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: got.path), Date() < end { try await Task.sleep(for: .milliseconds(50)) }
+        #expect((try? String(contentsOf: got, encoding: .utf8)) == "HUP\n", "the child got the hangup")
     }
 
     @Test("--token-file: a 0600 file under XDG_RUNTIME_DIR/authdeck in AUTHDECK_TOKEN_FILE, no token in the environment, removed after")

@@ -9,6 +9,13 @@ public enum ExecRules {
     public static let nestingVariable = "AUTHDECK_EXEC"
     /// The variable that carries the access token when `--env` names none.
     public static let defaultTokenVariable = "AUTHDECK_TOKEN"
+    /// Names the shell, the dynamic loader (ld.so(8)) or the C library give a meaning: a token in
+    /// one of them breaks the command (PATH) or is printed by it (LD_PRELOAD's error names it).
+    static let reservedNames = ["PATH", "HOME", "IFS", "ENV", "BASH_ENV", "SHELL", "SHELLOPTS", "BASHOPTS", "CDPATH", "PS1", "PS2",
+                                "PS4", "TERM", "TMPDIR", "USER", "LOGNAME", "PWD", "OLDPWD", "LANG", "TZ", "GCONV_PATH", "GLIBC_TUNABLES",
+                                "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "NLSPATH", "AUTHDECK_ACCOUNT", "AUTHDECK_STORE"]
+    static let reservedPrefixes = ["LD_", "LC_", "MALLOC_", "XDG_", "AUTHDECK_PASSPHRASE", "AUTHDECK_NEW_PASSPHRASE", "BASH_FUNC_"]
+
     /// The suffix of the variable that names the token file (`AUTHDECK_TOKEN_FILE`).
     public static let fileSuffix = "_FILE"
 
@@ -23,6 +30,9 @@ public enum ExecRules {
             return "--env '\(name)' is not a variable name (letters, digits and _, not starting with a digit)"
         }
         if name.utf8.elementsEqual(nestingVariable.utf8) { return "--env \(nestingVariable) is set by authdeck itself; choose another name" }
+        if reservedNames.contains(where: { $0.utf8.elementsEqual(name.utf8) }) || reservedPrefixes.contains(where: { name.hasPrefix($0) }) {
+            return "--env \(name) already means something to the shell, the dynamic loader or the C library (a token there breaks the command or is printed by it); choose a name such as GH_TOKEN"
+        }
         return nil
     }
 

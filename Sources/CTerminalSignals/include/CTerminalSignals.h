@@ -59,12 +59,13 @@ int authdeck_prompt_guard_begin(int fd);
 /* Puts back the handlers authdeck_prompt_guard_begin replaced. */
 void authdeck_prompt_guard_end(void);
 
-/* `authdeck exec`: installs handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and
-   SIGCHLD that write two bytes per signal to a non-blocking, close-on-exec pipe: the signal number,
+/* `authdeck exec`: installs handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM
+   and SIGCHLD that write two bytes per signal to a non-blocking, close-on-exec pipe: the signal number,
    and 1 when the kernel itself sent it (si_code SI_KERNEL: the terminal's Ctrl-C, Ctrl-\ or
    hangup, which reach the child in our process group without us), else 0 (kill(1) from another
    process, to be passed on). Unblocks those signals in the calling thread. Returns the pipe's read
-   end, or -1 when no pipe could be made. Call once, before the child is spawned. */
+   end, or -1 when no pipe could be made; SIGPIPE is ignored from then on (the child gets its default
+   action back). Call once, before the child is spawned. */
 int authdeck_relay_signals_install(void);
 
 #endif

@@ -50,11 +50,24 @@ struct CheckConfig {
 
     init(json: JSONValue) throws(JSONShapeError) {
         let reader = try JSONReader(json)
-        if let seconds = try reader.optionalDouble("backstopSeconds") { settings.backstop = seconds }
-        if let seconds = try reader.optionalDouble("endingSoonSeconds") { settings.endingSoonWithin = seconds }
+        func seconds(_ reader: JSONReader, _ name: String) throws(JSONShapeError) -> Double? {
+            guard let value = try reader.optionalDouble(name) else { return nil }
+            guard value >= 0, value <= maximumMinValid else { throw reader.shapeError(name, expected: "seconds from 0 to \(Int(maximumMinValid))") }
+            return value
+        }
+        func known(_ reader: JSONReader, _ names: Set<String>) throws(JSONShapeError) {
+            if let unknown = reader.members.keys.sorted().first(where: { !names.contains($0) }) {
+                throw reader.shapeError(unknown, expected: "one of \(names.sorted().joined(separator: ", ")) (not '\(unknown)')")
+            }
+        }
+        try known(reader, ["backstopSeconds", "endingSoonSeconds", "hooks", "providers"])
+        if let value = try seconds(reader, "backstopSeconds") { settings.backstop = value }
+        if let value = try seconds(reader, "endingSoonSeconds") { settings.endingSoonWithin = value }
         hooks = try reader.optionalStrings("hooks") ?? []
         let providers = try reader.optionalMap("providers") { (value, path) throws(JSONShapeError) -> Double? in
-            try JSONReader(value, path: path).optionalDouble("backstopSeconds")
+            let provider = try JSONReader(value, path: path)
+            try known(provider, ["backstopSeconds"])
+            return try seconds(provider, "backstopSeconds")
         } ?? [:]
         for (name, seconds) in providers { if let seconds { settings.providerBackstops[ProviderID(name)] = seconds } }
     }
@@ -106,10 +119,19 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         }
         throw CLIFailure(error)
     }
+    var stillTransient = false
     do {
-        let ledger = (try? ledgerFile.read()) ?? nil
-        let applied = (ledger ?? CheckLedger()).applying(outcomes, now: Date(), existing: Set(snapshot.accounts.map(\.id)))
+        var ledger = CheckLedger()
+        do {
+            ledger = try ledgerFile.read() ?? CheckLedger()
+        } catch {
+            // Damaged: kept aside (every byte), and every state is told again.
+            let aside = (try? PrivateFiles.moveAside(ledgerFile.path, now: Date())) ?? nil
+            Output.err("warning: \(ledgerFile.path) was damaged (\(error)); moved to \(aside ?? "nowhere") — every state is told again")
+        }
+        let applied = ledger.applying(outcomes, now: Date(), existing: Set(snapshot.accounts.map(\.id)))
         told = applied.1
+        stillTransient = outcomes.contains { applied.0.entries[$0.account]?.reported == .transient }
         try ledgerFile.write(applied.0)
     } catch {
         throw CLIFailure("Cannot keep what check told in \(ledgerFile.path): \(error)")
@@ -140,10 +162,8 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     let verdicts = Set(outcomes.map(\.verdict))
     if verdicts.contains(.needsSignIn) { return ExitCode.needsSignIn }
     if verdicts.contains(.failed) { return ExitCode.failure }
-    // Transient trouble counts once it has lasted (what the ledger reports), not at its first run.
-    if outcomes.contains(where: { outcome in outcome.verdict == .transient && told.contains { $0.account == outcome.account && $0.event == .transient } }) {
-        return ExitCode.failure
-    }
+    // Transient trouble counts once it has lasted (the ledger reports it), and for as long as it lasts.
+    if stillTransient { return ExitCode.failure }
     return ExitCode.ok
 }
 

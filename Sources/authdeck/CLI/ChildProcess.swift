@@ -46,7 +46,7 @@ struct ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, signal) }
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         if detached { posix_spawnattr_setpgroup(&attributes, 0) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (detached ? POSIX_SPAWN_SETPGROUP : 0)))
@@ -102,8 +102,8 @@ struct ChildProcess {
 }
 
 /// The signals `authdeck exec` passes on to its child (CTerminalSignals'
-/// `authdeck_relay_signals_install`: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2), and
-/// SIGCHLD to wake the watch.
+/// `authdeck_relay_signals_install`: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM),
+/// and SIGCHLD to wake the watch.
 struct SignalRelay {
     let descriptor: Int32
 
@@ -114,9 +114,14 @@ struct SignalRelay {
         return SignalRelay(descriptor: descriptor)
     }
 
+    /// Whether this process leads its session (`tmux new-session 'exec authdeck exec …'`, `ssh -t`,
+    /// `xterm -e`): the terminal's hangup then reaches only us, never the child.
+    let leadsSession = getsid(0) == getpid()
+
     /// Waits until a signal arrives or `deadline` (nil: no deadline) passes; returns the signals
-    /// to pass on: every one but SIGCHLD, except those the kernel sent (the terminal's Ctrl-C,
-    /// Ctrl-\ or hangup reach the child, in the same process group, without us).
+    /// to pass on: every one but SIGCHLD, except those the kernel sent to the whole foreground
+    /// process group, which the child got as we did (the terminal's Ctrl-C, Ctrl-\, and its
+    /// hangup unless we lead the session).
     func wait(until deadline: Date?) -> [Int32] {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let timeout = deadline.map { Int32(clamping: Int(max(0, min($0.timeIntervalSinceNow, 3600)) * 1000) + 1) } ?? -1
@@ -125,7 +130,7 @@ struct SignalRelay {
         var record: (UInt8, UInt8) = (0, 0)
         while withUnsafeMutableBytes(of: &record, { read(descriptor, $0.baseAddress, 2) }) == 2 {
             let (signal, fromKernel) = (Int32(record.0), record.1 == 1)
-            if signal != SIGCHLD, !fromKernel { relayed.append(signal) }
+            if signal != SIGCHLD, !fromKernel || (signal == SIGHUP && leadsSession) { relayed.append(signal) }
         }
         return relayed
     }

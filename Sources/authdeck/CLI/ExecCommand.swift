@@ -1,5 +1,6 @@
 import AppCore
 import AuthEngine
+import AuthEngineLive
 import CredentialStoreLive
 import FoundationEssentials
 
@@ -17,6 +18,7 @@ struct ExecOptions {
     var variable: String
     var tokenFile: Bool
     var minValid: Double
+    var minValidGiven: Bool
     var resource: String?
     var killOnExpiry: Bool
     var command: [String]
@@ -26,6 +28,7 @@ struct ExecOptions {
         variable = parsed.value("env") ?? ExecRules.defaultTokenVariable
         tokenFile = parsed.flag("tokenFile")
         minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        minValidGiven = parsed.value("minValid") != nil
         resource = parsed.value("resource")
         killOnExpiry = parsed.flag("killOnExpiry")
         command = parsed.trailing
@@ -59,7 +62,7 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
                                      notices: Output.refreshNotice)
     }
     var issued = try await context.run { () async throws(AppError) in try await issue(options.minValid) }
-    printTokenNotes(issued.warnings, minValidGiven: false, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
+    printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
 
     var file: TokenFile?
     if options.tokenFile {
@@ -67,12 +70,15 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
         try file?.write(issued.value)
     }
     defer { file?.remove() }
-    let environment = ExecRules.childEnvironment(parent: context.environment, variable: options.variable,
+    // Without authdeck's own secret-bearing variables (the passphrase's file and descriptor), as
+    // a browser or a hook gets it; the passphrase descriptor is not inherited either.
+    let environment = ExecRules.childEnvironment(parent: BrowserLauncher.childEnvironment(from: context.environment), variable: options.variable,
                                                  token: issued.value.exposedValue, tokenFile: file?.path, account: handle)
     let relay = try SignalRelay.install()
     let child: ChildProcess
     do {
-        child = try ChildProcess.spawn(options.command, environment: environment, keeping: inherited)
+        let passphraseFD = context.environment[PassphraseSource.fileDescriptorVariable].flatMap(Int32.init)
+        child = try ChildProcess.spawn(options.command, environment: environment, keeping: inherited.filter { $0 != passphraseFD })
     } catch let failure as ChildProcess.SpawnFailure {
         Output.err("authdeck exec: \(failure.message)")
         return failure.exitCode
@@ -147,7 +153,7 @@ struct TokenFile {
     /// - Throws: ``CLIFailure`` when there is no `XDG_RUNTIME_DIR` or the directory is not private.
     static func create(runtimeDirectory: String?) throws -> TokenFile {
         guard let runtimeDirectory else {
-            throw CLIFailure("--token-file needs XDG_RUNTIME_DIR (a per-user directory in memory, removed at logout), and it is not set",
+            throw CLIFailure("--token-file needs XDG_RUNTIME_DIR (a per-user directory in memory, removed at logout), and it is not set to an absolute path",
                              hint: "Set XDG_RUNTIME_DIR to a private directory (systemd sets /run/user/$UID), or drop --token-file to get the token in the environment.",
                              exitCode: ExitCode.usage)
         }
