@@ -39,7 +39,7 @@ public enum AppAction: Equatable, Sendable {
     // Sign-out
     case signOut(AccountID, SignOutOptions)
     case signOutStep(SignOutStepResult)
-    case signOutFinished(AccountID, removed: Bool)
+    case signOutFinished(AccountID, SignOutOutcome)
     case dismissSignOut
 
     // On request
@@ -277,24 +277,24 @@ public struct AppReducer: Sendable {
             // A queued refresh would send the refresh token being revoked: it leaves the queue.
             dropQueuedRefresh(&state, id)
             return .run { send in
-                let removed = await useCases.signOut(id, options) { step in send(.signOutStep(step)) }
-                send(.signOutFinished(id, removed: removed))
+                let outcome = await useCases.signOut(id, options) { step in send(.signOutStep(step)) }
+                send(.signOutFinished(id, outcome))
             }.cancellable(EffectIDs.signOut(id))
 
         case .signOutStep(let step):
             state.signOut?.steps.append(step)
             return .none
 
-        case .signOutFinished(let id, let removed):
+        case .signOutFinished(let id, let outcome):
             state.signOut?.finished = true
-            guard removed else {
+            guard outcome.removed else {
                 flash(&state, .warn, "Signed out of \(state.signOut?.displayName ?? id.rawValue) with errors; local secrets kept")
                 return .none
             }
             state.accounts.removeAll { $0.id == id }
             flash(&state, .info, "Signed out of \(state.signOut?.displayName ?? id.rawValue)")
-            // The sign-out use case cleared the persisted active account; the state mirrors it.
-            if state.activeAccountID == id { state.activeAccountID = nil }
+            // The sign-out use case decided and saved it; the state mirrors it.
+            if outcome.clearedActive { state.activeAccountID = nil }
             state.refreshQueue.removeAll { $0.id == id }
             return startQueuedRefreshes(&state)
 

@@ -83,6 +83,21 @@ public struct SignOutStepResult: Equatable, Sendable {
     }
 }
 
+/// What a sign-out changed locally (``SignOut/run(_:options:step:)``), as ``SignInOutcome`` reports
+/// `becameActive`: the state mirrors it.
+public struct SignOutOutcome: Equatable, Sendable {
+    /// The secrets and the record are gone (`false`: a step failed first; nothing was removed).
+    public var removed: Bool
+    /// The account was the persisted active account, and now none is (`active.json` cleared).
+    public var clearedActive: Bool
+    public init(removed: Bool, clearedActive: Bool) {
+        self.removed = removed
+        self.clearedActive = clearedActive
+    }
+    /// Nothing removed, the active account unchanged.
+    public static let notRemoved = SignOutOutcome(removed: false, clearedActive: false)
+}
+
 public struct SignOutOptions: Equatable, Sendable {
     /// Only delete local secrets: no revocation, no end session (`--local-only`).
     public var localOnly: Bool
@@ -185,8 +200,8 @@ public struct UseCaseClient: Sendable {
     /// otherwise none is sent when another process already refreshed. `notice`: the provider is
     /// slow, a refresh token is replayed (``RefreshNotice``).
     public var refresh: @Sendable (AccountID, _ manual: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>
-    /// Signs out step by step (``SignOut``); returns whether the account was removed locally.
-    public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool
+    /// Signs out step by step (``SignOut``); returns what changed locally.
+    public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome
     /// OIDC Core §5.3 userinfo claims.
     public var userinfo: @Sendable (AccountID) async -> Result<JSONValue, AppError>
     /// RFC 7662 introspection of the default access token.
@@ -205,7 +220,7 @@ public struct UseCaseClient: Sendable {
         saveActiveAccount: @escaping @Sendable (AccountID?) async -> Result<AccountID?, AppError>,
         signIn: @escaping @Sendable (SignInRequest, @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>,
         refresh: @escaping @Sendable (AccountID, Bool, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>,
-        signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool,
+        signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError> = { _, _ in .failure(unimplementedError("useCases.accessToken")) },
@@ -249,7 +264,7 @@ public struct UseCaseClient: Sendable {
         saveActiveAccount: { _ in .failure(unimplementedError("useCases.saveActiveAccount")) },
         signIn: { _, _ in .failure(unimplementedError("useCases.signIn")) },
         refresh: { _, _, _ in .failure(unimplementedError("useCases.refresh")) },
-        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return false },
+        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return .notRemoved },
         userinfo: { _ in .failure(unimplementedError("useCases.userinfo")) },
         introspect: { _ in .failure(unimplementedError("useCases.introspect")) }
     )

@@ -153,7 +153,7 @@ struct KeyPathStoryTests {
         useCases.signOut = { id, options, step in
             #expect(id == alice.id && options == SignOutOptions())
             step(revoked)
-            return true
+            return SignOutOutcome(removed: true, clearedActive: true)
         }
         let store = makeStore(screenState([alice, bob], active: alice.id), environment(useCases))
         store.send(.command(command(.char("o"), store.state))) { $0.confirmSignOut = alice.id }
@@ -166,7 +166,7 @@ struct KeyPathStoryTests {
         store.send(.command(command(.char("y"), store.state))) { $0.confirmSignOut = nil }
         await store.receive(.app(.signOut(alice.id, SignOutOptions()))) { $0.app.signOut = SignOutFlow(accountID: alice.id, displayName: "Alice") }
         await store.receive(.app(.signOutStep(revoked))) { $0.app.signOut?.steps = [revoked] }
-        await store.receive(.app(.signOutFinished(alice.id, removed: true))) {
+        await store.receive(.app(.signOutFinished(alice.id, SignOutOutcome(removed: true, clearedActive: true)))) {
             $0.app.signOut?.finished = true
             $0.app.accounts = [AccountState(record: bob)]
             $0.app.activeAccountID = nil

@@ -26,12 +26,12 @@ struct SelectionTests {
     func signOutHere() async {
         let alice = record("alice"), bob = record("bob"), carol = record("carol")
         var useCases = UseCaseClient.unimplemented
-        useCases.signOut = { _, _, _ in true }
+        useCases.signOut = { _, _, _ in SignOutOutcome(removed: true, clearedActive: false) }
         var state = screenState([alice, bob, carol])
         state.view.selection = bob.id
         let store = makeStore(state, environment(useCases))
         store.send(.app(.signOut(bob.id, SignOutOptions()))) { $0.app.signOut = SignOutFlow(accountID: bob.id, displayName: "Bob") }
-        await store.receive(.app(.signOutFinished(bob.id, removed: true))) {
+        await store.receive(.app(.signOutFinished(bob.id, SignOutOutcome(removed: true, clearedActive: false)))) {
             $0.app.signOut?.finished = true
             $0.app.accounts = [AccountState(record: alice), AccountState(record: carol)]
             $0.app.flash = flash(.info, "Signed out of Bob")

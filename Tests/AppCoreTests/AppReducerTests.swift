@@ -447,19 +447,38 @@ struct AppReducerTests {
         session.signOut = { _, options, step in
             #expect(options.keepSecretsIfRevocationFails == false)
             steps.forEach(step)
-            return true
+            return SignOutOutcome(removed: true, clearedActive: true)
         }
         let store = makeStore(loadedState([alice, bob], active: alice.id), session: session)
         store.send(.signOut(alice.id, SignOutOptions())) { $0.signOut = SignOutFlow(accountID: alice.id, displayName: "Alice") }
         await store.receive(.signOutStep(steps[0])) { $0.signOut?.steps = [steps[0]] }
         await store.receive(.signOutStep(steps[1])) { $0.signOut?.steps = steps }
-        await store.receive(.signOutFinished(alice.id, removed: true)) {
+        await store.receive(.signOutFinished(alice.id, SignOutOutcome(removed: true, clearedActive: true))) {
             $0.signOut?.finished = true
             $0.accounts = [AccountState(record: bob)]
             $0.activeAccountID = nil
             $0.flash = Flash(level: .info, text: "Signed out of Alice", expiresAt: t0.addingTimeInterval(6))
         }
         store.send(.dismissSignOut) { $0.signOut = nil }
+        await store.finish()
+    }
+
+    @Test("Sign-out: the state mirrors the active-account change the use case reports, not a guess of its own")
+    func signOutMirrorsReportedActiveChange() async {
+        let alice = record("alice"), bob = record("bob")
+        var session = UseCaseClient.unimplemented
+        // Another process made Alice active after this state was loaded: the use case cleared it.
+        session.signOut = { _, _, _ in SignOutOutcome(removed: true, clearedActive: true) }
+        let store = makeStore(loadedState([alice, bob], active: bob.id), session: session)
+        store.send(.signOut(alice.id, SignOutOptions(localOnly: true, endSession: false))) {
+            $0.signOut = SignOutFlow(accountID: alice.id, displayName: "Alice")
+        }
+        await store.receive(.signOutFinished(alice.id, SignOutOutcome(removed: true, clearedActive: true))) {
+            $0.signOut?.finished = true
+            $0.accounts = [AccountState(record: bob)]
+            $0.activeAccountID = nil
+            $0.flash = Flash(level: .info, text: "Signed out of Alice", expiresAt: t0.addingTimeInterval(6))
+        }
         await store.finish()
     }
 

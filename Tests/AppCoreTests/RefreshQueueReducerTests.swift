@@ -132,7 +132,7 @@ struct RefreshQueueReducerTests {
     func signOutDropsQueued() async {
         let recorder = RefreshRecorder(ids)
         var session = session(recorder)
-        session.signOut = { _, _, _ in true }
+        session.signOut = { _, _, _ in SignOutOutcome(removed: true, clearedActive: false) }
         let store = makeStore(loadedState(records), session: session)
         store.send(.tick(due)) {
             $0.now = due
@@ -145,7 +145,7 @@ struct RefreshQueueReducerTests {
             $0.accounts[4].refresh = .idle
             $0.refreshQueue = [queued("d")]
         }
-        await store.receive(.signOutFinished(ids[4], removed: true)) {
+        await store.receive(.signOutFinished(ids[4], SignOutOutcome(removed: true, clearedActive: false))) {
             $0.signOut?.finished = true
             $0.accounts.remove(at: 4)
             $0.flash = Flash(level: .info, text: "Signed out of E", expiresAt: due.addingTimeInterval(6))

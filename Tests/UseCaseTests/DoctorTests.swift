@@ -360,8 +360,8 @@ struct DoctorUseCaseTests {
         let options = SignOutOptions(localOnly: true, endSession: false)
         try SignOut(env).prepare(options)
         let steps = Mutex<[SignOutStepResult]>([])
-        let removed = await SignOut(env).run(alice.record.id, options: options) { step in steps.withLock { $0.append(step) } }
-        #expect(removed)
+        let outcome = await SignOut(env).run(alice.record.id, options: options) { step in steps.withLock { $0.append(step) } }
+        #expect(outcome.removed)
         #expect(damageable.world.accounts.isEmpty)
         guard case .done(let text)? = steps.withLock({ $0 }).last?.outcome else {
             Issue.record("the local step did not finish")

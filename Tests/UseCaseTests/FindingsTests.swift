@@ -25,8 +25,8 @@ struct UseCaseFindingsTests {
         }
         #expect(other.count("/token") == 0 && world.provider.count("/token") == tokenRequests, "nothing was sent")
         #expect(world.accounts.first?.needsSignInSince == nil, "not a revoked grant")
-        let removed = await SignOut(env).run(alice.record.id, options: SignOutOptions(endSession: false)) { _ in }
-        #expect(removed, "sign-out still removes the account locally")
+        let outcome = await SignOut(env).run(alice.record.id, options: SignOutOptions(endSession: false)) { _ in }
+        #expect(outcome.removed, "sign-out still removes the account locally")
         #expect(other.count("/revoke") == 0, "and revokes nothing at the other issuer")
     }
 
@@ -56,7 +56,7 @@ struct UseCaseFindingsTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(world.provider.revokedTokens.isEmpty, "nothing revoked while another process holds the lock")
         held.release()
-        #expect(await signOut.value)
+        #expect(await signOut.value.removed)
         #expect(world.provider.revokedTokens.count == 2)
     }
 

@@ -17,7 +17,7 @@ struct ProviderRuleTests {
         let expiresAt = try #require(alice.record.accessTokenExpiresAt)
         let steps = Mutex<[SignOutStepResult]>([])
         let options = SignOutOptions(localOnly: false, endSession: false)
-        #expect(await SignOut(world.environment()).run(alice.record.id, options: options) { step in steps.withLock { $0.append(step) } })
+        #expect(await SignOut(world.environment()).run(alice.record.id, options: options) { step in steps.withLock { $0.append(step) } }.removed)
         #expect(world.provider.revokedTokens == [refresh], "the access token is not sent")
         let access = try #require(steps.withLock { $0 }.first { $0.step == .revokeAccessToken })
         #expect(access.outcome == .skipped("cannot be revoked at this provider; valid until \(TimeText.absolute(expiresAt, timeZone: .utc))"))
@@ -29,7 +29,7 @@ struct ProviderRuleTests {
         world.files.withLock { $0.providers[0].logoutStyle = .endSessionWithoutRedirect }
         let alice = try await signedIn(world)
         let steps = Mutex<[SignOutStepResult]>([])
-        #expect(await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } })
+        #expect(await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }.removed)
         let logout = try #require(world.browserOpened.withLock { $0.last })
         let names = URLComponents(url: logout, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? []
         #expect(names.contains("client_id") && !names.contains("post_logout_redirect_uri") && !names.contains("id_token_hint"), "\(names)")
@@ -46,7 +46,7 @@ struct ProviderRuleTests {
         var env = world.environment()
         env.browser = BrowserClient { _ in false }
         let steps = Mutex<[SignOutStepResult]>([])
-        #expect(await SignOut(env).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } })
+        #expect(await SignOut(env).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }.removed)
         let end = try #require(steps.withLock { $0 }.first { $0.step == .endSession })
         guard case .skipped(let text) = end.outcome else { Issue.record("\(end)"); return }
         #expect(text.hasPrefix("the browser could not be started") && text.contains("stays open") && !text.contains("no browser"), "\(text)")

@@ -24,8 +24,8 @@ struct SignOutUseCaseTests {
             }
         }
         let steps = Mutex<[SignOutStepResult]>([])
-        let removed = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }
-        #expect(removed)
+        let outcome = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }
+        #expect(outcome.removed)
         #expect(steps.withLock { $0 }.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .deleteLocalSecrets, .endSession])
         #expect(world.provider.revokedTokens == [refresh, access])
         #expect(secretsAtLogoutPage.withLock { $0 } == false, "local secrets were gone before the logout page opened")
@@ -33,15 +33,36 @@ struct SignOutUseCaseTests {
         #expect(!logout.absoluteString.contains("id_token_hint"), "no token in the browser's argv")
     }
 
-    @Test("Sign-out clears the active account and removes the record")
+    @Test("Sign-out clears the active account, removes the record and reports both")
     func clearsActiveAccount() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)
         #expect(world.active == alice.record.id)
-        let removed = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
-        #expect(removed)
+        let outcome = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
+        #expect(outcome == SignOutOutcome(removed: true, clearedActive: true))
         #expect(world.active == nil && world.accounts.isEmpty && world.storedSecrets() == nil)
         #expect(world.provider.revokedTokens.isEmpty, "--local-only revokes nothing")
+    }
+
+    @Test("Signing out an account that is not the active one keeps the active account and says so")
+    func keepsAnotherActiveAccount() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let bob = try await signedIn(world, as: "bob")
+        #expect(world.active == alice.record.id)
+        let outcome = await SignOut(world.environment()).run(bob.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
+        #expect(outcome == SignOutOutcome(removed: true, clearedActive: false))
+        #expect(world.active == alice.record.id)
+        #expect(world.accounts.map(\.id) == [alice.record.id])
+    }
+
+    @Test("A sign-out that removed nothing reports the active account unchanged")
+    func failedSignOutReportsNothingChanged() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let outcome = await SignOut(world.environment()).run(AccountID("op/nobody"), options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
+        #expect(outcome == .notRemoved)
+        #expect(world.active == alice.record.id)
     }
 }
 

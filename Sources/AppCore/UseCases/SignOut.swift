@@ -12,6 +12,8 @@ import FoundationEssentials
 ///    `id_token_hint`: the browser gets the URL in its argv, where any local user can read it. A
 ///    provider marked ``ProviderConfig/postsIDTokenHint`` (Auth0) gets the hint by POST from a
 ///    one-time page of the listener instead (``endSessionByForm(metadata:client:idTokenHint:step:)``).
+/// The outcome says what changed locally (``SignOutOutcome``), as ``SignInOutcome`` does: the
+/// front ends mirror it and decide nothing themselves.
 public struct SignOut: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
@@ -29,8 +31,9 @@ public struct SignOut: Sendable {
         }
     }
 
-    /// - Returns: whether the account was removed locally.
-    public func run(_ id: AccountID, options: SignOutOptions, step: @escaping @Sendable (SignOutStepResult) -> Void) async -> Bool {
+    /// - Returns: whether the account was removed locally and whether the active account was
+    ///   cleared with it (``SignOutOutcome``); `.notRemoved` when a step failed before the removal.
+    public func run(_ id: AccountID, options: SignOutOptions, step: @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome {
         let record: AccountRecord
         let store: any SecretStore
         do {
@@ -38,14 +41,14 @@ public struct SignOut: Sendable {
             store = try env.credentials.store()
         } catch {
             step(SignOutStepResult(.deleteLocalSecrets, .failed(error)))
-            return false
+            return .notRemoved
         }
         let key = Accounts.key(record)
         let files = env.files
         let accounts = Accounts(env: env)
         var provider: (metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig)?
         var idTokenHint: RawIDToken?
-        var removed = false
+        var outcome = SignOutOutcome.notRemoved
         do {
             // Under the account's lock, from reading the secrets to deleting them: a refresh in
             // another process cannot rotate a token in between and leave a live one behind.
@@ -82,8 +85,9 @@ public struct SignOut: Sendable {
                     unreadable = damage
                 }
                 try files.removeAccount(id)
-                if try accounts.activeAccount().id == id { try accounts.saveActiveAccount(nil) }
-                removed = true
+                let wasActive = try accounts.activeAccount().id == id
+                if wasActive { try accounts.saveActiveAccount(nil) }
+                outcome = SignOutOutcome(removed: true, clearedActive: wasActive)
                 if let unreadable {
                     step(SignOutStepResult(.deleteLocalSecrets, .done(
                         "record removed; the secrets could not be deleted because \(unreadable.file) is damaged (\(unreadable.damage)): 'authdeck doctor --repair' drops them")))
@@ -93,13 +97,13 @@ public struct SignOut: Sendable {
             }
         } catch {
             step(SignOutStepResult(.deleteLocalSecrets, .failed(ErrorMapping.appError(error))))
-            return false
+            return .notRemoved
         }
-        guard removed else { return false }
+        guard outcome.removed else { return .notRemoved }
         if options.endSession, let provider {
             await endSession(metadata: provider.metadata, client: provider.client, config: provider.config, idTokenHint: idTokenHint, step: step)
         }
-        return true
+        return outcome
     }
 
     /// Reports each revocation step; returns whether any failed.

@@ -145,7 +145,7 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
                                         revokeGrant: options.revokeGrant)
     try context.run { () throws(AppError) in try SignOut(context.app).prepare(signOutOptions) }
     let failures = FailureCounter()
-    let removed = await SignOut(context.app).run(record.id, options: signOutOptions) { step in
+    let outcome = await SignOut(context.app).run(record.id, options: signOutOptions) { step in
         switch step.outcome {
         case .done(let text): Output.err("✓ \(step.step.rawValue): \(text)")
         case .skipped(let text): Output.err("- \(step.step.rawValue): skipped (\(text))")
@@ -154,7 +154,7 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
             Output.err("✗ \(step.step.rawValue): \(error.description)")
         }
     }
-    guard removed else {
+    guard outcome.removed else {
         throw CLIFailure("\(AccountResolution.describe(record)) was not removed", hint: "Fix the error above and run 'authdeck logout' again, or use --local-only to only delete the local secrets.")
     }
     if failures.count > 0 {
