@@ -101,10 +101,40 @@ struct DeviceAuthorizationTests {
             == .protocolViolation(.missingField(member)))
     }
 
-    @Test("DEV-11: an http or foreign-host verification URI is flagged", arguments: ["http://op.test/device", "https://evil.test/device"])
-    func suspiciousVerificationURI(_ uri: String) throws {
-        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": uri, "expires_in": 600])
+    @Test("DEV-11: a verification URI on another host than the token endpoint is flagged")
+    func suspiciousVerificationURI() throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": "https://evil.test/device", "expires_in": 600])
         #expect(try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow).verificationURIIsSuspicious)
+    }
+
+    @Test("RFC 8628 §3.2: a plain-http verification_uri off loopback is refused before anyone is shown it",
+          arguments: ["http://op.test/device", "http://evil.example/activate", "HTTP://op.test/device"])
+    func insecureVerificationURI(_ uri: String) {
+        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": uri, "expires_in": 600])
+        #expect(authError { try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow) }
+            == .unsupported(.insecureURL(uri)))
+    }
+
+    @Test("RFC 8628 §3.2: a loopback-http verification_uri is accepted (the local provider's)")
+    func loopbackVerificationURI() throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": "http://127.0.0.1:8999/device", "expires_in": 600])
+        let authorization = try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow)
+        #expect(authorization.response.verificationURI.absoluteString == "http://127.0.0.1:8999/device")
+    }
+
+    @Test("RFC 8628 §3.2, §6.1: a user_code longer than 64 characters, or holding a control character or a line break, is refused (an empty one is missing, DEV-02)",
+          arguments: [String(repeating: "A", count: 65), "ABCD\u{1B}[2J", "ABCD\nEFGH", "ABCD\tEFGH", "ABCD\u{2028}EFGH"])
+    func unreadableUserCode(_ code: String) {
+        let response = jsonResponse(["device_code": "dc", "user_code": code, "verification_uri": "https://op.test/device", "expires_in": 600])
+        #expect(authError { try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow) }
+            == .protocolViolation(.invalidField(name: "user_code", expected: "a short code of printable characters")))
+    }
+
+    @Test("RFC 8628 §6.1: a user_code with spaces, or 64 characters long, is kept as sent",
+          arguments: ["WDJB MJHT", String(repeating: "B", count: 64)])
+    func readableUserCode(_ code: String) throws {
+        let response = jsonResponse(["device_code": "dc", "user_code": code, "verification_uri": "https://op.test/device", "expires_in": 600])
+        #expect(try processDeviceAuthorizationResponse(response, metadata: Self.metadata, scopes: [], now: testNow).response.userCode == code)
     }
 
     @Test("No device_authorization_endpoint is typed")

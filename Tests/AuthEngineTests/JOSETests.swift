@@ -84,6 +84,25 @@ struct JOSETests {
         #expect(try processJWKSResponse(response, url: URL(string: "https://op.test/jwks")!).keys.count == 3)
     }
 
+    @Test("OIDC Discovery §3 jwks_uri: the JWK Set request is exact: GET, Accept application/json, redirects followed")
+    func jwksRequest() throws {
+        let request = try makeJWKSRequest(metadata: OP.metadata())
+        #expect(request.method == .get)
+        #expect(request.url.absoluteString == "https://op.test/jwks")
+        #expect(request.headers == [HTTPHeader("Accept", "application/json")])
+        #expect(request.body == nil)
+        #expect(request.followRedirects)
+    }
+
+    @Test("The JWK Set request is refused without a jwks_uri, and for plain http off loopback")
+    func jwksRequestRefusals() {
+        var metadata = OP.metadata()
+        metadata.jwksURI = nil
+        #expect(authError { try makeJWKSRequest(metadata: metadata) } == .unsupported(.missingEndpoint("jwks_uri")))
+        metadata.jwksURI = URL(string: "http://op.test/jwks")
+        #expect(authError { try makeJWKSRequest(metadata: metadata) } == .unsupported(.insecureURL("http://op.test/jwks")))
+    }
+
     static let rsaNoKid = JWK(keyType: "RSA", modulus: Data([1]), exponent: Data([1]))
 
     struct SelectionCase: Sendable, CustomTestStringConvertible {

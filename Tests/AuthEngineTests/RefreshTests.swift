@@ -101,33 +101,30 @@ struct RefreshTests {
             == .protocolViolation(.nonceMismatch(expected: "nonce-1", actual: "x")))
     }
 
-    @Test("refreshTokens: rotation applied and the new ID token checked against the original (async)")
-    func asyncRefresh() async throws {
+    static let jwksStub = jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"]]])
+    static let refreshed = TokenSet(response: TokenResponse(accessToken: OP.accessToken, tokenType: "Bearer"), requestedScopes: [], now: testNow)
+
+    @Test("OIDC Core §12.2 (async): a refreshed ID token is verified with keys fetched from jwks_uri and compared with the original")
+    func asyncRefreshedIDToken() async throws {
         let stub = StubHTTPClient()
-        let newIDToken = OP.idToken(claims: OP.claims(["nonce": nil, "at_hash": OP.atHash]))
-        stub.on(.post, "https://op.test/token", respond: jsonResponse([
-            "access_token": OP.accessToken.exposedValue, "token_type": "Bearer", "refresh_token": "new-rt", "id_token": newIDToken.exposedValue, "expires_in": 60,
-        ]))
-        stub.on(.get, "https://op.test/jwks", respond: jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"]]]))
-        let result = try await refreshTokens(metadata: OP.metadata(), client: OP.client, tokens: Self.previous, originalIDToken: try Self.original(),
-                                             http: stub.client, crypto: OP.crypto().provider,
-                                             jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client), now: testNow)
-        #expect(result.tokens.refreshToken?.exposedValue == "new-rt")
-        #expect(result.idToken?.claims.subject == "alice")
-        #expect(formBody(stub.requests[0]).first { $0.name == "refresh_token" }?.value == "old-rt")
+        stub.on(.get, "https://op.test/jwks", respond: Self.jwksStub)
+        let raw = OP.idToken(claims: OP.claims(["nonce": nil, "at_hash": OP.atHash]))
+        let verified = try await validateRefreshedIDToken(raw, original: try Self.original(), metadata: OP.metadata(), client: OP.client,
+                                                          tokens: Self.refreshed, crypto: OP.crypto().provider, now: testNow,
+                                                          jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client))
+        #expect(verified.claims.subject == "alice")
+        #expect(stub.requests.map(\.url.absoluteString) == ["https://op.test/jwks"])
     }
 
-    @Test("refreshTokens: a refreshed ID token for another sub is rejected (REF-05, async)")
+    @Test("REF-05 (async): a refreshed ID token for another sub is rejected and ends the grant")
     func asyncRefreshOtherSubject() async throws {
         let stub = StubHTTPClient()
-        stub.on(.post, "https://op.test/token", respond: jsonResponse([
-            "access_token": "x", "token_type": "Bearer", "id_token": OP.idToken(claims: OP.claims(["sub": "mallory", "nonce": nil])).exposedValue,
-        ]))
-        stub.on(.get, "https://op.test/jwks", respond: jsonResponse(["keys": [["kty": "RSA", "kid": "k1", "n": "AQAB", "e": "AQAB"]]]))
+        stub.on(.get, "https://op.test/jwks", respond: Self.jwksStub)
+        let raw = OP.idToken(claims: OP.claims(["sub": "mallory", "nonce": nil]))
         let original = try Self.original()
         let error = await asyncAuthError {
-            try await refreshTokens(metadata: OP.metadata(), client: OP.client, tokens: Self.previous, originalIDToken: original, http: stub.client,
-                                    crypto: OP.crypto().provider, jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client), now: testNow)
+            try await validateRefreshedIDToken(raw, original: original, metadata: OP.metadata(), client: OP.client, tokens: Self.refreshed,
+                                               crypto: OP.crypto().provider, now: testNow, jwksCache: JWKSCache(metadata: OP.metadata(), http: stub.client))
         }
         #expect(error == .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: "alice", actual: "mallory")))
         #expect(error?.invalidatesGrant == true)

@@ -63,15 +63,15 @@ struct SpecRuleTests {
             == .protocolViolation(.nonceMismatch(expected: nil, actual: "injected")))
     }
 
-    @Test("OIDC Core §12.2: the original's iss and sub compared through refreshTokens too (device-flow original without nonce)")
-    func refreshTokensChecksIdentity() async throws {
-        let stub = StubHTTPClient()
-        stub.on(.post, "https://op.test/token", respond: jsonResponse([
-            "access_token": "x", "token_type": "Bearer", "id_token": OP.idToken(claims: OP.claims(["nonce": nil, "aud": [OP.clientID, "other"], "azp": OP.clientID])).exposedValue,
-        ]))
+    @Test("OIDC Core §12.2: a refreshed ID token is held to the first sign-in's rules too, with the keys from the JWKS cache (device-flow original without nonce)")
+    func refreshedIDTokenChecksFirstSignInRules() async throws {
+        let raw = OP.idToken(claims: OP.claims(["nonce": nil, "aud": [OP.clientID, "other"], "azp": OP.clientID]))
+        let tokens = TokenSet(response: TokenResponse(accessToken: AccessToken("x"), tokenType: "Bearer"), requestedScopes: [], now: testNow)
+        let original = try Self.original(["nonce": nil])
         let error = await asyncAuthError {
-            try await refreshTokens(metadata: OP.metadata(), client: OP.client, tokens: RefreshTests.previous, originalIDToken: try Self.original(["nonce": nil]),
-                                    http: stub.client, crypto: OP.crypto().provider, jwksCache: JWKSCache { () async throws(AuthError) -> JWKSet in OP.keys }, now: testNow)
+            try await validateRefreshedIDToken(raw, original: original, metadata: OP.metadata(), client: OP.client, tokens: tokens,
+                                               crypto: OP.crypto().provider, now: testNow,
+                                               jwksCache: JWKSCache { () async throws(AuthError) -> JWKSet in OP.keys })
         }
         // `other` is not trusted: the first-login rules (§3.1.3.7 step 3) already refuse it.
         #expect(error == .protocolViolation(.audienceMismatch(expected: OP.clientID, actual: [OP.clientID, "other"])))

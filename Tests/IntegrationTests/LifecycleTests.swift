@@ -98,8 +98,27 @@ private actor LifecycleProvider {
     static let shared = LifecycleProvider()
 }
 
+/// A refresh through the engine's steps (RFC 6749 §6, OIDC Core §12.2): the request, the
+/// response with rotation applied, and a new ID token validated against the original.
+private struct RefreshedGrant {
+    var tokens: TokenSet
+    var idToken: VerifiedIDToken?
+}
+
+private func refreshGrant(_ engine: EngineSignIn, tokens: TokenSet, original: IDTokenClaims, jwks: JWKSCache) async throws(AuthError) -> RefreshedGrant {
+    guard let refreshToken = tokens.refreshToken else { throw .protocolViolation(.missingField("refresh_token")) }
+    let request = try makeRefreshTokenRequest(metadata: engine.metadata, client: engine.client, refreshToken: refreshToken)
+    let response: HTTPResponse
+    do throws(TransportError) { response = try await engine.http.send(request) } catch { throw .transport(error) }
+    let refreshed = try processRefreshResponse(response, previous: tokens, now: Date())
+    guard let raw = refreshed.idToken, raw != tokens.idToken else { return RefreshedGrant(tokens: refreshed, idToken: nil) }
+    let verified = try await validateRefreshedIDToken(raw, original: original, metadata: engine.metadata, client: engine.client,
+                                                      tokens: refreshed, crypto: engine.crypto, now: Date(), jwksCache: jwks)
+    return RefreshedGrant(tokens: refreshed, idToken: verified)
+}
+
 /// Expects the typed "sign in again" outcome of a refresh: `invalid_grant` (RFC 6749 §5.2).
-private func expectInvalidGrant(_ outcome: Result<RefreshResult, AuthError>, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectInvalidGrant(_ outcome: Result<RefreshedGrant, AuthError>, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
     guard case .failure(let error) = outcome else {
         Issue.record("\(what): the refresh was accepted", sourceLocation: sourceLocation)
         return
@@ -126,9 +145,7 @@ struct LifecycleTests {
         let firstRefresh = try #require(first.tokens.refreshToken)
         let jwks = JWKSCache(metadata: engine.metadata, http: engine.http)
 
-        let refreshed = try await refreshTokens(
-            metadata: engine.metadata, client: engine.client, tokens: first.tokens, originalIDToken: first.idToken.claims,
-            http: engine.http, crypto: engine.crypto, jwksCache: jwks, now: Date())
+        let refreshed = try await refreshGrant(engine, tokens: first.tokens, original: first.idToken.claims, jwks: jwks)
         #expect(refreshed.tokens.accessToken != first.tokens.accessToken, "a new access token")
         let newRefresh = try #require(refreshed.tokens.refreshToken, "the provider rotates: a new refresh token comes back")
         #expect(newRefresh != firstRefresh, "rotation: the new refresh token differs from the previous one")
@@ -151,17 +168,13 @@ struct LifecycleTests {
 
         // The previous refresh token reused: typed invalid_grant, never retried.
         let reuse = await authOutcome { () async throws(AuthError) in
-            try await refreshTokens(
-                metadata: engine.metadata, client: engine.client, tokens: first.tokens, originalIDToken: first.idToken.claims,
-                http: engine.http, crypto: engine.crypto, jwksCache: jwks, now: Date())
+            try await refreshGrant(engine, tokens: first.tokens, original: first.idToken.claims, jwks: jwks)
         }
         expectInvalidGrant(reuse, "the previous refresh token reused")
 
         // Reuse detection: the whole family is revoked, the newest refresh token included.
         let newest = await authOutcome { () async throws(AuthError) in
-            try await refreshTokens(
-                metadata: engine.metadata, client: engine.client, tokens: refreshed.tokens, originalIDToken: first.idToken.claims,
-                http: engine.http, crypto: engine.crypto, jwksCache: jwks, now: Date())
+            try await refreshGrant(engine, tokens: refreshed.tokens, original: first.idToken.claims, jwks: jwks)
         }
         expectInvalidGrant(newest, "the newest refresh token after the reuse")
     }
@@ -333,9 +346,7 @@ struct LifecycleTests {
         #expect(!accessAfter.isActive(now: Date()))
 
         let refresh = await authOutcome { () async throws(AuthError) in
-            try await refreshTokens(
-                metadata: metadata, client: client, tokens: signedIn.tokens, originalIDToken: signedIn.idToken.claims,
-                http: http, crypto: engine.crypto, jwksCache: JWKSCache(metadata: metadata, http: http), now: Date())
+            try await refreshGrant(engine, tokens: signedIn.tokens, original: signedIn.idToken.claims, jwks: JWKSCache(metadata: metadata, http: http))
         }
         expectInvalidGrant(refresh, "refreshing with the revoked refresh token")
     }

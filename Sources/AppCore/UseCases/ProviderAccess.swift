@@ -179,12 +179,10 @@ struct ProviderAccess: Sendable {
                 refused.note()
                 throw .transport(.cancelled)
             }
-            guard let jwksURI = metadata.jwksURI else { throw .unsupported(.missingEndpoint("jwks_uri")) }
-            try URLPolicy.requireSecure(jwksURI)
-            let request = HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true)
+            let request = try makeJWKSRequest(metadata: metadata)
             let response: HTTPResponse
             do throws(TransportError) { response = try await env.http(provider).send(request) } catch { throw .transport(error) }
-            let set = try processJWKSResponse(response, url: jwksURI)
+            let set = try processJWKSResponse(response, url: request.url)
             env.cache.save(provider.id, CachedDocument(
                 kind: .jwks, url: url, body: String(decoding: response.body, as: UTF8.self), fetchedAt: env.now(),
                 maxAgeSeconds: ProviderDocumentCache.freshness(cacheControl: response.headers["cache-control"]),

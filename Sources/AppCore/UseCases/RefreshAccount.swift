@@ -288,12 +288,8 @@ public struct RefreshAccount: Sendable {
 
     private func verifyRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, tokens: TokenSet, metadata: AuthorizationServerMetadata,
                                         client: ClientConfiguration, provider: ProviderConfig) async throws(AuthError) -> VerifiedIDToken {
-        let options = original.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: tokens) }
-            ?? IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: tokens)
-        let verified = try await validateIDToken(raw, options: options, crypto: env.crypto, now: env.now(),
-                                                 jwksCache: ProviderAccess(env: env).jwksCache(provider, metadata: metadata))
-        if let original { try checkRefreshedIdentity(verified.claims, original: original) }
-        return verified
+        try await validateRefreshedIDToken(raw, original: original, metadata: metadata, client: client, tokens: tokens, crypto: env.crypto,
+                                           now: env.now(), jwksCache: ProviderAccess(env: env).jwksCache(provider, metadata: metadata))
     }
 }
 

@@ -121,15 +121,9 @@ public struct SignIn: Sendable {
         let http = env.http(provider)
         let authorization = try await startDeviceAuthorization(metadata: metadata, client: client, scopes: scopes.values, audience: audience,
                                                                resources: resources, http: http, now: env.now())
+        // The engine checked what is shown (RFC 8628 §3.2, §6.1) and dropped an unusable
+        // verification_uri_complete, with a note.
         let response = authorization.response
-        // Shown to the user and opened by them: https (or loopback http) only, and a user code of
-        // printable characters (RFC 8628 §3.2, §6.1).
-        // (An unusable verification_uri_complete was dropped by the engine, with a note.)
-        try URLPolicy.requireSecure(response.verificationURI)
-        guard !response.userCode.isEmpty, response.userCode.count <= 64,
-              !response.userCode.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace && $0 != " " }) else {
-            throw AuthError.protocolViolation(.invalidField(name: "user_code", expected: "a short code of printable characters"))
-        }
         progress(.deviceCode(DeviceCodeDisplay(
             userCode: response.userCode, verificationURI: response.verificationURI, verificationURIComplete: response.verificationURIComplete,
             expiresAt: authorization.expiresAt, interval: .seconds(response.interval), notes: authorization.notes.map(\.message))))

@@ -51,7 +51,8 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var expiresAt: Date
     /// Requested scopes ("as requested" when the token response omits `scope`).
     public var requestedScopes: [String]
-    /// Whether the verification URI is plain http or on another host than the token endpoint (DEV-11 warning).
+    /// Whether the verification URI is on another host than the token endpoint (DEV-11 warning; a
+    /// plain-http one off loopback is refused outright).
     public var verificationURIIsSuspicious: Bool
     /// Optional members dropped because they were unusable (empty for a clean response).
     public var notes: [DeviceAuthorizationNote]
@@ -98,8 +99,11 @@ public let browserOnlyAuthorizationParameters = ["response_mode", "prompt", "acc
 /// `verification_uri` (or `verification_url`), `expires_in` REQUIRED (DEV-02); `interval`
 /// defaults to 5; an unusable OPTIONAL `verification_uri_complete` (relative, plain http off
 /// loopback, not a string) is dropped with a ``DeviceAuthorizationNote``, never fatal (DEV-03);
-/// errors (any status) → `.errorResponse`.
-/// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.missingField / .invalidField / …)`.
+/// errors (any status) → `.errorResponse`. What the user is shown and opens is checked here,
+/// before anyone sees it (§3.2, §6.1): `verification_uri` https (or loopback http), `user_code`
+/// 1…64 printable characters (no control characters, no whitespace but the space).
+/// - Throws: `.errorResponse`, `.httpStatus`, `.protocolViolation(.missingField / .invalidField / …)`,
+///   `.unsupported(.insecureURL)` for a plain-http `verification_uri` off loopback.
 public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadata: AuthorizationServerMetadata, scopes: [String],
                                                now: Date) throws(AuthError) -> DeviceAuthorization {
     let object = try readOAuthResponse(response, url: metadata.deviceAuthorizationEndpoint?.absoluteString ?? "device_authorization_endpoint",
@@ -113,6 +117,10 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
     guard let verificationURI = URL(string: verificationText), verificationURI.scheme != nil else {
         throw .protocolViolation(.invalidField(name: "verification_uri", expected: "an absolute URI"))
     }
+    try URLPolicy.requireSecure(verificationURI)
+    guard isDisplayableUserCode(userCode) else {
+        throw .protocolViolation(.invalidField(name: "user_code", expected: "a short code of printable characters"))
+    }
     guard let expiresIn = try object.lenientInteger("expires_in") else { throw .protocolViolation(.missingField("expires_in")) }
     // RFC 8628 §3.2/§3.5: absent means 5 s; 0, a negative or an unreadable value is no usable
     // interval either (0 would poll in a tight loop), so it means the default too: the interval
@@ -121,13 +129,19 @@ public func processDeviceAuthorizationResponse(_ response: HTTPResponse, metadat
     var notes: [DeviceAuthorizationNote] = []
     let complete = usableVerificationURIComplete(object.member("verification_uri_complete"), notes: &notes)
     let expectedHost = (metadata.tokenEndpoint ?? metadata.deviceAuthorizationEndpoint)?.host
-    let suspicious = (!(verificationURI.scheme ?? "").equalsIgnoringASCIICase("https") && !URLPolicy.isLoopbackHTTP(verificationURI))
-        || (expectedHost != nil && !(verificationURI.host ?? "").equalsIgnoringASCIICase(expectedHost ?? ""))
+    let suspicious = expectedHost != nil && !(verificationURI.host ?? "").equalsIgnoringASCIICase(expectedHost ?? "")
     return DeviceAuthorization(
         response: DeviceAuthorizationResponse(deviceCode: DeviceCode(deviceCode), userCode: userCode, verificationURI: verificationURI,
                                               verificationURIComplete: complete, expiresIn: expiresIn, interval: interval),
         receivedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), requestedScopes: scopes,
         verificationURIIsSuspicious: suspicious, notes: notes)
+}
+
+/// RFC 8628 §3.2, §6.1: a `user_code` the user can read and type: 1…64 characters, none a
+/// control character, no whitespace but the space.
+private func isDisplayableUserCode(_ code: String) -> Bool {
+    !code.isEmpty && code.count <= 64
+        && !code.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.isWhitespace && $0 != " " }
 }
 
 /// `verification_uri_complete` when it is an absolute https (or loopback http) URI; otherwise

@@ -22,14 +22,22 @@ public func fetchMetadata(issuer: String, kind: DiscoveryKind = .openIDConnect, 
     return try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, kind: kind)
 }
 
-/// `GET jwks_uri` and parse the set (JWKS-11: `application/json` or `application/jwk-set+json`).
-/// - Throws: `.unsupported(.missingEndpoint("jwks_uri"))`, `.httpStatus`, `.transport`,
-///   `.protocolViolation(.unexpectedContentType / .malformedJWKSet)`.
-public func fetchJWKS(metadata: AuthorizationServerMetadata, http: HTTPClient) async throws(AuthError) -> JWKSet {
+/// The JWK Set request (OIDC Discovery §3 `jwks_uri`, RFC 7517 §5): `GET jwks_uri` with
+/// `Accept: application/json`, redirects followed (the keys are public and signature-checked).
+/// - Throws: `.unsupported(.missingEndpoint("jwks_uri"))`, `.unsupported(.insecureURL)` for plain
+///   http off loopback.
+public func makeJWKSRequest(metadata: AuthorizationServerMetadata) throws(AuthError) -> HTTPRequest {
     guard let jwksURI = metadata.jwksURI else { throw .unsupported(.missingEndpoint("jwks_uri")) }
     try URLPolicy.requireSecure(jwksURI)
-    let response = try await http.perform(HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true))
-    return try processJWKSResponse(response, url: jwksURI)
+    return HTTPRequest(method: .get, url: jwksURI, headers: [HTTPHeader("Accept", "application/json")], followRedirects: true)
+}
+
+/// `GET jwks_uri` and parse the set (JWKS-11: `application/json` or `application/jwk-set+json`).
+/// - Throws: what ``makeJWKSRequest(metadata:)`` throws, `.httpStatus`, `.transport`,
+///   `.protocolViolation(.unexpectedContentType / .malformedJWKSet)`.
+public func fetchJWKS(metadata: AuthorizationServerMetadata, http: HTTPClient) async throws(AuthError) -> JWKSet {
+    let request = try makeJWKSRequest(metadata: metadata)
+    return try processJWKSResponse(try await http.perform(request), url: request.url)
 }
 
 /// Processes a JWKS response: HTTP 200, `application/json` or `application/jwk-set+json`.

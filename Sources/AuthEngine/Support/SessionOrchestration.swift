@@ -1,40 +1,5 @@
 import FoundationEssentials
 
-/// The result of a refresh: the new token set (rotation applied) and, when the response carried
-/// one, the validated refreshed ID token.
-public struct RefreshResult: Sendable, Equatable {
-    public var tokens: TokenSet
-    public var idToken: VerifiedIDToken?
-
-    public init(tokens: TokenSet, idToken: VerifiedIDToken?) {
-        self.tokens = tokens
-        self.idToken = idToken
-    }
-}
-
-/// Refreshes a grant (RFC 6749 §6): sends the refresh request, applies rotation, and validates
-/// a returned ID token against the original identity (OIDC Core §12.2). On failure use
-/// ``AuthError/invalidatesGrant`` (sign in again) and ``AuthError/isTransient`` (retry, after
-/// ``AuthError/retryAfter`` when the server said; the backoff is the app's one policy).
-/// - Parameter originalIDToken: the claims of the first ID token; nil for plain OAuth grants
-///   (a returned ID token is then validated without the identity comparison).
-public func refreshTokens(metadata: AuthorizationServerMetadata, client: ClientConfiguration, tokens: TokenSet, originalIDToken: IDTokenClaims?,
-                          scopes: [String]? = nil, resource: String? = nil, http: HTTPClient, crypto: CryptoProvider,
-                          jwksCache: JWKSCache?, now: Date) async throws(AuthError) -> RefreshResult {
-    guard let refreshToken = tokens.refreshToken else { throw .protocolViolation(.missingField("refresh_token")) }
-    let request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken, scopes: scopes, resource: resource)
-    let response = try await http.perform(request)
-    let refreshed = try processRefreshResponse(response, previous: tokens, requestedScopes: scopes, now: now)
-    guard let raw = refreshed.idToken, !raw.exposedValue.exactlyEquals(tokens.idToken?.exposedValue ?? ""), let jwksCache else {
-        return RefreshResult(tokens: refreshed, idToken: nil)
-    }
-    let options: IDTokenValidationOptions = originalIDToken.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: refreshed) }
-        ?? IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: refreshed)
-    let verified = try await validateIDToken(raw, options: options, crypto: crypto, now: now, jwksCache: jwksCache)
-    if let originalIDToken { try checkRefreshedIdentity(verified.claims, original: originalIDToken) }
-    return RefreshResult(tokens: refreshed, idToken: verified)
-}
-
 /// Starts the device flow (RFC 8628 §3.1–3.2).
 public func startDeviceAuthorization(metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: [String],
                                      audience: String? = nil, resources: [String] = [],

@@ -69,6 +69,23 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
     return verified
 }
 
+/// A refreshed ID token with keys from `jwksCache` (re-fetched as
+/// ``validateIDToken(_:options:crypto:now:jwksCache:)`` says), validated as ``validateRefreshedIDToken(_:original:options:keys:crypto:now:)``
+/// says against `original`; without one (a device-flow grant that had no ID token, a plain
+/// OAuth grant) it is validated as a device grant's first ID token, with no identity to compare.
+/// - Parameter tokens: the refreshed token set (its access token for `at_hash`).
+/// - Throws: what the two validations throw.
+public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                     tokens: TokenSet, crypto: CryptoProvider, now: Date, jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
+    let options = original.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: tokens) }
+        ?? IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: tokens)
+    let verified = try await validateIDToken(raw, options: options, crypto: crypto, now: now, jwksCache: jwksCache)
+    if let original { try checkRefreshedIdentity(verified.claims, original: original) }
+    return verified
+}
+
+/// The identity comparison of OIDC Core §12.2 (see ``validateRefreshedIDToken(_:original:options:keys:crypto:now:)``).
+/// - Throws: `.protocolViolation(.refreshedIDToken…Mismatch / .nonceMismatch)`.
 public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenClaims) throws(AuthError) {
     guard claims.issuer.exactlyEquals(original.issuer) else {
         throw .protocolViolation(.refreshedIDTokenIssuerMismatch(expected: original.issuer, actual: claims.issuer))
