@@ -15,14 +15,15 @@ extension AppEnvironment {
     ///   - processEnvironment: XDG paths, `AUTHDECK_STORE`, `$BROWSER`, passphrase sources, …
     ///   - vaultLimits: Argon2id limits for a new vault (tests use cheaper ones).
     ///   - browserTimeout: how long a browser sign-in waits for the redirect.
+    ///   - now: the wall clock (the CLI passes the one it reads itself).
     public static func live(processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
                             vaultLimits: VaultSecretStore.KDFLimits = .moderate, browserTimeout: Duration = .seconds(300),
-                            policy: ExpiryPolicy = .standard) -> AppEnvironment {
+                            policy: ExpiryPolicy = .standard, now: @escaping @Sendable () -> Date = { Date() }) -> AppEnvironment {
         let paths = XDGPaths(environment: processEnvironment)
         let files = ConfigFiles(paths: paths)
         let browser = BrowserLauncher(environment: processEnvironment)
         var environment = AppEnvironment(
-            now: { Date() },
+            now: now,
             sleep: { duration in try await Task.sleep(for: duration) },
             crypto: OpenSSLCrypto.live,
             http: { provider in CurlHTTPClient.live(configuration: CurlHTTPConfiguration(caBundlePath: provider?.caBundlePath)) },

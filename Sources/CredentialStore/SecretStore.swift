@@ -93,10 +93,17 @@ extension SecretStore {
 
     /// The async form of ``withAccountLock(_:timeout:_:)-sync`` for bodies that await (a refresh
     /// request). The lock belongs to an open file, not a thread, so suspension is fine.
+    /// - Parameter clock: measures the wait and sleeps between polls (10 ms); the live one is
+    ///   `ContinuousClock`, a test's can run a long wait (a refresh's 130 s) at once.
     public func withAccountLock<T: Sendable>(
-        _ key: AccountKey, timeout: Duration = .seconds(30), _ body: () async throws -> T
+        _ key: AccountKey, timeout: Duration = .seconds(30), clock: any Clock<Duration> = ContinuousClock(), _ body: () async throws -> T
     ) async throws -> T {
-        let clock = ContinuousClock()
+        try await withAccountLock(key, timeout: timeout, on: clock, body)
+    }
+
+    private func withAccountLock<T: Sendable, C: Clock<Duration>>(
+        _ key: AccountKey, timeout: Duration, on clock: C, _ body: () async throws -> T
+    ) async throws -> T {
         let deadline = clock.now.advanced(by: timeout)
         while true {
             if let handle = try tryLockAccount(key) {
@@ -106,7 +113,7 @@ extension SecretStore {
             guard clock.now < deadline else {
                 throw SecretStoreError.timeout(operation: "lock \(key)", seconds: timeout.seconds)
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await clock.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -68,6 +68,44 @@ struct StalledProviderUseCaseTests {
         after?.release()
     }
 
+    @Test("A refresh waits the whole 130 s for another process's account lock (on the environment's clock), then says the lock is busy and sends nothing")
+    func lockWaitTimesOutAfter130Seconds() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let held = try #require(try world.secrets.tryLockAccount(AccountKey(provider: "op", account: "alice")))
+        defer { held.release() }
+        let clock = FakeClock()
+        var env = world.environment()
+        env.clock = clock
+        let sentBefore = world.provider.tokenRequests.count
+        do {
+            _ = try await RefreshAccount(env).run(alice.record.id, force: true)
+            Issue.record("the refresh ran while another process held the lock")
+        } catch {
+            #expect(error.disposition == .transient(retryAfter: nil))
+            #expect(error.nextStep == "Another authdeck process holds the lock; try again when it has finished.")
+        }
+        #expect(clock.totalElapsed >= RefreshAccount.lockWait && clock.totalElapsed < RefreshAccount.lockWait + .milliseconds(20))
+        #expect(clock.sleepCount >= 13_000, "polled every 10 ms")
+        #expect(world.provider.tokenRequests.count == sentBefore, "no refresh request without the lock")
+    }
+
+    @Test("A refresh still waiting for the account lock at 129 s takes it when the other process lets go, and refreshes")
+    func lockWaitGetsTheLockBefore130Seconds() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let held = Mutex<(any AccountLockHandle)?>(try world.secrets.tryLockAccount(AccountKey(provider: "op", account: "alice")))
+        let clock = FakeClock { elapsed in
+            if elapsed >= .seconds(129) { held.withLock { $0?.release(); $0 = nil } }
+        }
+        var env = world.environment()
+        env.clock = clock
+        let sentBefore = world.provider.tokenRequests.count
+        _ = try await RefreshAccount(env).run(alice.record.id, force: true)
+        #expect(clock.totalElapsed >= .seconds(129) && clock.totalElapsed < RefreshAccount.lockWait)
+        #expect(world.provider.tokenRequests.count == sentBefore + 1)
+    }
+
     @Test("Refresh requests carry a timeout longer than the UI's patience; the lock waits longer than a request")
     func requestTimeoutLongerThanPatience() async throws {
         #expect(RefreshAccount.requestTimeout > RefreshAccount.providerPatience * 10)

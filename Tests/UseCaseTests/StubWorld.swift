@@ -64,6 +64,8 @@ final class StubWorld: Sendable {
             sleeps.withLock { $0.append(duration) }
             clock.withLock { $0 = $0.addingTimeInterval(duration.timeInterval) }
         }
+        // Lock waits are real (short) waits: a story holding a lock for a while wants them so.
+        env.clock = ContinuousClock()
         env.crypto = StubCrypto.provider
         env.http = { [self] _ in
             HTTPClient { request in

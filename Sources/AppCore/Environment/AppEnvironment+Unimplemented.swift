@@ -63,6 +63,7 @@ extension AppEnvironment {
                 remove: { _ in report("unimplemented: environment.cache.remove") },
                 check: { report("unimplemented: environment.cache.check"); return [] },
                 drop: { _ in report("unimplemented: environment.cache.drop") }))
+        environment.clock = ReportingClock(report: report)
         environment.dpopNonces = DPoPNonceCache(load: { _ in report("unimplemented: environment.dpopNonces.load"); return nil },
                                                 save: { _, _ in report("unimplemented: environment.dpopNonces.save") })
         environment.place = PlaceClient(
@@ -72,5 +73,20 @@ extension AppEnvironment {
             updateBindings: { _ throws(AppError) in throw failure("place.updateBindings") })
         environment.git = GitClient { arguments, _ in report("unimplemented: environment.git.run(\(arguments.first ?? ""))"); return nil }
         return environment
+    }
+}
+
+/// The test value's clock: reading or sleeping on it reports "unimplemented: environment.clock";
+/// a sleep then throws (as a cancelled wait).
+private struct ReportingClock: Clock {
+    let report: @Sendable (String) -> Void
+    var now: ContinuousClock.Instant {
+        report("unimplemented: environment.clock")
+        return .now
+    }
+    var minimumResolution: Duration { .zero }
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        report("unimplemented: environment.clock")
+        throw CancellationError()
     }
 }

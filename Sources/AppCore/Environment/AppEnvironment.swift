@@ -14,6 +14,9 @@ public struct AppEnvironment: Sendable {
     public var now: @Sendable () -> Date
     /// Waits (device-flow polling); throws when the task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void
+    /// The monotonic clock of measured waits: the account lock's (up to ``RefreshAccount/lockWait``).
+    /// `ContinuousClock` in the live value; a test's fake one runs a 130 s wait at once.
+    public var clock: any Clock<Duration> = ContinuousClock()
     /// Digests, random bytes and JWS signature verification (libcrypto in the live value).
     public var crypto: CryptoProvider
     /// The HTTP client for a provider (its CA bundle), or for no provider (`nil`).

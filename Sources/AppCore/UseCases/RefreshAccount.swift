@@ -87,7 +87,7 @@ public struct RefreshAccount: Sendable {
             let store = try env.credentials.store()
             let env = self.env
             let key = Accounts.key(known)
-            return try await store.withAccountLock(key, timeout: Self.lockWait) { () async throws -> AccountRecord in
+            return try await store.withAccountLock(key, timeout: Self.lockWait, clock: env.clock) { () async throws -> AccountRecord in
                 let current = try store.load(key)
                 // Re-read inside the lock (another process may have refreshed) and, when a request
                 // is to be sent, persist `refreshSentAt` in the same update of the file.

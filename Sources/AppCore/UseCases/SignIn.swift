@@ -187,7 +187,7 @@ public struct SignIn: Sendable {
         secrets.dpopKey = dpop.map(DPoPAccess.stored)
         let files = env.files
         let activeAccounts = Accounts(env: env)
-        let becameActive = try await store.withAccountLock(key) { () async throws -> Bool in
+        let becameActive = try await store.withAccountLock(key, clock: env.clock) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.
             try store.save(secrets, for: key)
             try files.saveAccount(record)

@@ -52,7 +52,7 @@ public struct SignOut: Sendable {
         do {
             // Under the account's lock, from reading the secrets to deleting them: a refresh in
             // another process cannot rotate a token in between and leave a live one behind.
-            try await store.withAccountLock(key) { () async throws -> Void in
+            try await store.withAccountLock(key, clock: env.clock) { () async throws -> Void in
                 let secrets = (try? store.loadIfPresent(key)) ?? nil
                 var revocationFailed = false
                 if options.localOnly {

@@ -200,17 +200,22 @@ enum Times {
 /// subcommand (built once, on first use: `--help` builds nothing).
 final class CLIContext: Sendable {
     let environment: [String: String]
+    /// The wall clock, the same one the use cases' environment gets (``app``'s `now`): read
+    /// without building that environment (`decode` opens no store).
+    let now: @Sendable () -> Date
     private let makeApp: @Sendable () -> AppEnvironment
     private let built = Mutex<AppEnvironment?>(nil)
 
-    init(environment: [String: String], makeApp: @escaping @Sendable () -> AppEnvironment) {
+    init(environment: [String: String], now: @escaping @Sendable () -> Date, makeApp: @escaping @Sendable () -> AppEnvironment) {
         self.environment = environment
+        self.now = now
         self.makeApp = makeApp
     }
 
     static let current: CLIContext = {
         let environment = ProcessInfo.processInfo.environment
-        return CLIContext(environment: environment) { AppEnvironment.live(processEnvironment: environment) }
+        let now: @Sendable () -> Date = { Date() }
+        return CLIContext(environment: environment, now: now) { AppEnvironment.live(processEnvironment: environment, now: now) }
     }()
 
     /// The use cases' environment: the composition root's live value.

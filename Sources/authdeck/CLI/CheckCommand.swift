@@ -78,7 +78,8 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     var adjusted = parent.environment
     adjusted[PassphraseSource.nonInteractiveVariable] = "1"
     let environment = adjusted
-    let context = CLIContext(environment: environment) { AppEnvironment.live(processEnvironment: environment) }
+    let now = parent.now
+    let context = CLIContext(environment: environment, now: now) { AppEnvironment.live(processEnvironment: environment, now: now) }
     let paths = XDGPaths(environment: environment)
     let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfig(json: json) },
                                          write: { _ in .object([:]) })
@@ -126,10 +127,10 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
             ledger = try ledgerFile.read() ?? CheckLedger()
         } catch {
             // Damaged: kept aside (every byte), and every state is told again.
-            let aside = (try? PrivateFiles.moveAside(ledgerFile.path, now: Date())) ?? nil
+            let aside = (try? PrivateFiles.moveAside(ledgerFile.path, now: context.now())) ?? nil
             Output.err("warning: \(ledgerFile.path) was damaged (\(error)); moved to \(aside ?? "nowhere") — every state is told again")
         }
-        let applied = ledger.applying(outcomes, now: Date(), existing: Set(snapshot.accounts.map(\.id)))
+        let applied = ledger.applying(outcomes, now: context.now(), existing: Set(snapshot.accounts.map(\.id)))
         told = applied.1
         stillTransient = outcomes.contains { applied.0.entries[$0.account]?.reported == .transient }
         try ledgerFile.write(applied.0)
@@ -154,7 +155,7 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         for outcome in outcomes {
             var line = "\(outcome.verdict.rawValue.padding(12)) \(outcome.handle)"
             if !outcome.reason.isEmpty { line += ": \(outcome.reason)" }
-            if let ends = outcome.endsAt, outcome.verdict != .ok { line += " (\(Times.rfc3339(ends)), \(TimeText.relative(ends, now: Date())))" }
+            if let ends = outcome.endsAt, outcome.verdict != .ok { line += " (\(Times.rfc3339(ends)), \(TimeText.relative(ends, now: context.now())))" }
             if outcome.refreshed { line += outcome.reason.isEmpty ? " (refreshed)" : "; refreshed" }
             Output.line(line)
         }

@@ -94,10 +94,10 @@ struct ChildProcess {
         var forceAt: Date?
     }
 
-    /// Sends SIGTERM; the caller sends SIGKILL at the returned `forceAt` (10 s later).
-    func end() -> Ending {
+    /// Sends SIGTERM; the caller sends SIGKILL at the returned `forceAt` (10 s after `now`).
+    func end(now: Date) -> Ending {
         signal(SIGTERM)
-        return Ending(forceAt: Date().addingTimeInterval(10))
+        return Ending(forceAt: now.addingTimeInterval(10))
     }
 }
 

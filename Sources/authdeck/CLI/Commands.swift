@@ -312,7 +312,7 @@ enum Commands {
         run: { parsed in
             let directory = parsed.positional("directory") ?? "."
             let epoch = CLIContext.current.environment["SOURCE_DATE_EPOCH"].flatMap(Double.init)
-            let date = String(Times.rfc3339(epoch.map { Date(timeIntervalSince1970: $0) } ?? Date()).prefix(10))
+            let date = String(Times.rfc3339(epoch.map { Date(timeIntervalSince1970: $0) } ?? CLIContext.current.now()).prefix(10))
             let pages = ManPages.pages(root: Commands.root(run: { _ in 0 }), version: authdeckVersion, date: date)
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -82,7 +82,7 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
         throw CLIFailure.usage(options.token.map { $0 == "-" ? "no token given (stdin was empty)" : "the token argument is empty" } ?? "no token given (stdin was empty)")
     }
     let decoded = DecodedToken(text)
-    let now = Date()
+    let now = context.now()
     var result: [String: JSONValue] = [:]
     var lines: [String] = []
     switch decoded {

@@ -86,7 +86,7 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
     let program = options.command[0]
 
     // The watch: pass signals on, reap the child, renew the file (or end the child at --kill-on-expiry).
-    var renewAt = file == nil ? nil : ExecRules.renewalTime(expiresAt: issued.expiresAt, now: Date(), minimumValidity: options.minValid)
+    var renewAt = file == nil ? nil : ExecRules.renewalTime(expiresAt: issued.expiresAt, now: context.now(), minimumValidity: options.minValid)
     var failures = 0
     var grantGoneSaid = false
     var ending: ChildProcess.Ending?
@@ -96,50 +96,50 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
         let wake = [renewAt, killAt, ending?.forceAt].compactMap { $0 }.min()
         for signal in relay.wait(until: wake) { child.signal(signal) }
         if let status = child.reap() { return status }
-        if let forceAt = ending?.forceAt, Date() >= forceAt {
+        if let forceAt = ending?.forceAt, context.now() >= forceAt {
             child.signal(SIGKILL)
             ending?.forceAt = nil
         }
-        if let killAt, ending == nil, Date() >= killAt {
+        if let killAt, ending == nil, context.now() >= killAt {
             Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(killAt)) and --kill-on-expiry was given")
-            ending = child.end()
+            ending = child.end(now: context.now())
         }
-        guard let due = renewAt, Date() >= due, ending == nil else { continue }
-        let validity = max(0, (issued.expiresAt ?? Date()).timeIntervalSince(Date()))
+        guard let due = renewAt, context.now() >= due, ending == nil else { continue }
+        let validity = max(0, (issued.expiresAt ?? context.now()).timeIntervalSince(context.now()))
         do {
             issued = try await issue(validity)
             try file?.write(issued.value)
             failures = 0
             grantGoneSaid = false
-            renewAt = ExecRules.renewalTime(expiresAt: issued.expiresAt, now: Date(), minimumValidity: options.minValid)
+            renewAt = ExecRules.renewalTime(expiresAt: issued.expiresAt, now: context.now(), minimumValidity: options.minValid)
         } catch let error as AppError {
-            let expiry = issued.expiresAt.map { "its token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" }
+            let expiry = issued.expiresAt.map { "its token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: context.now())))" }
                 ?? "its token has no expiry"
             if error.disposition == .needsSignIn {
                 if options.killOnExpiry {
                     Output.err("authdeck exec: ending \(program) (pid \(child.pid)): the grant of \(handle) is gone (\(error.title)) and --kill-on-expiry was given")
-                    ending = child.end()
+                    ending = child.end(now: context.now())
                 } else if !grantGoneSaid {
                     grantGoneSaid = true
                     Output.err("authdeck exec: the grant of \(handle) is gone (\(error.title)): the token file is left as it is, \(expiry). "
                         + "Sign in again with 'authdeck login \(record.providerID.rawValue)'; the next renewal picks the new grant up.")
                 }
                 failures += 1
-                renewAt = Date().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: nil, now: Date()))
+                renewAt = context.now().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: nil, now: context.now()))
                 continue
             }
             failures += 1
-            let delay = ExecRules.retryDelay(failures: failures, expiresAt: issued.expiresAt, now: Date())
+            let delay = ExecRules.retryDelay(failures: failures, expiresAt: issued.expiresAt, now: context.now())
             Output.err("authdeck exec: could not renew \(handle)'s token (\(CLIFailure(error).message)); trying again in \(Int(delay)) s, \(expiry)")
-            renewAt = Date().addingTimeInterval(delay)
-            if options.killOnExpiry, let expiresAt = issued.expiresAt, Date() >= expiresAt {
+            renewAt = context.now().addingTimeInterval(delay)
+            if options.killOnExpiry, let expiresAt = issued.expiresAt, context.now() >= expiresAt {
                 Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(expiresAt)) and --kill-on-expiry was given")
-                ending = child.end()
+                ending = child.end(now: context.now())
             }
         } catch let failure as CLIFailure {
             failures += 1
             Output.err("authdeck exec: could not write the token file: \(failure.message); trying again")
-            renewAt = Date().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: issued.expiresAt, now: Date()))
+            renewAt = context.now().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: issued.expiresAt, now: context.now()))
         }
     }
 }

@@ -284,7 +284,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
     for warning in snapshot.warnings { Output.err("warning: \(warning)") }
     let damage = snapshot.allDamage
-    let now = Date()
+    let now = context.now()
     // The one resolution (AUTHDECK_ACCOUNT, git config, the directory rule, active); one that
     // fails (a name matching nothing, a rule to an account that is gone) is said, nothing is marked.
     var choice: ResolvedAccount?
@@ -427,7 +427,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
             "resource": .text(options.resource),
             "token": .string(token),
             "expiresAt": .time(expiresAt),
-            "secondsLeft": .integer(expiresAt.map { Times.secondsLeft($0, now: Date()) }),
+            "secondsLeft": .integer(expiresAt.map { Times.secondsLeft($0, now: context.now()) }),
         ]))
     } else {
         Output.line(token)
@@ -455,7 +455,7 @@ func refreshRun(_ query: String?, resource: String?, _ context: CLIContext) asyn
     }
     switch await context.result(refresh) {
     case .success(let updated):
-        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: Date())))" } ?? ""
+        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: context.now())))" } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
         for warning in updated.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {
@@ -475,7 +475,7 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
         if json {
             Output.json(claims)
         } else if case .object(let members) = claims {
-            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
+            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: context.now()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):
@@ -491,7 +491,7 @@ func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async th
         if json {
             Output.json(response)
         } else if case .object(let members) = response {
-            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: Date()).joined(separator: "\n") + "\n")
+            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: context.now()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):
