@@ -53,7 +53,7 @@ struct AccountUpdateLiveTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try files.saveAccount(record("1"))
         let first = inode(path)
-        #expect(throws: AppError.self) {
+        #expect(throws: AppError(title: "refused", detail: "")) {
             try files.updateAccount(AccountID(provider: "local", subject: "1")) { (record: inout AccountRecord) throws(AppError) in
                 record.alias = "lost"
                 throw AppError(title: "refused", detail: "")

@@ -65,7 +65,8 @@ struct ProviderCacheTests {
         // A kid that is nowhere, right after a fetch: no second re-fetch (cool-down).
         world.provider.script.withLock { $0.signingKeyID = "k9" }
         world.advance(5)
-        await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        #expect(error?.title == "No matching key" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.provider.count("/jwks") == 2)
     }
     /// The provider rotates its signing key: publishes k2 (keeping k1) and signs with k2.
@@ -116,7 +117,8 @@ struct ProviderCacheTests {
             Self.rotate(world)
             world.provider.script.withLock { $0.jwksStatus = 503 }
             world.advance(2)
-            await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+            let error = await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+            #expect(error?.title == "Unexpected HTTP status" && error?.disposition == .transient(retryAfter: nil), "\(String(describing: error))")
             #expect(world.accounts.first?.idTokenProblem != nil, "the refused ID token is reported")
             world.provider.script.withLock { $0.jwksStatus = 200 }
             world.advance(2)
@@ -136,12 +138,14 @@ struct ProviderCacheTests {
             world.provider.script.withLock { $0.signingKeyID = "bogus-\(round)" }
             world.advance(2)
             // Every other refresh in a new process: the cache file carries the cool-down.
-            await #expect(throws: AppError.self) { try await RefreshAccount(round.isMultiple(of: 2) ? world.environment() : env).run(alice.record.id, force: true) }
+            let error = await #expect(throws: AppError.self) { try await RefreshAccount(round.isMultiple(of: 2) ? world.environment() : env).run(alice.record.id, force: true) }
+            #expect(error?.title == "No matching key" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         }
         #expect(world.provider.count("/jwks") == 2, "the sign-in's fetch and one lookup in 20 s")
         world.advance(30)
         world.provider.script.withLock { $0.signingKeyID = "bogus-late" }
-        await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(env).run(alice.record.id, force: true) }
+        #expect(error?.title == "No matching key" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.provider.count("/jwks") == 3, "after the cool-down: one more")
     }
 }

@@ -41,7 +41,8 @@ struct CodeHandoverUseCaseTests {
         let world = try appleLikeWorld()
         let hashed = sha256HexNonce("raw-nonce", crypto: StubCrypto.provider)
         let wrong = world.provider.issueCode(subject: "alice", nonce: hashed)
-        await #expect(throws: AppError.self) { try await handover(world, code: wrong, nonce: .sha256Of("other-raw-nonce")) }
+        let error = await #expect(throws: AppError.self) { try await handover(world, code: wrong, nonce: .sha256Of("other-raw-nonce")) }
+        #expect(error?.title == "Nonce mismatch" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.accounts.isEmpty)
         let right = world.provider.issueCode(subject: "alice", nonce: hashed)
         let outcome = try await handover(world, code: right, nonce: .sha256Of("raw-nonce"))
@@ -81,7 +82,8 @@ struct CodeHandoverUseCaseTests {
 
         let apple = try appleLikeWorld()
         apple.provider.script.withLock { $0.extraClaimsJSON = #"{"email":"a@example.test","email_verified":"yes"}"# }
-        await #expect(throws: AppError.self) { try await handover(apple, code: apple.provider.issueCode(subject: "alice", nonce: nil)) }
+        let error = await #expect(throws: AppError.self) { try await handover(apple, code: apple.provider.issueCode(subject: "alice", nonce: nil)) }
+        #expect(error?.title == "Invalid claim" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(apple.accounts.isEmpty)
     }
 
@@ -133,9 +135,10 @@ struct CodeHandoverUseCaseTests {
     func appTokenSubjectMustMatch() async throws {
         let world = try appleLikeWorld()
         let appToken = world.provider.idToken(subject: "mallory", nonce: nil, now: world.now)
-        await #expect(throws: AppError.self) {
+        let error = await #expect(throws: AppError.self) {
             try await handover(world, code: world.provider.issueCode(subject: "alice", nonce: nil), idToken: appToken)
         }
+        #expect(error?.title == "The app's identity token names another user" && error?.disposition == .other, "\(String(describing: error))")
         #expect(world.accounts.isEmpty)
         let good = world.provider.idToken(subject: "alice", nonce: nil, now: world.now)
         let outcome = try await handover(world, code: world.provider.issueCode(subject: "alice", nonce: nil), idToken: good)

@@ -83,7 +83,8 @@ struct DPoPUseCaseTests {
         var secrets = try #require(world.storedSecrets())
         secrets.dpopKey = nil
         try world.secrets.save(secrets, for: AccountKey(provider: "op", account: "alice"))
-        await #expect(throws: AppError.self) { _ = try await RefreshAccount(world.environment()).run(outcome.record.id, force: true) }
+        let error = await #expect(throws: AppError.self) { _ = try await RefreshAccount(world.environment()).run(outcome.record.id, force: true) }
+        #expect(error?.title == "The DPoP key of Alice is missing" && error?.disposition == .needsSignIn, "\(String(describing: error))")
         #expect(world.provider.tokenRequests.count == 1, "no refresh request without a proof")
     }
 
@@ -154,7 +155,8 @@ struct DPoPUseCaseTests {
 
         let bearer = self.world(algorithms: nil)
         let plain = try await signedIn(bearer)
-        await #expect(throws: AppError.self) { _ = try await DPoPProof(bearer.environment()).run(plain.record.id, method: "GET", url: URL(string: "https://api.test")!) }
+        let error = await #expect(throws: AppError.self) { _ = try await DPoPProof(bearer.environment()).run(plain.record.id, method: "GET", url: URL(string: "https://api.test")!) }
+        #expect(error?.title == "Alice holds Bearer tokens, not DPoP-bound ones" && error?.disposition == .usage, "\(String(describing: error))")
     }
 
     @Test("DPoP RFC 9449 §5 with RFC 8628: device-flow polls carry a proof")
@@ -200,10 +202,11 @@ struct AppleClientSecretUseCaseTests {
         let jws = try CompactJWS(parsing: minted.secret.exposedValue)
         let claims = try #require(try JSONSerialization.jsonObject(with: jws.payload) as? [String: Any])
         #expect(claims["iat"] as? Int == Int(t0.timeIntervalSince1970) && claims["exp"] as? Int == Int(t0.timeIntervalSince1970) + 30 * 86_400)
-        #expect(throws: AppError.self) {
+        let error = #expect(throws: AppError.self) {
             try MintAppleClientSecret(env).run(teamID: "TEAM123456", keyID: "ABC123DEFG", clientID: "com.example.web", days: 200,
                                                keyFile: AppleKeyFile(path: "k.p8", contents: Data(), permissions: 0o600, isSymbolicLink: false))
         }
+        #expect(error?.title == "--days 200 is out of range" && error?.disposition == .usage, "\(String(describing: error))")
     }
 
     @Test("Apple client secret: a key file that is not PKCS#8 P-256 is named with the reason in words, not the error's debug form")

@@ -74,9 +74,11 @@ struct UseCaseFindingsTests {
         let world = StubWorld()
         world.provider.script.withLock { $0.verificationURI = "http://evil.example/activate" }
         let progress = ProgressLog()
-        await #expect(throws: AppError.self) {
+        let error = await #expect(throws: AppError.self) {
             try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device)) { progress.append($0) }
         }
+        #expect(error?.title == "Not supported" && error?.disposition == .securityRelevant
+                && error?.detail.contains("http://evil.example/activate") == true, "\(String(describing: error))")
         #expect(!progress.names.contains("deviceCode"), "never shown to the user")
     }
 
@@ -151,7 +153,8 @@ struct UseCaseFindingsTests {
         // The provider reports the user's latest login instead (django-oauth-toolkit does).
         world.provider.script.withLock { $0.authTime = 1_800_000_500 }
         world.advance(60)
-        await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        #expect(error?.title == "Refreshed ID token with another authentication time" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.accounts.first?.needsSignInSince == nil, "not a gone grant")
         #expect(world.accounts.first?.idTokenProblem != nil)
         #expect(world.storedSecrets()?.idToken == previousIDToken, "the previous verified ID token stays")

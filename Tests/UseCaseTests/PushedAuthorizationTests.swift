@@ -64,7 +64,8 @@ struct PushedAuthorizationUseCaseTests {
         #expect(query(try #require(never.browserOpened.withLock { $0.first }))["state"] != nil)
 
         let always = world(par: false, setting: .always)
-        await #expect(throws: AppError.self) { _ = try await signedIn(always) }
+        let error = await #expect(throws: AppError.self) { _ = try await signedIn(always) }
+        #expect(error?.title == "Not supported" && error?.disposition == .other, "\(String(describing: error))")
         #expect(always.browserOpened.withLock { $0.isEmpty })
 
         let refused = world(require: true, setting: .never)

@@ -34,7 +34,8 @@ struct RefreshBenchGrantsTests {
     func refusesGrantWithoutIDToken() async throws {
         let world = StubWorld()
         let body = try response(world, idToken: nil)
-        await #expect(throws: AppError.self) { try await SignIn(world.environment()).adoptGrant("op", tokenResponse: body) }
+        let error = await #expect(throws: AppError.self) { try await SignIn(world.environment()).adoptGrant("op", tokenResponse: body) }
+        #expect(error?.title == "The grant has no ID token" && error?.disposition == .other, "\(String(describing: error))")
         #expect(world.storedSecrets("carol") == nil)
         #expect(world.files.withLock { $0.accounts.isEmpty })
     }
@@ -46,7 +47,8 @@ struct RefreshBenchGrantsTests {
                               claims: ["iss": "https://evil.test", "sub": "carol", "aud": world.provider.clientID,
                                        "iat": Int(world.now.timeIntervalSince1970), "exp": Int(world.now.timeIntervalSince1970) + 3600])
         let body = try response(world, idToken: foreign)
-        await #expect(throws: AppError.self) { try await SignIn(world.environment()).adoptGrant("op", tokenResponse: body) }
+        let error = await #expect(throws: AppError.self) { try await SignIn(world.environment()).adoptGrant("op", tokenResponse: body) }
+        #expect(error?.title == "ID token issuer mismatch" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.storedSecrets("carol") == nil)
         #expect(world.files.withLock { $0.accounts.isEmpty })
     }

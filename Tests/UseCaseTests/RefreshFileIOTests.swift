@@ -104,7 +104,8 @@ struct RefreshFileIOTests {
         world.provider.script.withLock { $0.nextTokenError = (400, ["error": "invalid_grant"], [:]) }
         let counts = FileCounts()
         world.advance(10)
-        await #expect(throws: AppError.self) { try await RefreshAccount(counted(world.environment(), counts)).run(alice.record, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(counted(world.environment(), counts)).run(alice.record, force: true) }
+        #expect(error?.title == "The server refused the request" && error?.disposition == .needsSignIn, "\(String(describing: error))")
         #expect(counts.writes == 2, "the marker, then settled with needs sign-in (was 3)")
         #expect(world.accounts.first?.refreshSentAt == nil)
         #expect(world.accounts.first?.needsSignInSince == t0.addingTimeInterval(10))
@@ -119,7 +120,8 @@ struct RefreshFileIOTests {
         world.provider.script.withLock { $0.signingKeyID = "unpublished" }
         let counts = FileCounts()
         world.advance(10)
-        await #expect(throws: AppError.self) { try await RefreshAccount(counted(world.environment(), counts)).run(alice.record, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(counted(world.environment(), counts)).run(alice.record, force: true) }
+        #expect(error?.title == "No matching key" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(counts.writes == 2, "the marker, then the result with idTokenProblem (was 3)")
         let stored = try #require(world.accounts.first)
         #expect(stored.refreshSentAt == nil)

@@ -109,7 +109,7 @@ struct RefreshUseCaseTests {
         #expect(world.accounts.first?.idTokenProblem?.contains("issued too long ago") == true)
     }
 
-    @Test("OIDC Core §12.2: a refreshed ID token for another subject is refused")
+    @Test("OIDC Core §12.2: a refreshed ID token for another subject is refused, and the grant is marked gone in the file for every process")
     func refreshedIDTokenForAnotherSubjectIsRefused() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)
@@ -119,7 +119,10 @@ struct RefreshUseCaseTests {
         var secrets = try world.secrets.load(key)
         secrets.refreshToken = StoredRefreshToken(bobRefresh)
         try world.secrets.save(secrets, for: key)
-        await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        let error = await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        #expect(error?.title == "Refreshed ID token for another user" && error?.disposition == .needsSignIn, "\(String(describing: error))")
+        #expect(world.accounts.first?.needsSignInSince == world.now, "the persisted \"grant gone\" mark")
+        #expect(world.storedSecrets()?.idToken?.exposedValue == secrets.idToken?.exposedValue, "Bob's ID token is not stored as Alice's")
         #expect(world.accounts.first?.subject == "alice")
     }
 }

@@ -18,7 +18,15 @@ struct SignInUseCaseTests {
         let world = StubWorld()
         let progress = ProgressLog()
         world.approveInBrowser()
-        let outcome = try await SignIn(world.environment()).run(SignInRequest(providerID: "op")) { progress.append($0) }
+        var env = world.environment()
+        let saveAccount = env.files.saveAccount
+        let secretsAtRecordSave = Mutex<[Bool]>([])
+        env.files.saveAccount = { record throws(AppError) in
+            secretsAtRecordSave.withLock { $0.append(world.storedSecrets()?.refreshToken != nil) }
+            try saveAccount(record)
+        }
+        let outcome = try await SignIn(env).run(SignInRequest(providerID: "op")) { progress.append($0) }
+        #expect(secretsAtRecordSave.withLock { $0 } == [true], "the record is written once, after the secrets")
         #expect(outcome.record.id == AccountID("op/alice"))
         #expect(outcome.record.displayName == "Alice")
         guard case .verified(let algorithm, let keyID) = outcome.record.idToken?.signature else {
@@ -62,7 +70,8 @@ struct SignInUseCaseTests {
                 return [[("error", "access_denied"), ("state", state), ("iss", "https://op.test")]]
             }
         }
-        await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op"), progress: { _ in }) }
+        let error = await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op"), progress: { _ in }) }
+        #expect(error?.title == "Access denied" && error?.disposition == .other, "\(String(describing: error))")
         #expect(world.provider.count("/token") == 0)
         #expect(world.accounts.isEmpty && world.storedSecrets() == nil)
     }
@@ -74,7 +83,8 @@ struct SignInUseCaseTests {
         world.browserAction.withLock {
             $0 = { _ in [[("code", provider.issueCode(subject: "mallory", nonce: nil)), ("state", "forged-state")]] }
         }
-        await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op"), progress: { _ in }) }
+        let error = await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op"), progress: { _ in }) }
+        #expect(error?.title == "State mismatch" && error?.disposition == .securityRelevant, "\(String(describing: error))")
         #expect(world.provider.count("/token") == 0)
         #expect(world.accounts.isEmpty && world.storedSecrets("mallory") == nil)
     }
@@ -121,7 +131,8 @@ struct SignInUseCaseTests {
     func providerNameIsComparedExactly() throws {
         let world = StubWorld()
         world.files.withLock { $0.providers = [ProviderConfig(id: "caf\u{E9}", issuer: URL(string: "https://op.test")!, clientID: "rp-native")] }
-        #expect(throws: AppError.self) { try SignIn(world.environment()).resolveProvider("cafe\u{301}") }
+        let error = #expect(throws: AppError.self) { try SignIn(world.environment()).resolveProvider("cafe\u{301}") }
+        #expect(error?.title == "Unknown provider 'café'" && error?.disposition == .usage, "\(String(describing: error))")
         #expect(try SignIn(world.environment()).resolveProvider("caf\u{E9}") == ProviderID("caf\u{E9}"))
     }
 
@@ -189,7 +200,8 @@ struct SignInUseCaseTests {
     func deviceFlowExpired() async throws {
         let world = StubWorld()
         world.provider.script.withLock { $0.devicePolls = ["authorization_pending", "expired_token"] }
-        await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device), progress: { _ in }) }
+        let error = await #expect(throws: AppError.self) { try await SignIn(world.environment()).run(SignInRequest(providerID: "op", flow: .device), progress: { _ in }) }
+        #expect(error?.title == "The device code expired" && error?.disposition == .other, "\(String(describing: error))")
         #expect(world.accounts.isEmpty)
     }
 }

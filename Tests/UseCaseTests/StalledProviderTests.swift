@@ -196,7 +196,8 @@ struct StalledProviderUseCaseTests {
         #expect(record.needsSignInSince != nil, "every process sees needs sign-in")
         #expect(record.refreshSentAt == nil, "the outcome is known now")
         // Every command after it: needs sign-in.
-        await #expect(throws: AppError.self) { try await TokenForScripts(world.environment()).accessToken(alice.record.id, minimumValidity: .seconds(10)) }
+        let error = await #expect(throws: AppError.self) { try await TokenForScripts(world.environment()).accessToken(alice.record.id, minimumValidity: .seconds(10)) }
+        #expect(error?.title == "Alice needs to sign in again" && error?.disposition == .needsSignIn, "\(String(describing: error))")
     }
 
     @Test("token after an unknown outcome the provider never saw: the replay works and says so; the marker is cleared")

@@ -57,7 +57,8 @@ struct TokenForScriptsTests {
         } catch {
             #expect(error.disposition == .needsSignIn)
         }
-        await #expect(throws: AppError.self) { try await TokenForScripts(world.environment()).idToken(alice.record.id, minimumValidity: .seconds(60)) }
+        let error = await #expect(throws: AppError.self) { try await TokenForScripts(world.environment()).idToken(alice.record.id, minimumValidity: .seconds(60)) }
+        #expect(error?.title == "Alice needs to sign in again" && error?.disposition == .needsSignIn, "\(String(describing: error))")
     }
 
     @Test("--min-valid beyond the token's whole lifetime warns and uses half the lifetime instead of refreshing every time")
