@@ -213,7 +213,7 @@ public struct UseCaseClient: Sendable {
     public var storedTokens: @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>
     /// Saves a new provider after its discovery probe (``ProviderAdmin/add(_:clientSecret:probe:)``,
     /// as `provider add` does); returns it.
-    public var addProvider: @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError> = { _, _ in .failure(unimplementedError("useCases.addProvider")) }
+    public var addProvider: @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
@@ -223,8 +223,9 @@ public struct UseCaseClient: Sendable {
         signOut: @escaping @Sendable (AccountID, SignOutOptions, @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome,
         userinfo: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
-        accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError> = { _, _ in .failure(unimplementedError("useCases.accessToken")) },
-        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError> = { _ in .failure(unimplementedError("useCases.storedTokens")) }
+        accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>,
+        storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>,
+        addProvider: @escaping @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>
     ) {
         self.load = load
         self.saveActiveAccount = saveActiveAccount
@@ -235,6 +236,7 @@ public struct UseCaseClient: Sendable {
         self.introspect = introspect
         self.accessToken = accessToken
         self.storedTokens = storedTokens
+        self.addProvider = addProvider
     }
 
     /// The use cases over `environment`.
@@ -251,23 +253,32 @@ public struct UseCaseClient: Sendable {
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
             accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(TokenUse.minimumValidity), notices: notice).value } },
-            storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } })
-        self.addProvider = { config, secret in
-            await result { () async throws(AppError) in try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery); return config }
-        }
+            storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } },
+            addProvider: { config, secret in
+                await result { () async throws(AppError) in try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery); return config }
+            })
     }
 
-    /// Every operation fails loudly with "unimplemented: <name>": tests override only what
-    /// their story uses, and an unexpected call shows up as an unexpected action.
-    public static let unimplemented = UseCaseClient(
-        load: { .failure(unimplementedError("useCases.load")) },
-        saveActiveAccount: { _ in .failure(unimplementedError("useCases.saveActiveAccount")) },
-        signIn: { _, _ in .failure(unimplementedError("useCases.signIn")) },
-        refresh: { _, _, _ in .failure(unimplementedError("useCases.refresh")) },
-        signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(unimplementedError("useCases.signOut")))); return .notRemoved },
-        userinfo: { _ in .failure(unimplementedError("useCases.userinfo")) },
-        introspect: { _ in .failure(unimplementedError("useCases.introspect")) }
-    )
+    /// Every operation calls `report` with "unimplemented: useCases.<name>" and fails: tests
+    /// override only what their story uses, and an unexpected call is a test issue naming it
+    /// (as ``AppEnvironment/unimplemented(_:)``).
+    public static func unimplemented(_ report: @escaping @Sendable (String) -> Void) -> UseCaseClient {
+        @Sendable func failure(_ name: String) -> AppError {
+            report("unimplemented: useCases.\(name)")
+            return unimplementedError("useCases.\(name)")
+        }
+        return UseCaseClient(
+            load: { .failure(failure("load")) },
+            saveActiveAccount: { _ in .failure(failure("saveActiveAccount")) },
+            signIn: { _, _ in .failure(failure("signIn")) },
+            refresh: { _, _, _ in .failure(failure("refresh")) },
+            signOut: { _, _, step in step(.init(.deleteLocalSecrets, .failed(failure("signOut")))); return .notRemoved },
+            userinfo: { _ in .failure(failure("userinfo")) },
+            introspect: { _ in .failure(failure("introspect")) },
+            accessToken: { _, _ in .failure(failure("accessToken")) },
+            storedTokens: { _ in .failure(failure("storedTokens")) },
+            addProvider: { _, _ in .failure(failure("addProvider")) })
+    }
 }
 
 public func unimplementedError(_ name: String) -> AppError {
@@ -278,5 +289,8 @@ public func unimplementedError(_ name: String) -> AppError {
 public struct AppDependencies: Sendable {
     public var useCases: UseCaseClient
     public init(useCases: UseCaseClient) { self.useCases = useCases }
-    public static let unimplemented = AppDependencies(useCases: .unimplemented)
+    /// Every use case reports and fails (``UseCaseClient/unimplemented(_:)``).
+    public static func unimplemented(_ report: @escaping @Sendable (String) -> Void) -> AppDependencies {
+        AppDependencies(useCases: .unimplemented(report))
+    }
 }

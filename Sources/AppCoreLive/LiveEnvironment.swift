@@ -32,9 +32,9 @@ extension AppEnvironment {
             credentials: .live(paths: paths, files: files, processEnvironment: processEnvironment, vaultLimits: vaultLimits),
             files: .live(files),
             cache: .live(directory: "\(paths.cacheDirectory)/providers"),
+            readKeyFile: { path throws(AppError) in try readKeyFileWithoutFollowingLinks(path) },
             policy: policy,
             browserTimeout: browserTimeout)
-        environment.readKeyFile = { path throws(AppError) in try readKeyFileWithoutFollowingLinks(path) }
         environment.dpopNonces = .live(directory: "\(paths.cacheDirectory)/dpop-nonces")
         environment.place = .live(files)
         environment.git = .live(processEnvironment: processEnvironment)

@@ -33,7 +33,7 @@ struct ClockTests {
                                       credentialStore: StoreInfo(backend: .vault))
         let ticker = Ticker()
         let now = Mutex(t0)
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.load = { .success(snapshot) }
         var state = screenState([])
         state.view.selection = nil

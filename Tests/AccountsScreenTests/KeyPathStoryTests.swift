@@ -17,7 +17,7 @@ struct KeyPathStoryTests {
         let alice = record("alice"), carol = record("carol")
         let request = SignInRequest(providerID: local)
         let url = URL(string: "http://127.0.0.1:8000/o/authorize?x=1")!
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.signIn = { asked, progress in
             #expect(asked == request)
             progress(.waitingForBrowser(url: url, browserOpened: true))
@@ -43,7 +43,7 @@ struct KeyPathStoryTests {
     @Test("Esc while the browser sign-in waits cancels it; Esc again closes nothing that is not open")
     func cancelSignIn() async {
         let gate = Gate()
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.signIn = { _, _ in await gate.wait(); return .failure(AppError(title: "late", disposition: .cancelled)) }
         let store = makeStore(screenState([record("alice")]), environment(useCases))
         store.send(.command(command(.char("l"), store.state))) {
@@ -86,7 +86,7 @@ struct KeyPathStoryTests {
     func userinfoAndIntrospection() async {
         let alice = record("alice")
         let claims = JSONValue.object(["sub": .string("alice")]), active = JSONValue.object(["active": .bool(true)])
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.userinfo = { _ in .success(claims) }
         useCases.introspect = { _ in .success(active) }
         let store = makeStore(screenState([alice]), environment(useCases))
@@ -107,7 +107,7 @@ struct KeyPathStoryTests {
             refreshed.lastRefreshAt = t0
             return refreshed
         }()
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.refresh = { id, manual, _ in
             #expect(id == alice.id && manual)
             return .success(refreshed)
@@ -127,7 +127,7 @@ struct KeyPathStoryTests {
     func copy() async {
         let alice = record("alice")
         let token = AccessToken("at-alice-secret")
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.accessToken = { id, _ in id == alice.id ? .success(token) : .failure(AppError(title: "wrong account")) }
         let edges = Edges()
         let store = makeStore(screenState([alice]), environment(useCases, edges: edges))
@@ -149,7 +149,7 @@ struct KeyPathStoryTests {
     func signOutWithConfirmation() async {
         let alice = record("alice"), bob = record("bob")
         let revoked = SignOutStepResult(.revokeRefreshToken, .done("revoked"))
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.signOut = { id, options, step in
             #expect(id == alice.id && options == SignOutOptions())
             step(revoked)
@@ -219,7 +219,7 @@ struct KeyPathStoryTests {
     func tabs() async {
         let alice = record("alice"), bob = record("bob")
         let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-1"))]
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.storedTokens = { _ in .success(entries) }
         let store = makeStore(screenState([alice, bob]), environment(useCases))
         store.send(.command(command(.char("4"), store.state))) { $0.view.tab = .accessToken }
@@ -278,7 +278,7 @@ struct KeyPathStoryTests {
     @Test("Preset form: chosen in the sign-in dialog, typed in (the secret straight into its redacting type), added; the dialog selects it")
     func presetForm() async throws {
         let added = Mutex<ClientSecret?>(nil)
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.addProvider = { config, secret in added.withLock { $0 = secret }; return .success(config) }
         var state = screenState([record("alice")])
         state.app.presets = PresetCatalog.builtIn.entries.map(\.preset)

@@ -25,7 +25,7 @@ struct SelectionTests {
     @Test("Signing out the selected account here selects the one that followed it (the same rule as a reload)")
     func signOutHere() async {
         let alice = record("alice"), bob = record("bob"), carol = record("carol")
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.signOut = { _, _, _ in SignOutOutcome(removed: true, clearedActive: false) }
         var state = screenState([alice, bob, carol])
         state.view.selection = bob.id

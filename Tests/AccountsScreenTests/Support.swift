@@ -40,8 +40,11 @@ final class Edges: Sendable {
     let copied = Mutex<[String]>([])
 }
 
+/// What the failing test values report with: a test issue naming the member.
+let reportIssue: @Sendable (String) -> Void = { Issue.record(Comment(rawValue: $0)) }
+
 /// The environment of a story: every edge fails the test unless the story sets it.
-func environment(_ useCases: UseCaseClient = .unimplemented, edges: Edges = Edges(),
+func environment(_ useCases: UseCaseClient = .unimplemented(reportIssue), edges: Edges = Edges(),
                  sleep: @escaping @Sendable (Duration) async throws -> Void = { _ in Issue.record("unexpected sleep"); throw CancellationError() },
                  now: @escaping @Sendable () -> Date = { Issue.record("unexpected clock read"); return t0 }) -> AccountsScreen.Environment {
     AccountsScreen.Environment(

@@ -17,6 +17,9 @@ func record(_ name: String, expiresIn: Double = 3600, issuedAt: Date = t0, refre
         hasRefreshToken: refresh, signedInAt: issuedAt, storage: .memory)
 }
 
+/// What the failing test values report with: a test issue naming the member.
+let reportIssue: @Sendable (String) -> Void = { Issue.record(Comment(rawValue: $0)) }
+
 func makeStore(_ state: AppState = AppState(now: t0), session: UseCaseClient) -> TestStore<AppState, AppAction> {
     let reducer = AppReducer(dependencies: AppDependencies(useCases: session))
     return TestStore(initialState: state, reduce: reducer.reduce)
@@ -36,7 +39,7 @@ struct AppReducerTests {
     @Test("Start loads the accounts sorted by provider and name; a reload re-sorts them")
     func loadKeepsSelection() async {
         let alice = record("alice"), bob = record("bob")
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.load = { .success(LoadedSnapshot(providers: [], accounts: [bob, alice], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .vault))) }
         let store = makeStore(session: session)
         store.send(.start) { $0.load = .loading }
@@ -59,7 +62,7 @@ struct AppReducerTests {
         let alice = record("alice"), bob = record("bob")
         let refreshedElsewhere = { var r = alice; r.lastRefreshAt = t0.addingTimeInterval(30); return r }()
         let snapshot = LoadedSnapshot(providers: [], accounts: [refreshedElsewhere, bob], activeAccountID: alice.id, credentialStore: StoreInfo(backend: .memory))
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.load = { .success(snapshot) }
         var state = loadedState([alice], active: alice.id)
         state.accounts[0].refresh = .retryScheduled(at: t0.addingTimeInterval(8), attempt: 1)
@@ -76,7 +79,7 @@ struct AppReducerTests {
     func grantGoneElsewhere() async {
         var clock = TestClock(t0)
         let gone = { var r = record("alice", expiresIn: 120); r.needsSignInSince = t0; return r }()
-        let store = makeStore(loadedState([gone]), session: .unimplemented)
+        let store = makeStore(loadedState([gone]), session: .unimplemented(reportIssue))
         #expect(store.state.status(of: store.state.accounts[0]) == .needsSignIn)
         let due = clock.advance(by: 100)
         store.send(.tick(due)) { $0.now = due }
@@ -87,7 +90,7 @@ struct AppReducerTests {
     @Test("A slow provider: the TUI flashes 'provider is slow' until the refresh's own result replaces it (issue 16 item 5)")
     func slowProviderFlash() async {
         let alice = record("alice")
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, notice in
             notice(.providerSlow(account: "Alice"))
             return .success(alice)
@@ -111,7 +114,7 @@ struct AppReducerTests {
         let alice = record("alice")
         let invalidGrant = AppError(title: "invalid_grant", detail: "reused", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, notice in
             notice(replay)
             return .failure(invalidGrant)
@@ -135,7 +138,7 @@ struct AppReducerTests {
     @Test("A refresh clears the introspection of the previous access token")
     func refreshClearsIntrospection() async {
         let alice = record("alice")
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in .success(alice) }
         var state = loadedState([alice])
         state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
@@ -153,7 +156,7 @@ struct AppReducerTests {
     func browserSignIn() async {
         let alice = record("alice")
         let url = URL(string: "http://127.0.0.1:8000/o/authorize/?client_id=x")!
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signIn = { _, progress in
             progress(.discovering)
             progress(.waitingForBrowser(url: url, browserOpened: true))
@@ -180,7 +183,7 @@ struct AppReducerTests {
     @Test("Browser sign-in cancelled: the flow's effect is cancelled and nothing is added")
     func browserSignInCancelled() async {
         let started = Gate()
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signIn = { _, progress in
             progress(.waitingForBrowser(url: URL(string: "http://127.0.0.1:1/a")!, browserOpened: false))
             started.open()
@@ -205,7 +208,7 @@ struct AppReducerTests {
     @Test("RFC 6749 §10.12: a state mismatch fails the sign-in with a security error and adds no account")
     func stateMismatch() async {
         let mismatch = AppError(title: "state mismatch", detail: "the callback's state does not match the request", specReference: "RFC 6749 §10.12", disposition: .securityRelevant)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signIn = { _, _ in .failure(mismatch) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local)
@@ -223,7 +226,7 @@ struct AppReducerTests {
         let bob = record("bob")
         let device = DeviceCodeDisplay(userCode: "ABCD-EFGH", verificationURI: URL(string: "http://127.0.0.1:8000/o/device/")!,
                                        verificationURIComplete: nil, expiresAt: t0.addingTimeInterval(1800), interval: .seconds(5))
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signIn = { _, progress in
             progress(.deviceCode(device))
             progress(.devicePending)
@@ -261,7 +264,7 @@ struct AppReducerTests {
     @Test("RFC 8628 §3.5: expired_token ends the device flow with an error shown in the dialog")
     func deviceExpired() async {
         let expired = AppError(title: "The device code expired", detail: "expired_token", specReference: "RFC 8628 §3.5", disposition: .other)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signIn = { _, _ in .failure(expired) }
         let store = makeStore(loadedState([]), session: session)
         let request = SignInRequest(providerID: local, flow: .device)
@@ -278,7 +281,7 @@ struct AppReducerTests {
         let alice = record("alice")
         let refreshed = { var r = alice; r.lastRefreshAt = t0; return r }()
         let calls = Counter(), gate = Gate()
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in
             calls.increment()
             await gate.wait()
@@ -301,7 +304,7 @@ struct AppReducerTests {
     func refreshScheduledByClock() async {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: session)
         let early = clock.advance(by: 539)
@@ -324,7 +327,7 @@ struct AppReducerTests {
         let alice = record("alice", expiresIn: 30)
         let invalidGrant = AppError(title: "invalid_grant", detail: "The refresh token was revoked", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
         let calls = Counter()
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
         store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
@@ -350,7 +353,7 @@ struct AppReducerTests {
         let alice = record("alice")
         let down = AppError(title: "Could not reach the provider", detail: "connection refused", disposition: .transient(retryAfter: nil))
         let attempts = Counter()
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in
             attempts.increment()
             return attempts.count == 1 ? .failure(down) : .success(alice)
@@ -380,7 +383,7 @@ struct AppReducerTests {
     @Test("A locked credential store shows every account as store locked")
     func storeLocked() async {
         let locked = AppError(title: "The vault is locked", detail: "no passphrase", disposition: .storeLocked)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.load = { .failure(locked) }
         let store = makeStore(session: session)
         store.send(.start) { $0.load = .loading }
@@ -399,7 +402,7 @@ struct AppReducerTests {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 3600, refresh: false)
         let demo = record("bob", expiresIn: 120, refresh: false)
-        let store = makeStore(loadedState([alice, demo]), session: .unimplemented)
+        let store = makeStore(loadedState([alice, demo]), session: .unimplemented(reportIssue))
         #expect(store.state.status(of: store.state.accounts[0]) == .valid)
         let early = clock.advance(by: 89)
         store.send(.tick(early)) { $0.now = early }
@@ -419,7 +422,7 @@ struct AppReducerTests {
     @Test("Switching the active account persists it; AUTHDECK_ACCOUNT overrides without saving")
     func switchActive() async {
         let alice = record("alice"), bob = record("bob")
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.saveActiveAccount = { .success($0) }
         var state = loadedState([alice, bob], active: alice.id)
         state.environmentAccount = alice.id.rawValue
@@ -443,7 +446,7 @@ struct AppReducerTests {
             SignOutStepResult(.revokeRefreshToken, .failed(unavailable)),
             SignOutStepResult(.deleteLocalSecrets, .done("deleted")),
         ]
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.signOut = { _, options, step in
             #expect(options.keepSecretsIfRevocationFails == false)
             steps.forEach(step)
@@ -466,7 +469,7 @@ struct AppReducerTests {
     @Test("Sign-out: the state mirrors the active-account change the use case reports, not a guess of its own")
     func signOutMirrorsReportedActiveChange() async {
         let alice = record("alice"), bob = record("bob")
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         // Another process made Alice active after this state was loaded: the use case cleared it.
         session.signOut = { _, _, _ in SignOutOutcome(removed: true, clearedActive: true) }
         let store = makeStore(loadedState([alice, bob], active: bob.id), session: session)
@@ -485,7 +488,7 @@ struct AppReducerTests {
     @Test("Flash messages go away through the clock")
     func flashDismissal() async {
         var clock = TestClock(t0)
-        let store = makeStore(loadedState([]), session: .unimplemented)
+        let store = makeStore(loadedState([]), session: .unimplemented(reportIssue))
         store.send(.flash(.warn, "hello")) { $0.flash = Flash(level: .warn, text: "hello", expiresAt: t0.addingTimeInterval(6)) }
         let later = clock.advance(by: 6)
         store.send(.tick(later)) {
@@ -498,7 +501,7 @@ struct AppReducerTests {
     @Test("Copy goes through the store: the token stays redacted in the state until the terminal writes it")
     func copyAccessTokenThroughTheStore() async {
         let alice = record("alice")
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.accessToken = { _, _ in .success(AccessToken("at-secret")) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.copyAccessTokenKeyPressed(alice.id))
@@ -516,7 +519,7 @@ struct AppReducerTests {
     func copyAfterReplaySaysSo() async {
         let alice = record("alice")
         let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.accessToken = { _, notice in
             notice(replay)
             return .success(AccessToken("at-new"))
@@ -543,7 +546,7 @@ struct AppReducerTests {
     func revealThroughTheStore() async {
         let alice = record("alice")
         let entries = [StoredTokens.Entry(label: "access token", value: Redacted("at-secret"))]
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.storedTokens = { _ in .success(entries) }
         useCases.refresh = { _, _, _ in .success(alice) }
         let store = makeStore(loadedState([alice]), session: useCases)

@@ -37,13 +37,13 @@ struct PresetFormReducerTests {
 
     @Test("Opening without presets flashes instead of an empty form")
     func openWithoutPresets() {
-        let store = makeStore(loadedState([]), session: .unimplemented)
+        let store = makeStore(loadedState([]), session: .unimplemented(reportIssue))
         store.send(.presetFormOpen) { $0.flash = Flash(level: .warn, text: "No preset available: see 'authdeck provider presets'", expiresAt: t0.addingTimeInterval(6)) }
     }
 
     @Test("Auth0 without a domain: the form names its Domain field and what goes there (no command-line option), keeps the fields, calls nothing")
     func auth0MissingDomain() {
-        let store = makeStore(formState("auth0"), session: .unimplemented)
+        let store = makeStore(formState("auth0"), session: .unimplemented(reportIssue))
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .name }
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .domain }
         store.send(.presetFormEdit(.nextField)) { $0.presetForm?.focused = .audience }
@@ -60,14 +60,14 @@ struct PresetFormReducerTests {
     func appleNeedsSecret() {
         var state = formState("apple")
         state.presetForm?.clientID = "com.example.services"
-        let store = makeStore(state, session: .unimplemented)
+        let store = makeStore(state, session: .unimplemented(reportIssue))
         store.send(.presetFormSubmit) { $0.presetForm?.error = "Client secret: Sign in with Apple authenticates the client; enter its secret" }
     }
 
     @Test("Auth0 added through the use case: the provider from the preset, the secret redacting, the dialog selects it")
     func auth0Added() async throws {
         let seen = Mutex<(ProviderConfig, ClientSecret?)?>(nil)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.addProvider = { config, secret in seen.withLock { $0 = (config, secret) }; return .success(config) }
         var state = formState("auth0")
         state.presetForm?.domain = "https://example.eu.auth0.com/"
@@ -98,7 +98,7 @@ struct PresetFormReducerTests {
             error.probe = ProviderProbeFailure(url: "https://op.test/.well-known/openid-configuration", cause: .noConnection(host: "op.test"))
             return error
         }()
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.addProvider = { _, _ in .failure(refusal) }
         var state = formState("github")
         state.presetForm?.clientID = "Iv1.abc"

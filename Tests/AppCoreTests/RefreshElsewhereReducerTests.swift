@@ -13,14 +13,14 @@ struct RefreshElsewhereReducerTests {
         let snapshot = LoadedSnapshot(providers: [], accounts: [alice, bob], activeAccountID: nil, credentialStore: StoreInfo(backend: .vault),
                                       refreshingElsewhere: [alice.id])
         var state = AppState(now: t0)
-        _ = AppReducer(dependencies: .unimplemented).reduce(&state, .loaded(.success(snapshot)))
+        _ = AppReducer(dependencies: .unimplemented(reportIssue)).reduce(&state, .loaded(.success(snapshot)))
         let shown = Dictionary(uniqueKeysWithValues: state.accounts.map { ($0.id, state.status(of: $0)) })
         #expect(shown[alice.id] == .refreshingElsewhere)
         #expect(shown[bob.id] == .refreshOutcomeUnknown)
 
         // The other process finished: the next load has the lock free and the marker cleared.
         alice.refreshSentAt = nil
-        _ = AppReducer(dependencies: .unimplemented).reduce(&state, .loaded(.success(
+        _ = AppReducer(dependencies: .unimplemented(reportIssue)).reduce(&state, .loaded(.success(
             LoadedSnapshot(providers: [], accounts: [alice, bob], activeAccountID: nil, credentialStore: StoreInfo(backend: .vault)))))
         #expect(state.account(alice.id).map { state.status(of: $0) } == .valid)
     }

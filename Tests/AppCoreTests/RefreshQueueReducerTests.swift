@@ -40,7 +40,7 @@ struct RefreshQueueReducerTests {
     var ids: [AccountID] { records.map(\.id) }
 
     private func session(_ recorder: RefreshRecorder) -> UseCaseClient {
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
         session.refresh = { id, _, _ in await recorder.refresh(id, returning: byID[id]!) }
         return session
@@ -207,7 +207,7 @@ struct RefreshQueueReducerTests {
     func stormThroughTheStore() async {
         let storm = (0..<40).map { record(String(format: "user%02d", $0), expiresIn: 600 + Double($0 % 7)) }
         let recorder = RefreshRecorder(storm.map(\.id), gated: false)
-        var session = UseCaseClient.unimplemented
+        var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { id, _, _ in
             let refreshed = { var r = storm.first { $0.id == id }!; r.lastRefreshAt = due; return r }()
             return await recorder.refresh(id, returning: refreshed)

@@ -12,7 +12,7 @@ struct StoreDamageReducerTests {
         let info = StoreInfo(backend: .vault, damage: vaultDamage)
         let snapshot = LoadedSnapshot(providers: [], accounts: [alice], activeAccountID: nil, credentialStore: info, damage: [accountsDamage])
         var state = AppState(now: t0)
-        let reducer = AppReducer(dependencies: .unimplemented)
+        let reducer = AppReducer(dependencies: .unimplemented(reportIssue))
         _ = reducer.reduce(&state, .loaded(.success(snapshot)))
         #expect(state.damage == [accountsDamage, vaultDamage])
         #expect(state.status(of: state.accounts[0]) == .storeDamaged)
@@ -24,7 +24,7 @@ struct StoreDamageReducerTests {
         let snapshot = LoadedSnapshot(providers: [], accounts: [record("alice")], activeAccountID: nil, credentialStore: StoreInfo(backend: .vault),
                                       warnings: ["/s/active.json is damaged (truncated)"])
         var state = AppState(now: t0)
-        _ = AppReducer(dependencies: .unimplemented).reduce(&state, .loaded(.success(snapshot)))
+        _ = AppReducer(dependencies: .unimplemented(reportIssue)).reduce(&state, .loaded(.success(snapshot)))
         #expect(state.load == .loaded && state.accounts.count == 1)
         #expect(state.flash?.text.contains("active.json") == true)
     }

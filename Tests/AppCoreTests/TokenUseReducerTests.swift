@@ -14,7 +14,7 @@ struct TokenUseReducerTests {
         let alice = record("alice", expiresIn: 5)
         let refreshed = record("alice", expiresIn: 3600)
         let calls = Mutex<[String]>([])
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.refresh = { _, manual, _ in
             calls.withLock { $0.append("refresh manual=\(manual)") }
             return .success(refreshed)
@@ -45,7 +45,7 @@ struct TokenUseReducerTests {
     @Test("Userinfo with a token valid for an hour runs at once, with no refresh")
     func freshTokenNoRefresh() async {
         let alice = record("alice", expiresIn: 3600)
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.userinfo = { _ in .success(.object(["sub": .string("alice")])) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.fetchUserinfo(alice.id)) { $0.accounts[0].userinfo = .loading }
@@ -59,7 +59,7 @@ struct TokenUseReducerTests {
     func failedRefreshDropsTheUse() async {
         let alice = record("alice", expiresIn: 5)
         let gone = AppError(title: "invalid_grant", disposition: .needsSignIn)
-        var useCases = UseCaseClient.unimplemented
+        var useCases = UseCaseClient.unimplemented(reportIssue)
         useCases.refresh = { _, _, _ in .failure(gone) }
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.fetchUserinfo(alice.id)) {

@@ -23,7 +23,8 @@ struct KeyRolloverTests {
                 verifySignature: { [self] (_: JWSAlgorithm, key: JWK, _: Data, _: Data) throws(SignatureVerificationError) in
                     tried.withLock { $0.append(key) }
                     if key.modulus != signer.modulus { throw .invalidSignature }
-                })
+                },
+                generateKeyPair: UnusedSigning.generateKeyPair, sign: UnusedSigning.sign, readPKCS8P256: UnusedSigning.readPKCS8P256)
         }
     }
 

@@ -150,7 +150,8 @@ struct CodeHandoverUseCaseTests {
         let crypto = CryptoProvider(
             digest: { algorithm, _ in algorithm == .sha256 ? Data([0x00, 0xab, 0x0f, 0xf0, 0x7e]) : Data() },
             randomBytes: { Data(count: $0) },
-            verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, _: Data) throws(SignatureVerificationError) in })
+            verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, _: Data) throws(SignatureVerificationError) in },
+            generateKeyPair: StubCrypto.provider.generateKeyPair, sign: StubCrypto.provider.sign, readPKCS8P256: StubCrypto.provider.readPKCS8P256)
         #expect(sha256HexNonce("raw", crypto: crypto) == "00ab0ff07e")
     }
 }

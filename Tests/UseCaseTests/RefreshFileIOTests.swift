@@ -56,7 +56,8 @@ struct RefreshFileIOTests {
                 }
                 return record
             },
-            removeAccount: files.removeAccount, activeAccount: files.activeAccount, saveActiveAccount: files.saveActiveAccount)
+            removeAccount: files.removeAccount, activeAccount: files.activeAccount, saveActiveAccount: files.saveActiveAccount,
+            check: files.check, moveAside: files.moveAside)
         return env
     }
 

@@ -101,7 +101,10 @@ final class StubWorld: Sendable {
                 }
             },
             lockVault: { false },
-            changeVaultPassphrase: { false })
+            changeVaultPassphrase: { false },
+            // Doctor's edges stay the failing test value's (DoctorTests sets them).
+            check: env.credentials.check,
+            moveAside: env.credentials.moveAside)
         env.files = MetadataFiles(
             providers: { [self] in files.withLock { $0.providers } },
             saveProvider: { [self] provider in files.withLock { $0.providers.removeAll { $0.id == provider.id }; $0.providers.append(provider) } },
@@ -114,11 +117,15 @@ final class StubWorld: Sendable {
             saveAccount: { [self] record in files.withLock { $0.accounts.removeAll { $0.id == record.id }; $0.accounts.append(record) } },
             removeAccount: { [self] id in files.withLock { $0.accounts.removeAll { $0.id == id } } },
             activeAccount: { [self] in files.withLock { $0.active } },
-            saveActiveAccount: { [self] id in files.withLock { $0.active = id } })
+            saveActiveAccount: { [self] id in files.withLock { $0.active = id } },
+            check: env.files.check,
+            moveAside: env.files.moveAside)
         env.cache = ProviderDocumentCache(
             load: { [self] provider, kind in cache.withLock { $0["\(provider)/\(kind)"] } },
             save: { [self] provider, document in cache.withLock { $0["\(provider)/\(document.kind)"] = document } },
-            remove: { [self] provider in cache.withLock { store in for kind in CachedDocument.Kind.allCases { store["\(provider)/\(kind)"] = nil } } })
+            remove: { [self] provider in cache.withLock { store in for kind in CachedDocument.Kind.allCases { store["\(provider)/\(kind)"] = nil } } },
+            check: env.cache.check,
+            drop: env.cache.drop)
         env.place = PlaceClient(
             currentDirectory: { [self] in directory.withLock { $0 } },
             realPath: { [self] path in
@@ -195,6 +202,10 @@ enum StubCrypto {
                 return JWSKeyPair(algorithm: algorithm, publicKey: JWK(keyType: "EC", curve: "P-256", x: x, y: Data(repeating: 7, count: 32)),
                                   privateKey: JWSPrivateKey("stub-private-key"))
             },
-            sign: { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in validSignature })
+            sign: { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in validSignature },
+            readPKCS8P256: { (_: Data) throws(JWSSigningError) -> JWSKeyPair in
+                Issue.record("unimplemented: environment.crypto.readPKCS8P256 (set it in the story)")
+                throw .unusableKey("unimplemented")
+            })
     }
 }

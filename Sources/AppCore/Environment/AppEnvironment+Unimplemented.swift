@@ -20,6 +20,18 @@ extension AppEnvironment {
                 verifySignature: { (_: JWSAlgorithm, _: JWK, _: Data, _: Data) throws(SignatureVerificationError) in
                     report("unimplemented: environment.crypto.verifySignature")
                     throw .invalidSignature
+                },
+                generateKeyPair: { (algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair in
+                    report("unimplemented: environment.crypto.generateKeyPair")
+                    throw .unsupportedAlgorithm(algorithm)
+                },
+                sign: { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in
+                    report("unimplemented: environment.crypto.sign")
+                    throw .signingFailed("unimplemented")
+                },
+                readPKCS8P256: { (_: Data) throws(JWSSigningError) -> JWSKeyPair in
+                    report("unimplemented: environment.crypto.readPKCS8P256")
+                    throw .unusableKey("unimplemented")
                 }),
             http: { _ in
                 HTTPClient { (request: HTTPRequest) throws(TransportError) -> HTTPResponse in
@@ -62,7 +74,8 @@ extension AppEnvironment {
                 save: { _, document in report("unimplemented: environment.cache.save(\(document.kind))") },
                 remove: { _ in report("unimplemented: environment.cache.remove") },
                 check: { report("unimplemented: environment.cache.check"); return [] },
-                drop: { _ in report("unimplemented: environment.cache.drop") }))
+                drop: { _ in report("unimplemented: environment.cache.drop") }),
+            readKeyFile: { (_: String) throws(AppError) -> AppleKeyFile in throw failure("readKeyFile") })
         environment.clock = ReportingClock(report: report)
         environment.dpopNonces = DPoPNonceCache(load: { _ in report("unimplemented: environment.dpopNonces.load"); return nil },
                                                 save: { _, _ in report("unimplemented: environment.dpopNonces.save") })

@@ -41,13 +41,12 @@ public struct AppEnvironment: Sendable {
     let memo = ProcessMemo()
     /// Reads a private-key file the user named (Sign in with Apple's `.p8`) without following
     /// a final symlink; the live value is `FileManager`'s `lstat`-based attributes.
-    public var readKeyFile: @Sendable (_ path: String) throws(AppError) -> AppleKeyFile = { path throws(AppError) in
-        throw AppError(title: "Cannot read the key file \(path)", detail: "No key-file reader in this environment.")
-    }
+    public var readKeyFile: @Sendable (_ path: String) throws(AppError) -> AppleKeyFile
 
     public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void, crypto: CryptoProvider,
                 http: @escaping @Sendable (ProviderConfig?) -> HTTPClient, browser: BrowserClient, loopback: LoopbackClient,
                 credentials: CredentialStoreClient, files: MetadataFiles, cache: ProviderDocumentCache,
+                readKeyFile: @escaping @Sendable (String) throws(AppError) -> AppleKeyFile,
                 policy: ExpiryPolicy = .standard, browserTimeout: Duration = .seconds(300)) {
         self.now = now
         self.sleep = sleep
@@ -58,6 +57,7 @@ public struct AppEnvironment: Sendable {
         self.credentials = credentials
         self.files = files
         self.cache = cache
+        self.readKeyFile = readKeyFile
         self.policy = policy
         self.browserTimeout = browserTimeout
     }
@@ -135,8 +135,8 @@ public struct CredentialStoreClient: Sendable {
                 prepareForWrite: @escaping @Sendable () throws(AppError) -> Void,
                 lockVault: @escaping @Sendable () throws(AppError) -> Bool,
                 changeVaultPassphrase: @escaping @Sendable () throws(AppError) -> Bool,
-                check: @escaping @Sendable () -> FileHealth = { FileHealth(kind: .secrets, path: "unimplemented", condition: .unreadable("unimplemented: credentials.check")) },
-                moveAside: @escaping @Sendable (Date) throws(AppError) -> String? = { _ throws(AppError) in throw unimplementedError("credentials.moveAside") },
+                check: @escaping @Sendable () -> FileHealth,
+                moveAside: @escaping @Sendable (Date) throws(AppError) -> String?,
                 inspect: @escaping @Sendable (StoreInfo) -> StoreInfo = { $0 }) {
         self.info = info
         self.inspect = inspect
@@ -183,12 +183,8 @@ public struct MetadataFiles: Sendable {
                 removeAccount: @escaping @Sendable (AccountID) throws(AppError) -> Void,
                 activeAccount: @escaping @Sendable () throws(AppError) -> AccountID?,
                 saveActiveAccount: @escaping @Sendable (AccountID?) throws(AppError) -> Void,
-                check: @escaping @Sendable (MetadataFileKind) -> FileHealth = { kind in
-                    FileHealth(kind: .providers, path: kind.rawValue, condition: .unreadable("unimplemented: files.check"))
-                },
-                moveAside: @escaping @Sendable (MetadataFileKind, Date) throws(AppError) -> String? = { _, _ throws(AppError) in
-                    throw unimplementedError("files.moveAside")
-                }) {
+                check: @escaping @Sendable (MetadataFileKind) -> FileHealth,
+                moveAside: @escaping @Sendable (MetadataFileKind, Date) throws(AppError) -> String?) {
         self.providers = providers
         self.saveProvider = saveProvider
         self.removeProvider = removeProvider
@@ -274,8 +270,8 @@ public struct ProviderDocumentCache: Sendable {
     public init(load: @escaping @Sendable (ProviderID, CachedDocument.Kind) -> CachedDocument?,
                 save: @escaping @Sendable (ProviderID, CachedDocument) -> Void,
                 remove: @escaping @Sendable (ProviderID) -> Void,
-                check: @escaping @Sendable () -> [FileHealth] = { [] },
-                drop: @escaping @Sendable (String) -> Void = { _ in }) {
+                check: @escaping @Sendable () -> [FileHealth],
+                drop: @escaping @Sendable (String) -> Void) {
         self.load = load
         self.save = save
         self.remove = remove
@@ -284,7 +280,7 @@ public struct ProviderDocumentCache: Sendable {
     }
 
     /// No cache: every process fetches again.
-    public static let none = ProviderDocumentCache(load: { _, _ in nil }, save: { _, _ in }, remove: { _ in })
+    public static let none = ProviderDocumentCache(load: { _, _ in nil }, save: { _, _ in }, remove: { _ in }, check: { [] }, drop: { _ in })
 
     /// Freshness when the response has no usable `Cache-Control: max-age`.
     public static let defaultMaxAge = 86_400

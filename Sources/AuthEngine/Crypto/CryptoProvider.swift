@@ -35,15 +35,9 @@ public struct CryptoProvider: Sendable {
         digest: @escaping @Sendable (DigestAlgorithm, Data) -> Data,
         randomBytes: @escaping @Sendable (Int) -> Data,
         verifySignature: @escaping @Sendable (JWSAlgorithm, JWK, Data, Data) throws(SignatureVerificationError) -> Void,
-        generateKeyPair: @escaping @Sendable (JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair = { (algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair in
-            throw .unsupportedAlgorithm(algorithm)
-        },
-        sign: @escaping @Sendable (JWSKeyPair, Data) throws(JWSSigningError) -> Data = { (_: JWSKeyPair, _: Data) throws(JWSSigningError) -> Data in
-            throw .signingFailed("no signer configured")
-        },
-        readPKCS8P256: @escaping @Sendable (Data) throws(JWSSigningError) -> JWSKeyPair = { (_: Data) throws(JWSSigningError) -> JWSKeyPair in
-            throw .unusableKey("no key reader configured")
-        }
+        generateKeyPair: @escaping @Sendable (JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair,
+        sign: @escaping @Sendable (JWSKeyPair, Data) throws(JWSSigningError) -> Data,
+        readPKCS8P256: @escaping @Sendable (Data) throws(JWSSigningError) -> JWSKeyPair
     ) {
         self.digest = digest
         self.randomBytes = randomBytes

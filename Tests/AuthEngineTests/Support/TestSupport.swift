@@ -54,7 +54,24 @@ final class TestCrypto: @unchecked Sendable {
                     return signature == Self.validSignature ? nil : signatureError
                 }
                 if let error { throw error }
-            })
+            },
+            generateKeyPair: UnusedSigning.generateKeyPair, sign: UnusedSigning.sign, readPKCS8P256: UnusedSigning.readPKCS8P256)
+    }
+}
+
+/// The signing members of a test `CryptoProvider` whose story signs nothing: using one is a test issue.
+enum UnusedSigning {
+    static let generateKeyPair: @Sendable (JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair = { algorithm throws(JWSSigningError) in
+        Issue.record("unimplemented: crypto.generateKeyPair")
+        throw .unsupportedAlgorithm(algorithm)
+    }
+    static let sign: @Sendable (JWSKeyPair, Data) throws(JWSSigningError) -> Data = { _, _ throws(JWSSigningError) in
+        Issue.record("unimplemented: crypto.sign")
+        throw .signingFailed("unimplemented")
+    }
+    static let readPKCS8P256: @Sendable (Data) throws(JWSSigningError) -> JWSKeyPair = { _ throws(JWSSigningError) in
+        Issue.record("unimplemented: crypto.readPKCS8P256")
+        throw .unusableKey("unimplemented")
     }
 }
 
