@@ -96,8 +96,9 @@ let package = Package(
         ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
-        // other fixture processes on 127.0.0.1, and stops them by process group.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // other fixture processes on 127.0.0.1, and stops them by process group; the spying
+        // secret store of the use-case and store tests.
+        .target(name: "TestSupport", dependencies: ["CredentialStore"], path: "Tests/TestSupport"),
         // Test support: the exhaustive TestStore (TCA's), a test clock, gates and counters for
         // effects, shared by the reducer tests of AppCore and the accounts screen.
         .target(name: "StoreTesting", dependencies: ["AppCore"], path: "Tests/StoreTesting"),
@@ -106,7 +107,7 @@ let package = Package(
         .testTarget(name: "TextSupportTests", dependencies: ["TextSupport"]),
         .testTarget(name: "AuthEngineTests", dependencies: ["AuthEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
-        .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore"]),
+        .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore", "TestSupport"]),
         .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses", "TestSupport"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
@@ -121,7 +122,7 @@ let package = Package(
         .testTarget(name: "AccountsScreenTests", dependencies: ["AccountsScreen", "AppCore", "AuthEngine", "Secrets", "TerminalUI", "StoreTesting"],
                     exclude: ["Snapshots"]),
         // The use cases over a stub environment: no network, no files, no terminal.
-        .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore"]),
+        .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
         // Test-only: signature verification rates through the engine and libcrypto, for scripts/bench.
         .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),

@@ -1,6 +1,7 @@
 import CredentialStore
 import Foundation
 import Testing
+import TestSupport
 
 let secretAccess = "at-SECRET-1f0e"
 let secretResourceAccess = "at-RESOURCE-SECRET-77"

@@ -4,6 +4,7 @@ import CredentialStore
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Issue 12 (hot path): a refresh reads and writes `accounts.json` as few times as its rules
 /// allow. The counts model the live file: `accounts` is one read of the whole file; `saveAccount`

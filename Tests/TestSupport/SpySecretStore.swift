@@ -1,3 +1,4 @@
+import CredentialStore
 import Synchronization
 
 /// A ``SecretStore`` for tests that records every call (Auth0's spy) and can be told to fail.
