@@ -192,3 +192,57 @@ public struct SignOut: Sendable {
         }
     }
 }
+
+/// One step of signing out and how it went.
+public struct SignOutStepResult: Equatable, Sendable {
+    public enum Step: String, Equatable, Sendable {
+        case revokeRefreshToken = "revoke refresh token"
+        case revokeAccessToken = "revoke access token"
+        case endSession = "end provider session"
+        case deleteLocalSecrets = "delete local secrets"
+    }
+    public enum Outcome: Equatable, Sendable {
+        case done(String)
+        case skipped(String)
+        case failed(AppError)
+    }
+    public var step: Step
+    public var outcome: Outcome
+    public init(_ step: Step, _ outcome: Outcome) {
+        self.step = step
+        self.outcome = outcome
+    }
+}
+
+/// What a sign-out changed locally (``SignOut/run(_:options:step:)``), as ``SignInOutcome`` reports
+/// `becameActive`: the state mirrors it.
+public struct SignOutOutcome: Equatable, Sendable {
+    /// The secrets and the record are gone (`false`: a step failed first; nothing was removed).
+    public var removed: Bool
+    /// The account was the persisted active account, and now none is (`active.json` cleared).
+    public var clearedActive: Bool
+    public init(removed: Bool, clearedActive: Bool) {
+        self.removed = removed
+        self.clearedActive = clearedActive
+    }
+    /// Nothing removed, the active account unchanged.
+    public static let notRemoved = SignOutOutcome(removed: false, clearedActive: false)
+}
+
+public struct SignOutOptions: Equatable, Sendable {
+    /// Only delete local secrets: no revocation, no end session (`--local-only`).
+    public var localOnly: Bool
+    /// Open the provider's end-session endpoint (RP-Initiated Logout) in the browser.
+    public var endSession: Bool
+    /// Keep the local secrets when revocation fails (the user asked to).
+    public var keepSecretsIfRevocationFails: Bool
+    /// Revoke the whole authorization where the provider revokes a token and its grant apart
+    /// (GitHub: `DELETE /applications/{client_id}/grant`, the refresh token with it; `--revoke-grant`).
+    public var revokeGrant: Bool
+    public init(localOnly: Bool = false, endSession: Bool = true, keepSecretsIfRevocationFails: Bool = false, revokeGrant: Bool = false) {
+        self.localOnly = localOnly
+        self.endSession = endSession
+        self.keepSecretsIfRevocationFails = keepSecretsIfRevocationFails
+        self.revokeGrant = revokeGrant
+    }
+}

@@ -1,0 +1,34 @@
+import AuthEngine
+import FoundationEssentials
+
+/// `authdeck api`: a request to a protected resource with the account's access token
+/// (RFC 6750 §2.1), renewed first when it expires within 30 s. Redirects are not followed: the
+/// token must not travel to another origin.
+public struct CallAPI: Sendable {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// - Parameter headers: extra headers; an `Authorization` header is refused by the front end.
+    /// - Throws: ``AppError`` for the token; a transport failure as `.transient`.
+    public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader], body: Data?) async throws(AppError) -> HTTPResponse {
+        let record = try Accounts(env: env).record(id)
+        let provider = try? ProviderAccess(env: env).provider(record.providerID)
+        let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
+        var http = env.http(provider)
+        var all: [HTTPHeader] = []
+        if token.tokenType.equalsIgnoringASCIICase("DPoP") {
+            // RFC 9449 §7.1: `Authorization: DPoP` with a proof carrying `ath`; one retry on `use_dpop_nonce` (§9).
+            http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token.value)
+        } else {
+            all.append(HTTPHeader("Authorization", "\(token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType) \(token.value.exposedValue)"))
+        }
+        all += headers
+        if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) { all.append(HTTPHeader("Content-Type", "application/json")) }
+        do {
+            return try await http.send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
+        } catch {
+            let presentable = PresentableError(from: .transport(error))
+            throw AppError(title: "The request to \(url.absoluteString) failed", detail: presentable.detail, disposition: .transient(retryAfter: nil))
+        }
+    }
+}

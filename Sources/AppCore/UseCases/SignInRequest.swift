@@ -1,0 +1,62 @@
+import AuthEngine
+import FoundationEssentials
+
+/// What a sign-in asks for beyond the provider's configuration.
+public struct SignInRequest: Equatable, Sendable {
+    public enum Flow: String, Equatable, Sendable, CaseIterable { case browser, device }
+    public var providerID: ProviderID
+    public var flow: Flow
+    /// Scopes added to the provider's configured ones.
+    public var extraScopes: [String]
+    public var audience: String?
+    public var resources: [String]
+    /// `--name`: an alias for the account.
+    public var alias: String?
+    /// Do not start a browser; only show the URL (`--no-browser`).
+    public var noBrowser: Bool
+
+    public init(providerID: ProviderID, flow: Flow = .browser, extraScopes: [String] = [], audience: String? = nil,
+                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false) {
+        self.providerID = providerID
+        self.flow = flow
+        self.extraScopes = extraScopes
+        self.audience = audience
+        self.resources = resources
+        self.alias = alias
+        self.noBrowser = noBrowser
+    }
+}
+
+/// RFC 8628 §3.2 values shown to the user while the device flow runs.
+public struct DeviceCodeDisplay: Equatable, Sendable {
+    public var userCode: String
+    public var verificationURI: URL
+    public var verificationURIComplete: URL?
+    /// Absolute expiry of the device code.
+    public var expiresAt: Date
+    /// Polling interval (RFC 8628 §3.2 `interval`).
+    public var interval: Duration
+    /// What the provider's response got wrong that was dropped (``DeviceAuthorizationNote``), one line each.
+    public var notes: [String]
+    public init(userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date, interval: Duration, notes: [String] = []) {
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresAt = expiresAt
+        self.interval = interval
+        self.notes = notes
+    }
+}
+
+/// Progress of a sign-in, sent while the flow runs.
+public enum SignInProgress: Equatable, Sendable {
+    case discovering
+    /// The authorization URL; `browserOpened` tells whether a browser was started for it.
+    case waitingForBrowser(url: URL, browserOpened: Bool)
+    case exchangingCode
+    case deviceCode(DeviceCodeDisplay)
+    /// RFC 8628 §3.5 poll answers: `authorization_pending`, or `slow_down` with the new interval.
+    case devicePending
+    case deviceSlowDown(interval: Duration)
+    case verifying
+}
