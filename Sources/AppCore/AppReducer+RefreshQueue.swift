@@ -3,7 +3,7 @@ import FoundationEssentials
 /// The refresh scheduler: due refreshes wait in ``AppState/refreshQueue`` and at most
 /// ``RefreshQueue/maxInFlight`` run at once (a refresh storm: many accounts due at once).
 extension AppReducer {
-    /// Queues the refreshes that are due at `state.now` (scheduled ones at `expiresAt - leeway`,
+    /// Queues the refreshes that are due at `state.now` (scheduled ones at `expiresAt - refreshMargin`,
     /// retries whose backoff has passed), then starts as many as the bound allows. Never starts an
     /// interactive sign-in.
     func dueRefreshes(_ state: inout AppState) -> Effect<AppAction> {

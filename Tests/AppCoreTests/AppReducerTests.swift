@@ -300,7 +300,7 @@ struct AppReducerTests {
         #expect(calls.count == 1)
     }
 
-    @Test("Refresh is scheduled at expiresAt - leeway through the clock")
+    @Test("Refresh is scheduled at expiresAt - refresh margin through the clock")
     func refreshScheduledByClock() async {
         var clock = TestClock(t0)
         let alice = record("alice", expiresIn: 600)

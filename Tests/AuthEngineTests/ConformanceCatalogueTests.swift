@@ -39,7 +39,7 @@ struct ConformanceCatalogueTests {
     @Test("IDT-09 (F2 invalid-expired-exp, invalid-missing-exp): exp now − 6 min, absent, or a string is rejected", arguments: invalid("IDT-09"))
     func idt09(_ testCase: Case) { rejects(testCase) }
 
-    @Test("IDT-10, OIDC Core §3.1.3.7 step 9: leeway accepts now − 30 s at 60 s, rejects at 0, capped at 5 min",
+    @Test("IDT-10, OIDC Core §3.1.3.7 step 9: clock tolerance accepts now − 30 s at 60 s, rejects at 0, capped at 5 min",
           arguments: invalid("IDT-10") + valid("IDT-10"))
     func idt10(_ testCase: Case) throws {
         if testCase.expected == nil { try accepts(testCase) } else { rejects(testCase) }
@@ -146,14 +146,14 @@ struct ConformanceCatalogueTests {
 
     // MARK: 13. Transport (clock)
 
-    @Test("TLS-06, RFC 7519 §4.1.4: a clock 10 min slow or fast gives the typed clock errors (issuedInFuture / expired) with both times, leeway bounded")
+    @Test("TLS-06, RFC 7519 §4.1.4: a clock 10 min slow or fast gives the typed clock errors (issuedInFuture / expired) with both times, clock tolerance bounded")
     func tls06() {
         let now = testNow.timeIntervalSince1970
         // Our clock is 10 minutes slow: the token was issued "in the future".
-        rejects(Case(name: "TLS-06 slow", claims: ["iat": now + 600, "exp": now + 900], options: OP.options(leeway: 300),
+        rejects(Case(name: "TLS-06 slow", claims: ["iat": now + 600, "exp": now + 900], options: OP.options(clockTolerance: 300),
                      expected: .protocolViolation(.issuedInFuture(iat: Date(timeIntervalSince1970: now + 600), now: testNow))))
         // Our clock is 10 minutes fast: a 5-minute token has already expired.
-        rejects(Case(name: "TLS-06 fast", claims: ["iat": now - 600, "exp": now - 400], options: OP.options(leeway: 3600),
+        rejects(Case(name: "TLS-06 fast", claims: ["iat": now - 600, "exp": now - 400], options: OP.options(clockTolerance: 3600),
                      expected: .protocolViolation(.expired(exp: Date(timeIntervalSince1970: now - 400), now: testNow))))
         #expect(PresentableError(from: .protocolViolation(.issuedInFuture(iat: testNow, now: testNow))).detail.contains("clock"))
         #expect(PresentableError(from: .protocolViolation(.expired(exp: testNow, now: testNow))).detail.contains("clock"))

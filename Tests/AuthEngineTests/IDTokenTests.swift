@@ -64,9 +64,9 @@ struct IDTokenTests {
         Case(name: "IDT-09(b) missing-exp", claims: ["exp": nil], expected: .protocolViolation(.missingClaim("exp"))),
         Case(name: "IDT-09(c) exp as a string", claims: ["exp": "1900000000"],
              expected: .protocolViolation(.invalidClaim(name: "exp", expected: "a NumericDate number"))),
-        Case(name: "IDT-10 exp = now − 30 s with leeway 0", claims: ["exp": now - 30], options: OP.options(leeway: 0),
+        Case(name: "IDT-10 exp = now − 30 s with clock tolerance 0", claims: ["exp": now - 30], options: OP.options(clockTolerance: 0),
              expected: .protocolViolation(.expired(exp: Date(timeIntervalSince1970: now - 30), now: testNow))),
-        Case(name: "IDT-10 leeway is capped at 5 min", claims: ["exp": now - 400], options: OP.options(leeway: 3600),
+        Case(name: "IDT-10 clock tolerance is capped at 5 min", claims: ["exp": now - 400], options: OP.options(clockTolerance: 3600),
              expected: .protocolViolation(.expired(exp: Date(timeIntervalSince1970: now - 400), now: testNow))),
         Case(name: "IDT-11 missing-iat", claims: ["iat": nil], expected: .protocolViolation(.missingClaim("iat"))),
         Case(name: "IDT-12 F1 iat-is-week-in-past (exp ahead): issued too long ago, OIDC Core §3.1.3.7 step 10", claims: ["iat": now - 7 * 86400],
@@ -131,8 +131,8 @@ struct IDTokenTests {
 
     static let validCases: [Case] = [
         Case(name: "IDT-05 valid-aud-as-array (one element)", claims: ["aud": ["rp-native"]]),
-        Case(name: "IDT-10 exp = now − 30 s with leeway 60", claims: ["exp": now - 30], options: OP.options(leeway: 60)),
-        Case(name: "IDT-10 default leeway 30 s accepts exp = now − 20 s", claims: ["exp": now - 20]),
+        Case(name: "IDT-10 exp = now − 30 s with clock tolerance 60", claims: ["exp": now - 30], options: OP.options(clockTolerance: 60)),
+        Case(name: "IDT-10 default clock tolerance 30 s accepts exp = now − 20 s", claims: ["exp": now - 20]),
         Case(name: "IDT-24 at_hash absent is accepted", claims: ["at_hash": nil]),
         Case(name: "IDT-25 typ absent", header: ["alg": "RS256", "kid": "k1"]),
         Case(name: "IDT-25 typ JWT", header: ["alg": "RS256", "kid": "k1", "typ": "JWT"]),

@@ -88,7 +88,7 @@ struct SpecRuleTests {
             == .protocolViolation(.azpMismatch(expected: OP.clientID, actual: nil)))
     }
 
-    @Test("OIDC Core §3.1.3.7 step 10: iat beyond the leeway in the future is rejected; within it accepted")
+    @Test("OIDC Core §3.1.3.7 step 10: iat beyond the clock tolerance in the future is rejected; within it accepted")
     func iatInFuture() throws {
         let now = testNow.timeIntervalSince1970
         try validateIDTokenClaims(IDTokenClaims.fixture(["iat": now + 20]), options: OP.options(), crypto: OP.crypto().provider, now: testNow, algorithm: .rs256)
@@ -96,7 +96,7 @@ struct SpecRuleTests {
             == .protocolViolation(.issuedInFuture(iat: Date(timeIntervalSince1970: now + 40), now: testNow)))
     }
 
-    @Test("IDT-12 (F1 iat-is-week-in-past), OIDC Core §3.1.3.7 step 10: an iat a week ago is rejected although exp is ahead; 10 min + leeway is the bound")
+    @Test("IDT-12 (F1 iat-is-week-in-past), OIDC Core §3.1.3.7 step 10: an iat a week ago is rejected although exp is ahead; 10 min + clock tolerance is the bound")
     func iatTooLongAgo() throws {
         let now = testNow.timeIntervalSince1970
         let bound = IDTokenValidationOptions.maximumIssuedAtAge

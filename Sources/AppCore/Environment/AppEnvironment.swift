@@ -33,7 +33,7 @@ public struct AppEnvironment: Sendable {
     public var place: PlaceClient = .none
     /// git as a child process (`authdeck.account`, `setup-git`).
     public var git: GitClient = .none
-    /// Refresh leeway, clock tolerance, backoff.
+    /// Refresh margin, "expiring soon", backoff.
     public var policy: ExpiryPolicy
     /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).
     public var browserTimeout: Duration

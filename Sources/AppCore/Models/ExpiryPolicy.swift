@@ -3,18 +3,16 @@ import FoundationEssentials
 /// When to refresh and how to label a token's remaining life, as data (docs/ARCHITECTURE.md, "State store").
 public struct ExpiryPolicy: Equatable, Sendable {
     /// Refresh this many seconds before `expiresAt` (Auth0's `minTTL`, AppAuth's 60 s tolerance).
-    public var refreshLeeway: Double
+    /// Not the clock skew allowed when checking `exp`/`iat` (``IDTokenValidationOptions/clockTolerance``).
+    public var refreshMargin: Double
     /// A token with less than this many seconds left is "expiring soon".
     public var expiringSoonThreshold: Double
-    /// Allowed clock skew in seconds when checking `exp`/`iat`/`nbf` (oauth4webapi: 30 s).
-    public var clockTolerance: Double
     /// Transient-failure retry delays in seconds (the last one repeats).
     public var retryBackoff: [Double]
 
-    public init(refreshLeeway: Double = 60, expiringSoonThreshold: Double = 300, clockTolerance: Double = 30, retryBackoff: [Double] = [2, 4, 8, 16, 32, 60]) {
-        self.refreshLeeway = refreshLeeway
+    public init(refreshMargin: Double = 60, expiringSoonThreshold: Double = 300, retryBackoff: [Double] = [2, 4, 8, 16, 32, 60]) {
+        self.refreshMargin = refreshMargin
         self.expiringSoonThreshold = expiringSoonThreshold
-        self.clockTolerance = clockTolerance
         self.retryBackoff = retryBackoff
     }
 
@@ -35,12 +33,12 @@ public struct ExpiryPolicy: Equatable, Sendable {
         return record.accessTokens.compactMap(refreshDue(for:)).min()
     }
 
-    /// When one access token should be refreshed: `expiresAt − min(leeway, lifetime / 2)`
+    /// When one access token should be refreshed: `expiresAt − min(refreshMargin, lifetime / 2)`
     /// (short-lived tokens are never refreshed earlier than half their lifetime); nil without
     /// an expiry.
     public func refreshDue(for token: AccessTokenInfo) -> Date? {
         guard let expiresAt = token.expiresAt else { return nil }
         let lifetime = expiresAt.timeIntervalSince(token.issuedAt)
-        return expiresAt.addingTimeInterval(-min(refreshLeeway, lifetime / 2))
+        return expiresAt.addingTimeInterval(-min(refreshMargin, lifetime / 2))
     }
 }

@@ -56,7 +56,7 @@ public struct RefreshAccount: Sendable {
     /// - Parameters:
     ///   - resource: the resource indicator of the token to refresh; nil for the default token.
     ///   - minimumValidity: how long the token must stay valid to skip the request (default:
-    ///     the policy's refresh leeway); only when `force` is false.
+    ///     the policy's refresh margin); only when `force` is false.
     ///   - force: always send a request (`authdeck refresh`, `r` in the TUI).
     ///   - notices: told when the provider is slow and when a refresh token is replayed after an
     ///     unknown outcome; nil: nothing is watched.
@@ -217,7 +217,7 @@ public struct RefreshAccount: Sendable {
                          rejected: AccessToken?, metadata: AuthorizationServerMetadata, client: ClientConfiguration) throws(AppError) -> Plan? {
         // The lock is ours: a marker left in the file belongs to a process that is gone.
         let unknownOutcome = latest.refreshSentAt
-        let validity = minimumValidity.map(\.timeInterval) ?? env.policy.refreshLeeway
+        let validity = minimumValidity.map(\.timeInterval) ?? env.policy.refreshMargin
         if let rejected, unknownOutcome == nil, latest.needsSignInSince == nil,
            current.accessToken(for: resource)?.token.exposedValue.utf8.elementsEqual(rejected.exposedValue.utf8) != true {
             return nil

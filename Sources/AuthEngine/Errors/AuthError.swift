@@ -90,13 +90,13 @@ public enum ProtocolViolation: Sendable, Equatable {
     case audienceMismatch(expected: String, actual: [String])
     /// OIDC Core §3.1.3.7 steps 4–5: `azp` must be the client_id (required with several audiences).
     case azpMismatch(expected: String, actual: String?)
-    /// OIDC Core §3.1.3.7 step 9: now is after `exp` (+ leeway).
+    /// OIDC Core §3.1.3.7 step 9: now is after `exp` (+ clock tolerance).
     case expired(exp: Date, now: Date)
-    /// RFC 7519 §4.1.5: now is before `nbf` (− leeway).
+    /// RFC 7519 §4.1.5: now is before `nbf` (− clock tolerance).
     case notYetValid(nbf: Date, now: Date)
-    /// OIDC Core §3.1.3.7 step 10: `iat` is in the future (beyond leeway).
+    /// OIDC Core §3.1.3.7 step 10: `iat` is in the future (beyond the clock tolerance).
     case issuedInFuture(iat: Date, now: Date)
-    /// OIDC Core §3.1.3.7 step 10: `iat` is more than `maximumAge` seconds (+ leeway) before
+    /// OIDC Core §3.1.3.7 step 10: `iat` is more than `maximumAge` seconds (+ clock tolerance) before
     /// now (``IDTokenValidationOptions/maximumIssuedAtAge``): a replayed or cached token.
     case issuedTooLongAgo(iat: Date, now: Date, maximumAge: TimeInterval)
     /// OIDC Core §3.1.3.7 step 12: `auth_time` is older than the requested `max_age`.

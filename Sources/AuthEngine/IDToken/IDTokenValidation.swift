@@ -32,7 +32,7 @@ public enum AuthTimeRequirement: Sendable, Equatable {
 /// used to reject tokens that were issued too far away from the current time"; the range is
 /// the client's). Skipping takes an explicit case.
 public enum IssuedAtBound: Sendable, Equatable {
-    /// `iat` at most this many seconds before now (plus the leeway).
+    /// `iat` at most this many seconds before now (plus the clock tolerance).
     case atMost(TimeInterval)
     /// Not bounded: a token checked long after it was issued (`authdeck decode --verify`).
     case skipCheck
@@ -41,7 +41,7 @@ public enum IssuedAtBound: Sendable, Equatable {
 /// Everything an ID token is checked against.
 public struct IDTokenValidationOptions: Sendable, Equatable {
     /// The oldest `iat` accepted for a token just received from the provider (sign-in, refresh):
-    /// 10 minutes (600 s) before now, plus the leeway. A token endpoint mints its ID token for
+    /// 10 minutes (600 s) before now, plus the clock tolerance. A token endpoint mints its ID token for
     /// the answer it sends, so an older one is a replayed or cached token; 10 minutes leaves
     /// room for a slow clock (AppAuth's `kOIDAuthorizationSessionIATMaxSkew` is the same 600 s).
     public static let maximumIssuedAtAge: TimeInterval = 600
@@ -64,8 +64,8 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     public var nonce: ExpectedNonce
     public var accessTokenHash: ExpectedAccessTokenHash
     public var authTime: AuthTimeRequirement
-    /// Clock leeway for `exp`, `iat`, `nbf`, `auth_time`, seconds; clamped to 0…300. Default 30.
-    public var leeway: TimeInterval
+    /// Clock skew allowed for `exp`, `iat`, `nbf`, `auth_time`, seconds (oauth4webapi's `clockTolerance`); clamped to 0…300. Default 30.
+    public var clockTolerance: TimeInterval
     /// Our allow-list; intersected with ``serverAlgorithms``. `none` and HS* are always removed.
     public var allowedAlgorithms: Set<JWSAlgorithm>
     /// `id_token_signing_alg_values_supported` from metadata; nil when not advertised.
@@ -77,7 +77,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
 
     public init(issuer: String, clientID: String, clientIsPublic: Bool, nonce: ExpectedNonce,
                 accessTokenHash: ExpectedAccessTokenHash, authTime: AuthTimeRequirement = .notRequested,
-                leeway: TimeInterval = 30, allowedAlgorithms: Set<JWSAlgorithm> = defaultAllowedAlgorithms,
+                clockTolerance: TimeInterval = 30, allowedAlgorithms: Set<JWSAlgorithm> = defaultAllowedAlgorithms,
                 serverAlgorithms: [String]? = nil, additionalTrustedAudiences: Set<String> = []) {
         self.issuer = issuer
         self.clientID = clientID
@@ -85,7 +85,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
         self.nonce = nonce
         self.accessTokenHash = accessTokenHash
         self.authTime = authTime
-        self.leeway = leeway
+        self.clockTolerance = clockTolerance
         self.allowedAlgorithms = allowedAlgorithms
         self.serverAlgorithms = serverAlgorithms
         self.additionalTrustedAudiences = additionalTrustedAudiences
@@ -122,7 +122,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
         return result.sorted { $0.rawValue < $1.rawValue }
     }
 
-    var clampedLeeway: TimeInterval { min(max(leeway, 0), 300) }
+    var clampedClockTolerance: TimeInterval { min(max(clockTolerance, 0), 300) }
 
     /// The `iss` a token must carry: ``issuer``, with Entra's `{tenantid}` replaced by the
     /// token's `tid` (only on Microsoft login hosts or with ``multiTenantEntra``).
@@ -250,17 +250,17 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
             throw .protocolViolation(.azpMismatch(expected: options.clientID, actual: claims.authorizedParty))
         }
     }
-    let leeway = options.clampedLeeway
-    if now.timeIntervalSince(claims.expiresAt) > leeway {
+    let tolerance = options.clampedClockTolerance
+    if now.timeIntervalSince(claims.expiresAt) > tolerance {
         throw .protocolViolation(.expired(exp: claims.expiresAt, now: now))
     }
-    if claims.issuedAt.timeIntervalSince(now) > leeway {
+    if claims.issuedAt.timeIntervalSince(now) > tolerance {
         throw .protocolViolation(.issuedInFuture(iat: claims.issuedAt, now: now))
     }
-    if case .atMost(let maximumAge) = options.issuedAt, now.timeIntervalSince(claims.issuedAt) > maximumAge + leeway {
+    if case .atMost(let maximumAge) = options.issuedAt, now.timeIntervalSince(claims.issuedAt) > maximumAge + tolerance {
         throw .protocolViolation(.issuedTooLongAgo(iat: claims.issuedAt, now: now, maximumAge: maximumAge))
     }
-    if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > leeway {
+    if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > tolerance {
         throw .protocolViolation(.notYetValid(nbf: nbf, now: now))
     }
     switch options.nonce {
@@ -273,7 +273,7 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
     }
     if case .maxAge(let maxAge) = options.authTime {
         guard let authTime = claims.authTime else { throw .protocolViolation(.missingClaim("auth_time")) }
-        if now.timeIntervalSince(authTime) > TimeInterval(maxAge) + leeway {
+        if now.timeIntervalSince(authTime) > TimeInterval(maxAge) + tolerance {
             throw .protocolViolation(.authenticationTooOld(authTime: authTime, maxAge: maxAge, now: now))
         }
     }

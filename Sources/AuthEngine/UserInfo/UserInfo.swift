@@ -95,7 +95,7 @@ func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options
     if let exp = object.member("exp") {
         guard let seconds = exp.numberValue, seconds.isFinite else { throw .protocolViolation(.invalidClaim(name: "exp", expected: "a NumericDate number")) }
         let expiresAt = Date(timeIntervalSince1970: seconds)
-        if now.timeIntervalSince(expiresAt) > options.clampedLeeway { throw .protocolViolation(.expired(exp: expiresAt, now: now)) }
+        if now.timeIntervalSince(expiresAt) > options.clampedClockTolerance { throw .protocolViolation(.expired(exp: expiresAt, now: now)) }
     }
     return UserInfoResponse(subject: subject, claims: object)
 }

@@ -72,10 +72,10 @@ enum OP {
     }
 
     static func options(nonce: ExpectedNonce = .value("nonce-1"), accessTokenHash: ExpectedAccessTokenHash = .accessToken(accessToken),
-                        leeway: TimeInterval = 30, isPublic: Bool = true, authTime: AuthTimeRequirement = .notRequested,
+                        clockTolerance: TimeInterval = 30, isPublic: Bool = true, authTime: AuthTimeRequirement = .notRequested,
                         issuer: String = OP.issuer, serverAlgorithms: [String]? = ["RS256", "ES256"]) -> IDTokenValidationOptions {
         IDTokenValidationOptions(issuer: issuer, clientID: clientID, clientIsPublic: isPublic, nonce: nonce,
-                                 accessTokenHash: accessTokenHash, authTime: authTime, leeway: leeway, serverAlgorithms: serverAlgorithms)
+                                 accessTokenHash: accessTokenHash, authTime: authTime, clockTolerance: clockTolerance, serverAlgorithms: serverAlgorithms)
     }
 
     static func crypto() -> TestCrypto {
