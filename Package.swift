@@ -56,10 +56,10 @@ let package = Package(
         .target(name: "CredentialStore", dependencies: ["Secrets", "StrictJSON"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
         .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "TextSupport", "CSodium", "CLibSecret", "CKeyutils", "CTerminalSignals"]),
-        // The state store: State, Action, reduce, Effect, Store, dependencies, view models.
+        // The state store (State, Action, reduce, Effect, Store), the use cases and AppEnvironment.
         .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets", "TextSupport"]),
-        // The live session: the engine, libcurl, libcrypto, the listener, the browser and the
-        // credential store wired into AppCore's SessionClient (shared by the TUI and the CLI).
+        // The composition root: the engine, libcurl, libcrypto, the listener, the browser and the
+        // credential store wired into AppCore's AppEnvironment (AppEnvironment.live, built once by the TUI or the CLI).
         .target(
             name: "AppCoreLive",
             dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "TextSupport"]
