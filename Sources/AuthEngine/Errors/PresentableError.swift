@@ -84,18 +84,22 @@ public struct PresentableError: Sendable, Equatable {
 
     private static func describe(_ reason: UnsupportedReason) -> (String, String?) {
         switch reason {
-        case .insecureURL(let url): ("Refusing plain-HTTP URL \(url): only loopback addresses (127.0.0.0/8, [::1]) may use http.", "RFC 6749 §3.1, OIDC Discovery 1.0 §3")
+        case .insecureURL(let url): ("Refusing plain-HTTP URL \(url): only loopback addresses (127.0.0.0/8, [::1]) may use http.",
+                                     "RFC 6749 §3.1, OIDC Discovery 1.0 §3")
         case .encryptedIDToken: ("The ID token is encrypted (JWE); only signed ID tokens are supported.", "RFC 7516")
         case .signedUserInfo: ("The UserInfo response is a signed JWT and no provider keys were at hand to verify it.", "OIDC Core §5.3.2")
-        case .tokenType(let type): ("The token type `\(type)` is not supported here (Bearer, or DPoP after a DPoP proof).", "RFC 6749 §7.1, RFC 9449 §5")
+        case .tokenType(let type): ("The token type `\(type)` is not supported here (Bearer, or DPoP after a DPoP proof).",
+                                    "RFC 6749 §7.1, RFC 9449 §5")
         case .contradictoryPromptAndMaxAge: ("`prompt=none` with `max_age=0` contradict each other.", "OIDC Core §3.1.2.1")
         case .invalidResourceIndicator(let value): ("The resource `\(value)` must be an absolute URI without a fragment.", "RFC 8707 §2")
-        case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).", "RFC 8252 §7.3, §8.3")
+        case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).",
+                                              "RFC 8252 §7.3, §8.3")
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
         case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
         case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
         case .dpopAlgorithmNotSupported(let advertised): ("The provider takes DPoP proofs only with \(advertised.joined(separator: ", ")); authdeck signs ES256 and EdDSA. Set the provider's dpop setting to auto or never.", "RFC 9449 §5.1")
-        case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.", "RFC 9449 §4.2")
+        case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.",
+                                              "RFC 9449 §4.2")
         case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
         }
     }
@@ -103,7 +107,9 @@ public struct PresentableError: Sendable, Equatable {
     private static func describe(_ violation: ProtocolViolation) -> (String, String, String?) {
         switch violation {
         case .issuerMismatch(let expected, let actual):
-            ("Issuer mismatch", "Discovery `issuer` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "OpenID Connect Discovery 1.0 §4.3; RFC 8414 §3.3")
+            ("Issuer mismatch",
+             "Discovery `issuer` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual),
+             "OpenID Connect Discovery 1.0 §4.3; RFC 8414 §3.3")
         case .invalidIssuerIdentifier(let issuer):
             ("Invalid issuer", "The issuer \"\(issuer)\" must be an https URL without query or fragment.", "OpenID Connect Discovery 1.0 §3")
         case .responseTypeCodeNotSupported:
@@ -115,7 +121,9 @@ public struct PresentableError: Sendable, Equatable {
         case .malformedJSON(let context):
             ("Malformed response", "The \(context) is not valid JSON of the expected shape.", nil)
         case .duplicateMember(let name, let context):
-            ("Duplicate member", "The \(context) has the member `\(name)` more than once; it is ambiguous and refused.", "RFC 7515 §4, RFC 7519 §4, RFC 8259 §4")
+            ("Duplicate member",
+             "The \(context) has the member `\(name)` more than once; it is ambiguous and refused.",
+             "RFC 7515 §4, RFC 7519 §4, RFC 8259 §4")
         case .unexpectedContentType(let expected, let actual):
             ("Unexpected content type", "Expected \(expected), got \(actual ?? "none").", nil)
         case .malformedAuthorizationResponse(let reason):
@@ -132,9 +140,13 @@ public struct PresentableError: Sendable, Equatable {
             ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab); nothing was exchanged or stored."
                 + unverified(unverifiedError) + " Start the sign-in again.", "RFC 6749 §10.12")
         case .authorizationResponseIssuerMismatch(let expected, let actual, let unverifiedError):
-            ("Issuer mismatch on redirect", "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual) + unverified(unverifiedError), "RFC 9207 §2.4")
+            ("Issuer mismatch on redirect",
+             "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual) + unverified(unverifiedError),
+             "RFC 9207 §2.4")
         case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
-            ("Missing issuer on redirect", "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError), "RFC 9207 §2.4")
+            ("Missing issuer on redirect",
+             "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError),
+             "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
         case .unsupportedCriticalHeader(let names):
@@ -144,15 +156,21 @@ public struct PresentableError: Sendable, Equatable {
         case .nestedJWT(let contentType):
             ("Nested JWT refused", "The JWS header's `cty` is \"\(contentType)\", announcing a nested JWT; authdeck reads only tokens whose payload is their claims, so the token is refused.", "RFC 7519 §5.2")
         case .algorithmNotAllowed(let alg, let allowed):
-            ("Algorithm not allowed", "ID token `alg` is \"\(alg)\"; allowed: \(allowed.joined(separator: ", ")).", "OIDC Core §3.1.3.7 step 7; RFC 8725 §3.1")
+            ("Algorithm not allowed",
+             "ID token `alg` is \"\(alg)\"; allowed: \(allowed.joined(separator: ", ")).",
+             "OIDC Core §3.1.3.7 step 7; RFC 8725 §3.1")
         case .noMatchingKey(let kid):
             ("No matching key", "No key in the provider's JWKS fits the token" + (kid.map { " (kid \"\($0)\")" } ?? "") + ".", "OIDC Core §10.1")
         case .multipleMatchingKeys(let kid, let count):
-            ("Ambiguous key", "\(count) keys in the JWKS fit the token" + (kid.map { " (kid \"\($0)\")" } ?? " and it has no kid") + ".", "OIDC Core §10.1")
+            ("Ambiguous key",
+             "\(count) keys in the JWKS fit the token" + (kid.map { " (kid \"\($0)\")" } ?? " and it has no kid") + ".",
+             "OIDC Core §10.1")
         case .unsupportedKey(let kid, let reason):
             ("Unusable key", "The key" + (kid.map { " \"\($0)\"" } ?? "") + " cannot be used: \(reason).", "RFC 7518 §3")
         case .signatureInvalid(let kid):
-            ("Invalid signature", "The ID token signature does not verify" + (kid.map { " with key \"\($0)\"" } ?? "") + ".", "OIDC Core §3.1.3.7 step 6")
+            ("Invalid signature",
+             "The ID token signature does not verify" + (kid.map { " with key \"\($0)\"" } ?? "") + ".",
+             "OIDC Core §3.1.3.7 step 6")
         case .malformedJWKSet(let reason):
             ("Malformed JWKS", "The JWK Set is invalid: \(reason).", "RFC 7517 §5")
         case .missingClaim(let name):
@@ -160,11 +178,17 @@ public struct PresentableError: Sendable, Equatable {
         case .invalidClaim(let name, let expected):
             ("Invalid claim", "The ID token claim `\(name)` is not \(expected).", "RFC 7519 §4.1")
         case .idTokenIssuerMismatch(let expected, let actual):
-            ("ID token issuer mismatch", "ID token `iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual), "OIDC Core §3.1.3.7 step 2")
+            ("ID token issuer mismatch",
+             "ID token `iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual),
+             "OIDC Core §3.1.3.7 step 2")
         case .audienceMismatch(let expected, let actual):
-            ("Audience mismatch", "ID token `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.", "OIDC Core §3.1.3.7 step 3")
+            ("Audience mismatch",
+             "ID token `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.",
+             "OIDC Core §3.1.3.7 step 3")
         case .azpMismatch(let expected, let actual):
-            ("Authorized party mismatch", "ID token `azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".", "OIDC Core §3.1.3.7 steps 4–5")
+            ("Authorized party mismatch",
+             "ID token `azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".",
+             "OIDC Core §3.1.3.7 steps 4–5")
         case .expired(let exp, let now):
             ("ID token expired", "`exp` is \(iso(exp)), now is \(iso(now)). Check the system clock if this persists.", "OIDC Core §3.1.3.7 step 9")
         case .notYetValid(let nbf, let now):
@@ -174,11 +198,15 @@ public struct PresentableError: Sendable, Equatable {
         case .issuedTooLongAgo(let iat, let now, let maximumAge):
             ("ID token issued too long ago", "`iat` is \(iso(iat)), now is \(iso(now)): more than \(Int(maximumAge / 60)) minutes before, so it is not a token minted for this answer (replayed or cached). Check the system clock; if it is right, the provider sent an old ID token.", "OIDC Core §3.1.3.7 step 10")
         case .authenticationTooOld(let authTime, let maxAge, let now):
-            ("Authentication too old", "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).", "OIDC Core §3.1.3.7 step 12")
+            ("Authentication too old",
+             "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).",
+             "OIDC Core §3.1.3.7 step 12")
         case .nonceMismatch:
             ("Nonce mismatch", "The ID token `nonce` does not match the request (replayed or foreign token).", "OIDC Core §3.1.3.7 step 11")
         case .dpopTokenWithoutProof:
-            ("DPoP token without a proof", "The provider issued a `DPoP` token to a request that carried no DPoP proof; it is refused (never used as Bearer).", "RFC 9449 §5, §7.1")
+            ("DPoP token without a proof",
+             "The provider issued a `DPoP` token to a request that carried no DPoP proof; it is refused (never used as Bearer).",
+             "RFC 9449 §5, §7.1")
         case .atHashMismatch:
             ("Access token hash mismatch", "The ID token `at_hash` does not match the access token.", "OIDC Core §3.1.3.8")
         case .refreshedIDTokenSubjectMismatch(let expected, let actual):
@@ -186,19 +214,31 @@ public struct PresentableError: Sendable, Equatable {
         case .refreshedIDTokenIssuerMismatch(let expected, let actual):
             ("Refreshed ID token from another issuer", "`iss` is \"\(actual)\", expected \"\(expected)\".", "OIDC Core §12.2")
         case .refreshedIDTokenAudienceMismatch(let expected, let actual):
-            ("Refreshed ID token for another audience", "`aud` is [\(actual.joined(separator: ", "))], the original's was [\(expected.joined(separator: ", "))]. Sign in again.", "OIDC Core §12.2")
+            ("Refreshed ID token for another audience",
+             "`aud` is [\(actual.joined(separator: ", "))], the original's was [\(expected.joined(separator: ", "))]. Sign in again.",
+             "OIDC Core §12.2")
         case .refreshedIDTokenAuthorizedPartyMismatch(let expected, let actual):
-            ("Refreshed ID token for another party", "`azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), the original's was \(expected.map { "\"\($0)\"" } ?? "absent"). Sign in again.", "OIDC Core §12.2")
+            ("Refreshed ID token for another party",
+             "`azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), the original's was \(expected.map { "\"\($0)\"" } ?? "absent"). Sign in again.",
+             "OIDC Core §12.2")
         case .refreshedIDTokenAuthTimeMismatch(let expected, let actual):
-            ("Refreshed ID token with another authentication time", "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.", "OIDC Core §12.2")
+            ("Refreshed ID token with another authentication time",
+             "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.",
+             "OIDC Core §12.2")
         case .userInfoSubjectMismatch(let expected, let actual):
             ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")
         case .userInfoIssuerMismatch(let expected, let actual):
-            ("Signed UserInfo from another issuer", "The signed UserInfo `iss` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".", "OIDC Core §5.3.2")
+            ("Signed UserInfo from another issuer",
+             "The signed UserInfo `iss` is \(actual.map { "\"\($0)\"" } ?? "absent"), expected \"\(expected)\".",
+             "OIDC Core §5.3.2")
         case .userInfoAudienceMismatch(let expected, let actual):
-            ("Signed UserInfo for another client", "The signed UserInfo `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.", "OIDC Core §5.3.2")
+            ("Signed UserInfo for another client",
+             "The signed UserInfo `aud` is [\(actual.joined(separator: ", "))], expected it to contain \"\(expected)\" and no untrusted audience.",
+             "OIDC Core §5.3.2")
         case .endSessionStateMismatch:
-            ("Logout not confirmed", "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.", "OpenID Connect RP-Initiated Logout 1.0 §3")
+            ("Logout not confirmed",
+             "The `state` on the post-logout redirect does not match; the provider logout is not confirmed.",
+             "OpenID Connect RP-Initiated Logout 1.0 §3")
         }
     }
 
