@@ -29,7 +29,7 @@ public struct AppEnvironment: Sendable {
     public var cache: ProviderDocumentCache
     /// The latest DPoP nonce of each server (RFC 9449 §8.2), kept between processes.
     public var dpopNonces: DPoPNonceCache = .none
-    /// The directory the process runs in and the directory rules (issue 23 §3).
+    /// The directory the process runs in and the directory rules.
     public var place: PlaceClient = .none
     /// git as a child process (`authdeck.account`, `setup-git`).
     public var git: GitClient = .none

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Where the process runs, for account resolution (issue 23 §3): its directory, real paths and the
+/// Where the process runs, for account resolution: its directory, real paths and the
 /// directory rules (`bindings.json`).
 public struct PlaceClient: Sendable {
     /// The real path of the current directory (symlinks resolved); nil when it cannot be read.

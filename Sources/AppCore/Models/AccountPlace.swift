@@ -1,7 +1,7 @@
 import AuthEngine
 import FoundationEssentials
 
-/// What the place a command runs in says about the account (issue 23 §3): the git config value
+/// What the place a command runs in says about the account: the git config value
 /// that counts there and the directory rule that matches it. Read by ``ReadPlace`` through the
 /// environment; decided on by ``AccountResolution``.
 public struct AccountPlace: Equatable, Sendable {
@@ -77,7 +77,7 @@ public struct DirectoryBinding: Equatable, Sendable {
 
 /// `authdeck.account` as read from git config, from a scope that counts.
 ///
-/// "A file committed into a repository never chooses an identity" (issue 23 §3). What counts, from
+/// "A file committed into a repository never chooses an identity". What counts, from
 /// git-config(1)'s scopes (`git config --show-scope --show-origin`): `system`, `global` and the files
 /// they include (`include.path`, `includeIf`: the user chose them), `command` (`git -c`,
 /// `GIT_CONFIG_PARAMETERS`: the user's command line), and `local` / `worktree` only from a file inside

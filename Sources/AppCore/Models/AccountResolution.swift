@@ -8,7 +8,7 @@ import FoundationEssentials
 /// A query names an account by its alias (`--name`), its id (`provider/subject`), its handle
 /// (`provider/username`), or an unambiguous prefix of the handle or the id (else of the username
 /// alone). Every comparison is byte for byte (no Unicode normalisation). With no query the account
-/// is, in order (issue 23 §3, one precedence everywhere): the one `AUTHDECK_ACCOUNT` names, the one
+/// is, in order (one precedence everywhere): the one `AUTHDECK_ACCOUNT` names, the one
 /// git config's `authdeck.account` names (the same kinds of names; only the scopes that count,
 /// ``GitConfigAccount``), the directory rule matching the place (``DirectoryBinding``: the longest
 /// prefix of the real path), the active account (`switch`), or the only account when exactly one

@@ -121,11 +121,9 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     public var par: ProtocolFeatureSetting?
     /// DPoP (RFC 9449): nil is `auto` (when the metadata has `dpop_signing_alg_values_supported`).
     public var dpop: ProtocolFeatureSetting?
-    /// The git hosts its access tokens open and the username each expects (issue 23 §1,
-    /// `authdeck git-credential`); nil or absent: none.
+    /// The git hosts its access tokens open and the username each expects (`authdeck git-credential`); nil or absent: none.
     public var gitHosts: [CredentialHost]?
-    /// The container registries its access tokens open and their username (issue 23 §2,
-    /// `docker-credential-authdeck`); nil or absent: none.
+    /// The container registries its access tokens open and their username (`docker-credential-authdeck`); nil or absent: none.
     public var containerRegistries: [CredentialHost]?
     /// Sign in with Apple: the key the client secret is minted with, renewed by authdeck before
     /// it expires (``AppleClientSecret/needsRenewal(expiresAt:now:)``); nil for other providers.

@@ -19,7 +19,7 @@ public struct HelperCredential: Sendable {
     public var expiresAt: Date?
 }
 
-/// The account that answers for a host its providers list (issue 23 §1 and §2), in order: the
+/// The account that answers for a host its providers list, in order: the
 /// username in the request when it names an account (and is not the host's fixed username), the
 /// account the place resolves to (``Places``: `$AUTHDECK_ACCOUNT`, git config, the directory rule,
 /// the active account) when its provider serves the host, the only account of those providers.

@@ -2,7 +2,7 @@ import AuthEngine
 import FoundationEssentials
 import TextSupport
 
-/// Per-directory accounts (issue 23 §3): what a directory says about the account (git config,
+/// Per-directory accounts: what a directory says about the account (git config,
 /// the directory rules), the one resolution over it, and `bind` / `unbind`. Nothing here writes
 /// the active account: a rule is never a global change.
 public struct Places: Sendable {

@@ -2,7 +2,7 @@ import AuthEngine
 import FoundationEssentials
 import TextSupport
 
-/// `authdeck setup-git` (issue 23 §1): makes git ask authdeck for the credentials of the hosts
+/// `authdeck setup-git`: makes git ask authdeck for the credentials of the hosts
 /// its providers serve, as `gh auth setup-git` does. For each URL it adds two values of
 /// `credential.<url>.helper` (git-config(1), gitcredentials(7)): an empty one first, which resets
 /// the list so that helpers configured earlier do not answer for that host, then authdeck's.

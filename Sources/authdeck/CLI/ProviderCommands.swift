@@ -28,7 +28,7 @@ struct ProviderAddOptions {
     /// `--no-probe`: save without fetching discovery first (offline).
     var noProbe: Bool
     var protocolSettings: ProtocolSettingsOptions
-    /// `--git-host`, `--git-username`, `--registry`, `--registry-username` (issue 23 §1, §2).
+    /// `--git-host`, `--git-username`, `--registry`, `--registry-username`.
     var gitHosts: [String]
     var gitUsername: String?
     var registries: [String]
