@@ -1,0 +1,124 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
+import FoundationEssentials
+import Synchronization
+
+// gh's shape: per command an options struct made from the parsed arguments (validated before
+// anything runs) and a run function over the live session (one file per verb).
+
+// MARK: - login
+
+struct LoginOptions {
+    var provider: String?
+    var device: Bool
+    var scopes: [String]
+    var audience: String?
+    var resources: [String]
+    var name: String?
+    var noBrowser: Bool
+
+    init(_ parsed: ParsedCommand) {
+        provider = parsed.positional("provider")
+        device = parsed.flag("device")
+        scopes = parsed.values("scope")
+        audience = parsed.value("audience")
+        resources = parsed.values("resource")
+        name = parsed.value("name")
+        noBrowser = parsed.flag("noBrowser")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        if parsed.flag("device") && parsed.flag("noBrowser") { return "--device never opens a browser; drop --no-browser" }
+        if let name = parsed.value("name"), let problem = AccountResolution.aliasProblem(name) { return problem }
+        return nil
+    }
+}
+
+func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
+    let app = context.app
+    let providerID: ProviderID
+    switch context.result({ () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }) {
+    case .success(let id): providerID = id
+    case .failure(let error):
+        // `authdeck login alice`: an account where a provider goes.
+        if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
+           let record = try? AccountResolution.resolve(name, accounts: snapshot.accounts, active: nil, environmentAccount: nil) {
+            throw CLIFailure(usageMessage: "'\(name)' is an account (\(AccountResolution.handle(record))), not a provider",
+                             hint: "login takes a provider: 'authdeck login \(record.providerID.rawValue)' signs in to \(record.providerID.rawValue) again (as \(record.displayName) or another user).")
+        }
+        // A typo of a provider's name: the nearest one (edit distance, as for commands).
+        if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
+           let guess = ArgumentParser.closest(to: name, among: snapshot.providers.map(\.id.rawValue)) {
+            throw CLIFailure(error, hint: "Did you mean 'authdeck login \(guess)'?")
+        }
+        throw CLIFailure(error)
+    }
+    let snapshot = try context.snapshot()
+    for note in options.name.map({ AccountResolution.aliasConflicts($0, among: snapshot.accounts) }) ?? [] {
+        Output.err("note: \(note)")
+    }
+    try context.unlock()
+    let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
+                                audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser)
+    let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
+        do throws(AppError) { return .success(try await SignIn(app).run(request) { progress in reportSignInProgress(progress) }) } catch { return .failure(error) }
+    }
+    if interrupted {
+        Output.err("Sign-in cancelled; nothing was stored.")
+        return ExitCode.interrupted
+    }
+    switch result {
+    case .success(let outcome):
+        let record = outcome.record
+        for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
+        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
+        Output.err(storedInText(snapshot.credentialStore))
+        return ExitCode.ok
+    case .failure(let error):
+        if error.disposition == .cancelled {
+            Output.err("Sign-in cancelled; nothing was stored.")
+            return ExitCode.interrupted
+        }
+        throw CLIFailure(error, hint: error.disposition == .needsSignIn ? "Start the sign-in again." : nil)
+    }
+}
+
+/// Where a sign-in's tokens went and why that store ("Tokens stored in the Secret Service
+/// (keyring): a Secret Service answered on the session bus; recorded in …/store.json.").
+func storedInText(_ store: StoreInfo) -> String {
+    "Tokens stored in \(store.label)\(store.reason.map { ": \($0)" } ?? "")."
+}
+
+@Sendable func reportSignInProgress(_ progress: SignInProgress) {
+    switch progress {
+    case .discovering:
+        break
+    case .waitingForBrowser(let url, let opened):
+        if opened {
+            Output.err("Opened the browser to sign in; waiting for it to finish (Ctrl-C cancels).")
+            Output.err("If nothing opened, visit:\n  \(url.absoluteString)")
+        } else {
+            Output.err("Open this URL in a browser to sign in (Ctrl-C cancels):\n  \(url.absoluteString)")
+        }
+    case .exchangingCode:
+        Output.err("Exchanging the authorization code…")
+    case .deviceCode(let display):
+        Output.err("To sign in, visit \(display.verificationURI.absoluteString)")
+        Output.err("and enter the code: \(display.userCode)")
+        if let complete = display.verificationURIComplete {
+            Output.err("(or open \(complete.absoluteString))")
+        }
+        for note in display.notes { Output.err("note: \(note)") }
+        if Output.stderrIsTerminal, let qr = DeviceQRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
+            Output.err(qr)
+        }
+        Output.err("The code expires at \(Times.rfc3339(display.expiresAt)); waiting for approval (Ctrl-C cancels)…")
+    case .devicePending:
+        break
+    case .deviceSlowDown(let interval):
+        Output.err("The provider asked to poll more slowly (every \(interval.components.seconds)s).")
+    case .verifying:
+        break
+    }
+}

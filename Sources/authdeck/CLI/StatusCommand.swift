@@ -1,0 +1,180 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
+import FoundationEssentials
+import Synchronization
+
+// gh's shape: per command an options struct made from the parsed arguments (validated before
+// anything runs) and a run function over the live session (one file per verb).
+
+// MARK: - status
+
+struct StatusOptions {
+    var json: Bool
+    init(_ parsed: ParsedCommand) { json = parsed.flag("json") }
+}
+
+/// One account's row in `status`, computed once for both the text and the JSON output.
+struct StatusRow {
+    var record: AccountRecord
+    var provider: ProviderConfig?
+    var active: Bool
+    var status: AccountStatus
+    /// Where the choice of the default account came from (marked when a place chose it: git config, a rule).
+    var chosenBy: AccountSource?
+
+    /// The `--json` object (schema in README "Commands").
+    func json(now: Date) -> JSONValue {
+        func time(_ date: Date?) -> JSONValue { .time(date) }
+        func left(_ date: Date?) -> JSONValue { .integer(date.map { Times.secondsLeft($0, now: now) }) }
+        let tokens: [JSONValue] = record.accessTokens.map { token in
+            .object(["resource": .text(token.resource), "expiresAt": time(token.expiresAt), "secondsLeft": left(token.expiresAt),
+                     "issuedAt": .string(Times.rfc3339(token.issuedAt)), "tokenType": .string(token.tokenType), "scopes": .strings(token.scopes),
+                     "format": .text(token.format?.rawValue)])
+        }
+        var idToken: JSONValue = .null
+        if let info = record.idToken {
+            let signature: JSONValue = switch info.signature {
+            case .verified(let algorithm, let keyID): .object(["verified": .bool(true), "algorithm": .string(algorithm), "keyId": .text(keyID)])
+            case .notVerified(let reason): .object(["verified": .bool(false), "reason": .string(reason)])
+            }
+            idToken = .object(["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature])
+        }
+        return .object([
+            "id": .string(record.id.rawValue),
+            "handle": .string(AccountResolution.handle(record)),
+            "alias": .text(record.alias),
+            "provider": .string(record.providerID.rawValue),
+            "issuer": .text(record.shownIssuer(provider: provider)),
+            "plainHTTPLoopback": .bool(provider?.isLoopbackHTTP ?? false),
+            "subject": .string(record.subject),
+            "displayName": .string(record.displayName),
+            "username": .text(record.username),
+            "email": .text(record.email), "emailVerified": .flag(record.emailVerified), "privateEmail": .flag(record.isPrivateEmail),
+            "active": .bool(active),
+            "status": .string(status.label(now: now)),
+            "needsAttention": .bool(status.needsAttention),
+            "accessToken": .object([
+                "expiresAt": time(record.accessTokenExpiresAt), "secondsLeft": left(record.accessTokenExpiresAt),
+                "scopes": .strings(record.grantedScopes),
+            ]),
+            "accessTokens": .array(tokens),
+            "refreshToken": .object(["present": .bool(record.hasRefreshToken), "expiresAt": time(record.refreshTokenExpiresAt),
+                                     "secondsLeft": left(record.refreshTokenExpiresAt)]),
+            "idToken": idToken, "dpop": dpopStatusJSON(record),
+            "scopes": .strings(record.grantedScopes),
+            "storage": .string(record.storage.rawValue),
+            "signedInAt": .string(Times.rfc3339(record.signedInAt)),
+            "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
+        ])
+    }
+
+    func text(now: Date) -> [String] {
+        let marker = active ? "*" : " "
+        var name = "\(marker) \(AccountResolution.handle(record))"
+        if let alias = record.alias { name += " (\(alias))" }
+        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")"]
+        var state = "    status: \(status.label(now: now))"
+        if active { state += ", active" }
+        switch chosenBy {
+        case .gitConfig?, .rule?: state += " (\(chosenBy?.label ?? ""))"
+        default: break
+        }
+        lines.append(state)
+        let issuer = record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)"
+        lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(issuer)")
+        lines.append("    subject: \(record.subject)")
+        for token in record.accessTokens {
+            let label = token.resource.map { "access token for \($0)" } ?? "access token"
+            let format = token.format.map { ", \($0.label)" } ?? ""
+            if !status.accessTokenUsable {
+                lines.append("    \(label): \(AccountStatus.unusableAccessTokenText)\(format)")
+            } else if let expiresAt = token.expiresAt {
+                lines.append("    \(label): expires \(Times.rfc3339(expiresAt)) (\(TimeText.relative(expiresAt, now: now)))\(format)")
+            } else {
+                lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
+            }
+        }
+        if record.hasRefreshToken {
+            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? "")")
+        } else {
+            lines.append("    refresh token: none")
+        }
+        if let thumbprint = record.boundDPoPThumbprint { lines.append("    token binding: DPoP, key \(thumbprint)") }
+        lines.append("    scopes: \(record.grantedScopesText)")
+        lines.append("    storage: \(record.storage.rawValue)")
+        return lines
+    }
+}
+
+/// The status of `record` as loaded in `snapshot` (a refresh held by another process included).
+private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: Date, _ context: CLIContext) -> AccountStatus {
+    var account = AccountState(record: record)
+    account.refreshingElsewhere = snapshot.refreshingElsewhere.contains(record.id)
+    return account.status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked,
+                          storeDamaged: snapshot.credentialStore.damage != nil)
+}
+
+func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
+    // Damaged files are shown ("store damaged", the file named), not thrown.
+    let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
+    for warning in snapshot.warnings { Output.err("warning: \(warning)") }
+    let damage = snapshot.allDamage
+    let now = context.now()
+    // The one resolution (AUTHDECK_ACCOUNT, git config, the directory rule, active); one that
+    // fails (a name matching nothing, a rule to an account that is gone) is said, nothing is marked.
+    var choice: ResolvedAccount?
+    if !snapshot.accounts.isEmpty {
+        do {
+            choice = try AccountResolution.choose(nil, accounts: snapshot.accounts, active: snapshot.activeAccountID,
+                                                  environmentAccount: context.environment["AUTHDECK_ACCOUNT"], place: snapshot.place)
+        } catch .noDefault {
+        } catch {
+            Output.err("warning: \(CLIFailure(error, providers: snapshot.providers).message)")
+        }
+    }
+    for note in snapshot.place.notes { Output.err("note: \(note)") }
+    let active = choice?.record.id
+    let rows = snapshot.accounts.map { record in
+        StatusRow(record: record, provider: snapshot.providers.first { $0.id == record.providerID }, active: record.id == active,
+                  status: status(of: record, in: snapshot, now: now, context), chosenBy: record.id == active ? choice?.source : nil)
+    }
+    if let problem = snapshot.credentialStore.problem {
+        Output.err("warning: the credential store could not be asked (\(problem)); the accounts' secrets may be out of reach")
+    }
+    if snapshot.credentialStore.isInsecure {
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
+    }
+    if options.json {
+        Output.json(.object([
+            "store": .object(["backend": .string(snapshot.credentialStore.name), "insecure": .bool(snapshot.credentialStore.isInsecure),
+                              "locked": .bool(snapshot.credentialStore.isLocked),
+                              "reason": .text(snapshot.credentialStore.reason), "problem": .text(snapshot.credentialStore.problem),
+                              "damaged": .array(damage.map { .object(["file": .string($0.file), "damage": .string($0.damage)]) })]),
+            "activeAccount": .text(active?.rawValue),
+            "activeAccountSource": .text(choice?.source.label),
+            "generatedAt": .string(Times.rfc3339(now)),
+            "accounts": .array(rows.map { $0.json(now: now) }),
+        ]))
+    } else if rows.isEmpty && damage.isEmpty {
+        Output.err("No account is signed in. \(CLIFailure.signInAdvice(snapshot.providers))")
+    } else {
+        var lines: [String] = []
+        for row in rows { lines += row.text(now: now) }
+        let store = snapshot.credentialStore
+        lines.append("storage backend: \(store.name)\(store.isInsecure ? " (INSECURE)" : "")\(store.isLocked ? " (locked)" : "")\(store.reason.map { " — \($0)" } ?? "")")
+        lines += damage.map { "store damaged: \($0.file): \($0.damage)" }
+        let gitURLs = SetupGit(context.app).installedURLs()
+        if !gitURLs.isEmpty { lines.append("git credential helper for: \(commaList(gitURLs)) (authdeck setup-git)") }
+        Output.out(lines.joined(separator: "\n") + "\n")
+    }
+    if !damage.isEmpty {
+        Output.err("error: store damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed. Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
+        return ExitCode.storeDamaged
+    }
+    if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
+    if snapshot.credentialStore.problem != nil && !rows.isEmpty { return ExitCode.failure }
+    if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
+    if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
+    return ExitCode.ok
+}

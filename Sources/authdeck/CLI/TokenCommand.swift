@@ -1,0 +1,82 @@
+import AppCore
+import AppCoreLive
+import AuthEngine
+import FoundationEssentials
+import Synchronization
+
+// gh's shape: per command an options struct made from the parsed arguments (validated before
+// anything runs) and a run function over the live session (one file per verb).
+
+// MARK: - token
+
+/// The largest `--min-valid`: ten years, in seconds.
+let maximumMinValid: Double = 315_360_000
+
+struct TokenOptions {
+    var account: String?
+    var minValid: Double
+    /// Whether `--min-valid` was given (its warnings are shown only then).
+    var minValidGiven: Bool
+    var resource: String?
+    var idToken: Bool
+    var json: Bool
+    var execCredential: Bool
+
+    init(_ parsed: ParsedCommand) {
+        account = parsed.positional("account")
+        minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        minValidGiven = parsed.value("minValid") != nil
+        resource = parsed.value("resource") ?? parsed.value("organization").map(TokenAudience.organizationKey)
+        idToken = parsed.flag("idToken")
+        json = parsed.flag("json")
+        execCredential = parsed.flag("execCredential")
+    }
+
+    static func validate(_ parsed: ParsedCommand) -> String? {
+        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+            return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
+        }
+        if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
+            return "--resource '\(resource)' must be an absolute URI without a fragment (RFC 8707 §2)"
+        }
+        if parsed.flag("json") && parsed.flag("execCredential") { return "--json and --exec-credential are two output formats; choose one" }
+        if parsed.flag("idToken") && parsed.value("resource") != nil { return "--resource selects an access token; it cannot be used with --id-token" }
+        return nil
+    }
+}
+
+func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> Int32 {
+    let snapshot = try context.snapshot()
+    let record = try context.account(options.account, in: snapshot)
+    let tokens = TokenForScripts(context.app)
+    let minimumValidity = Duration.milliseconds(Int64(options.minValid * 1000))
+    let token: String
+    let expiresAt: Date?
+    if options.idToken {
+        let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity, notices: Output.refreshNotice) }
+        if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
+        (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
+    } else {
+        let issued = try await context.run { () async throws(AppError) in
+            try await tokens.accessToken(record, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
+        }
+        printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
+        (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
+    }
+    if options.execCredential {
+        let status = JSONValue.object(omittingNil: ["token": .string(token), "expirationTimestamp": expiresAt.map { .string(Times.rfc3339($0)) }])
+        Output.json(.object(["apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"), "status": status]))
+    } else if options.json {
+        Output.json(.object([
+            "account": .string(AccountResolution.handle(record)),
+            "type": .string(options.idToken ? "id_token" : "access_token"),
+            "resource": .text(options.resource),
+            "token": .string(token),
+            "expiresAt": .time(expiresAt),
+            "secondsLeft": .integer(expiresAt.map { Times.secondsLeft($0, now: context.now()) }),
+        ]))
+    } else {
+        Output.line(token)
+    }
+    return ExitCode.ok
+}
