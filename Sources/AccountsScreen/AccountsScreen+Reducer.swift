@@ -126,7 +126,7 @@ extension AccountsScreen {
         case .makeActive(let id):
             return .send(.app(.activate(id)))
         case .refresh(let id):
-            return .send(.app(.refresh(id, manual: true)))
+            return .send(.app(.refresh(id, force: true)))
         case .fetchUserinfo(let id):
             state.view.tab = .userinfo
             return .send(.app(.fetchUserinfo(id)))

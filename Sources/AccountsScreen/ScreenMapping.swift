@@ -18,7 +18,7 @@ enum ScreenMapping {
         model.notes = screen.notes
         model.header.activeAccountSource = placeSource(state)
         if let damage = storeDamage(state) {
-            model.storeDamage = ["store damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
+            model.storeDamage = ["file damaged:"] + state.damage.flatMap { ["  \($0.file)", "  (\($0.damage))"] } + ["run 'authdeck doctor'"]
             if model.flash == nil { model.flash = Flash(level: .error, text: damage) }
         }
         if let selected = model.selectedAccount, let account = state.account(selected.id) {
@@ -49,11 +49,11 @@ enum ScreenMapping {
         }
     }
 
-    /// "store damaged: FILE (what is wrong); run 'authdeck doctor'", nil when nothing is damaged.
+    /// "file damaged: FILE (what is wrong); run 'authdeck doctor'", nil when nothing is damaged.
     static func storeDamage(_ state: AppState) -> String? {
         guard let first = state.damage.first else { return nil }
         let more = state.damage.count > 1 ? " and \(state.damage.count - 1) more" : ""
-        return "store damaged: \(first.file) (\(first.damage))\(more); run 'authdeck doctor'"
+        return "file damaged: \(first.file) (\(first.damage))\(more); run 'authdeck doctor'"
     }
 
     static func claims(_ value: JSONValue) -> ClaimValue {

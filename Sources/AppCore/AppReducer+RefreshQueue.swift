@@ -12,10 +12,10 @@ extension AppReducer {
             case .idle:
                 // A grant known to be gone (another process got invalid_grant) is not retried.
                 if account.record.needsSignInSince == nil, let due = state.policy.refreshDue(for: account.record), due <= state.now {
-                    enqueueRefresh(&state, account.id, manual: false)
+                    enqueueRefresh(&state, account.id, force: false)
                 }
             case .retryScheduled(let at, _) where at <= state.now:
-                enqueueRefresh(&state, account.id, manual: false)
+                enqueueRefresh(&state, account.id, force: false)
             default:
                 break
             }
@@ -24,18 +24,18 @@ extension AppReducer {
     }
 
     /// Puts the account in ``AppState/refreshQueue`` (phase ``RefreshPhase/queued``) unless a
-    /// refresh of it is in flight (single flight) or it cannot be refreshed. A manual refresh of
+    /// refresh of it is in flight (single flight) or it cannot be refreshed. A forced refresh of
     /// an account already waiting moves it ahead of the scheduled ones.
-    func enqueueRefresh(_ state: inout AppState, _ id: AccountID, manual: Bool) {
+    func enqueueRefresh(_ state: inout AppState, _ id: AccountID, force: Bool) {
         guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return }
         var attempt = 0
         switch state.accounts[index].refresh {
         case .inFlight:
             return // single-flight: one request per account at a time
         case .queued:
-            guard manual, let waiting = state.refreshQueue.firstIndex(where: { $0.id == id }), !state.refreshQueue[waiting].manual else { return }
+            guard force, let waiting = state.refreshQueue.firstIndex(where: { $0.id == id }), !state.refreshQueue[waiting].force else { return }
             attempt = state.refreshQueue.remove(at: waiting).attempt
-        case .needsSignIn where !manual, .halted where !manual:
+        case .needsSignIn where !force, .halted where !force:
             return
         case .retryScheduled(_, let previous):
             attempt = previous
@@ -44,10 +44,10 @@ extension AppReducer {
         }
         let record = state.accounts[index].record
         guard record.hasRefreshToken else {
-            if manual { flash(&state, .warn, "\(record.displayName) has no refresh token: sign in again") }
+            if force { flash(&state, .warn, "\(record.displayName) has no refresh token: sign in again") }
             return
         }
-        let entry = QueuedRefresh(id: id, manual: manual, attempt: attempt, expiresAt: record.accessTokens.compactMap(\.expiresAt).min())
+        let entry = QueuedRefresh(id: id, force: force, attempt: attempt, expiresAt: record.accessTokens.compactMap(\.expiresAt).min())
         state.refreshQueue.insert(entry, at: RefreshQueue.insertionIndex(of: entry, in: state.refreshQueue))
         state.accounts[index].refresh = .queued
     }
@@ -72,22 +72,22 @@ extension AppReducer {
             guard let index = state.accounts.firstIndex(where: { $0.id == next.id }), state.accounts[index].refresh == .queued else { continue }
             state.accounts[index].refresh = .inFlight(attempt: next.attempt)
             inFlight += 1
-            let id = next.id, manual = next.manual
-            effects.append(.run { send in send(.refreshFinished(id, await useCases.refresh(id, manual) { send(.refreshNotice(id, $0)) })) }
+            let id = next.id, force = next.force
+            effects.append(.run { send in send(.refreshFinished(id, await useCases.refresh(id, force) { send(.refreshNotice(id, $0)) })) }
                 .cancellable(EffectIDs.refresh(id)))
         }
         return .merge(effects)
     }
 
     /// Uses the account's access token (``TokenUse``): at once while it stays valid, else after a
-    /// manual refresh through the queue (the use waits in ``AccountState/afterRefresh``), so that
+    /// force refresh through the queue (the use waits in ``AccountState/afterRefresh``), so that
     /// no refresh runs outside the queue and its result reaches the screen at once.
     func use(_ state: inout AppState, _ use: TokenUse, _ id: AccountID) -> Effect<AppAction> {
         guard let index = state.accounts.firstIndex(where: { $0.id == id }) else { return .none }
         let useCases = dependencies.useCases
         if TokenUse.needsRefresh(state.accounts[index].record, now: state.now) {
             if !state.accounts[index].afterRefresh.contains(use) { state.accounts[index].afterRefresh.append(use) }
-            enqueueRefresh(&state, id, manual: true)
+            enqueueRefresh(&state, id, force: true)
             return startQueuedRefreshes(&state)
         }
         switch use {

@@ -17,7 +17,7 @@ public enum AppAction: Equatable, Sendable {
     case activeSaved(Result<AccountID?, AppError>)
 
     // Refresh
-    case refresh(AccountID, manual: Bool)
+    case refresh(AccountID, force: Bool)
     case refreshFinished(AccountID, Result<AccountRecord, AppError>)
     /// A refresh on the way is slow, or replays a refresh token after an unknown outcome.
     case refreshNotice(AccountID, RefreshNotice)
@@ -133,9 +133,9 @@ public struct AppReducer: Sendable {
             flash(&state, .error, "Could not save the active account: \(error)")
             return .none
 
-        case .refresh(let id, let manual):
+        case .refresh(let id, let force):
             // Queued in order, started while fewer than RefreshQueue.maxInFlight are in flight.
-            enqueueRefresh(&state, id, manual: manual)
+            enqueueRefresh(&state, id, force: force)
             return startQueuedRefreshes(&state)
 
         case .refreshFinished(let id, .success(let record)):
@@ -192,7 +192,7 @@ public struct AppReducer: Sendable {
                 flash(&state, .error, "The credential store is locked")
             case .cancelled:
                 state.accounts[index].refresh = .idle
-            case .storeDamaged:
+            case .fileDamaged:
                 state.accounts[index].refresh = .halted
                 flash(&state, .error, error.description)
             case .securityRelevant, .usage, .other:

@@ -36,7 +36,7 @@ public enum AccountStatus: Equatable, Sendable {
     case refreshFailed(retryAt: Date)
     case storeLocked
     /// The secrets' file cannot be read because it is damaged (`authdeck doctor`).
-    case storeDamaged
+    case fileDamaged
     /// A refresh request was sent and no answer handled (another process is waiting for it, or
     /// died or gave up): whether the provider rotated the refresh token is unknown; the next
     /// `token` or refresh sends it again and says so.
@@ -57,7 +57,7 @@ public enum AccountStatus: Equatable, Sendable {
         case .refreshFailed(let at):
             TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
         case .storeLocked: "store locked"
-        case .storeDamaged: "store damaged"
+        case .fileDamaged: "file damaged"
         case .refreshOutcomeUnknown: "refresh outcome unknown"
         case .refreshingElsewhere: "refreshing (another process)"
         }
@@ -78,7 +78,7 @@ public enum AccountStatus: Equatable, Sendable {
     public var needsAttention: Bool {
         switch self {
         case .valid, .expiringSoon, .refreshing, .queued, .refreshingElsewhere, .expired: false
-        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged, .refreshOutcomeUnknown: true
+        case .needsSignIn, .refreshFailed, .storeLocked, .fileDamaged, .refreshOutcomeUnknown: true
         }
     }
 }
@@ -133,8 +133,8 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     }
 
     /// The status at `now` (pure: no clock read).
-    public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool, storeDamaged: Bool = false) -> AccountStatus {
-        if storeDamaged { return .storeDamaged }
+    public func status(now: Date, policy: ExpiryPolicy, storeLocked: Bool, fileDamaged: Bool = false) -> AccountStatus {
+        if fileDamaged { return .fileDamaged }
         if storeLocked { return .storeLocked }
         if case .inFlight = refresh { return .refreshing }
         if case .queued = refresh { return .queued }
@@ -249,7 +249,7 @@ public struct AppState: Equatable, Sendable {
     public var place: AccountPlace = .nowhere
     /// The credential store's backend and state (not to be confused with the state `Store`).
     public var credentialStore: StoreInfo
-    /// Files that could not be read because they are damaged: the screen says "store damaged",
+    /// Files that could not be read because they are damaged: the screen says "file damaged",
     /// names them and says to run `authdeck doctor` (instead of "No accounts").
     public var damage: [FileDamage] = []
     public var signIn: SignInFlow?
@@ -301,7 +301,7 @@ public struct AppState: Equatable, Sendable {
     public func account(_ id: AccountID) -> AccountState? { accounts.first { $0.id == id } }
 
     public func status(of account: AccountState) -> AccountStatus {
-        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked, storeDamaged: credentialStore.damage != nil)
+        account.status(now: now, policy: policy, storeLocked: credentialStore.isLocked, fileDamaged: credentialStore.damage != nil)
     }
 
     /// Whether anything visible counts down (the ticker runs only then).

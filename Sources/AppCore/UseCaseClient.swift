@@ -12,10 +12,10 @@ public struct UseCaseClient: Sendable {
     public var saveActiveAccount: @Sendable (AccountID?) async -> Result<AccountID?, AppError>
     /// Runs a whole sign-in (browser or device), reporting progress; cancellable (Task cancel).
     public var signIn: @Sendable (SignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async -> Result<SignInOutcome, AppError>
-    /// Refreshes the account's tokens (``RefreshAccount``). `manual`: always send a request;
+    /// Refreshes the account's tokens (``RefreshAccount``). `force`: always send a request;
     /// otherwise none is sent when another process already refreshed. `notice`: the provider is
     /// slow, a refresh token is replayed (``RefreshNotice``).
-    public var refresh: @Sendable (AccountID, _ manual: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>
+    public var refresh: @Sendable (AccountID, _ force: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>
     /// Signs out step by step (``SignOut``); returns what changed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome
     /// OIDC Core §5.3 userinfo claims.
@@ -64,7 +64,7 @@ public struct UseCaseClient: Sendable {
             load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
             signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
-            refresh: { id, manual, notice in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, manual: manual, notices: notice) } },
+            refresh: { id, force, notice in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, force: force, notices: notice) } },
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },

@@ -156,7 +156,7 @@ public enum KeyBindings {
         switch a.status {
         case .needsSignIn: return "\(Sanitizer.visible(a.displayName)) needs to sign in again"
         case .storeLocked: return "the credential store is locked"
-        case .storeDamaged: return "the credential store is damaged: run 'authdeck doctor'"
+        case .fileDamaged: return "the credential store is damaged: run 'authdeck doctor'"
         default: return nil
         }
     }

@@ -102,7 +102,7 @@ public enum StatusText {
         case .expiringSoon: .statusExpiringSoon
         case .refreshing, .queued, .refreshingElsewhere: .statusRefreshing
         case .expired, .refreshOutcomeUnknown: .statusExpired
-        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: .statusError
+        case .needsSignIn, .refreshFailed, .storeLocked, .fileDamaged: .statusError
         }
     }
 
@@ -115,7 +115,7 @@ public enum StatusText {
         case .queued: "…"
         case .expired: "○"
         case .refreshOutcomeUnknown: "?"
-        case .needsSignIn, .refreshFailed, .storeLocked, .storeDamaged: "✗"
+        case .needsSignIn, .refreshFailed, .storeLocked, .fileDamaged: "✗"
         }
     }
 }

@@ -24,7 +24,7 @@ public struct ScreenModel: Equatable, Sendable {
     public var dialog: Dialog?
     public var helpVisible: Bool
     public var flash: Flash?
-    /// Lines such as "store damaged:", the file, what is wrong, "run 'authdeck doctor'" when a
+    /// Lines such as "file damaged:", the file, what is wrong, "run 'authdeck doctor'" when a
     /// file authdeck keeps cannot be read: shown instead of "No accounts".
     public var storeDamage: [String]?
     /// Read-only mode hides destructive bindings (sign out).

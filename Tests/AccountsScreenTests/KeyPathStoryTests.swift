@@ -108,13 +108,13 @@ struct KeyPathStoryTests {
             return refreshed
         }()
         var useCases = UseCaseClient.unimplemented(reportIssue)
-        useCases.refresh = { id, manual, _ in
-            #expect(id == alice.id && manual)
+        useCases.refresh = { id, force, _ in
+            #expect(id == alice.id && force)
             return .success(refreshed)
         }
         let store = makeStore(screenState([alice, bob]), environment(useCases))
         store.send(.command(command(.char("r"), store.state)))
-        await store.receive(.app(.refresh(alice.id, manual: true))) { $0.app.accounts[0].refresh = .inFlight(attempt: 0) }
+        await store.receive(.app(.refresh(alice.id, force: true))) { $0.app.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.app(.refreshFinished(alice.id, .success(refreshed)))) {
             $0.app.accounts[0].record = refreshed
             $0.app.accounts[0].refresh = .idle

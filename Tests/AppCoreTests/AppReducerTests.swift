@@ -96,7 +96,7 @@ struct AppReducerTests {
             return .success(alice)
         }
         let store = makeStore(loadedState([alice]), session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshNotice(alice.id, .providerSlow(account: "Alice"))) {
             $0.flash = Flash(level: .warn, text: RefreshNotice.providerSlow(account: "Alice").message,
                              expiresAt: t0.addingTimeInterval(RefreshAccount.requestTimeout.timeInterval))
@@ -120,7 +120,7 @@ struct AppReducerTests {
             return .failure(invalidGrant)
         }
         let store = makeStore(loadedState([alice]), session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshNotice(alice.id, replay)) {
             $0.accounts[0].replaysRefreshToken = true
             $0.flash = Flash(level: .warn, text: replay.message, expiresAt: t0.addingTimeInterval(6))
@@ -143,7 +143,7 @@ struct AppReducerTests {
         var state = loadedState([alice])
         state.accounts[0].introspection = .loaded(.object(["active": .bool(true)]))
         let store = makeStore(state, session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .success(alice))) {
             $0.accounts[0].refresh = .idle
             $0.accounts[0].introspection = .idle
@@ -288,8 +288,8 @@ struct AppReducerTests {
             return .success(refreshed)
         }
         let store = makeStore(loadedState([alice]), session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
-        store.send(.refresh(alice.id, manual: false))
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: false))
         gate.open()
         await store.receive(.refreshFinished(alice.id, .success(refreshed))) {
             $0.accounts[0].record = refreshed
@@ -330,7 +330,7 @@ struct AppReducerTests {
         var session = UseCaseClient.unimplemented(reportIssue)
         session.refresh = { _, _, _ in calls.increment(); return .failure(invalidGrant) }
         let store = makeStore(loadedState([alice]), session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .failure(invalidGrant))) {
             $0.accounts[0].refresh = .needsSignIn
             $0.accounts[0].lastError = invalidGrant
@@ -359,7 +359,7 @@ struct AppReducerTests {
             return attempts.count == 1 ? .failure(down) : .success(alice)
         }
         let store = makeStore(loadedState([alice]), session: session)
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .failure(down))) {
             $0.accounts[0].refresh = .retryScheduled(at: t0.addingTimeInterval(2), attempt: 1)
             $0.accounts[0].lastError = down
@@ -552,7 +552,7 @@ struct AppReducerTests {
         let store = makeStore(loadedState([alice]), session: useCases)
         store.send(.rawTokensRequested(alice.id)) { $0.accounts[0].storedTokens = .loading }
         await store.receive(.storedTokensResponse(alice.id, .success(entries))) { $0.accounts[0].storedTokens = .loaded(entries) }
-        store.send(.refresh(alice.id, manual: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
+        store.send(.refresh(alice.id, force: true)) { $0.accounts[0].refresh = .inFlight(attempt: 0) }
         await store.receive(.refreshFinished(alice.id, .success(alice))) {
             $0.accounts[0].refresh = .idle
             $0.accounts[0].storedTokens = .idle

@@ -29,8 +29,8 @@ private final class RefreshRecorder: Sendable {
 /// Accounts a…f, expiring 600–620 s after t0 in a shuffled order, so all are due at t0 + 560.
 private let expiries: [(String, Double)] = [("a", 610), ("b", 600), ("c", 605), ("d", 620), ("e", 615), ("f", 601)]
 private let due = t0.addingTimeInterval(560)
-private func queued(_ name: String, manual: Bool = false) -> QueuedRefresh {
-    QueuedRefresh(id: AccountID(provider: local, subject: name), manual: manual, attempt: 0,
+private func queued(_ name: String, force: Bool = false) -> QueuedRefresh {
+    QueuedRefresh(id: AccountID(provider: local, subject: name), force: force, attempt: 0,
                   expiresAt: t0.addingTimeInterval(expiries.first { $0.0 == name }!.1))
 }
 
@@ -87,7 +87,7 @@ struct RefreshQueueReducerTests {
         #expect(Array(recorder.started.suffix(2)) == [ids[4], ids[3]])
     }
 
-    @Test("A manual refresh (r) jumps the queue of scheduled ones but still waits for a free slot; single flight stays")
+    @Test("A forced refresh (r) jumps the queue of scheduled ones but still waits for a free slot; single flight stays")
     func manualJumpsTheQueue() async {
         let recorder = RefreshRecorder(ids)
         let store = makeStore(loadedState(records), session: session(recorder))
@@ -98,10 +98,10 @@ struct RefreshQueueReducerTests {
             $0.refreshQueue = [queued("e"), queued("d")]
         }
         // d expires last but the user asked for it: first in the queue, not started (4 in flight).
-        store.send(.refresh(ids[3], manual: true)) { $0.refreshQueue = [queued("d", manual: true), queued("e")] }
+        store.send(.refresh(ids[3], force: true)) { $0.refreshQueue = [queued("d", force: true), queued("e")] }
         // Asked again, or asked for one in flight: nothing changes.
-        store.send(.refresh(ids[3], manual: true))
-        store.send(.refresh(ids[0], manual: true))
+        store.send(.refresh(ids[3], force: true))
+        store.send(.refresh(ids[0], force: true))
         recorder.open(ids[2])
         await store.receive(.refreshFinished(ids[2], .success(records[2]))) {
             $0.accounts[2].refresh = .idle

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("AppCore: damaged files reach the state")
 struct StoreDamageReducerTests {
-    @Test("A load with damaged files keeps them in the state (the screen says 'store damaged', not 'No accounts'); accounts show 'store damaged' when the secrets' file is damaged")
+    @Test("A load with damaged files keeps them in the state (the screen says 'file damaged', not 'No accounts'); accounts show 'file damaged' when the secrets' file is damaged")
     func damageInState() async {
         let alice = record("alice")
         let accountsDamage = FileDamage(file: "/s/accounts.json", damage: "truncated: the JSON stops before it is complete")
@@ -15,8 +15,8 @@ struct StoreDamageReducerTests {
         let reducer = AppReducer(dependencies: .unimplemented(reportIssue))
         _ = reducer.reduce(&state, .loaded(.success(snapshot)))
         #expect(state.damage == [accountsDamage, vaultDamage])
-        #expect(state.status(of: state.accounts[0]) == .storeDamaged)
-        #expect(AccountStatus.storeDamaged.label(now: t0) == "store damaged" && AccountStatus.storeDamaged.needsAttention)
+        #expect(state.status(of: state.accounts[0]) == .fileDamaged)
+        #expect(AccountStatus.fileDamaged.label(now: t0) == "file damaged" && AccountStatus.fileDamaged.needsAttention)
     }
 
     @Test("A damaged active.json's warning is flashed, and blocks nothing")

@@ -29,7 +29,7 @@ struct DamagedFilesTests {
         return home
     }
 
-    @Test("A truncated accounts.json: status says 'store damaged' naming the file and exits 5; token exits 5; nothing is overwritten")
+    @Test("A truncated accounts.json: status says 'file damaged' naming the file and exits 5; token exits 5; nothing is overwritten")
     func truncatedAccounts() async throws {
         let home = try await Self.home()
         defer { home.remove() }
@@ -38,7 +38,7 @@ struct DamagedFilesTests {
         let path = home.path(.state, "accounts.json")
         let status = try await home.run(["status"])
         #expect(status.exitCode == 5, "\(status)")
-        #expect(status.stdout.contains("store damaged: \(path): truncated"))
+        #expect(status.stdout.contains("file damaged: \(path): truncated"))
         #expect(status.stderr.contains("authdeck doctor"))
         let (json, object) = try await home.statusJSON()
         #expect(json.exitCode == 5)
@@ -86,11 +86,11 @@ struct DamagedFilesTests {
         try home.write(.data, "secrets.vault", bytes)
         let status = try await home.run(["status"])
         #expect(status.exitCode == 5, "\(status)")
-        #expect(status.stdout.contains("status: store damaged"))
-        #expect(status.stdout.contains("store damaged: \(vault): authentication failed"))
+        #expect(status.stdout.contains("status: file damaged"))
+        #expect(status.stdout.contains("file damaged: \(vault): authentication failed"))
         let (_, object) = try await home.statusJSON()
         let accounts = try #require(object["accounts"] as? [[String: Any]])
-        #expect(accounts.first?["status"] as? String == "store damaged")
+        #expect(accounts.first?["status"] as? String == "file damaged")
         let logout = try await home.run(["logout", "--local-only", "alice"])
         #expect(logout.exitCode == 0, "\(logout)")
         #expect(logout.stderr.contains("doctor --repair"))
@@ -193,7 +193,7 @@ extension CLIHome {
 
 @Suite("TUI: damaged files (real binary under tmux)", .serialized)
 struct DamagedFilesTUITests {
-    @Test("With a truncated accounts.json the accounts screen says 'store damaged', names the file and says to run 'authdeck doctor' (not 'No accounts' or 'No provider configured')")
+    @Test("With a truncated accounts.json the accounts screen says 'file damaged', names the file and says to run 'authdeck doctor' (not 'No accounts' or 'No provider configured')")
     func damagedAccounts() async throws {
         try #require(TestSupport.TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         let home = try await DamagedFilesTests.home()
@@ -203,13 +203,13 @@ struct DamagedFilesTUITests {
         let command = "env TERM=tmux-256color '\(authdeckBinary.replacingOccurrences(of: "'", with: #"'\''"#))'; echo TUI-EXIT-STATUS=$?; exec sleep 600"
         let t = try TestSupport.TmuxSession(width: 120, height: 30, command: command, environment: home.environment)
         defer { t.kill() }
-        let screen = try await t.waitFor("store damaged") { $0.contains("store damaged") && $0.contains("run 'authdeck doctor'") }
+        let screen = try await t.waitFor("file damaged") { $0.contains("file damaged") && $0.contains("run 'authdeck doctor'") }
         #expect(screen.contains("accounts.json"))
         #expect(!screen.contains("No accounts"))
         try t.sendKeys("l")
         try await Task.sleep(for: .milliseconds(500))
         let afterSignIn = try t.capture()
-        #expect(afterSignIn.contains("store damaged") && !afterSignIn.contains("No provider configured"), "\(afterSignIn)")
+        #expect(afterSignIn.contains("file damaged") && !afterSignIn.contains("No provider configured"), "\(afterSignIn)")
         try t.sendKeys("q")
         _ = try await t.waitFor("exit") { $0.contains("TUI-EXIT-STATUS=") }
         #expect(try home.read(.state, "accounts.json") == damaged, "the TUI wrote nothing over it")

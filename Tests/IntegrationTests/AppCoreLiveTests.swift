@@ -82,7 +82,7 @@ struct AppCoreLiveTests {
         // A fresh process (a second live environment on the same files) sees the account and its tokens.
         let before = try await TokenForScripts(.live(processEnvironment: home.environment)).accessToken(account.id, minimumValidity: .zero)
 
-        store.send(.refresh(account.id, manual: true))
+        store.send(.refresh(account.id, force: true))
         #expect(await waitUntil { store.state.accounts.first?.record.lastRefreshAt != nil && store.state.accounts.first?.refresh == .idle })
         let after = try await TokenForScripts(.live(processEnvironment: home.environment)).accessToken(account.id, minimumValidity: .zero)
         #expect(after.value != before.value, "the refreshed access token was persisted")

@@ -77,14 +77,14 @@ struct Counts {
 let counts = Mutex(Counts())
 var useCases = UseCaseClient(environment: live)
 let realRefresh = useCases.refresh
-useCases.refresh = { id, manual, notice in
+useCases.refresh = { id, force, notice in
     let start = ContinuousClock.now
     counts.withLock {
         $0.inFlight += 1
         $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
         if $0.firstStart == nil { $0.firstStart = start }
     }
-    let result = await realRefresh(id, manual, notice)
+    let result = await realRefresh(id, force, notice)
     let end = ContinuousClock.now
     counts.withLock {
         $0.inFlight -= 1

@@ -15,7 +15,7 @@ struct StoreDamageRenderTests {
 
     @Test("With a damaged file the empty list names it and says to run 'authdeck doctor'")
     func damaged() {
-        let lines = ["store damaged:", "  /s/accounts.json", "  (truncated)", "run 'authdeck doctor'"]
+        let lines = ["file damaged:", "  /s/accounts.json", "  (truncated)", "run 'authdeck doctor'"]
         let frame = Renderer.render(Self.empty(damage: lines), size: Size(width: 120, height: 30), theme: BuiltInThemes.monochrome)
         for line in lines { #expect(frame.plainText.contains(line)) }
         #expect(!frame.plainText.contains("No accounts"))

@@ -151,14 +151,14 @@ final class StepLog: Sendable {
 
 @Suite("Doctor and damaged files (use case, stub environment)")
 struct DoctorUseCaseTests {
-    @Test("A store error for a damaged file maps to .storeDamaged naming the file, the damage and 'authdeck doctor'")
+    @Test("A store error for a damaged file maps to .fileDamaged naming the file, the damage and 'authdeck doctor'")
     func damageMapsToStoreDamaged() {
         let error = ErrorMapping.appError(SecretStoreError.corrupt(file: "/s/accounts.json", reason: .truncatedJSON))
-        #expect(error.disposition == .storeDamaged(file: "/s/accounts.json"))
+        #expect(error.disposition == .fileDamaged(file: "/s/accounts.json"))
         #expect(error.damage == FileDamage(file: "/s/accounts.json", damage: SecretStoreError.CorruptionReason.truncatedJSON.description))
         #expect(error.description.contains("/s/accounts.json") && error.description.contains("truncated") && error.description.contains("authdeck doctor"))
         let vault = ErrorMapping.appError(SecretStoreError.truncated(file: "/d/secrets.vault", expectedBytes: 200, actualBytes: 90))
-        #expect(vault.disposition == .storeDamaged(file: "/d/secrets.vault"))
+        #expect(vault.disposition == .fileDamaged(file: "/d/secrets.vault"))
         #expect(ErrorMapping.appError(SecretStoreError.wrongPassphrase(file: "/d/secrets.vault")).disposition == .storeLocked)
     }
 
@@ -334,7 +334,7 @@ struct DoctorUseCaseTests {
         #expect(damageable.changes.withLock { $0 } == ["active.json"])
     }
 
-    @Test("A damaged accounts.json: commands fail with .storeDamaged; the overview reports it instead of 'no accounts'")
+    @Test("A damaged accounts.json: commands fail with .fileDamaged; the overview reports it instead of 'no accounts'")
     func damagedAccountsFile() async throws {
         let damageable = DamageableWorld()
         _ = try await signedIn(damageable.world)
@@ -344,7 +344,7 @@ struct DoctorUseCaseTests {
             _ = try LoadAccounts(env).run()
             Issue.record("a damaged accounts.json must not load as no accounts")
         } catch {
-            #expect(error.disposition == .storeDamaged(file: damageable.path(.accounts)))
+            #expect(error.disposition == .fileDamaged(file: damageable.path(.accounts)))
         }
         let overview = try LoadAccounts(env).overview()
         #expect(overview.damage == [FileDamage(file: damageable.path(.accounts), damage: "record 1 does not decode (field 'subject')")])
@@ -373,7 +373,7 @@ struct DoctorUseCaseTests {
             try SignOut(env).prepare(SignOutOptions())
             Issue.record("a full sign-out over a damaged store must stop")
         } catch {
-            #expect(error.disposition == .storeDamaged(file: DamageableWorld.secretsPath))
+            #expect(error.disposition == .fileDamaged(file: DamageableWorld.secretsPath))
         }
     }
 }

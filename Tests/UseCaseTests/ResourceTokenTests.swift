@@ -20,7 +20,7 @@ struct ResourceTokenUseCaseTests {
 
         world.advance(560)
         let before = world.provider.tokenRequests.count
-        _ = try await RefreshAccount(world.environment()).runAll(alice.record.id, manual: false)
+        _ = try await RefreshAccount(world.environment()).runAll(alice.record.id, force: false)
         let sent = world.provider.tokenRequests.dropFirst(before)
         #expect(sent.count == 1, "only the due token: \(sent)")
         #expect(sent.first?["resource"] == Self.api)
@@ -34,7 +34,7 @@ struct ResourceTokenUseCaseTests {
         let alice = try await signedIn(world)
         _ = try await RefreshAccount(world.environment()).run(alice.record.id, resource: Self.api, force: true)
         let before = world.provider.tokenRequests.count
-        _ = try await RefreshAccount(world.environment()).runAll(alice.record.id, manual: true)
+        _ = try await RefreshAccount(world.environment()).runAll(alice.record.id, force: true)
         let sent = world.provider.tokenRequests.dropFirst(before)
         #expect(sent.map { $0["resource"] } == [nil, Self.api])
     }

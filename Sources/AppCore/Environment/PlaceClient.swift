@@ -8,7 +8,7 @@ public struct PlaceClient: Sendable {
     /// The real path of `path` (realpath(3): absolute, symlinks resolved); nil when it does not exist.
     public var realPath: @Sendable (_ path: String) -> String?
     /// The directory rules; none when the file does not exist.
-    /// - Throws: the file's damage (`.storeDamaged`) or why it cannot be read.
+    /// - Throws: the file's damage (`.fileDamaged`) or why it cannot be read.
     public var bindings: @Sendable () throws(AppError) -> [DirectoryBinding]
     /// One read-modify-write of the rules under the file's lock (the live value: StrictJSON, 0600, atomic).
     public var updateBindings: @Sendable (_ change: (inout [DirectoryBinding]) -> Void) throws(AppError) -> Void

@@ -15,7 +15,7 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
         case storeLocked
         /// A file authdeck keeps (metadata, the vault, the plaintext store) is damaged: nothing
         /// was changed; `authdeck doctor` names the damage and `doctor --repair` moves it aside.
-        case storeDamaged(file: String)
+        case fileDamaged(file: String)
         /// The user cancelled.
         case cancelled
         /// The request itself was wrong (unknown provider or account, bad option): nothing was done.
@@ -28,7 +28,7 @@ public struct AppError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The clause that was violated or the spec section of the error response, e.g. "RFC 6749 §5.2".
     public var specReference: String?
     public var disposition: Disposition
-    /// The damaged file and what is wrong with it (with ``Disposition/storeDamaged(file:)``).
+    /// The damaged file and what is wrong with it (with ``Disposition/fileDamaged(file:)``).
     public var damage: FileDamage?
     /// What to do next when it depends on the cause rather than the disposition (a locked
     /// keyring is not a vault without its passphrase); the front ends show it instead of their

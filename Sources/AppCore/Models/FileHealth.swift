@@ -20,9 +20,9 @@ public struct FileDamage: Equatable, Sendable, CustomStringConvertible {
     /// What to do next, in every message about a damaged file.
     public static let hint = "Nothing was changed. Run 'authdeck doctor' to see what is damaged, and 'authdeck doctor --repair' to move the damaged file aside and rebuild what can be rebuilt."
 
-    /// The one error of a damaged file (disposition ``AppError/Disposition/storeDamaged(file:)``).
+    /// The one error of a damaged file (disposition ``AppError/Disposition/fileDamaged(file:)``).
     public var appError: AppError {
-        AppError(title: "\(file) is damaged", detail: "\(damage). \(Self.hint)", disposition: .storeDamaged(file: file), damage: self)
+        AppError(title: "\(file) is damaged", detail: "\(damage). \(Self.hint)", disposition: .fileDamaged(file: file), damage: self)
     }
 }
 

@@ -8,7 +8,7 @@ public struct LoadedSnapshot: Equatable, Sendable {
     public var activeAccountID: AccountID?
     public var credentialStore: StoreInfo
     /// Files that could not be read because they are damaged (``LoadAccounts/overview()``):
-    /// what they hold is missing from this snapshot; the front ends say "store damaged".
+    /// what they hold is missing from this snapshot; the front ends say "file damaged".
     public var damage: [FileDamage]
     /// What the user should know but that blocks nothing (a damaged `active.json`).
     public var warnings: [String]

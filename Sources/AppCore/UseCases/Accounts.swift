@@ -93,7 +93,7 @@ public struct LoadAccounts: Sendable {
     }
 
     /// What a command needs: a damaged `providers.json` or `accounts.json` throws (disposition
-    /// ``AppError/Disposition/storeDamaged(file:)``: "run 'authdeck doctor'"); a damaged
+    /// ``AppError/Disposition/fileDamaged(file:)``: "run 'authdeck doctor'"); a damaged
     /// `active.json` is a warning and no active account.
     public func run() throws(AppError) -> LoadedSnapshot {
         let providers = try env.files.providers()
@@ -106,7 +106,7 @@ public struct LoadAccounts: Sendable {
     /// What `status` and the accounts screen show: like ``run()`` with the place read (git config,
     /// the directory rule: ``LoadedSnapshot/place``), and a damaged file is
     /// reported in ``LoadedSnapshot/damage`` (with the secrets' file's damage in
-    /// ``StoreInfo/damage``) instead of thrown, so that the front ends say "store damaged" and
+    /// ``StoreInfo/damage``) instead of thrown, so that the front ends say "file damaged" and
     /// name the file rather than "No accounts".
     public func overview() throws(AppError) -> LoadedSnapshot {
         var damage: [FileDamage] = []

@@ -102,7 +102,7 @@ public struct CheckAccounts: Sendable {
     }
 
     /// Checks `records` one after another.
-    /// - Throws: ``AppError`` with `.storeLocked` or `.storeDamaged` (nothing can be checked
+    /// - Throws: ``AppError`` with `.storeLocked` or `.fileDamaged` (nothing can be checked
     ///   unattended then; said once).
     public func run(_ records: [AccountRecord], settings: Settings) async throws(AppError) -> [Outcome] {
         var outcomes: [Outcome] = []
@@ -115,7 +115,7 @@ public struct CheckAccounts: Sendable {
                     refreshed = true
                 } catch {
                     switch error.disposition {
-                    case .storeLocked, .storeDamaged, .cancelled: throw error
+                    case .storeLocked, .fileDamaged, .cancelled: throw error
                     case .needsSignIn:
                         outcomes.append(Outcome(account: record.id, provider: record.providerID, handle: AccountResolution.handle(record),
                                                 verdict: .needsSignIn, reason: error.title, refreshed: false, endsAt: nil))

@@ -4,16 +4,16 @@ import FoundationEssentials
 public struct QueuedRefresh: Equatable, Sendable {
     public var id: AccountID
     /// Asked for by the user (`r`): ahead of every scheduled one.
-    public var manual: Bool
+    public var force: Bool
     /// Transient failures before this attempt (0 = first), carried into ``RefreshPhase/inFlight(attempt:)``.
     public var attempt: Int
     /// The soonest `expiresAt` of the account's access tokens when it was queued (nil: unknown,
     /// last); the scheduled ones wait in this order.
     public var expiresAt: Date?
 
-    public init(id: AccountID, manual: Bool, attempt: Int, expiresAt: Date?) {
+    public init(id: AccountID, force: Bool, attempt: Int, expiresAt: Date?) {
         self.id = id
-        self.manual = manual
+        self.force = force
         self.attempt = attempt
         self.expiresAt = expiresAt
     }
@@ -30,17 +30,17 @@ public enum RefreshQueue {
     /// token endpoint is rate-limited per client (Auth0, Entra, Google answer 429 to bursts), and
     /// 200 accounts expiring together must not look like an attack. Four keeps the provider's
     /// round-trip time overlapped (a refresh is mostly waiting for the network) while the
-    /// 2-core machine the TUI shares stays responsive; a manual refresh waits for at most one of
+    /// 2-core machine the TUI shares stays responsive; a forced refresh waits for at most one of
     /// four slots.
     public static let maxInFlight = 4
 
-    /// Where `entry` goes in `queue`: manual ones after the manual ones already waiting (first
+    /// Where `entry` goes in `queue`: forced ones after the forced ones already waiting (first
     /// asked, first served), ahead of every scheduled one; scheduled ones by `expiresAt`, the
     /// soonest first (unknown last), after those expiring at the same time.
     /// - Returns: an index into `queue` (`queue.count` for the end).
     public static func insertionIndex(of entry: QueuedRefresh, in queue: [QueuedRefresh]) -> Int {
-        if entry.manual { return queue.firstIndex { !$0.manual } ?? queue.count }
+        if entry.force { return queue.firstIndex { !$0.force } ?? queue.count }
         let expiry = entry.expiresAt ?? .distantFuture
-        return queue.firstIndex { !$0.manual && ($0.expiresAt ?? .distantFuture) > expiry } ?? queue.count
+        return queue.firstIndex { !$0.force && ($0.expiresAt ?? .distantFuture) > expiry } ?? queue.count
     }
 }

@@ -12,7 +12,7 @@ enum ExitCode {
     static let needsSignIn: Int32 = 3
     static let storeLocked: Int32 = 4
     /// A file authdeck keeps is damaged (nothing was changed): run `authdeck doctor`.
-    static let storeDamaged: Int32 = 5
+    static let fileDamaged: Int32 = 5
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }

@@ -76,7 +76,7 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
             Output.err(repair ? "Repaired; everything is fine now." : "Everything is fine.")
         }
     }
-    if !report.damaged.isEmpty { return ExitCode.storeDamaged }
+    if !report.damaged.isEmpty { return ExitCode.fileDamaged }
     return report.isHealthy ? ExitCode.ok : ExitCode.failure
 }
 

@@ -160,7 +160,7 @@ enum ManPages {
         (ExitCode.usage, "Usage error: unknown command or option, a missing or invalid argument, an unknown provider or account; nothing was done."),
         (ExitCode.needsSignIn, "Needs sign-in: no account, or the grant was revoked or expired (run authdeck login)."),
         (ExitCode.storeLocked, "The credential store is locked: the vault passphrase is unavailable or wrong, or the keyring is locked; nothing was stored."),
-        (ExitCode.storeDamaged, "A file authdeck keeps is damaged; nothing was changed (run authdeck doctor)."),
+        (ExitCode.fileDamaged, "A file authdeck keeps is damaged; nothing was changed (run authdeck doctor)."),
         (ExitCode.interrupted, "Interrupted by Ctrl-C (SIGINT)."),
     ]
 

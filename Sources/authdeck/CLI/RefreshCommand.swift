@@ -23,7 +23,7 @@ func refreshRun(_ query: String?, resource: String?, _ context: CLIContext) asyn
     }
     let refresh = { () async throws(AppError) -> AccountRecord in
         if let resource { return try await RefreshAccount(context.app).run(record, resource: resource, force: true, notices: Output.refreshNotice) }
-        return try await RefreshAccount(context.app).runAll(record.id, manual: true, notices: Output.refreshNotice)
+        return try await RefreshAccount(context.app).runAll(record.id, force: true, notices: Output.refreshNotice)
     }
     switch await context.result(refresh) {
     case .success(let updated):

@@ -112,11 +112,11 @@ private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: 
     var account = AccountState(record: record)
     account.refreshingElsewhere = snapshot.refreshingElsewhere.contains(record.id)
     return account.status(now: now, policy: context.app.policy, storeLocked: snapshot.credentialStore.isLocked,
-                          storeDamaged: snapshot.credentialStore.damage != nil)
+                          fileDamaged: snapshot.credentialStore.damage != nil)
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
-    // Damaged files are shown ("store damaged", the file named), not thrown.
+    // Damaged files are shown ("file damaged", the file named), not thrown.
     let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
     for warning in snapshot.warnings { Output.err("warning: \(warning)") }
     let damage = snapshot.allDamage
@@ -163,14 +163,14 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         for row in rows { lines += row.text(now: now) }
         let store = snapshot.credentialStore
         lines.append("storage backend: \(store.name)\(store.isInsecure ? " (INSECURE)" : "")\(store.isLocked ? " (locked)" : "")\(store.reason.map { " — \($0)" } ?? "")")
-        lines += damage.map { "store damaged: \($0.file): \($0.damage)" }
+        lines += damage.map { "file damaged: \($0.file): \($0.damage)" }
         let gitURLs = SetupGit(context.app).installedURLs()
         if !gitURLs.isEmpty { lines.append("git credential helper for: \(commaList(gitURLs)) (authdeck setup-git)") }
         Output.out(lines.joined(separator: "\n") + "\n")
     }
     if !damage.isEmpty {
-        Output.err("error: store damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed. Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
-        return ExitCode.storeDamaged
+        Output.err("error: file damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed. Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
+        return ExitCode.fileDamaged
     }
     if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
     if snapshot.credentialStore.problem != nil && !rows.isEmpty { return ExitCode.failure }

@@ -1,0 +1,122 @@
+import AppCore
+import AppCoreLive
+import Synchronization
+import AuthEngine
+import CredentialStore
+import CredentialStoreLive
+import Dispatch
+import FoundationEssentials
+import TerminalUI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+/// stdout carries only the result; everything else goes to stderr.
+/// Text from outside (claims, names, server error descriptions) never reaches a terminal raw:
+/// control characters and escape sequences are made visible (`\e[2J`) in every text line, on
+/// stdout and stderr, piped or not (a pipe often ends in a terminal). The exceptions carry their
+/// own encoding: `--json` (JSON escapes control characters) and `api`'s body when piped.
+enum Output {
+    static let stdoutIsTerminal = isatty(1) == 1
+
+    static func out(_ text: String) {
+        raw(Data(visible(text).utf8))
+    }
+
+    /// Bytes as they are: JSON documents, and response bodies going to a pipe.
+    /// When stdout is closed or cannot take them (`>&-`, `>/dev/full`, EIO), the result did not
+    /// reach its reader: one line on stderr and exit 1, never a trap (FileHandle.write traps).
+    static func raw(_ data: Data) {
+        if let error = writeAll(STDOUT_FILENO, data) {
+            writeAll(STDERR_FILENO, Data("authdeck: cannot write the result to standard output: \(describe(errno: error)); check what stdout is redirected to\n".utf8))
+            exit(ExitCode.failure)
+        }
+    }
+
+    static func line(_ text: String) { out(text + "\n") }
+
+    /// What a refresh on the way says ("the provider is slow", a replayed refresh token), on stderr.
+    @Sendable static func refreshNotice(_ notice: RefreshNotice) { err("note: \(notice.message)") }
+
+    /// A message on stderr. If stderr itself is closed or full there is nowhere to say so: the
+    /// message is dropped (the exit code still tells).
+    static func err(_ text: String) {
+        writeAll(STDERR_FILENO, Data((visible(text) + "\n").utf8))
+    }
+
+    /// Writes every byte to `fd` (retrying short writes and EINTR); the errno of a failure, else nil.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ data: Data) -> Int32? {
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, base + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
+    }
+
+    /// "No space left on device (ENOSPC)"-style text for an errno.
+    static func describe(errno code: Int32) -> String {
+        let names: [Int32: String] = [EBADF: "EBADF", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EIO: "EIO", EISDIR: "EISDIR", EAGAIN: "EAGAIN"]
+        let text = String(cString: strerror(code))
+        return code == EBADF ? "it is closed (EBADF)" : names[code].map { "\(text) (\($0))" } ?? SystemErrorText.describe(code)
+    }
+
+    /// `Sanitizer.visible` on every piece, keeping the layout's newlines and tabs.
+    static func visible(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { Sanitizer.visible(String($0)) }.joined(separator: "\t")
+        }.joined(separator: "\n")
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    /// Pretty, key-sorted JSON (the stable `--json` schema) followed by a newline: jansson's
+    /// writer (`JSONValue.serialized(pretty:)`: two-space indentation, integers as integers,
+    /// `/` not escaped), no Codable and no `JSONSerialization` (PERFORMANCE.md).
+    static func json(_ value: JSONValue) {
+        raw(value.serialized(pretty: true) + Data("\n".utf8))
+    }
+}
+
+/// Members of the CLI's `--json` objects that may be `null` (the schema keeps every member).
+extension JSONValue {
+    /// The text, or `null`.
+    static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// RFC 3339 UTC (``Times/rfc3339(_:)``), or `null`.
+    static func time(_ value: Date?) -> JSONValue { value.map { .string(Times.rfc3339($0)) } ?? .null }
+    /// The whole number, or `null`.
+    static func integer(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    /// true / false, or `null`.
+    static func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+    /// The absolute string, or `null`.
+    static func url(_ value: URL?) -> JSONValue { value.map { .string($0.absoluteString) } ?? .null }
+}
+
+/// Times in the CLI's machine-readable output: RFC 3339 UTC (`2026-11-30T10:20:49Z`) and whole
+/// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
+enum Times {
+    static func rfc3339(_ date: Date) -> String {
+        // Date.ISO8601FormatStyle (FoundationEssentials, a value type): UTC, `Z`, whole seconds,
+        // the same text as ISO8601DateFormatter's .withInternetDateTime, without building an ICU
+        // date formatter per call (most of `status --json`'s time, PERFORMANCE.md).
+        date.formatted(rfc3339Style)
+    }
+
+    private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: .gmt)
+
+    /// Whole seconds from `now` to `date` (negative when past), clamped to ±`TimeText.farSeconds`
+    /// (an `exp` of 1e300 or an `expires_in` of 2^63 must not trap the conversion).
+    static func secondsLeft(_ date: Date, now: Date) -> Int {
+        Int(min(max(date.timeIntervalSince(now), -TimeText.farSeconds), TimeText.farSeconds).rounded(.down))
+    }
+}
