@@ -1,0 +1,133 @@
+// Dialogs (sign-in, confirmations, the device grant's code and QR) and the help overlay.
+import AppCore
+import FoundationEssentials
+
+extension Renderer {
+    // MARK: Dialogs
+
+    static func dialogRect(size: Size, width: Int, height: Int) -> Rect {
+        let w = min(width, size.width - 2)
+        let h = min(height, size.height - 2)
+        return Rect(x: (size.width - w) / 2, y: max(1, (size.height - h) / 2), width: w, height: h)
+    }
+
+    static func drawDialogBox(_ f: inout Frame, _ r: Rect, title: String) -> Rect {
+        f.fill(r, role: .dialog)
+        f.box(r, title: title, role: .dialogBorder, titleRole: .dialogTitle)
+        return Rect(x: r.x + 2, y: r.y + 1, width: r.width - 4, height: r.height - 2)
+    }
+
+    static func drawLines(_ f: inout Frame, _ lines: [Line], in r: Rect) {
+        for (i, l) in lines.prefix(r.height).enumerated() { f.draw(l, x: r.x, y: r.y + i, width: r.width) }
+    }
+
+    static func drawDialog(_ f: inout Frame, _ m: ScreenModel, _ d: Dialog, size: Size) {
+        switch d {
+        case .signIn(let s):
+            // The provider list scrolls inside the dialog: as many rows as the terminal leaves.
+            let rows = max(3, size.height - 4 - DialogContent.signInFixedLines)
+            // Lines as wide as the box's inside (``dialogRect`` less border and margins).
+            let lines = DialogContent.signIn(s, width: min(70, size.width - 2) - 4, providerRows: rows)
+            let r = dialogRect(size: size, width: 70, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
+        case .presetForm(let p):
+            let rows = max(3, size.height - 4 - DialogContent.presetFormFixedLines)
+            let lines = DialogContent.presetForm(p, width: min(70, size.width - 6), presetRows: rows)
+            let r = dialogRect(size: size, width: 74, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Add a provider from a preset"))
+        case .browserWaiting(let b):
+            let lines = DialogContent.browserWaiting(b, width: min(76, size.width - 6))
+            let r = dialogRect(size: size, width: 80, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in with the browser"))
+        case .device(let dev):
+            drawDevice(&f, m, dev, size: size)
+        case .signOutConfirm(let c):
+            let lines = DialogContent.signOutConfirm(c)
+            let r = dialogRect(size: size, width: 64, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
+        case .signOutProgress(let p):
+            let lines = DialogContent.signOutProgress(p, width: min(64, size.width - 6))
+            let r = dialogRect(size: size, width: 68, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
+        }
+    }
+
+    static func drawDevice(_ f: inout Frame, _ m: ScreenModel, _ d: DeviceDialog, size: Size) {
+        let maxW = size.width - 2, maxH = size.height - 2
+        // A 32-column text column keeps a version-4 QR code (33 modules, quiet zone 2) beside it
+        // on an 80×24 terminal.
+        let textW = min(32, max(20, maxW - 4))
+        let text = DialogContent.device(d, now: m.now, width: textW)
+        // QR: quiet zone 4 modules (ISO/IEC 18004) when it fits, else 2; side by side or below the text.
+        var qrLines: [String] = []
+        var placement = 0  // 0 none, 1 right, 2 below
+        if let matrix = d.qr {
+            for quiet in [4, 2] {
+                let q = QRText.lines(matrix, quietZone: quiet, glyphs: m.glyphs)
+                let qw = q.first.map(DisplayWidth.of) ?? 0
+                if textW + qw + 7 <= maxW, max(text.count, q.count) + 2 <= maxH {
+                    qrLines = q; placement = 1; break
+                }
+                if max(textW, qw) + 4 <= maxW, text.count + 1 + q.count + 2 <= maxH {
+                    qrLines = q; placement = 2; break
+                }
+            }
+        }
+        let qw = qrLines.first.map(DisplayWidth.of) ?? 0
+        var lines = text
+        if d.qr != nil, placement == 0 { lines.append([.text("(enlarge window for QR code)", .textDim)]) }
+        let w: Int, h: Int
+        switch placement {
+        case 1: (w, h) = (textW + qw + 7, max(lines.count, qrLines.count) + 2)
+        case 2: (w, h) = (max(textW, qw) + 4, lines.count + 1 + qrLines.count + 2)
+        default: (w, h) = (textW + 4, lines.count + 2)
+        }
+        let r = dialogRect(size: size, width: w, height: h)
+        let inner = drawDialogBox(&f, r, title: "Sign in on another device · " + Sanitizer.visible(d.providerName))
+        drawLines(&f, lines, in: Rect(x: inner.x, y: inner.y, width: textW, height: inner.height))
+        let qx = placement == 1 ? inner.x + textW + 3 : inner.x + (inner.width - qw) / 2
+        let qy = placement == 1 ? inner.y : inner.y + lines.count + 1
+        for (i, l) in qrLines.enumerated() where qy + i < r.maxY - 1 {
+            f.text(l, x: qx, y: qy + i, role: .qr, maxWidth: qw)
+        }
+    }
+
+    // MARK: Help
+
+    static func drawHelp(_ f: inout Frame, _ m: ScreenModel, size: Size, theme: Theme) {
+        let r = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
+        var inner = drawDialogBox(&f, r, title: "Keys · theme \(Sanitizer.visible(theme.name)) · ? or Esc closes")
+        guard inner.height > 0 else { return }
+        // Notes (the demo's users and commands) stay at the foot, above everything else cut first.
+        let notes = m.notes.prefix(max(0, inner.height / 3))
+        if !notes.isEmpty {
+            for (i, note) in notes.enumerated() {
+                f.draw([.text(Sanitizer.visible(note), .textDim)], x: inner.x, y: inner.y + inner.height - notes.count + i, width: inner.width)
+            }
+            inner.height -= notes.count + 1
+        }
+        let sections = KeyBindings.helpSections(for: m)
+        let lineCount = sections.reduce(0) { $0 + 1 + $1.bindings.count }
+        let spaced = lineCount + sections.count - 1 <= inner.height
+        let keyWidth = min(12, sections.flatMap(\.bindings).map { DisplayWidth.of($0.keyLabel) }.max() ?? 8)
+        var entries: [Line] = []
+        for (i, section) in sections.enumerated() {
+            if i > 0 && spaced { entries.append([]) }
+            entries.append([.text(section.title, .title)])
+            for b in section.bindings {
+                var l: Line = [.text(" " + DisplayWidth.pad(b.keyLabel, to: keyWidth), .keyHint), .text(" " + b.description, .text)]
+                if b.isDestructive { l.append(.text(" (asks first)", .textDim)) }
+                if let reason = b.disabledReason(m) { l.append(.text(" — now: " + reason, .keyDisabled)) }
+                entries.append(l)
+            }
+        }
+        let columns = max(1, min(3, (entries.count + inner.height - 1) / inner.height))
+        let colW = (inner.width - (columns - 1) * 2) / columns
+        for c in 0..<columns {
+            let chunk = entries.dropFirst(c * inner.height).prefix(inner.height)
+            for (i, l) in chunk.enumerated() {
+                f.draw(l, x: inner.x + c * (colW + 2), y: inner.y + i, width: colW)
+            }
+        }
+    }
+}
