@@ -38,6 +38,7 @@ extension AppEnvironment {
         environment.dpopNonces = .live(directory: "\(paths.cacheDirectory)/dpop-nonces")
         environment.place = .live(files)
         environment.git = .live(processEnvironment: processEnvironment)
+        environment.presets = { PresetFiles.catalog(environment: processEnvironment) }
         return environment
     }
 }

@@ -23,6 +23,10 @@ struct UnimplementedEnvironmentTests {
         _ = env.cache.check()
         env.cache.drop("/tmp/x.json")
         _ = env.clock.now
+        _ = env.place.currentDirectory()
+        _ = try? env.place.bindings()
+        _ = env.git.run(["config"], nil)
+        _ = env.presets()
         #expect(reports.withLock { $0 } == [
             "unimplemented: environment.readKeyFile",
             "unimplemented: environment.crypto.generateKeyPair",
@@ -35,6 +39,10 @@ struct UnimplementedEnvironmentTests {
             "unimplemented: environment.cache.check",
             "unimplemented: environment.cache.drop",
             "unimplemented: environment.clock",
+            "unimplemented: environment.place.currentDirectory",
+            "unimplemented: environment.place.bindings",
+            "unimplemented: environment.git.run(config)",
+            "unimplemented: environment.presets",
         ])
     }
 

@@ -85,6 +85,7 @@ extension AppEnvironment {
             bindings: { () throws(AppError) in throw failure("place.bindings") },
             updateBindings: { _ throws(AppError) in throw failure("place.updateBindings") })
         environment.git = GitClient { arguments, _ in report("unimplemented: environment.git.run(\(arguments.first ?? ""))"); return nil }
+        environment.presets = { report("unimplemented: environment.presets"); return PresetCatalog.load(userFiles: []) }
         return environment
     }
 }

@@ -33,6 +33,9 @@ public struct AppEnvironment: Sendable {
     public var place: PlaceClient = .none
     /// git as a child process (`authdeck.account`, `setup-git`).
     public var git: GitClient = .none
+    /// The provider presets in effect: the built-in ones, then the user's preset files (read on
+    /// each call; a bad file is in ``PresetCatalog/problems``, the others still count).
+    public var presets: @Sendable () -> PresetCatalog = { PresetCatalog.load(userFiles: []) }
     /// Refresh margin, "expiring soon", backoff.
     public var policy: ExpiryPolicy
     /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).

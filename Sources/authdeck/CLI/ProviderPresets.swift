@@ -8,7 +8,7 @@ import StrictJSON
 
 /// The presets in effect; a bad user file is named on stderr once (`warn`), the others still work.
 func presetCatalog(_ context: CLIContext, warn: Bool = true) -> PresetCatalog {
-    let catalog = PresetFiles.catalog(environment: context.environment)
+    let catalog = context.app.presets()
     if warn {
         for problem in catalog.problems { Output.err("warning: preset file \(problem) (the file is ignored)") }
     }

@@ -30,7 +30,7 @@ func runTUI(_ parsed: ParsedCommand) async -> Int32 {
     let catalog = ThemeCatalog(directories: themeDirectories(environment))
     let themeName = parsed.value("theme") ?? environment["AUTHDECK_THEME"] ?? "default"
     let (theme, themeError) = catalog.load(themeName)
-    let presets = PresetFiles.catalog(environment: environment)
+    let presets = live.presets()
     var initial = AccountsScreen.State(
         app: AppState(now: live.now(), environmentAccount: environment["AUTHDECK_ACCOUNT"]), themeName: themeName, theme: theme,
         readOnly: parsed.flag("readOnly"), notes: AccountsScreen.notes(environment["AUTHDECK_NOTES"]))
