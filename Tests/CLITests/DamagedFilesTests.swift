@@ -175,7 +175,7 @@ extension CLIHome {
         if FileManager.default.fileExists(atPath: path) {
             try data.write(to: URL(fileURLWithPath: path))
         } else {
-            FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+            #expect(FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]))
         }
     }
 
