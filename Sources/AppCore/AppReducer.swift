@@ -148,7 +148,8 @@ public struct AppReducer: Sendable {
             state.accounts[index].storedTokens = .idle
             if state.accounts[index].replaysRefreshToken {
                 state.accounts[index].replaysRefreshToken = false
-                flash(&state, .warn, "Refreshed \(record.displayName): its refresh token was sent again after an earlier refresh got no answer, and the provider accepted it")
+                flash(&state, .warn, "Refreshed \(record.displayName): its refresh token was sent again after an earlier refresh"
+                    + " got no answer, and the provider accepted it")
             } else {
                 flash(&state, .info, "Refreshed \(record.displayName)")
             }
@@ -178,7 +179,8 @@ public struct AppReducer: Sendable {
             switch error.disposition {
             case .needsSignIn where replayed:
                 state.accounts[index].refresh = .needsSignIn
-                flash(&state, .warn, "\(name) needs to sign in again: its refresh token was sent again after an earlier refresh got no answer, and the provider refused it (\(error.title))")
+                flash(&state, .warn, "\(name) needs to sign in again: its refresh token was sent again after an earlier refresh"
+                    + " got no answer, and the provider refused it (\(error.title))")
             case .needsSignIn:
                 state.accounts[index].refresh = .needsSignIn
                 flash(&state, .warn, "\(name) needs to sign in again: \(error.title)")

@@ -55,7 +55,9 @@ public enum AccountStatus: Equatable, Sendable {
         case .expired: "expired"
         case .needsSignIn: "needs sign-in"
         case .refreshFailed(let at):
-            TimeText.secondsUntil(at, now: now) > 0 ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))" : "refresh failed, retrying"
+            TimeText.secondsUntil(at, now: now) > 0
+                ? "refresh failed, retrying in \(TimeText.duration(TimeText.secondsUntil(at, now: now)))"
+                : "refresh failed, retrying"
         case .storeLocked: "store locked"
         case .fileDamaged: "file damaged"
         case .refreshOutcomeUnknown: "refresh outcome unknown"

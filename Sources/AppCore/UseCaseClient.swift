@@ -15,7 +15,8 @@ public struct UseCaseClient: Sendable {
     /// Refreshes the account's tokens (``RefreshAccount``). `force`: always send a request;
     /// otherwise none is sent when another process already refreshed. `notice`: the provider is
     /// slow, a refresh token is replayed (``RefreshNotice``).
-    public var refresh: @Sendable (AccountID, _ force: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccountRecord, AppError>
+    public var refresh: @Sendable (AccountID, _ force: Bool, _ notice: @escaping @Sendable (RefreshNotice) -> Void) async
+        -> Result<AccountRecord, AppError>
     /// Signs out step by step (``SignOut``); returns what changed locally.
     public var signOut: @Sendable (AccountID, SignOutOptions, _ step: @escaping @Sendable (SignOutStepResult) -> Void) async -> SignOutOutcome
     /// OIDC Core §5.3 userinfo claims.
@@ -64,14 +65,23 @@ public struct UseCaseClient: Sendable {
             load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
             signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
-            refresh: { id, force, notice in await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, force: force, notices: notice) } },
+            refresh: { id, force, notice in
+                await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, force: force, notices: notice) }
+            },
             signOut: { id, options, step in await SignOut(env).run(id, options: options, step: step) },
             userinfo: { id in await result { () async throws(AppError) in try await ShowUserInfo(env).run(id) } },
             introspect: { id in await result { () async throws(AppError) in try await IntrospectAccessToken(env).run(id) } },
-            accessToken: { id, notice in await result { () async throws(AppError) in try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(TokenUse.minimumValidity), notices: notice).value } },
+            accessToken: { id, notice in
+                await result { () async throws(AppError) in
+                    try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(TokenUse.minimumValidity), notices: notice).value
+                }
+            },
             storedTokens: { id in await result { () throws(AppError) in try StoredTokens(env).run(id) } },
             addProvider: { config, secret in
-                await result { () async throws(AppError) in try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery); return config }
+                await result { () async throws(AppError) in
+                    try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery)
+                    return config
+                }
             })
     }
 

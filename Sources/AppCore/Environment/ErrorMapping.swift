@@ -42,7 +42,8 @@ public enum ErrorMapping {
         case .timeout(let operation, _):
             // A local store, not the network: what to check depends on what did not answer.
             let next = operation.hasPrefix("Secret Service")
-                ? "The Secret Service (the keyring daemon on the session bus) did not answer: check that it is running and not stuck, then try again, or keep secrets in the encrypted vault instead (AUTHDECK_STORE=vault)."
+                ? "The Secret Service (the keyring daemon on the session bus) did not answer: check that it is running and not stuck,"
+                    + " then try again, or keep secrets in the encrypted vault instead (AUTHDECK_STORE=vault)."
                 : "Another authdeck process holds the lock; try again when it has finished."
             return AppError(title: "The credential store did not answer in time", detail: "\(error)", disposition: .transient(retryAfter: nil),
                             nextStep: next)
@@ -57,14 +58,16 @@ public enum ErrorMapping {
 
     /// What to do about a locked keyring (any front end).
     public static let keyringLockedNextStep =
-        "Unlock the keyring (log in to the desktop session, or unlock the login keyring in your keyring tool, e.g. seahorse) and try again; a sign-in waits at the keyring's unlock prompt when one can be shown."
+        "Unlock the keyring (log in to the desktop session, or unlock the login keyring in your keyring tool, e.g. seahorse)"
+            + " and try again; a sign-in waits at the keyring's unlock prompt when one can be shown."
 
     static func appError(_ error: RedirectListenerFailure) -> AppError {
         switch error {
         case .cancelled:
             return .cancelled
         case .timedOut:
-            return AppError(title: "The browser sign-in timed out", detail: "No redirect reached the loopback listener in time; start the sign-in again.",
+            return AppError(title: "The browser sign-in timed out",
+                            detail: "No redirect reached the loopback listener in time; start the sign-in again.",
                             specReference: "RFC 8252 §8.3", disposition: .other)
         case .failed(let detail):
             return AppError(title: "The loopback redirect listener failed", detail: detail, specReference: "RFC 8252 §7.3", disposition: .other)

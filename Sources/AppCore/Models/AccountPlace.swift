@@ -2,7 +2,7 @@ import AuthEngine
 import FoundationEssentials
 
 /// What the place a command runs in says about the account: the git config value
-/// that counts there and the directory rule that matches it. Read by ``ReadPlace`` through the
+/// that counts there and the directory rule that matches it. Read by ``Places/read(_:)`` through the
 /// environment; decided on by ``AccountResolution``.
 public struct AccountPlace: Equatable, Sendable {
     /// The real path of the directory (symlinks resolved); nil when it could not be read.
@@ -71,7 +71,8 @@ public struct DirectoryBinding: Equatable, Sendable {
     }
 
     public static func json(_ list: [DirectoryBinding]) -> JSONValue {
-        .object(["version": .int(1), "bindings": .array(list.map { .object(["directory": .string($0.directory), "account": .string($0.account.rawValue)]) })])
+        let bindings = list.map { JSONValue.object(["directory": .string($0.directory), "account": .string($0.account.rawValue)]) }
+        return .object(["version": .int(1), "bindings": .array(bindings)])
     }
 }
 
@@ -133,10 +134,13 @@ public struct GitConfigAccount: Equatable, Sendable {
                 if gitDirectories.contains(where: { DirectoryBinding.path(entry.file, isWithin: $0) }) {
                     chosen = entry
                 } else {
-                    notes.append("authdeck.account in \(entry.file) is not used: the repository's config includes it from outside its git directory, and a file in a repository never chooses an identity (set it with 'git config authdeck.account', or 'authdeck bind')")
+                    notes.append("authdeck.account in \(entry.file) is not used: the repository's config includes it from outside"
+                        + " its git directory, and a file in a repository never chooses an identity"
+                        + " (set it with 'git config authdeck.account', or 'authdeck bind')")
                 }
             default:
-                notes.append("authdeck.account from \(entry.file) (\(entry.scope) scope) is not used: only the system, global, command-line and repository-local settings choose an account")
+                notes.append("authdeck.account from \(entry.file) (\(entry.scope) scope) is not used:"
+                    + " only the system, global, command-line and repository-local settings choose an account")
             }
         }
         return (chosen, notes)

@@ -49,7 +49,8 @@ public struct AccessTokenInfo: Equatable, Sendable {
     /// JWT, encrypted (JWE) or opaque; nil in records written before it was kept.
     public var format: AccessTokenFormat?
 
-    public init(resource: String? = nil, expiresAt: Date?, issuedAt: Date, tokenType: String = "Bearer", scopes: [String], informationalClaims: JSONValue? = nil) {
+    public init(resource: String? = nil, expiresAt: Date?, issuedAt: Date, tokenType: String = "Bearer", scopes: [String],
+                informationalClaims: JSONValue? = nil) {
         self.resource = resource
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt

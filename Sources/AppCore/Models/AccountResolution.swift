@@ -61,7 +61,10 @@ public enum AccountResolution {
     static func match(_ query: String, source: AccountSource, in accounts: [AccountRecord]) throws(AccountResolutionError) -> ResolvedAccount {
         // An empty name names nothing (as a prefix it would match every account).
         guard !query.isEmpty else { throw .noMatch(query: query, source: source, known: accounts.map(describe)) }
-        if let exact = accounts.first(where: { $0.alias.exactlyEquals(query) || $0.id.rawValue.exactlyEquals(query) || handle($0).exactlyEquals(query) }) {
+        let exact = accounts.first {
+            $0.alias.exactlyEquals(query) || $0.id.rawValue.exactlyEquals(query) || handle($0).exactlyEquals(query)
+        }
+        if let exact {
             return ResolvedAccount(record: exact, source: source)
         }
         func starts(_ text: String) -> Bool { text.utf8.starts(with: query.utf8) }
@@ -94,7 +97,8 @@ public enum AccountResolution {
             if other.alias.exactlyEquals(alias) {
                 notes.append("alias '\(alias)' is used by \(handle(other)); it will name both until one is logged out")
             } else if let theirs = other.alias, theirs == alias {
-                notes.append("alias '\(alias)' looks the same as \(handle(other))'s alias but is spelled with other characters; typing it may pick either")
+                notes.append("alias '\(alias)' looks the same as \(handle(other))'s alias but is spelled with other characters;"
+                    + " typing it may pick either")
             } else if (other.username ?? other.subject).exactlyEquals(alias) || handle(other).exactlyEquals(alias) {
                 notes.append("alias '\(alias)' is also \(handle(other))'s name; as an ACCOUNT argument it will mean the new sign-in")
             }

@@ -31,7 +31,8 @@ public enum ExecRules {
         }
         if name.utf8.elementsEqual(nestingVariable.utf8) { return "--env \(nestingVariable) is set by authdeck itself; choose another name" }
         if reservedNames.contains(where: { $0.utf8.elementsEqual(name.utf8) }) || reservedPrefixes.contains(where: { name.hasPrefix($0) }) {
-            return "--env \(name) already means something to the shell, the dynamic loader or the C library (a token there breaks the command or is printed by it); choose a name such as GH_TOKEN"
+            return "--env \(name) already means something to the shell, the dynamic loader or the C library"
+                + " (a token there breaks the command or is printed by it); choose a name such as GH_TOKEN"
         }
         return nil
     }

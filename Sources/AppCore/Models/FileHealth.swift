@@ -18,7 +18,8 @@ public struct FileDamage: Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(file): \(damage)" }
 
     /// What to do next, in every message about a damaged file.
-    public static let hint = "Nothing was changed. Run 'authdeck doctor' to see what is damaged, and 'authdeck doctor --repair' to move the damaged file aside and rebuild what can be rebuilt."
+    public static let hint = "Nothing was changed. Run 'authdeck doctor' to see what is damaged,"
+        + " and 'authdeck doctor --repair' to move the damaged file aside and rebuild what can be rebuilt."
 
     /// The one error of a damaged file (disposition ``AppError/Disposition/fileDamaged(file:)``).
     public var appError: AppError {

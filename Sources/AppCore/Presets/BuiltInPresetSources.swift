@@ -11,7 +11,8 @@ extension BuiltInPresets {
           "identity": "idToken",
           "revocation": "rfc7009",
           "logout": "none",
-          "note": "Apple: pipe the client-secret JWT to --client-secret-stdin; sign in with 'authdeck login apple --code -' (a code handed over by your app or web page)",
+          "note": "Apple: pipe the client-secret JWT to --client-secret-stdin; sign in with 'authdeck login apple --code -' (a code handed over \#
+        by your app or web page)",
           "provider": {
             "displayName": "Sign in with Apple",
             "issuer": "https://appleid.apple.com",
@@ -26,11 +27,14 @@ extension BuiltInPresets {
             "booleanStringClaims": ["email_verified", "is_private_email"]
           },
           "sources": {
-            "provider.issuer": "https://developer.apple.com/documentation/sign_in_with_apple/sign_in_with_apple_rest_api/authenticating_users_with_sign_in_with_apple",
-            "provider.extraAuthorizationParameters": "https://developer.apple.com/documentation/sign_in_with_apple/request_an_authorization_to_the_sign_in_with_apple_server",
+            "provider.issuer": "https://developer.apple.com/documentation/sign_in_with_apple/sign_in_with_apple_rest_api/authenticating_users_\#
+        with_sign_in_with_apple",
+            "provider.extraAuthorizationParameters": "https://developer.apple.com/documentation/sign_in_with_apple/request_an_authorization_to_\#
+        the_sign_in_with_apple_server",
             "provider.endpoints.revocation": "https://developer.apple.com/documentation/sign_in_with_apple/revoke_tokens",
             "provider.clientAuthentication": "https://developer.apple.com/documentation/sign_in_with_apple/generate_and_validate_tokens",
-            "provider.booleanStringClaims": "https://developer.apple.com/documentation/sign_in_with_apple/authenticating_users_with_sign_in_with_apple"
+            "provider.booleanStringClaims": "https://developer.apple.com/documentation/sign_in_with_apple/authenticating_users_with_sign_in_with_\#
+        apple"
           }
         }
         """#,
@@ -50,7 +54,8 @@ extension BuiltInPresets {
           "identity": "idToken",
           "revocation": "rfc7009",
           "logout": "endSessionOrAuth0V2Logout",
-          "note": "Auth0: add --audience for your API's access token (without it the access token is opaque or encrypted) and offline_access for a refresh token; DPoP is an Auth0 early-access feature, used when discovery advertises it (--dpop never turns it off)",
+          "note": "Auth0: add --audience for your API's access token (without it the access token is opaque or encrypted) and offline_access for \#
+        a refresh token; DPoP is an Auth0 early-access feature, used when discovery advertises it (--dpop never turns it off)",
           "provider": {
             "displayName": "Auth0 ({domain})",
             "issuer": "https://{domain}/",
@@ -92,7 +97,8 @@ extension BuiltInPresets {
             "scopes": ["openid", "profile", "email", "offline_access"]
           },
           "sources": {
-            "provider.issuer": "https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc#find-your-apps-openid-configuration-document-uri",
+            "provider.issuer": "https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc#find-your-apps-openid-configuration-\#
+        document-uri",
             "tenant": "https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols#endpoints",
             "note": "https://learn.microsoft.com/en-us/entra/identity-platform/access-tokens#validate-the-issuer"
           }
@@ -124,13 +130,15 @@ extension BuiltInPresets {
           },
           "sources": {
             "provider.endpoints": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps",
-            "provider.extraHeaders": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#2-users-are-redirected-back-to-your-site-by-github",
+            "provider.extraHeaders": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#2-users-are-\#
+        redirected-back-to-your-site-by-github",
             "provider.scopes": "https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps",
             "identity": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
             "provider.subjectClaim": "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
             "revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
             "provider.endpoints.revocation": "https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token",
-            "provider.gitHosts": "https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/authenticating-as-a-github-app-installation#using-an-installation-access-token-to-authenticate-as-an-app-installation"
+            "provider.gitHosts": "https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/authenticating-as-a-\#
+        github-app-installation#using-an-installation-access-token-to-authenticate-as-an-app-installation"
           }
         }
         """#,
@@ -184,7 +192,8 @@ extension BuiltInPresets {
           },
           "sources": {
             "provider.issuer": "https://developers.google.com/identity/openid-connect/openid-connect#discovery",
-            "provider.extraAuthorizationParameters": "https://developers.google.com/identity/protocols/oauth2/native-app#step-2:-send-a-request-to-googles-oauth-2.0-server",
+            "provider.extraAuthorizationParameters": "https://developers.google.com/identity/protocols/oauth2/native-app#step-2:-send-a-request-\#
+        to-googles-oauth-2.0-server",
             "note": "https://developers.google.com/identity/protocols/oauth2/native-app#creatingcred",
             "provider.containerRegistries": "https://cloud.google.com/artifact-registry/docs/docker/authentication#token"
           }

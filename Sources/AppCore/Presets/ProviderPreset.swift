@@ -140,7 +140,8 @@ extension ProviderPreset {
     /// trailing slashes are dropped; `http://` is refused); the tenant is one path segment.
     /// - Throws: ``PresetError`` (field `--domain` / `--tenant`, or a template field that does not
     ///   decode as the `ProviderConfig` field).
-    public func makeProvider(id: ProviderID, clientID: String, domain: String?, tenant: String?, audience: String? = nil) throws(PresetError) -> ProviderConfig {
+    public func makeProvider(id: ProviderID, clientID: String, domain: String?, tenant: String?,
+                             audience: String? = nil) throws(PresetError) -> ProviderConfig {
         let domainValue = try Self.resolve(domain, self.domain, .domain, preset: name, normalize: Self.host)
         let tenantValue = try Self.resolve(tenant, self.tenant, .tenant, preset: name, normalize: Self.segment)
         let audienceValue = try Self.resolve(audience, self.audience, .audience, preset: name) { value, _ throws(PresetError) in value }

@@ -124,7 +124,8 @@ extension ProviderPreset {
                     throw PresetError(file: file, field: field, problem: "is set by 'provider add', not by a preset")
                 }
                 guard let child = known[key] else {
-                    throw PresetError(file: file, field: field, problem: "unknown field (known: \(known.keys.filter { path != "provider" || !reservedProviderFields.contains($0) }.sorted().joined(separator: ", ")))")
+                    let names = known.keys.filter { path != "provider" || !reservedProviderFields.contains($0) }.sorted()
+                    throw PresetError(file: file, field: field, problem: "unknown field (known: \(names.joined(separator: ", ")))")
                 }
                 if case .object(let nested)? = object[key], Mirror(reflecting: child).displayStyle == .struct {
                     try check(nested, against: child, path: field)

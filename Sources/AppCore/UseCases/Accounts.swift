@@ -34,7 +34,8 @@ struct Accounts: Sendable {
     /// The one "needs sign-in" error of an account whose grant is known to be gone.
     static func needsSignIn(_ record: AccountRecord) -> AppError {
         AppError(title: "\(record.displayName) needs to sign in again",
-                 detail: "The provider ended its grant at the last refresh (invalid_grant, or a refreshed ID token for another identity), so its stored tokens are not handed out. Sign in again: authdeck login \(record.providerID).",
+                 detail: "The provider ended its grant at the last refresh (invalid_grant, or a refreshed ID token for another identity),"
+                     + " so its stored tokens are not handed out. Sign in again: authdeck login \(record.providerID).",
                  specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
     }
 
@@ -84,7 +85,8 @@ public struct LoadAccounts: Sendable {
     static func warnings(_ active: (id: AccountID?, damage: FileDamage?), _ accounts: [AccountRecord]) -> [String] {
         let meanwhile = accounts.count == 1 ? "the only account, \(AccountResolution.describe(accounts[0])), is the default" : "no account is active"
         if let damage = active.damage {
-            return ["\(damage.file) is damaged (\(damage.damage)); \(meanwhile) until you choose one with 'authdeck switch' (run 'authdeck doctor' for details)"]
+            return ["\(damage.file) is damaged (\(damage.damage)); \(meanwhile) until you choose one with 'authdeck switch'"
+                + " (run 'authdeck doctor' for details)"]
         }
         if let id = active.id, !accounts.isEmpty, !accounts.contains(where: { $0.id == id }) {
             return ["the active account \(id.rawValue) is not signed in any more; \(meanwhile) until you choose one with 'authdeck switch'"]

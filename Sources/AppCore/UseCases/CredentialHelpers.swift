@@ -40,9 +40,11 @@ struct HostAccounts {
         let candidates = snapshot.accounts.filter { served[$0.providerID] != nil }
         func answer(_ record: AccountRecord) -> (AccountRecord, CredentialHost)? { served[record.providerID].map { (record, $0) } }
         let names = served.keys.map(\.rawValue).sorted()
+        let described = candidates.map(AccountResolution.describe).joined(separator: ", ")
         guard !candidates.isEmpty else {
             throw .problem(AppError(title: "No account is signed in for \(host)",
-                                    detail: "Sign in with 'authdeck login \(names[0])'\(names.count > 1 ? " (providers serving it: \(names.joined(separator: ", ")))" : "").",
+                                    detail: "Sign in with 'authdeck login \(names[0])'"
+                                        + (names.count > 1 ? " (providers serving it: \(names.joined(separator: ", ")))" : "") + ".",
                                     disposition: .needsSignIn))
         }
         if let username, !username.isEmpty, !served.values.contains(where: { $0.username.exactlyEquals(username) }) {
@@ -50,7 +52,8 @@ struct HostAccounts {
                 if let found = answer(try AccountResolution.match(username, source: .argument, in: candidates).record) { return found }
             } catch {
                 throw .problem(AppError(title: "No account for the username '\(username)' at \(host)",
-                                        detail: "The remote URL names '\(username)'; signed in for \(host): \(candidates.map(AccountResolution.describe).joined(separator: ", ")). Put one of them in the URL, or remove the username.",
+                                        detail: "The remote URL names '\(username)'; signed in for \(host): \(described)."
+                                            + " Put one of them in the URL, or remove the username.",
                                         disposition: .usage))
             }
         }
@@ -62,8 +65,9 @@ struct HostAccounts {
             throw .resolution(error, providers: snapshot.providers)
         }
         if candidates.count == 1, let found = answer(candidates[0]) { return found }
-        throw .problem(AppError(title: "Several accounts can answer for \(host): \(candidates.map(AccountResolution.describe).joined(separator: ", "))",
-                                detail: "Choose one here with 'git config authdeck.account ACCOUNT' or 'authdeck bind ACCOUNT', or name it in the remote URL (https://USERNAME@\(host)/…).",
+        throw .problem(AppError(title: "Several accounts can answer for \(host): \(described)",
+                                detail: "Choose one here with 'git config authdeck.account ACCOUNT' or 'authdeck bind ACCOUNT',"
+                                    + " or name it in the remote URL (https://USERNAME@\(host)/…).",
                                 disposition: .usage))
     }
 
@@ -75,7 +79,8 @@ struct HostAccounts {
         do { issued = try await TokenForScripts(env).accessToken(record, minimumValidity: .seconds(60)) } catch { throw .problem(error) }
         guard issued.tokenType.equalsIgnoringASCIICase("Bearer") else {
             throw .problem(AppError(title: "\(AccountResolution.describe(record))'s access token is a \(issued.tokenType) token",
-                                    detail: "A sender-constrained token (RFC 9449) needs a proof with every request, which git and docker do not make; add the provider with --dpop never for this use."))
+                                    detail: "A sender-constrained token (RFC 9449) needs a proof with every request, which git and docker"
+                                        + " do not make; add the provider with --dpop never for this use."))
         }
         return HelperCredential(account: record, username: entry.username(for: record), token: issued.value, expiresAt: issued.expiresAt)
     }
@@ -114,7 +119,9 @@ public struct GitCredentials: Sendable {
         guard let served else { return nil }
         guard scheme == "https" || (scheme == "http" && URLPolicy.isLoopbackIPLiteral(Self.hostname(host))) else {
             throw .problem(AppError(title: "authdeck sends tokens to \(host) only over https",
-                                    detail: "Plain http is used only for loopback addresses (127.0.0.0/8, ::1); change the remote to https://\(host)/…", disposition: .usage))
+                                    detail: "Plain http is used only for loopback addresses (127.0.0.0/8, ::1);"
+                                        + " change the remote to https://\(host)/…",
+                                    disposition: .usage))
         }
         return served
     }

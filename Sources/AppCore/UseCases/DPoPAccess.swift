@@ -20,7 +20,8 @@ enum DPoPAccess {
 
     /// A new key for a sign-in when the provider's setting and metadata call for DPoP, else nil.
     /// - Throws: `AuthError.unsupported(.dpopAlgorithmNotSupported / .dpopSigningFailed)`.
-    static func signerForSignIn(env: AppEnvironment, provider: ProviderConfig, metadata: AuthorizationServerMetadata) throws(AuthError) -> DPoPSigner? {
+    static func signerForSignIn(env: AppEnvironment, provider: ProviderConfig,
+                                metadata: AuthorizationServerMetadata) throws(AuthError) -> DPoPSigner? {
         guard let algorithm = try DPoP.algorithm(metadata: metadata, setting: provider.dpop ?? .auto) else { return nil }
         let key: JWSKeyPair
         do { key = try env.crypto.generateKeyPair(algorithm) } catch { throw .unsupported(.dpopSigningFailed(String(describing: error))) }

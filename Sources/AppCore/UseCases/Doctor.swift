@@ -94,10 +94,15 @@ public struct Doctor: Sendable {
             do {
                 _ = try env.credentials.store().load(key)
             } catch let error as SecretStoreError {
-                if let damage = error.damage { files.append(FileHealth(kind: .secretItem, path: Self.name(key), condition: .damaged(damage.description))) }
+                if let damage = error.damage {
+                    files.append(FileHealth(kind: .secretItem, path: Self.name(key), condition: .damaged(damage.description)))
+                }
             } catch {}
         }
-        if keys == nil { notes.append("The stored secrets could not be listed (\(secrets.path): \(secrets.condition.label)); accounts without secrets and orphaned secrets were not checked.") }
+        if keys == nil {
+            notes.append("The stored secrets could not be listed (\(secrets.path): \(secrets.condition.label));"
+                + " accounts without secrets and orphaned secrets were not checked.")
+        }
         if records == nil { notes.append("accounts.json could not be read; accounts without secrets and orphaned secrets were not checked.") }
         if providers == nil { notes.append("providers.json could not be read; orphaned provider client secrets were not checked.") }
         var withoutSecrets: [AccountID]?
@@ -154,7 +159,8 @@ public struct Doctor: Sendable {
                 do {
                     let store = try env.credentials.store()
                     try store.withAccountLock(key) { try store.delete(key) }
-                    step(RepairStep(subject: file.path, action: "delete damaged secret", outcome: .done("it could not be read; the account signs in again")))
+                    step(RepairStep(subject: file.path, action: "delete damaged secret",
+                                    outcome: .done("it could not be read; the account signs in again")))
                 } catch {
                     step(RepairStep(subject: file.path, action: "delete damaged secret", outcome: .failed(ErrorMapping.appError(error))))
                 }
@@ -162,7 +168,8 @@ public struct Doctor: Sendable {
                 do throws(AppError) {
                     let moved = try env.credentials.moveAside(now)
                     movedAside.insert(.secrets)
-                    step(RepairStep(subject: file.path, action: "move aside", outcome: .done(moved.map { "moved to \($0); its accounts need to sign in again" } ?? "already gone")))
+                    step(RepairStep(subject: file.path, action: "move aside",
+                                    outcome: .done(moved.map { "moved to \($0); its accounts need to sign in again" } ?? "already gone")))
                 } catch {
                     step(RepairStep(subject: file.path, action: "move aside", outcome: .failed(error)))
                 }
@@ -176,7 +183,8 @@ public struct Doctor: Sendable {
                     case .storeChoice: "; the store is chosen again at the next start"
                     default: ""
                     }
-                    step(RepairStep(subject: file.path, action: "move aside", outcome: .done(moved.map { "moved to \($0)\(next)" } ?? "already gone")))
+                    step(RepairStep(subject: file.path, action: "move aside",
+                                    outcome: .done(moved.map { "moved to \($0)\(next)" } ?? "already gone")))
                 } catch {
                     step(RepairStep(subject: file.path, action: "move aside", outcome: .failed(error)))
                 }
@@ -196,7 +204,8 @@ public struct Doctor: Sendable {
             deleteOrphans(orphans, step: step)
         } else if !movedAside.isDisjoint(with: [.providers, .accounts]) {
             step(RepairStep(subject: "secrets", action: "delete orphaned secrets",
-                            outcome: .skipped("a damaged file was just moved aside; run 'authdeck doctor --repair' again to delete secrets no account owns")))
+                            outcome: .skipped("a damaged file was just moved aside;"
+                                + " run 'authdeck doctor --repair' again to delete secrets no account owns")))
         }
         return diagnose()
     }
@@ -214,16 +223,19 @@ public struct Doctor: Sendable {
     private func rebuildAccounts(now: Date, step: @Sendable (RepairStep) -> Void) {
         guard let store = try? env.credentials.store(), let keys = try? store.listAccounts(),
               let providers = try? env.files.providers(), let existing = try? env.files.accounts() else {
-            step(RepairStep(subject: "accounts.json", action: "rebuild accounts", outcome: .skipped("the stored secrets or providers.json cannot be read")))
+            step(RepairStep(subject: "accounts.json", action: "rebuild accounts",
+                            outcome: .skipped("the stored secrets or providers.json cannot be read")))
             return
         }
         let owned = Set(existing.map(Accounts.key))
         for key in keys where !key.isProviderClient && !owned.contains(key) {
             guard let provider = providers.first(where: { $0.id.rawValue == key.provider }) else {
-                step(RepairStep(subject: key.description, action: "rebuild account", outcome: .skipped("provider '\(key.provider)' is not configured")))
+                step(RepairStep(subject: key.description, action: "rebuild account",
+                                outcome: .skipped("provider '\(key.provider)' is not configured")))
                 continue
             }
-            guard let secrets = try? store.loadIfPresent(key), let record = Self.rebuiltRecord(key: key, secrets: secrets, provider: provider, storage: store.kind) else {
+            guard let secrets = try? store.loadIfPresent(key),
+                  let record = Self.rebuiltRecord(key: key, secrets: secrets, provider: provider, storage: store.kind) else {
                 step(RepairStep(subject: key.description, action: "rebuild account",
                                 outcome: .skipped("no stored ID token names this account and its issuer; sign in again")))
                 continue
@@ -261,7 +273,8 @@ public struct Doctor: Sendable {
             username: claims.all["preferred_username"]?.stringValue ?? claims.all["login"]?.stringValue, email: claims.all["email"]?.stringValue,
             requestedScopes: provider.scopes, grantedScopes: scopes, accessTokens: accessTokens, hasRefreshToken: secrets.refreshToken != nil,
             idToken: IDTokenInfo(header: .object(jws.header.members), claims: .object(claims.all),
-                                 signature: .notVerified(reason: "restored by 'authdeck doctor --repair' from the stored ID token; verified again at the next refresh"),
+                                 signature: .notVerified(reason: "restored by 'authdeck doctor --repair' from the stored ID token;"
+                                     + " verified again at the next refresh"),
                                  expiresAt: claims.expiresAt, issuedAt: claims.issuedAt),
             signedInAt: claims.issuedAt, storage: storage)
     }
@@ -297,7 +310,9 @@ public struct Doctor: Sendable {
             do {
                 try store.withAccountLock(key) { try store.delete(key) }
                 step(RepairStep(subject: Self.name(key), action: "delete orphaned secret",
-                                outcome: .done(key.isProviderClient ? "client secret of a provider that is no longer configured" : "no account record owns it")))
+                                outcome: .done(key.isProviderClient
+                                    ? "client secret of a provider that is no longer configured"
+                                    : "no account record owns it")))
             } catch {
                 step(RepairStep(subject: Self.name(key), action: "delete orphaned secret", outcome: .failed(ErrorMapping.appError(error))))
             }

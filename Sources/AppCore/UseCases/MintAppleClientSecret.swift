@@ -89,10 +89,14 @@ public struct MintAppleClientSecret: Sendable {
     static func appError(_ failure: AppleClientSecret.Failure, days: Int) -> AppError {
         let (title, detail): (String, String)
         switch failure {
-        case .invalidTeamID(let value): (title, detail) = ("Invalid --team-id '\(value)'", "Apple team ids are 10 characters of A-Z and 0-9 (Membership details).")
-        case .invalidKeyID(let value): (title, detail) = ("Invalid --key-id '\(value)'", "Apple key ids are 10 characters of A-Z and 0-9 (the XXXXXXXXXX of AuthKey_XXXXXXXXXX.p8).")
+        case .invalidTeamID(let value):
+            (title, detail) = ("Invalid --team-id '\(value)'", "Apple team ids are 10 characters of A-Z and 0-9 (Membership details).")
+        case .invalidKeyID(let value):
+            (title, detail) = ("Invalid --key-id '\(value)'",
+                               "Apple key ids are 10 characters of A-Z and 0-9 (the XXXXXXXXXX of AuthKey_XXXXXXXXXX.p8).")
         case .invalidClientID(let value): (title, detail) = ("Invalid --client-id '\(value)'", "Give the Services ID, e.g. com.example.web.")
-        case .lifetimeOutOfRange: (title, detail) = ("--days \(days) is out of range", "Apple accepts at most 15777000 seconds (182 days); give 1 to 182.")
+        case .lifetimeOutOfRange:
+            (title, detail) = ("--days \(days) is out of range", "Apple accepts at most 15777000 seconds (182 days); give 1 to 182.")
         case .key(let error): (title, detail) = ("The key cannot sign", "\(error)")
         }
         return AppError(title: title, detail: detail, specReference: "Sign in with Apple REST API, client_secret", disposition: .usage)

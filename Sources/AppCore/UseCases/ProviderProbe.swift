@@ -63,7 +63,8 @@ extension ProviderAdmin {
         }
     }
 
-    private static func probeFailure(_ provider: ProviderConfig, url: String, _ error: AppError, _ cause: ProviderProbeFailure.Cause, facts: String? = nil) -> AppError {
+    private static func probeFailure(_ provider: ProviderConfig, url: String, _ error: AppError, _ cause: ProviderProbeFailure.Cause,
+                                     facts: String? = nil) -> AppError {
         let failure = ProviderProbeFailure(url: url, cause: cause)
         let what = facts ?? (error.detail.isEmpty ? error.title : "\(error.title). \(error.detail)")
         var appError = AppError(title: "Provider '\(provider.id)' not added: its discovery document failed (\(failure.label))",

@@ -19,7 +19,8 @@ public struct ShowUserInfo: Sendable {
         if issued.tokenType.equalsIgnoringASCIICase("DPoP") { http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token) }
         do {
             // OIDC Core §5.3.2: a signed answer is verified with the provider's keys, like an ID token.
-            let verifier = SignedUserInfoVerifier(crypto: env.crypto, jwksCache: ProviderAccess(env: env).jwksCache(account.provider, metadata: account.metadata))
+            let jwksCache = ProviderAccess(env: env).jwksCache(account.provider, metadata: account.metadata)
+            let verifier = SignedUserInfoVerifier(crypto: env.crypto, jwksCache: jwksCache)
             let response = try await fetchUserInfo(metadata: account.metadata, client: account.client, accessToken: token,
                                                    expectedSubject: account.record.subject, subjectClaim: account.provider.subjectClaim ?? "sub",
                                                    http: http, now: env.now(), verifyingSigned: verifier)
@@ -43,7 +44,8 @@ public struct IntrospectAccessToken: Sendable {
                 throw AppError(title: "No access token stored", disposition: .needsSignIn)
             }
             let response = try await introspectToken(metadata: account.metadata, client: account.client,
-                                                     token: .accessToken(AccessToken(entry.token.exposedValue)), http: env.http(account.provider), now: env.now())
+                                                     token: .accessToken(AccessToken(entry.token.exposedValue)),
+                                                     http: env.http(account.provider), now: env.now())
             return .object(response.shownMembers(now: env.now()))
         } catch {
             throw ErrorMapping.appError(error)
@@ -74,7 +76,9 @@ public struct StoredTokens: Sendable {
         var entries: [Entry] = []
         func add(_ label: String, _ value: String) { entries.append(Entry(label: label, value: Redacted(value))) }
         if let access = secrets.defaultAccessToken { add("access token", access.token.exposedValue) }
-        for (resource, entry) in secrets.resourceAccessTokens.sorted(by: { $0.key < $1.key }) { add("access token (\(resource))", entry.token.exposedValue) }
+        for (resource, entry) in secrets.resourceAccessTokens.sorted(by: { $0.key < $1.key }) {
+            add("access token (\(resource))", entry.token.exposedValue)
+        }
         if let refresh = secrets.refreshToken { add("refresh token", refresh.exposedValue) }
         if let idToken = secrets.idToken { add("ID token", idToken.exposedValue) }
         return entries

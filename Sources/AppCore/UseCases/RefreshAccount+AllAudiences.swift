@@ -5,7 +5,7 @@ extension RefreshAccount {
     /// The TUI's refresh of an account: every access token it holds, the default one and one
     /// per resource / organization (RFC 8707 §2.2: one token per resource, each obtained by a
     /// refresh with its `resource`). `force` (`r`): all of them; scheduled: the default one
-    /// when it is due (``run(_:resource:minimumValidity:force:)`` skips a fresh one) and each
+    /// when it is due (``run(_:resource:minimumValidity:force:notices:)`` skips a fresh one) and each
     /// other one whose ``ExpiryPolicy/refreshDue(for:)-(AccessTokenInfo)`` has come.
     /// `notices` as ``run(_:resource:minimumValidity:force:notices:)``.
     /// - Returns: the record after the last refresh.

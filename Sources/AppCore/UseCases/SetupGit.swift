@@ -45,7 +45,8 @@ public struct SetupGit: Sendable {
 
     /// The values of `credential.<url>.helper` in `scope`, in order (empty: none, or no git).
     func helpers(_ url: String, scope: Scope) -> [String] {
-        guard let run = env.git.run(["config"] + scope.arguments + ["--null", "--get-all", "credential.\(url).helper"], nil), run.status == 0 else { return [] }
+        let arguments = ["config"] + scope.arguments + ["--null", "--get-all", "credential.\(url).helper"]
+        guard let run = env.git.run(arguments, nil), run.status == 0 else { return [] }
         return run.stdout.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 

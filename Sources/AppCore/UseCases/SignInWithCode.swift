@@ -51,7 +51,8 @@ struct IdentitySupplement: Equatable, Sendable {
     static func appleUser(_ json: String) throws(AppError) -> IdentitySupplement {
         guard case .success(let object) = parseJSONObject(Data(json.utf8)) else {
             throw AppError(title: "The user JSON is not a JSON object",
-                           detail: #"Pass Apple's one-time user value as is, e.g. {"name":{"firstName":"Jane","lastName":"Appleseed"},"email":"…"}."#,
+                           detail: "Pass Apple's one-time user value as is, e.g. "
+                               + #"{"name":{"firstName":"Jane","lastName":"Appleseed"},"email":"…"}."#,
                            disposition: .usage)
         }
         var parts: [String] = []
@@ -175,7 +176,8 @@ extension SignIn {
     /// `at_hash` when present and an access token came with it.
     /// - Throws: the ``AuthError`` of the first rule that failed.
     func validateIdentityToken(_ raw: RawIDToken, provider: ProviderConfig, metadata: AuthorizationServerMetadata,
-                               client: ClientConfiguration, nonce: ExpectedNonce, accessToken: AccessToken?) async throws(AuthError) -> VerifiedIDToken {
+                               client: ClientConfiguration, nonce: ExpectedNonce,
+                               accessToken: AccessToken?) async throws(AuthError) -> VerifiedIDToken {
         let options = IDTokenValidationOptions(
             issuer: metadata.issuer, clientID: client.clientID, clientIsPublic: client.isPublic, nonce: nonce,
             accessTokenHash: accessToken.map(ExpectedAccessTokenHash.accessToken) ?? .skipCheck,

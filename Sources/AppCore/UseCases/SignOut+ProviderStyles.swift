@@ -18,7 +18,8 @@ extension SignOut {
         case .clientSecretBasic(let s), .clientSecretPost(let s): secret = s
         case .none:
             step(SignOutStepResult(.revokeAccessToken, .skipped(
-                "GitHub revokes a token only for a client with its secret; this public client's token can be revoked only in your GitHub settings: \(Self.gitHubApplicationsSettings)")))
+                "GitHub revokes a token only for a client with its secret; this public client's token can be revoked only"
+                    + " in your GitHub settings: \(Self.gitHubApplicationsSettings)")))
             return false
         }
         guard let applications = provider.endpoints.revocation else {

@@ -50,7 +50,8 @@ public struct TokenForScripts: Sendable {
         if let info = record.accessTokens.first(where: { $0.resource == resource }), let expiresAt = info.expiresAt {
             let lifetime = expiresAt.timeIntervalSince(info.issuedAt)
             if lifetime > 0, validity >= lifetime {
-                warnings.append("--min-valid \(Int(validity))s is not less than the token's whole lifetime (\(Int(lifetime))s); using \(Int(lifetime / 2))s")
+                warnings.append("--min-valid \(Int(validity))s is not less than the token's whole lifetime (\(Int(lifetime))s);"
+                    + " using \(Int(lifetime / 2))s")
                 validity = lifetime / 2
             }
         }
@@ -60,7 +61,8 @@ public struct TokenForScripts: Sendable {
             do { return try store.load(key).accessToken(for: resource) } catch { throw ErrorMapping.appError(error) }
         }
         if record.refreshSentAt == nil, let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
-            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+            return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer",
+                          expiresAt: entry.expiresAt, warnings: warnings)
         }
         do {
             _ = try await RefreshAccount(env).run(record, resource: resource, minimumValidity: .seconds(validity), force: false, notices: notices)
@@ -77,7 +79,8 @@ public struct TokenForScripts: Sendable {
         guard let entry = try stored() else {
             throw AppError(title: "No access token for \(resource ?? "the default resource")", detail: "", disposition: .needsSignIn)
         }
-        return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt, warnings: warnings)
+        return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer",
+                      expiresAt: entry.expiresAt, warnings: warnings)
     }
 
     /// The ID token (`token --id-token`), refreshed when it expires within `minimumValidity`.
@@ -111,7 +114,8 @@ public struct TokenForScripts: Sendable {
             let renewed = try stored().map { new in before.map { !new.exposedValue.utf8.elementsEqual($0.exposedValue.utf8) } ?? true } ?? false
             guard renewed || fresh(record, for: 0) else {
                 throw AppError(title: "The ID token of \(record.displayName) has expired",
-                               detail: "The provider issued no new ID token on refresh (OIDC Core §12.2 leaves it optional); sign in again for a fresh one.",
+                               detail: "The provider issued no new ID token on refresh (OIDC Core §12.2 leaves it optional);"
+                                   + " sign in again for a fresh one.",
                                disposition: .needsSignIn)
             }
         }
