@@ -126,7 +126,8 @@ func redirectFailurePage(for error: AuthError) -> RedirectPage {
     switch error {
     case .protocolViolation(.stateMismatch):
         .failure(title: "Sign-in stopped: state mismatch",
-                 message: "This response does not belong to the sign-in authdeck started (a forged request, or a tab left over from an earlier sign-in). "
+                 message: "This response does not belong to the sign-in authdeck started"
+                     + " (a forged request, or a tab left over from an earlier sign-in). "
                      + "Nothing was exchanged or stored. Start the sign-in again from the terminal.")
     case .protocolViolation(.authorizationResponseIssuerMismatch), .protocolViolation(.missingAuthorizationResponseIssuer):
         .failure(title: "Sign-in stopped: issuer mismatch",

@@ -21,7 +21,8 @@ public struct CryptoProvider: Sendable {
     /// Verifies a JWS signature (RFC 7515 §5.2) over `signingInput` (ASCII of
     /// `BASE64URL(header).BASE64URL(payload)`). ECDSA signatures arrive as raw `r||s`
     /// (RFC 7518 §3.4); the implementation converts them to DER itself.
-    public var verifySignature: @Sendable (_ algorithm: JWSAlgorithm, _ key: JWK, _ signingInput: Data, _ signature: Data) throws(SignatureVerificationError) -> Void
+    public var verifySignature: @Sendable (_ algorithm: JWSAlgorithm, _ key: JWK, _ signingInput: Data, _ signature: Data)
+        throws(SignatureVerificationError) -> Void
     /// A new key pair for `algorithm` (`.es256` on P-256, `.edDSA` on Ed25519).
     public var generateKeyPair: @Sendable (_ algorithm: JWSAlgorithm) throws(JWSSigningError) -> JWSKeyPair
     /// The JWS signature (RFC 7515 §5.1) of `signingInput` with `key`; ECDSA as raw `r||s`

@@ -15,7 +15,8 @@ public struct DeviceAuthorizationResponse: Sendable, Equatable {
     /// `interval`, seconds; 5 when absent (RFC 8628 §3.2).
     public var interval: Int
 
-    public init(deviceCode: DeviceCode, userCode: String, verificationURI: URL, verificationURIComplete: URL? = nil, expiresIn: Int, interval: Int = 5) {
+    public init(deviceCode: DeviceCode, userCode: String, verificationURI: URL, verificationURIComplete: URL? = nil,
+                expiresIn: Int, interval: Int = 5) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationURI = verificationURI
@@ -57,7 +58,8 @@ public struct DeviceAuthorization: Sendable, Equatable {
     /// Optional members dropped because they were unusable (empty for a clean response).
     public var notes: [DeviceAuthorizationNote]
 
-    public init(response: DeviceAuthorizationResponse, receivedAt: Date, expiresAt: Date, requestedScopes: [String], verificationURIIsSuspicious: Bool,
+    public init(response: DeviceAuthorizationResponse, receivedAt: Date, expiresAt: Date, requestedScopes: [String],
+                verificationURIIsSuspicious: Bool,
                 notes: [DeviceAuthorizationNote] = []) {
         self.response = response
         self.receivedAt = receivedAt

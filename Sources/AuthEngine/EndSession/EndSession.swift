@@ -42,7 +42,8 @@ public func makeEndSessionRequest(metadata: AuthorizationServerMetadata, client:
 /// `pending.url` is the bare endpoint.
 /// - Throws: as ``makeEndSessionRequest(metadata:client:idTokenHint:postLogoutRedirectURI:crypto:)``.
 public func makeEndSessionForm(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idTokenHint: RawIDToken,
-                               postLogoutRedirectURI: URL, crypto: CryptoProvider) throws(AuthError) -> (pending: PendingEndSession, page: RedirectPage) {
+                               postLogoutRedirectURI: URL,
+                               crypto: CryptoProvider) throws(AuthError) -> (pending: PendingEndSession, page: RedirectPage) {
     let get = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idTokenHint,
                                         postLogoutRedirectURI: postLogoutRedirectURI, crypto: crypto)
     guard let endpoint = metadata.endSessionEndpoint else { throw .unsupported(.missingEndpoint("end_session_endpoint")) }
@@ -58,7 +59,9 @@ public func makeEndSessionForm(metadata: AuthorizationServerMetadata, client: Cl
 /// - Throws: `.protocolViolation(.redirectPathMismatch / .endSessionStateMismatch)`.
 public func validateEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) throws(AuthError) {
     let expectedPath = pending.postLogoutRedirectURI.map(redirectPath(of:)) ?? "/"
-    guard callback.path.exactlyEquals(expectedPath) else { throw .protocolViolation(.redirectPathMismatch(expected: expectedPath, actual: callback.path)) }
+    guard callback.path.exactlyEquals(expectedPath) else {
+        throw .protocolViolation(.redirectPathMismatch(expected: expectedPath, actual: callback.path))
+    }
     let states = callback.parameters.filter { $0.name.exactlyEquals("state") }.map(\.value)
     guard states.count == 1, states[0].exactlyEquals(pending.state) else {
         throw .protocolViolation(.endSessionStateMismatch(expected: pending.state, actual: states.first))
@@ -68,14 +71,18 @@ public func validateEndSessionCallback(_ callback: RedirectCallback, pending: Pe
 /// The listener's verdict for a post-logout redirect: other paths/methods, and requests without
 /// the sent `state` (absent or different: not for this logout), are ignored (404, keep waiting);
 /// a request carrying the sent `state` finishes with a "signed out" or "not confirmed" page.
-public func decideEndSessionCallback(_ callback: RedirectCallback, pending: PendingEndSession) -> (verdict: RedirectCallbackVerdict, outcome: Result<Void, AuthError>?) {
+public func decideEndSessionCallback(_ callback: RedirectCallback,
+                                     pending: PendingEndSession) -> (verdict: RedirectCallbackVerdict, outcome: Result<Void, AuthError>?) {
     let expectedPath = pending.postLogoutRedirectURI.map(redirectPath(of:)) ?? "/"
     guard callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(expectedPath),
-          callback.parameters.contains(where: { $0.name.exactlyEquals("state") && $0.value.exactlyEquals(pending.state) }) else { return (.ignore, nil) }
+          callback.parameters.contains(where: { $0.name.exactlyEquals("state") && $0.value.exactlyEquals(pending.state) }) else {
+        return (.ignore, nil)
+    }
     do {
         try validateEndSessionCallback(callback, pending: pending)
         return (.finish(page: .success(title: "Signed out", message: "You can close this tab and return to the terminal.")), .success(()))
     } catch {
-        return (.finish(page: .failure(title: "Logout not confirmed", message: "The provider's answer did not match. Return to the terminal.")), .failure(error))
+        let page = RedirectPage.failure(title: "Logout not confirmed", message: "The provider's answer did not match. Return to the terminal.")
+        return (.finish(page: page), .failure(error))
     }
 }

@@ -170,7 +170,9 @@ public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) 
     if let cty = jws.header.members["cty"], cty != .null {
         // RFC 7515 §4.1.10: a string; "JWT" (RFC 7519 §5.2, compared as a media type) means nested.
         guard let text = cty.stringValue else { throw .protocolViolation(.malformedJWT(reason: "cty is not a string")) }
-        if ["jwt", "application/jwt"].contains(where: { text.equalsIgnoringASCIICase($0) }) { throw .protocolViolation(.nestedJWT(contentType: text)) }
+        if ["jwt", "application/jwt"].contains(where: { text.equalsIgnoringASCIICase($0) }) {
+            throw .protocolViolation(.nestedJWT(contentType: text))
+        }
     }
     let allowed = options.effectiveAlgorithms
     guard let algorithm = JWSAlgorithm(exactRawValue: jws.header.algorithm), allowed.contains(algorithm) else {
@@ -183,7 +185,8 @@ public func decodeIDToken(_ raw: RawIDToken, options: IDTokenValidationOptions) 
 /// key candidates (``verificationKeyCandidates(in:header:algorithm:)``), the signature
 /// (through `crypto`) with each candidate until one verifies (key rollover: two keys under one
 /// `kid`), then the claim rules of ``validateIDTokenClaims(_:options:crypto:now:algorithm:)``.
-public func validateIDToken(_ raw: RawIDToken, keys: JWKSet, options: IDTokenValidationOptions, crypto: CryptoProvider, now: Date) throws(AuthError) -> VerifiedIDToken {
+public func validateIDToken(_ raw: RawIDToken, keys: JWKSet, options: IDTokenValidationOptions, crypto: CryptoProvider,
+                            now: Date) throws(AuthError) -> VerifiedIDToken {
     let (jws, algorithm) = try decodeIDToken(raw, options: options)
     let candidates = try verificationKeyCandidates(in: keys, header: jws.header, algorithm: algorithm)
     let key = try verifySignature(jws, algorithm: algorithm, candidates: candidates, options: options, crypto: crypto)
@@ -289,7 +292,9 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
 /// (https://learn.microsoft.com/en-us/entra/identity-platform/access-tokens#validate-the-issuer).
 public enum EntraAuthority {
     /// The login hosts of the Microsoft clouds (public, US Government, China).
-    public static let loginHosts = ["login.microsoftonline.com", "login.microsoftonline.us", "login.partner.microsoftonline.cn", "login.chinacloudapi.cn"]
+    public static let loginHosts = [
+        "login.microsoftonline.com", "login.microsoftonline.us", "login.partner.microsoftonline.cn", "login.chinacloudapi.cn",
+    ]
 
     /// Whether `issuer` is an `https` URL on one of ``loginHosts`` (exact, lower-case host).
     public static func isLoginHost(_ issuer: String) -> Bool {

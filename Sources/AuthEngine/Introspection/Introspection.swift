@@ -46,9 +46,12 @@ public struct IntrospectionResponse: Sendable, Equatable {
 
 /// RFC 7662 §2.1: `POST introspection_endpoint` with `token`, `token_type_hint`, client authentication.
 /// - Throws: `.unsupported(.missingEndpoint("introspection_endpoint") / .insecureURL)`.
-public func makeIntrospectionRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, token: TokenReference) throws(AuthError) -> HTTPRequest {
+public func makeIntrospectionRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                     token: TokenReference) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.introspectionEndpoint else { throw .unsupported(.missingEndpoint("introspection_endpoint")) }
-    return try client.makeFormRequest(url: endpoint, parameters: [FormParameter("token", token.exposedValue), FormParameter("token_type_hint", token.typeHint)])
+    return try client.makeFormRequest(url: endpoint, parameters: [
+        FormParameter("token", token.exposedValue), FormParameter("token_type_hint", token.typeHint),
+    ])
 }
 
 /// Processes an introspection response (RFC 7662 §2.2–2.3).

@@ -26,7 +26,9 @@ public enum AppleClientSecret {
 
     /// Apple's team and key ids: exactly 10 characters of A–Z and 0–9.
     public static func isAppleID(_ text: String) -> Bool {
-        text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        text.utf8.count == 10 && text.utf8.allSatisfy {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
     }
 
     /// Checks every input before anything is signed.
@@ -34,7 +36,8 @@ public enum AppleClientSecret {
     public static func validate(teamID: String, keyID: String, clientID: String, lifetimeSeconds: TimeInterval) throws(Failure) {
         guard isAppleID(teamID) else { throw .invalidTeamID(teamID) }
         guard isAppleID(keyID) else { throw .invalidKeyID(keyID) }
-        guard !clientID.isEmpty, !clientID.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+        guard !clientID.isEmpty,
+              !clientID.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
             throw .invalidClientID(clientID)
         }
         guard lifetimeSeconds >= 1, lifetimeSeconds <= maximumLifetimeSeconds else { throw .lifetimeOutOfRange(seconds: lifetimeSeconds) }

@@ -23,9 +23,12 @@ public enum TokenReference: Sendable, Equatable {
 
 /// RFC 7009 §2.1: `POST revocation_endpoint` with `token`, `token_type_hint` and client authentication.
 /// - Throws: `.unsupported(.missingEndpoint("revocation_endpoint") / .insecureURL)`.
-public func makeRevocationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, token: TokenReference) throws(AuthError) -> HTTPRequest {
+public func makeRevocationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                  token: TokenReference) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.revocationEndpoint else { throw .unsupported(.missingEndpoint("revocation_endpoint")) }
-    return try client.makeFormRequest(url: endpoint, parameters: [FormParameter("token", token.exposedValue), FormParameter("token_type_hint", token.typeHint)])
+    return try client.makeFormRequest(url: endpoint, parameters: [
+        FormParameter("token", token.exposedValue), FormParameter("token_type_hint", token.typeHint),
+    ])
 }
 
 /// How a revocation ended (RFC 7009 §2.2, §2.2.1).

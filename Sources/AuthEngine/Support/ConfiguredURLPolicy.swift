@@ -86,7 +86,10 @@ extension URLPolicy {
     /// No whitespace or control character anywhere (a URL has none; RFC 3986 §2).
     static func validateNoWhitespaceOrControl(_ text: String) -> ConfiguredURLViolation? {
         let scalars = Array(text.unicodeScalars)
-        guard let index = scalars.firstIndex(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+        let index = scalars.firstIndex {
+            $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+        }
+        guard let index else {
             return nil
         }
         let scalar = scalars[index]

@@ -16,7 +16,8 @@ extension HTTPClient {
 }
 
 /// Fetches and validates discovery metadata (OIDC Discovery 1.0 §4, RFC 8414 §3).
-public func fetchMetadata(issuer: String, kind: DiscoveryKind = .openIDConnect, http: HTTPClient) async throws(AuthError) -> AuthorizationServerMetadata {
+public func fetchMetadata(issuer: String, kind: DiscoveryKind = .openIDConnect,
+                          http: HTTPClient) async throws(AuthError) -> AuthorizationServerMetadata {
     let request = try Discovery.makeRequest(issuer: issuer, kind: kind)
     let response = try await http.perform(request)
     return try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: request.url, kind: kind)

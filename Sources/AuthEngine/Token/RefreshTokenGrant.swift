@@ -6,7 +6,8 @@ import FoundationEssentials
 /// `urn:logto:scope:organizations`), and client authentication. Never follows redirects.
 /// - Throws: `.unsupported(.missingEndpoint("token_endpoint") / .insecureURL / .invalidResourceIndicator)`.
 public func makeRefreshTokenRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, refreshToken: RefreshToken,
-                                    scopes: [String]? = nil, resource: String? = nil, organizationID: String? = nil) throws(AuthError) -> HTTPRequest {
+                                    scopes: [String]? = nil, resource: String? = nil,
+                                    organizationID: String? = nil) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.tokenEndpoint else { throw .unsupported(.missingEndpoint("token_endpoint")) }
     if let resource { try validateResourceIndicator(resource) }
     var parameters = [FormParameter("grant_type", GrantType.refreshToken.rawValue), FormParameter("refresh_token", refreshToken.exposedValue)]
@@ -76,7 +77,8 @@ public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims,
 /// - Parameter tokens: the refreshed token set (its access token for `at_hash`).
 /// - Throws: what the two validations throw.
 public func validateRefreshedIDToken(_ raw: RawIDToken, original: IDTokenClaims?, metadata: AuthorizationServerMetadata, client: ClientConfiguration,
-                                     tokens: TokenSet, crypto: CryptoProvider, now: Date, jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
+                                     tokens: TokenSet, crypto: CryptoProvider, now: Date,
+                                     jwksCache: JWKSCache) async throws(AuthError) -> VerifiedIDToken {
     let options = original.map { IDTokenValidationOptions(refreshOf: $0, metadata: metadata, client: client, tokens: tokens) }
         ?? IDTokenValidationOptions(deviceGrantFor: metadata, client: client, tokens: tokens)
     let verified = try await validateIDToken(raw, options: options, crypto: crypto, now: now, jwksCache: jwksCache)
@@ -93,7 +95,8 @@ public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenCla
     guard claims.subject.exactlyEquals(original.subject) else {
         throw .protocolViolation(.refreshedIDTokenSubjectMismatch(expected: original.subject, actual: claims.subject))
     }
-    guard claims.audience.allSatisfy({ original.audience.containsExactly($0) }), original.audience.allSatisfy({ claims.audience.containsExactly($0) }) else {
+    guard claims.audience.allSatisfy({ original.audience.containsExactly($0) }),
+          original.audience.allSatisfy({ claims.audience.containsExactly($0) }) else {
         throw .protocolViolation(.refreshedIDTokenAudienceMismatch(expected: original.audience, actual: claims.audience))
     }
     guard claims.authorizedParty.exactlyEquals(original.authorizedParty) else {

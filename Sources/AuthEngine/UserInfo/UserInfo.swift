@@ -16,7 +16,8 @@ public struct UserInfoResponse: Sendable, Equatable {
 /// `GET userinfo_endpoint` with `Authorization: Bearer <access token>` (OIDC Core §5.3.1,
 /// RFC 6750 §2.1); the token never goes in the query. Redirects are not followed.
 /// - Throws: `.unsupported(.missingEndpoint("userinfo_endpoint") / .insecureURL)`.
-public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration, accessToken: AccessToken) throws(AuthError) -> HTTPRequest {
+public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
+                                accessToken: AccessToken) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.userinfoEndpoint else { throw .unsupported(.missingEndpoint("userinfo_endpoint")) }
     try URLPolicy.requireSecure(endpoint)
     let headers = client.merging([HTTPHeader("Accept", "application/json"), HTTPHeader("Authorization", "Bearer " + accessToken.exposedValue)])
@@ -68,7 +69,8 @@ public func userInfoSubject(_ object: [String: JSONValue], claim: String) -> Str
 /// audience, `sub` equal to `expectedSubject`, `exp` (when present) not past.
 /// - Throws: `.protocolViolation(.duplicateMember / .malformedJWT / .userInfoIssuerMismatch /
 ///   .userInfoAudienceMismatch / .missingField("sub") / .userInfoSubjectMismatch / .expired)`.
-func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options: IDTokenValidationOptions, now: Date) throws(AuthError) -> UserInfoResponse {
+func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options: IDTokenValidationOptions,
+                               now: Date) throws(AuthError) -> UserInfoResponse {
     let object: [String: JSONValue]
     switch parseJSONObject(payload) {
     case .success(let parsed): object = parsed
@@ -93,7 +95,9 @@ func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options
         throw .protocolViolation(.userInfoSubjectMismatch(expected: expectedSubject, actual: subject))
     }
     if let exp = object.member("exp") {
-        guard let seconds = exp.numberValue, seconds.isFinite else { throw .protocolViolation(.invalidClaim(name: "exp", expected: "a NumericDate number")) }
+        guard let seconds = exp.numberValue, seconds.isFinite else {
+            throw .protocolViolation(.invalidClaim(name: "exp", expected: "a NumericDate number"))
+        }
         let expiresAt = Date(timeIntervalSince1970: seconds)
         if now.timeIntervalSince(expiresAt) > options.clampedClockTolerance { throw .protocolViolation(.expired(exp: expiresAt, now: now)) }
     }

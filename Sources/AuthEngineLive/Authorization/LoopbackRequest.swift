@@ -83,7 +83,8 @@ enum RedirectPageHTML {
         case .postForm(let pageTitle, let pageMessage, let action, let fields):
             (title, message, accent) = (pageTitle, pageMessage, "#0969da")
             let inputs = fields.map { "<input type=\"hidden\" name=\"\(escape($0.name))\" value=\"\(escape($0.value))\">" }.joined()
-            form = "\n<form method=\"post\" action=\"\(escape(action.absoluteString))\">\(inputs)<p><button type=\"submit\">Sign out</button></p></form>"
+            form = "\n<form method=\"post\" action=\"\(escape(action.absoluteString))\">\(inputs)"
+                + "<p><button type=\"submit\">Sign out</button></p></form>"
         }
         return """
         <!doctype html>
@@ -93,7 +94,8 @@ enum RedirectPageHTML {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(escape(title)) · authdeck</title>
         <style>
-        body { font-family: system-ui, sans-serif; margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: #f6f8fa; color: #1f2328; }
+        body { font-family: system-ui, sans-serif; margin: 0; min-height: 100vh; display: flex; align-items: center; \
+        justify-content: center; background: #f6f8fa; color: #1f2328; }
         main { max-width: 32rem; padding: 2rem; border-top: 4px solid \(accent); background: #fff; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
         h1 { font-size: 1.4rem; margin: 0 0 .75rem; }
         p { margin: 0; line-height: 1.5; }

@@ -143,7 +143,8 @@ public enum OpenSSLSigning {
 
     // MARK: -
 
-    private static func export(_ pkey: OpaquePointer, algorithm: JWSAlgorithm, lib: LibCrypto, sig: LibCryptoSigning) throws(JWSSigningError) -> JWSKeyPair {
+    private static func export(_ pkey: OpaquePointer, algorithm: JWSAlgorithm, lib: LibCrypto,
+                               sig: LibCryptoSigning) throws(JWSSigningError) -> JWSKeyPair {
         if algorithm == .edDSA {
             var priv = [UInt8](repeating: 0, count: 32), pub = [UInt8](repeating: 0, count: 32)
             var privLength = priv.count, pubLength = pub.count
@@ -224,7 +225,8 @@ public enum OpenSSLSigning {
         var raw = [UInt8](repeating: 0, count: 2 * coordinateSize)
         let ok = raw.withUnsafeMutableBufferPointer { buffer in
             sig.BN_bn2binpad(sig.ECDSA_SIG_get0_r(parsed), buffer.baseAddress, Int32(coordinateSize)) == Int32(coordinateSize)
-                && sig.BN_bn2binpad(sig.ECDSA_SIG_get0_s(parsed), buffer.baseAddress! + coordinateSize, Int32(coordinateSize)) == Int32(coordinateSize)
+                && sig.BN_bn2binpad(sig.ECDSA_SIG_get0_s(parsed), buffer.baseAddress! + coordinateSize, Int32(coordinateSize))
+                    == Int32(coordinateSize)
         }
         guard ok else { throw .signingFailed("signature halves longer than 32 bytes") }
         return Data(raw)
