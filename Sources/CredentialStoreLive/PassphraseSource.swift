@@ -48,11 +48,13 @@ public enum PassphraseSource: Sendable {
 
     /// `AUTHDECK_PASSPHRASE_FILE`, else `AUTHDECK_PASSPHRASE_FD`, else the terminal (the prompt
     /// says that three tries are allowed).
-    public static func fromEnvironment(_ environment: [String: String], prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
+    public static func fromEnvironment(_ environment: [String: String],
+                                       prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
         if let path = environment[fileVariable], !path.isEmpty { return .file(path: path) }
         if let fd = environment[fileDescriptorVariable].flatMap(Int32.init), fd >= 0 { return .fileDescriptor(fd) }
         if environment[nonInteractiveVariable] == "1" {
-            return .unavailable(reason: "the vault's key is not cached and nothing may ask for its passphrase here; unattended runs need AUTHDECK_PASSPHRASE_FILE (a 0600 file) or the Secret Service (AUTHDECK_STORE=secret-service)")
+            return .unavailable(reason: "the vault's key is not cached and nothing may ask for its passphrase here; unattended runs need"
+                + " AUTHDECK_PASSPHRASE_FILE (a 0600 file) or the Secret Service (AUTHDECK_STORE=secret-service)")
         }
         return .terminal(prompt: prompt)
     }
@@ -93,7 +95,9 @@ public enum PassphraseSource: Sendable {
             if confirm {
                 let second = try Self.promptWithoutEcho(newVault == nil ? "Repeat: " : "Repeat the new passphrase: ")
                 guard first == second else {
-                    throw .passphraseUnavailable(cause: .init(newVault == nil ? "the passphrases differ" : "the two passphrases differ; no vault was created"))
+                    throw .passphraseUnavailable(cause: .init(newVault == nil
+                        ? "the passphrases differ"
+                        : "the two passphrases differ; no vault was created"))
                 }
             }
             value = first

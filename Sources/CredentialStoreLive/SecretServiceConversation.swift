@@ -106,7 +106,8 @@ extension SecretServiceStore {
         func writableCollection() throws(SecretStoreError) -> String {
             guard let found = try defaultCollection() else {
                 let properties = Self.dictionary(lib, [("org.freedesktop.Secret.Collection.Label", lib.g_variant_new_string("Default keyring"))])
-                let created = try invoke(SecretServiceStore.servicePath, Self.service, "CreateCollection", [properties, lib.g_variant_new_string("default")], reply: "(oo)")
+                let created = try invoke(SecretServiceStore.servicePath, Self.service, "CreateCollection",
+                                         [properties, lib.g_variant_new_string("default")], reply: "(oo)")
                 var path = created[0].string ?? "/"
                 if let prompt = created[1].string, prompt != "/" { path = try self.prompt(prompt, to: "create the default keyring").string ?? "/" }
                 guard path != "/" else { throw .unavailable(cause: .init("the Secret Service has no default collection and created none")) }
@@ -130,7 +131,8 @@ extension SecretServiceStore {
         func prompt(_ path: String, to purpose: String) throws(SecretStoreError) -> Variant {
             guard canPrompt else {
                 dismiss(path)
-                throw .locked(cause: .init("the Secret Service needs a prompt to \(purpose), and no display (DISPLAY, WAYLAND_DISPLAY) is available to show it; nothing was stored"))
+                throw .locked(cause: .init("the Secret Service needs a prompt to \(purpose), and no display (DISPLAY, WAYLAND_DISPLAY)"
+                    + " is available to show it; nothing was stored"))
             }
             // The signal is delivered to the thread-default main context of this thread at
             // subscription, which is iterated below (no other thread touches it).
@@ -157,7 +159,8 @@ extension SecretServiceStore {
                 }
                 if ContinuousClock.now >= promptDeadline {
                     dismiss(path)
-                    throw .locked(cause: .init("the Secret Service's prompt to \(purpose) was not answered within \(Int(promptTimeout.seconds)) s; nothing was stored"))
+                    throw .locked(cause: .init("the Secret Service's prompt to \(purpose) was not answered"
+                        + " within \(Int(promptTimeout.seconds)) s; nothing was stored"))
                 }
                 if lib.g_main_context_iteration(context, 0) == 0 { usleep(10_000) }
             }
@@ -183,13 +186,17 @@ extension SecretServiceStore {
 
         /// `a{sv}` of `entries` (values are wrapped in variants).
         static func dictionary(_ lib: GDBus, _ entries: [(String, OpaquePointer?)]) -> OpaquePointer? {
-            let children = entries.map { name, value in lib.g_variant_new_dict_entry(lib.g_variant_new_string(name), lib.g_variant_new_variant(value)) }
+            let children = entries.map { name, value in
+                lib.g_variant_new_dict_entry(lib.g_variant_new_string(name), lib.g_variant_new_variant(value))
+            }
             return lib.g_variant_new_array(nil, children, gsize(children.count))
         }
 
         /// `a{ss}` of `entries` (non-empty).
         static func stringDictionary(_ lib: GDBus, _ entries: [(String, String)]) -> OpaquePointer? {
-            let children = entries.map { name, value in lib.g_variant_new_dict_entry(lib.g_variant_new_string(name), lib.g_variant_new_string(value)) }
+            let children = entries.map { name, value in
+                lib.g_variant_new_dict_entry(lib.g_variant_new_string(name), lib.g_variant_new_string(value))
+            }
             return lib.g_variant_new_array(nil, children, gsize(children.count))
         }
 

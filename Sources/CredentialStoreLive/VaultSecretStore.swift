@@ -29,9 +29,11 @@ public final class VaultSecretStore: SecretStore {
         }
 
         /// libsodium MODERATE: 3 passes, 256 MiB (about 0.45 s here).
-        public static let moderate = KDFLimits(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
+        public static let moderate = KDFLimits(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE),
+                                               memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
         /// libsodium INTERACTIVE: 2 passes, 64 MiB (about 70 ms).
-        public static let interactive = KDFLimits(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+        public static let interactive = KDFLimits(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                                                  memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
         /// libsodium MIN: 1 pass, 8 KiB. Tests only.
         public static let minimum = KDFLimits(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MIN), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MIN))
     }
@@ -221,7 +223,8 @@ public final class VaultSecretStore: SecretStore {
         let header = try VaultHeader.decode(bytes, path: path)
         let keys = try keys(for: header)
         let additionalData = Array(bytes[0..<VaultHeader.length])
-        guard var plaintext = Sodium.open(bytes[VaultHeader.length...], additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
+        let sealed = bytes[VaultHeader.length...]
+        guard var plaintext = Sodium.open(sealed, additionalData: additionalData, nonce: header.nonce, key: keys.encryption) else {
             throw .corrupt(file: path, reason: .authenticationFailed)
         }
         defer { Sodium.wipe(&plaintext) }  // best effort: copies made by Swift are not reachable

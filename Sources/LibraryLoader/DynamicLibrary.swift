@@ -94,7 +94,8 @@ public struct LibraryLoadError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch reason {
         case .notLoadable:
-            "\(library.soname) could not be loaded (\(detail)); install the Debian package \(library.debianPackage): sudo apt-get install \(library.debianPackage)"
+            "\(library.soname) could not be loaded (\(detail)); install the Debian package \(library.debianPackage):"
+                + " sudo apt-get install \(library.debianPackage)"
         case .missingSymbol(let name):
             "\(library.soname) has no function \(name) (\(detail)); it is too old: install a current \(library.debianPackage)"
         }

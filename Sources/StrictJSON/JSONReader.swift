@@ -71,7 +71,8 @@ public enum JSONDateEncoding: Sendable {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         // From 1900 only: before the Gregorian reform Foundation's calendar is Julian.
-        guard year >= 1900, (1...12).contains(month), (1...monthDays[month - 1]).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        guard year >= 1900, (1...12).contains(month), (1...monthDays[month - 1]).contains(day),
+              hour < 24, minute < 60, second < 60 else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -190,7 +191,8 @@ public struct JSONReader: Sendable {
     /// A member whose string is one of `T`'s raw values. (`@inlinable`: unspecialized, reading
     /// `T.RawValue` would be a run-time associated-type lookup.)
     @inlinable
-    public func optionalRawValue<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws(JSONShapeError) -> T? where T.RawValue == String {
+    public func optionalRawValue<T: RawRepresentable>(_ name: String,
+                                                      as type: T.Type = T.self) throws(JSONShapeError) -> T? where T.RawValue == String {
         guard let text = try optionalString(name) else { return nil }
         guard let value = T(rawValue: text) else { throw shapeError(name, expected: "one of the known values") }
         return value
@@ -212,7 +214,8 @@ public struct JSONReader: Sendable {
 
     /// Each element of the array member `name` through `element` (given the element and its path).
     @inlinable
-    public func optionalArray<T>(_ name: String, _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T]? {
+    public func optionalArray<T>(_ name: String,
+                                 _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T]? {
         guard let value = value(name) else { return nil }
         return try Self.array(value, path: path + [.member(name)], element)
     }
@@ -225,7 +228,8 @@ public struct JSONReader: Sendable {
 
     /// Each member of the object member `name` through `member` (given the value and its path).
     @inlinable
-    public func optionalMap<T>(_ name: String, _ member: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [String: T]? {
+    public func optionalMap<T>(_ name: String,
+                               _ member: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [String: T]? {
         guard let value = value(name) else { return nil }
         guard case .object(let members) = value else { throw shapeError(name, expected: "an object") }
         var result: [String: T] = [:]
@@ -236,7 +240,8 @@ public struct JSONReader: Sendable {
 
     /// Each element of a top-level (or any) array value through `element`.
     @inlinable
-    public static func array<T>(_ value: JSONValue, path: [JSONPathComponent] = [], _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T] {
+    public static func array<T>(_ value: JSONValue, path: [JSONPathComponent] = [],
+                                _ element: (JSONValue, [JSONPathComponent]) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T] {
         guard case .array(let elements) = value else { throw JSONShapeError(path: path, expected: "a list") }
         var result: [T] = []
         result.reserveCapacity(elements.count)

@@ -229,9 +229,11 @@ public enum KeyBindings {
     ]
 
     static let signIn: [KeyBinding] = [
-        KeyBinding(keys: [.up, .down, .char("k"), .char("j")], description: "Choose a provider (PgUp/PgDn: by ten)", shortDescription: "choose", showInFooter: false) { _, _ in nil },
+        KeyBinding(keys: [.up, .down, .char("k"), .char("j")], description: "Choose a provider (PgUp/PgDn: by ten)",
+                   shortDescription: "choose", showInFooter: false) { _, _ in nil },
         KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .dialogNextField },
-        KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .dialogPreviousField },
+        KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field",
+                   showInFooter: false) { _, _ in .dialogPreviousField },
         KeyBinding(keys: [.left, .right, .char(" ")], description: "Switch between browser and device flow (on the flow field)",
                    shortDescription: "flow", showInFooter: false) { m, _ in
             if case .signIn(let d) = m.dialog, d.focusedField == .flow { return .dialogToggleFlow }
@@ -239,7 +241,9 @@ public enum KeyBindings {
         },
         KeyBinding(keys: [.enter], description: "Start signing in", shortDescription: "sign in",
                    disabledReason: { m in
-                       if case .signIn(let d) = m.dialog, d.providers.isEmpty, !d.addFromPreset { return "no provider configured (authdeck provider add)" }
+                       if case .signIn(let d) = m.dialog, d.providers.isEmpty, !d.addFromPreset {
+                           return "no provider configured (authdeck provider add)"
+                       }
                        return nil
                    }) { m, _ in
             if case .signIn(let d) = m.dialog, d.presetEntrySelected { return .openPresetForm }
@@ -249,9 +253,11 @@ public enum KeyBindings {
     ]
 
     static let presetForm: [KeyBinding] = [
-        KeyBinding(keys: [.up, .down], description: "Choose a preset (on the preset field)", shortDescription: "choose", showInFooter: false) { _, _ in nil },
+        KeyBinding(keys: [.up, .down], description: "Choose a preset (on the preset field)", shortDescription: "choose",
+                   showInFooter: false) { _, _ in nil },
         KeyBinding(keys: [.tab], description: "Next field", shortDescription: "next field") { _, _ in .presetFormEdit(.nextField) },
-        KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field", showInFooter: false) { _, _ in .presetFormEdit(.previousField) },
+        KeyBinding(keys: [.backTab], description: "Previous field", shortDescription: "prev field",
+                   showInFooter: false) { _, _ in .presetFormEdit(.previousField) },
         KeyBinding(keys: [.enter], description: "Add the provider (after its discovery probe) and select it for sign-in",
                    shortDescription: "add") { _, _ in .presetFormSubmit },
         KeyBinding(keys: [.escape], description: "Back to the sign-in dialog", shortDescription: "back") { _, _ in .cancel },

@@ -159,7 +159,8 @@ public enum Renderer {
         if visible.isEmpty {
             if m.accounts.isEmpty, let damage = m.storeDamage {
                 for (index, line) in damage.enumerated() where g.top + index < rect.y + rect.height - 1 {
-                    f.draw([.text(Sanitizer.visible(line), index == 0 ? .statusError : .text)], x: g.inner.x + 1, y: g.top + index, width: g.inner.width - 1)
+                    f.draw([.text(Sanitizer.visible(line), index == 0 ? .statusError : .text)],
+                           x: g.inner.x + 1, y: g.top + index, width: g.inner.width - 1)
                 }
                 return
             }

@@ -25,7 +25,9 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noTerminalType: "TERM is not set; the interactive UI needs a terminal (use a subcommand instead, e.g. authdeck status)"
         case .unknownTerminal(let t): "unknown terminal type \"\(Sanitizer.visible(t))\" (no terminfo entry); try TERM=xterm-256color"
         case .notATerminal: "standard input and output must be a terminal for the interactive UI"
-        case .noCursorAddressing(let t): "terminal type \"\(Sanitizer.visible(t))\" cannot move the cursor, which the interactive UI needs; try TERM=xterm-256color, or use a subcommand (e.g. authdeck status)"
+        case .noCursorAddressing(let t):
+            "terminal type \"\(Sanitizer.visible(t))\" cannot move the cursor, which the interactive UI needs;"
+                + " try TERM=xterm-256color, or use a subcommand (e.g. authdeck status)"
         case .library(let error): "the interactive UI needs ncurses: \(error.description)"
         }
     }
