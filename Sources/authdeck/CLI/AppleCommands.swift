@@ -14,7 +14,9 @@ extension Commands {
     static let appleClientSecret = CommandSpec(
         name: "client-secret",
         abstract: "Print the ES256 client-secret JWT Sign in with Apple expects as client_secret.",
-        discussion: "Signed with the developer's AuthKey_<KEYID>.p8 (PKCS#8 P-256, mode 0600, not a symlink): iss the team id, sub the Services ID, aud https://appleid.apple.com, exp --days after iat (at most 182 days). Only the JWT goes to stdout; its expiry goes to stderr.",
+        discussion: "Signed with the developer's AuthKey_<KEYID>.p8 (PKCS#8 P-256, mode 0600, not a symlink): iss the team id,"
+            + " sub the Services ID, aud https://appleid.apple.com, exp --days after iat (at most 182 days)."
+            + " Only the JWT goes to stdout; its expiry goes to stderr.",
         options: [
             .value("teamId", valueName: "team-id", help: "The Apple team id (10 characters)."),
             .value("keyId", valueName: "key-id", help: "The key id (10 characters)."),

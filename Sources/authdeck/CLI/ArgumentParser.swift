@@ -149,16 +149,19 @@ enum ArgumentParser {
             switch option.kind {
             case .flag:
                 if inline != nil {
-                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' takes no value", usage: usageLine(command, path: path))))
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' takes no value",
+                                                      usage: usageLine(command, path: path))))
                 }
                 parsed.flags.insert(option.name)
             case .value, .repeated:
                 guard let value = inline ?? rest.first else {
-                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' needs a value (\(option.valueName))", usage: usageLine(command, path: path))))
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' needs a value (\(option.valueName))",
+                                                      usage: usageLine(command, path: path))))
                 }
                 if inline == nil { rest = rest.dropFirst() }
                 if option.kind == .value, parsed.values[option.name] != nil {
-                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' given more than once", usage: usageLine(command, path: path))))
+                    return .failure(.usage(UsageError(message: "option '--\(option.flagName)' given more than once",
+                                                      usage: usageLine(command, path: path))))
                 }
                 parsed.values[option.name, default: []].append(value)
             }
@@ -180,13 +183,19 @@ enum ArgumentParser {
                 if let validate = command.validate, let message = validate(parsed) {
                     return .failure(.usage(UsageError(message: message, usage: usageLine(command, path: path))))
                 }
-                let mine = command.options.filter { o in arguments.contains { $0 == "--" + o.flagName || $0.hasPrefix("--" + o.flagName + "=") } }
-                let named = mine.isEmpty ? "the options before it belong" : commaList(mine.map { "--" + $0.flagName }) + (mine.count == 1 ? " belongs" : " belong")
+                let mine = command.options.filter { o in
+                    arguments.contains { $0 == "--" + o.flagName || $0.hasPrefix("--" + o.flagName + "=") }
+                }
+                let named = mine.isEmpty
+                    ? "the options before it belong"
+                    : commaList(mine.map { "--" + $0.flagName }) + (mine.count == 1 ? " belongs" : " belong")
                 return .failure(.usage(UsageError(
-                    message: "the command '\(extra)' goes first ('\(path.joined(separator: " ")) \(extra) …'): \(named) to '\(path.joined(separator: " "))' alone",
+                    message: "the command '\(extra)' goes first ('\(path.joined(separator: " ")) \(extra) …'):"
+                        + " \(named) to '\(path.joined(separator: " "))' alone",
                     usage: usageLine(command, path: path))))
             }
-            return .failure(.usage(UsageError(message: "unexpected argument '\(positionals[command.positionals.count])'", usage: usageLine(command, path: path))))
+            return .failure(.usage(UsageError(message: "unexpected argument '\(positionals[command.positionals.count])'",
+                                              usage: usageLine(command, path: path))))
         }
         // Optional positionals before a required one (`api [ACCOUNT] URL`) are filled only when
         // there are enough values for the required ones.
@@ -218,8 +227,9 @@ enum ArgumentParser {
         for word in words where !word.hasPrefix("-") {
             guard let sub = command.subcommands.first(where: { $0.name == word && !$0.hidden }) else {
                 if command.subcommands.isEmpty {
+                    let help = root.subcommands.first { $0.name == helpCommand } ?? root
                     return .usage(UsageError(message: "'\(path.joined(separator: " "))' has no subcommand '\(word)'",
-                                             usage: usageLine(root.subcommands.first { $0.name == helpCommand } ?? root, path: [root.name, helpCommand])))
+                                             usage: usageLine(help, path: [root.name, helpCommand])))
                 }
                 return .usage(unknownCommand(word, in: command, path: path))
             }

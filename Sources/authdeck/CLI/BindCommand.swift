@@ -7,8 +7,12 @@ extension Commands {
     static let bind = CommandSpec(
         name: "bind",
         abstract: "Make commands run in a directory (and below it) use an account, without changing the active one.",
-        discussion: "The rule is kept in $XDG_CONFIG_HOME/authdeck/bindings.json for the directory's real path (symlinks resolved); the longest matching directory wins. $AUTHDECK_ACCOUNT and git config's authdeck.account come before a rule; 'authdeck which' says what chose.",
-        positionals: [PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id.")],
+        discussion: "The rule is kept in $XDG_CONFIG_HOME/authdeck/bindings.json for the directory's real path (symlinks resolved);"
+            + " the longest matching directory wins. $AUTHDECK_ACCOUNT and git config's authdeck.account come before a rule;"
+            + " 'authdeck which' says what chose.",
+        positionals: [
+            PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id."),
+        ],
         options: [.value("dir", valueName: "directory", help: "The directory (default: the current one).")],
         run: { try await bindRun($0.positional("account") ?? "", directory: $0.value("dir"), .current) }
     )

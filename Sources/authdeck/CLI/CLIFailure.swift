@@ -40,7 +40,8 @@ struct CLIFailure: Error {
                 if let file = CLIContext.current.environment[PassphraseSource.fileVariable], !file.isEmpty {
                     next = PassphraseSource.fileRequirement(path: file) + "."
                 } else {
-                    next = "Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase, or run from a terminal to be asked for it."
+                    next = "Unlock the vault: set AUTHDECK_PASSPHRASE_FILE to a 0600 file holding its passphrase,"
+                        + " or run from a terminal to be asked for it."
                 }
             }
         case .fileDamaged: code = ExitCode.fileDamaged
@@ -52,7 +53,8 @@ struct CLIFailure: Error {
         case .transient(let retryAfter): code = ExitCode.failure
             // A local store's timeout brings its own advice (ErrorMapping); this is the network's.
             if next == nil {
-                next = retryAfter.map { "This looks temporary: try again in \(Int($0.rounded(.up))) s." } ?? "This looks temporary (network or server); try again."
+                next = retryAfter.map { "This looks temporary: try again in \(Int($0.rounded(.up))) s." }
+                    ?? "This looks temporary (network or server); try again."
             }
         default: code = ExitCode.failure
         }
@@ -62,18 +64,23 @@ struct CLIFailure: Error {
     /// What to do about a failed discovery probe of `provider add`, in the command line's terms.
     static func advice(_ probe: ProviderProbeFailure) -> String {
         let todo = switch probe.cause {
-        case .hostNotFound(let host): "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY)."
-        case .noConnection(let host): "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY)."
+        case .hostNotFound(let host):
+            "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY)."
+        case .noConnection(let host):
+            "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY)."
         case .timeout: "Check the network, a firewall or your proxy."
         case .tls: "For a private CA give its PEM bundle with --ca-bundle PATH (or SSL_CERT_FILE)."
         case .interrupted: "Try again; if it persists, check a proxy in between."
         case .tooLarge: "The answer is not a discovery document: check the --issuer URL."
         case .plainHTTP: "Only loopback addresses may use http: use the provider's https issuer."
         case .cancelled: "The probe was interrupted."
-        case .httpStatus: "No discovery document there: check the --issuer (the provider's issuer identifier, exactly as it publishes it), or give the endpoints by hand (--token-endpoint, --authorization-endpoint)."
+        case .httpStatus:
+            "No discovery document there: check the --issuer (the provider's issuer identifier, exactly as it publishes it),"
+                + " or give the endpoints by hand (--token-endpoint, --authorization-endpoint)."
         case .notJSON: "The --issuer probably points at a web page, not at the provider's issuer."
         case .issuerMismatch(let published, let configured):
-            "The document names the issuer '\(published)', not '\(configured)'; issuers compare code unit for code unit: use --issuer \(published) if that is the provider you mean."
+            "The document names the issuer '\(published)', not '\(configured)'; issuers compare code unit for code unit:"
+                + " use --issuer \(published) if that is the provider you mean."
         case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check the --issuer."
         }
         return todo + " Add --no-probe to add it anyway (offline, or a provider that is not up yet)."
@@ -113,7 +120,8 @@ extension CLIFailure {
                       hint: "Type more of the name, or use the account id.", exitCode: ExitCode.usage)
         case .ruleAccountMissing(let directory, let account):
             self.init("The rule for \(directory) names \(account), which is not signed in",
-                      hint: "Sign in to it again, bind another account with 'authdeck bind ACCOUNT --dir \(directory)', or remove the rule with 'authdeck unbind --dir \(directory)'.",
+                      hint: "Sign in to it again, bind another account with 'authdeck bind ACCOUNT --dir \(directory)',"
+                          + " or remove the rule with 'authdeck unbind --dir \(directory)'.",
                       exitCode: ExitCode.usage)
         case .rulesUnreadable(let problem):
             self.init("The directory rules cannot be read (\(problem))",

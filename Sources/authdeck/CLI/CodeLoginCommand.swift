@@ -20,7 +20,9 @@ struct CodeLoginOptions {
     static let handoverOptions = ["code", "idToken", "idTokenFile", "user", "nonce", "nonceSha256", "redirectUri"]
 
     static let specs: [OptionSpec] = [
-        .value("code", valueName: "code", help: "Exchange an authorization code handed over by an app or web page (Sign in with Apple) instead of opening a browser; '-' reads it from stdin. A value in argv is visible to other local users (ps): prefer '-'."),
+        .value("code", valueName: "code",
+               help: "Exchange an authorization code handed over by an app or web page (Sign in with Apple) instead of opening a browser;"
+                   + " '-' reads it from stdin. A value in argv is visible to other local users (ps): prefer '-'."),
         .value("idToken", valueName: "jwt", help: "With --code: the identity token the app received, verified too; '-' reads it from stdin."),
         .value("idTokenFile", valueName: "path", help: "With --code: read the app's identity token from this file."),
         .value("user", valueName: "json", help: "With --code: Apple's one-time user JSON (name, email), sent only on the first sign-in."),
@@ -48,7 +50,9 @@ struct CodeLoginOptions {
         guard selected(parsed) else { return nil }
         guard let code = parsed.value("code") else { return "--id-token, --user, --nonce and --redirect-uri go with --code CODE" }
         if code.isEmpty { return "--code needs the authorization code (or '-' to read it from stdin)" }
-        for other in ["device", "noBrowser"] where parsed.flag(other) { return "--code does not use a browser or the device flow; drop --\(ArgumentParserNames.kebab(other))" }
+        for other in ["device", "noBrowser"] where parsed.flag(other) {
+            return "--code does not use a browser or the device flow; drop --\(ArgumentParserNames.kebab(other))"
+        }
         if !parsed.values("scope").isEmpty || !parsed.values("resource").isEmpty || parsed.value("audience") != nil {
             return "--code exchanges a code already granted: --scope, --resource and --audience do not apply"
         }
@@ -83,7 +87,9 @@ func codeLoginRun(_ options: CodeLoginOptions, _ context: CLIContext) async thro
     let record = outcome.record
     for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
     if let email = record.email {
-        let flags = [record.emailVerified.map { $0 ? "verified" : "not verified" }, record.isPrivateEmail == true ? "private relay" : nil].compactMap { $0 }
+        let flags = [
+            record.emailVerified.map { $0 ? "verified" : "not verified" }, record.isPrivateEmail == true ? "private relay" : nil,
+        ].compactMap { $0 }
         Output.err("Email: \(email)\(flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))")")
     }
     Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "").")

@@ -101,8 +101,11 @@ enum Completion {
         var values = ""
         for option in options {
             switch Self.values(of: option) {
-            case .words(let words): values += "        --\(option.flagName)) COMPREPLY=( $(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\") ); return ;;\n"
-            case .names(let source): values += "        --\(option.flagName)) COMPREPLY=( $(compgen -W \"$(_authdeck_names \(source.rawValue))\" -- \"$cur\") ); return ;;\n"
+            case .words(let words):
+                values += "        --\(option.flagName)) COMPREPLY=( $(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\") ); return ;;\n"
+            case .names(let source):
+                values += "        --\(option.flagName)) COMPREPLY=( $(compgen -W \"$(_authdeck_names \(source.rawValue))\" -- \"$cur\") );"
+                    + " return ;;\n"
             case .files: values += "        --\(option.flagName)) COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n"
             case .free: break
             }
@@ -143,7 +146,8 @@ enum Completion {
         for option in options {
             switch Self.values(of: option) {
             case .words(let words): values += "    --\(option.flagName)) compadd -- \(words.joined(separator: " ")); return ;;\n"
-            case .names(let source): values += "    --\(option.flagName)) names=(${(f)\"$(_authdeck_names \(source.rawValue))\"}); compadd -a names; return ;;\n"
+            case .names(let source):
+                values += "    --\(option.flagName)) names=(${(f)\"$(_authdeck_names \(source.rawValue))\"}); compadd -a names; return ;;\n"
             case .files: values += "    --\(option.flagName)) _files; return ;;\n"
             case .free: break
             }

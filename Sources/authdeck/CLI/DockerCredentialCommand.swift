@@ -9,10 +9,16 @@ extension Commands {
     static let dockerCredential = CommandSpec(
         name: "docker-credential",
         abstract: "Answer docker's credential-helper requests (docker-credential-authdeck) with an account's access token.",
-        discussion: "get reads a registry's server URL on stdin and prints {\"ServerURL\",\"Username\",\"Secret\"} (the access token) for a registry a provider serves (the google preset: gcr.io, *.gcr.io, *-docker.pkg.dev as oauth2accesstoken); an unknown one prints 'credentials not found in native keychain' and exits 1. list prints the registries served; store and erase change nothing. Linked or copied as docker-credential-authdeck, the binary takes the operation as its first argument.",
+        discussion: "get reads a registry's server URL on stdin and prints {\"ServerURL\",\"Username\",\"Secret\"} (the access token)"
+            + " for a registry a provider serves (the google preset: gcr.io, *.gcr.io, *-docker.pkg.dev as oauth2accesstoken);"
+            + " an unknown one prints 'credentials not found in native keychain' and exits 1. list prints the registries served;"
+            + " store and erase change nothing. Linked or copied as docker-credential-authdeck, the binary takes the operation"
+            + " as its first argument.",
         positionals: [PositionalSpec(name: "operation", optional: false, help: "get, store, erase or list (as docker calls it).")],
         validate: { parsed in
-            ["get", "store", "erase", "list"].contains(parsed.positional("operation") ?? "") ? nil : "docker-credential takes get, store, erase or list, got '\(parsed.positional("operation") ?? "")'"
+            let operation = parsed.positional("operation") ?? ""
+            return ["get", "store", "erase", "list"].contains(operation)
+                ? nil : "docker-credential takes get, store, erase or list, got '\(operation)'"
         },
         run: { try await dockerCredentialRun($0.positional("operation") ?? "", .current) }
     )

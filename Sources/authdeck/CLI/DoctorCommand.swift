@@ -11,7 +11,10 @@ extension Commands {
     static let doctor = CommandSpec(
         name: "doctor",
         abstract: "Check every file authdeck keeps; with --repair, move damaged ones aside and drop orphaned secrets.",
-        discussion: "Without --repair nothing is changed. --repair moves a damaged file aside (same directory, <name>.damaged-<UTC time>, mode 0600), rebuilds account records from stored ID tokens when accounts.json was damaged, resets a damaged active.json, drops damaged cache files, and deletes secrets that no account or configured provider owns. Exits 0 when everything is fine, 5 when a file is damaged, 1 when something else needs attention.",
+        discussion: "Without --repair nothing is changed. --repair moves a damaged file aside (same directory,"
+            + " <name>.damaged-<UTC time>, mode 0600), rebuilds account records from stored ID tokens when accounts.json was damaged,"
+            + " resets a damaged active.json, drops damaged cache files, and deletes secrets that no account or configured provider owns."
+            + " Exits 0 when everything is fine, 5 when a file is damaged, 1 when something else needs attention.",
         options: [
             json,
             .flag("repair", help: "Repair what can be repaired, reporting each step."),
@@ -49,7 +52,9 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
                 case .skipped(let text): ("skipped", text)
                 case .failed(let error): ("failed", error.description)
                 }
-                return .object(["subject": .string(step.subject), "action": .string(step.action), "outcome": .string(outcome), "detail": .string(detail)])
+                return .object([
+                    "subject": .string(step.subject), "action": .string(step.action), "outcome": .string(outcome), "detail": .string(detail),
+                ])
             })
         }
         Output.json(.object(object))
@@ -62,16 +67,19 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
         }
         if let missing = report.accountsWithoutSecrets {
             lines.append(missing.isEmpty ? "accounts without secrets: none"
-                         : "accounts without secrets (sign in again, or 'authdeck logout --local-only'): \(missing.map(\.rawValue).joined(separator: ", "))")
+                         : "accounts without secrets (sign in again, or 'authdeck logout --local-only'): "
+                             + missing.map(\.rawValue).joined(separator: ", "))
         }
         if let orphans = report.orphanedSecrets {
             lines.append(orphans.isEmpty ? "orphaned secrets: none"
-                         : "orphaned secrets (no account owns them; 'authdeck doctor --repair' deletes them): \(orphans.map(doctorKeyName).joined(separator: ", "))")
+                         : "orphaned secrets (no account owns them; 'authdeck doctor --repair' deletes them): "
+                             + orphans.map(doctorKeyName).joined(separator: ", "))
         }
         lines += report.notes.map { "note: \($0)" }
         Output.out(lines.joined(separator: "\n") + "\n")
         if !report.damaged.isEmpty && !repair {
-            Output.err("Damaged files were found; nothing was changed. Run 'authdeck doctor --repair' to move them aside (their bytes are kept) and rebuild what can be rebuilt.")
+            Output.err("Damaged files were found; nothing was changed. Run 'authdeck doctor --repair' to move them aside"
+                + " (their bytes are kept) and rebuild what can be rebuilt.")
         } else if report.isHealthy {
             Output.err(repair ? "Repaired; everything is fine now." : "Everything is fine.")
         }

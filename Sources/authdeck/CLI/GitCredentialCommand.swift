@@ -10,10 +10,17 @@ extension Commands {
     static let gitCredential = CommandSpec(
         name: "git-credential",
         abstract: "Answer git's credential requests (gitcredentials(7)) with an account's access token.",
-        discussion: "Installed by 'authdeck setup-git'. get: for a host a provider serves ('provider add --git-host'), prints username= and password= (the access token, refreshed under the account lock when it expires within a minute) and password_expiry_utc=; with capability[]=authtype (git 2.46 and later) authtype=Bearer and credential= instead. The account: the username in the remote URL when it names one, else the one the repository resolves to (see 'authdeck which'), else the only account of the host's provider. A host no provider serves gets nothing and exit 0. store does nothing; erase (the token was rejected) refreshes it once, under the lock. Never a browser, never a refresh or ID token.",
+        discussion: "Installed by 'authdeck setup-git'. get: for a host a provider serves ('provider add --git-host'),"
+            + " prints username= and password= (the access token, refreshed under the account lock when it expires within a minute)"
+            + " and password_expiry_utc=; with capability[]=authtype (git 2.46 and later) authtype=Bearer and credential= instead."
+            + " The account: the username in the remote URL when it names one, else the one the repository resolves to"
+            + " (see 'authdeck which'), else the only account of the host's provider. A host no provider serves gets nothing and exit 0."
+            + " store does nothing; erase (the token was rejected) refreshes it once, under the lock."
+            + " Never a browser, never a refresh or ID token.",
         positionals: [PositionalSpec(name: "operation", optional: false, help: "get, store or erase (as git calls it).")],
         validate: { parsed in
-            ["get", "store", "erase"].contains(parsed.positional("operation") ?? "") ? nil : "git-credential takes get, store or erase, got '\(parsed.positional("operation") ?? "")'"
+            let operation = parsed.positional("operation") ?? ""
+            return ["get", "store", "erase"].contains(operation) ? nil : "git-credential takes get, store or erase, got '\(operation)'"
         },
         run: { try await gitCredentialRun($0.positional("operation") ?? "", .current) }
     )
@@ -63,14 +70,16 @@ func gitCredentialRun(_ operation: String, _ context: CLIContext) async throws -
     do {
         if operation == "erase" {
             if let record = try await helper.erase(request, environmentAccount: environmentAccount) {
-                Output.err("authdeck: \(request.host ?? "the server") refused the access token of \(AccountResolution.describe(record)); the next request gets a refreshed one")
+                Output.err("authdeck: \(request.host ?? "the server") refused the access token of \(AccountResolution.describe(record));"
+                    + " the next request gets a refreshed one")
             }
             return ExitCode.ok
         }
         guard let credential = try await helper.get(request, environmentAccount: environmentAccount) else { return ExitCode.ok }
         let token = credential.token.exposedValue
         // A value with a line break would inject keys of its own into git's protocol.
-        guard !token.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }), !credential.username.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
+        func holdsLineBreak(_ text: String) -> Bool { text.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 } }
+        guard !holdsLineBreak(token), !holdsLineBreak(credential.username) else {
             Output.err("authdeck git-credential: the access token or username holds a line break; nothing was sent")
             return ExitCode.failure
         }

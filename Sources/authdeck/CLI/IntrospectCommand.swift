@@ -17,10 +17,12 @@ func introspectRun(_ query: String?, json: Bool, _ context: CLIContext) async th
         if json {
             Output.json(response)
         } else if case .object(let members) = response {
-            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: context.now()).joined(separator: "\n") + "\n")
+            let provider = snapshot.providers.first { $0.id == record.providerID }
+            Output.out(ClaimsText.lines(members, provider: provider, now: context.now()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):
-        throw CLIFailure(error, hint: error.title.contains("Not supported") ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)
+        throw CLIFailure(error, hint: error.title.contains("Not supported")
+            ? "Configure it with 'authdeck provider add NAME … --introspection-endpoint URL'." : nil)
     }
 }

@@ -39,10 +39,12 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
         }
     }
     guard outcome.removed else {
-        throw CLIFailure("\(AccountResolution.describe(record)) was not removed", hint: "Fix the error above and run 'authdeck logout' again, or use --local-only to only delete the local secrets.")
+        throw CLIFailure("\(AccountResolution.describe(record)) was not removed",
+                         hint: "Fix the error above and run 'authdeck logout' again, or use --local-only to only delete the local secrets.")
     }
     if failures.count > 0 {
-        Output.err("Logged out \(AccountResolution.describe(record)) locally, but a step failed: the tokens may stay valid at the provider until they expire.")
+        Output.err("Logged out \(AccountResolution.describe(record)) locally, but a step failed:"
+            + " the tokens may stay valid at the provider until they expire.")
         return ExitCode.failure
     }
     Output.err("Logged out \(AccountResolution.describe(record)).")

@@ -124,7 +124,8 @@ enum ManPages {
         if !subcommands.isEmpty {
             lines.append(".SH COMMANDS")
             for sub in subcommands {
-                lines += [".TP", "\\fB\(escape(sub.name))\\fR", wrap(escape(sub.abstract) + " See \\fB\(escape(self.name(path + [sub.name])))\\fR(1).")]
+                let seeAlso = " See \\fB\(escape(self.name(path + [sub.name])))\\fR(1)."
+                lines += [".TP", "\\fB\(escape(sub.name))\\fR", wrap(escape(sub.abstract) + seeAlso)]
             }
         }
         lines += [".SH EXIT STATUS", "See \\fBauthdeck\\fR(1)."]
@@ -156,10 +157,12 @@ enum ManPages {
     /// The exit codes, as README's table gives them.
     static let exitCodes: [(Int32, String)] = [
         (ExitCode.ok, "Success."),
-        (ExitCode.failure, "Failure: network, provider error, a failed check in decode \\-\\-verify, HTTP 400 or above in api, an account that needs attention in status."),
+        (ExitCode.failure, "Failure: network, provider error, a failed check in decode \\-\\-verify, HTTP 400 or above in api,"
+            + " an account that needs attention in status."),
         (ExitCode.usage, "Usage error: unknown command or option, a missing or invalid argument, an unknown provider or account; nothing was done."),
         (ExitCode.needsSignIn, "Needs sign-in: no account, or the grant was revoked or expired (run authdeck login)."),
-        (ExitCode.storeLocked, "The credential store is locked: the vault passphrase is unavailable or wrong, or the keyring is locked; nothing was stored."),
+        (ExitCode.storeLocked, "The credential store is locked: the vault passphrase is unavailable or wrong, or the keyring is locked;"
+            + " nothing was stored."),
         (ExitCode.fileDamaged, "A file authdeck keeps is damaged; nothing was changed (run authdeck doctor)."),
         (ExitCode.interrupted, "Interrupted by Ctrl-C (SIGINT)."),
     ]
@@ -169,7 +172,8 @@ enum ManPages {
         lines += [".SH NAME", wrap("authdeck \\- \(escape(root.abstract))")]
         lines += [".SH SYNOPSIS", "\\fBauthdeck\\fR [\\fB\\-\\-theme\\fR \\fIname\\fR] [\\fB\\-\\-read\\-only\\fR]", ".br",
                   "\\fBauthdeck\\fR \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]"]
-        lines += [".SH DESCRIPTION", escape(root.discussion + " The commands below are for scripts: only the result goes to standard output; messages, progress and the sign-in URL go to standard error.")]
+        lines += [".SH DESCRIPTION", escape(root.discussion + " The commands below are for scripts: only the result goes to standard output;"
+            + " messages, progress and the sign-in URL go to standard error.")]
         lines.append(".SH OPTIONS")
         for spec in root.options { lines += option(spec) }
         lines.append(".SH COMMANDS")
@@ -187,23 +191,31 @@ enum ManPages {
 
     /// The files authdeck keeps (XDG base directories), for `authdeck.5`.
     static let fileEntries: [(String, String)] = [
-        ("$XDG_CONFIG_HOME/authdeck/providers.json", "The providers: issuer or endpoints, client id, scopes, preset settings. No secret (client secrets are in the credential store)."),
+        ("$XDG_CONFIG_HOME/authdeck/providers.json",
+         "The providers: issuer or endpoints, client id, scopes, preset settings. No secret (client secrets are in the credential store)."),
         ("$XDG_CONFIG_HOME/authdeck/presets/NAME.json", "Your presets, adding to or replacing the built-in ones (provider add \\-\\-preset)."),
         ("$XDG_CONFIG_HOME/authdeck/themes/NAME.json", "Your themes for the accounts screen."),
-        ("$XDG_STATE_HOME/authdeck/accounts.json", "The accounts: provider, subject, names, token expiry times and scopes, the needs-sign-in mark. No token."),
+        ("$XDG_STATE_HOME/authdeck/accounts.json",
+         "The accounts: provider, subject, names, token expiry times and scopes, the needs-sign-in mark. No token."),
         ("$XDG_STATE_HOME/authdeck/active.json", "The active account (authdeck switch)."),
         ("$XDG_STATE_HOME/authdeck/store.json", "Which credential store holds the secrets."),
         ("$XDG_DATA_HOME/authdeck/secrets.vault", "The encrypted vault (Argon2id and XChaCha20-Poly1305), when the Secret Service is not used."),
         ("$XDG_DATA_HOME/authdeck/secrets.insecure.json", "Plaintext secrets, only when chosen with AUTHDECK_STORE=plaintext."),
         ("$XDG_CACHE_HOME/authdeck/", "Discovery documents, JWK Sets and DPoP nonces of the providers; safe to delete."),
-        ("$XDG_RUNTIME_DIR/authdeck/", "Lock files, the cached vault key (when the kernel keyring is unavailable) and the token files of authdeck exec."),
+        ("$XDG_RUNTIME_DIR/authdeck/",
+         "Lock files, the cached vault key (when the kernel keyring is unavailable) and the token files of authdeck exec."),
     ]
 
     static func files(version: String, date: String) -> Page {
         var lines = header("authdeck", section: 5, version: version, date: date)
         lines += [".SH NAME", "authdeck \\- the files authdeck keeps"]
-        lines += [".SH DESCRIPTION", wrap("authdeck keeps its files under the XDG base directories (defaults: ~/.config, ~/.local/state, ~/.local/share, ~/.cache). Every file is created mode 0600 in a 0700 directory, written atomically (a temporary file renamed over the old one) under a lock. A damaged file is never overwritten: commands name it and exit 5, and authdeck doctor \\-\\-repair moves it aside."),
-                  wrap("Tokens and client secrets are kept only in the credential store: the Secret Service (GNOME Keyring, KWallet), the encrypted vault, or a plaintext file chosen explicitly.")]
+        lines += [".SH DESCRIPTION",
+                  wrap("authdeck keeps its files under the XDG base directories (defaults: ~/.config, ~/.local/state, ~/.local/share,"
+                      + " ~/.cache). Every file is created mode 0600 in a 0700 directory, written atomically (a temporary file renamed"
+                      + " over the old one) under a lock. A damaged file is never overwritten: commands name it and exit 5,"
+                      + " and authdeck doctor \\-\\-repair moves it aside."),
+                  wrap("Tokens and client secrets are kept only in the credential store: the Secret Service (GNOME Keyring, KWallet),"
+                      + " the encrypted vault, or a plaintext file chosen explicitly.")]
         lines.append(".SH FILES")
         for (path, meaning) in fileEntries { lines += [".TP", "\\fI\(escape(path))\\fR", wrap(meaning)] }
         lines += [".SH SEE ALSO", "\\fBauthdeck\\fR(1), \\fBauthdeck\\-doctor\\fR(1)"]

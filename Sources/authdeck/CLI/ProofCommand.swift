@@ -9,7 +9,9 @@ extension Commands {
     static let proof = CommandSpec(
         name: "proof",
         abstract: "Print a fresh DPoP proof (RFC 9449) for one request with a DPoP account's token.",
-        discussion: "For scripts calling an API with a sender-constrained token: send 'Authorization: DPoP <token>' and 'DPoP: <proof>'. The proof carries htm, htu (without query and fragment), iat, jti and ath; it is good for one request. --json prints the token, its type, the proof and the key's thumbprint.",
+        discussion: "For scripts calling an API with a sender-constrained token: send 'Authorization: DPoP <token>' and 'DPoP: <proof>'."
+            + " The proof carries htm, htu (without query and fragment), iat, jti and ath; it is good for one request."
+            + " --json prints the token, its type, the proof and the key's thumbprint.",
         positionals: [
             PositionalSpec(name: "method", optional: false, help: "The request's HTTP method (GET, POST, …)."),
             PositionalSpec(name: "url", optional: false, help: "The request's https URL (http only on loopback)."),
@@ -18,7 +20,10 @@ extension Commands {
         options: [json],
         validate: { parsed in
             let method = parsed.positional("method") ?? ""
-            guard !method.isEmpty, method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else {
+            func isLetter(_ byte: UInt8) -> Bool {
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            }
+            guard !method.isEmpty, method.utf8.allSatisfy(isLetter) else {
                 return "METHOD must be an HTTP method such as GET or POST"
             }
             return nil
@@ -35,7 +40,8 @@ func proofRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> In
     let issued = try await context.run { () async throws(AppError) in try await DPoPProof(context.app).run(record.id, method: method, url: url) }
     if parsed.flag("json") {
         Output.json(.object([
-            "account": .string(AccountResolution.handle(record)), "tokenType": .string(issued.tokenType), "token": .string(issued.accessToken.exposedValue),
+            "account": .string(AccountResolution.handle(record)), "tokenType": .string(issued.tokenType),
+            "token": .string(issued.accessToken.exposedValue),
             "proof": .string(issued.proof), "thumbprint": .string(issued.thumbprint), "htm": .string(method), "htu": .string(DPoP.htu(url)),
         ]))
     } else {
@@ -50,7 +56,8 @@ func printTokenNotes(_ warnings: [String], minValidGiven: Bool, tokenType: Strin
     if minValidGiven { for warning in warnings { Output.err("warning: \(warning)") } }
     if let refusedIDToken { Output.err("warning: \(refusedIDToken)") }
     if tokenType.equalsIgnoringASCIICase("DPoP") {
-        Output.err("note: this token is sender-constrained (DPoP, RFC 9449): send it as 'Authorization: DPoP …' with a proof from 'authdeck proof METHOD URL'")
+        Output.err("note: this token is sender-constrained (DPoP, RFC 9449): send it as 'Authorization: DPoP …'"
+            + " with a proof from 'authdeck proof METHOD URL'")
     }
 }
 

@@ -27,7 +27,9 @@ func refreshRun(_ query: String?, resource: String?, _ context: CLIContext) asyn
     }
     switch await context.result(refresh) {
     case .success(let updated):
-        let expiry = updated.accessTokenExpiresAt.map { "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: context.now())))" } ?? ""
+        let expiry = updated.accessTokenExpiresAt.map {
+            "; the access token expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: context.now())))"
+        } ?? ""
         Output.err("Refreshed \(AccountResolution.describe(updated))\(expiry).")
         for warning in updated.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
         if let change = updated.scopeChange, !change.added.isEmpty || !change.removed.isEmpty {

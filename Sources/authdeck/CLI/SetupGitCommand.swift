@@ -8,7 +8,10 @@ extension Commands {
     static let setupGit = CommandSpec(
         name: "setup-git",
         abstract: "Make git use authdeck for the hosts its providers serve (credential.<url>.helper).",
-        discussion: "For each URL (default: https://HOST for every git host of the configured providers; 'provider add --git-host'), writes an empty credential.<url>.helper first (so helpers configured before do not answer for that host) and then authdeck's. --uninstall removes exactly those two values. The config is the global one (~/.gitconfig) unless --file names another.",
+        discussion: "For each URL (default: https://HOST for every git host of the configured providers; 'provider add --git-host'),"
+            + " writes an empty credential.<url>.helper first (so helpers configured before do not answer for that host)"
+            + " and then authdeck's. --uninstall removes exactly those two values."
+            + " The config is the global one (~/.gitconfig) unless --file names another.",
         options: [
             .repeated("host", valueName: "url", help: "A URL to set up, e.g. https://github.com (default: every git host of the providers)."),
             .flag("global", help: "Write the global config, ~/.gitconfig (the default)."),
@@ -40,7 +43,9 @@ func setupGitRun(hosts: [String], file: String?, uninstall: Bool, _ context: CLI
     let setup = SetupGit(context.app)
     let urls = hosts.isEmpty ? try context.run { () throws(AppError) in try setup.defaultURLs() } : hosts
     guard !urls.isEmpty else {
-        throw CLIFailure("No git host to set up", hint: "Name one with --host https://HOST, or give a provider its git hosts ('authdeck provider add NAME --git-host HOST …'; the github and gitlab presets have theirs).")
+        throw CLIFailure("No git host to set up",
+                         hint: "Name one with --host https://HOST, or give a provider its git hosts"
+                             + " ('authdeck provider add NAME --git-host HOST …'; the github and gitlab presets have theirs).")
     }
     let scope: SetupGit.Scope = file.map { .file($0) } ?? .global
     let place = file ?? "the global git config"

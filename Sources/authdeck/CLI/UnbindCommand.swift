@@ -18,7 +18,8 @@ func unbindRun(directory: String?, _ context: CLIContext) async throws -> Int32 
     let still = covering.map { " The rule for \($0.directory) (\($0.account.rawValue)) still covers it." } ?? ""
     guard let removed else {
         let real = (try? places.realDirectory(directory)) ?? directory ?? "."
-        throw CLIFailure("No rule for \(real)", hint: "\(still.isEmpty ? "" : "\(still.dropFirst()) ")See the rules with 'authdeck which' in a directory, or 'authdeck bind ACCOUNT' to make one.")
+        throw CLIFailure("No rule for \(real)", hint: "\(still.isEmpty ? "" : "\(still.dropFirst()) ")"
+            + "See the rules with 'authdeck which' in a directory, or 'authdeck bind ACCOUNT' to make one.")
     }
     Output.err("Removed the rule for \(removed.directory) (\(removed.account.rawValue)).\(still)")
     return ExitCode.ok

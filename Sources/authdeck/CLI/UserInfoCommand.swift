@@ -17,7 +17,8 @@ func userinfoRun(_ query: String?, json: Bool, _ context: CLIContext) async thro
         if json {
             Output.json(claims)
         } else if case .object(let members) = claims {
-            Output.out(ClaimsText.lines(members, provider: snapshot.providers.first { $0.id == record.providerID }, now: context.now()).joined(separator: "\n") + "\n")
+            let provider = snapshot.providers.first { $0.id == record.providerID }
+            Output.out(ClaimsText.lines(members, provider: provider, now: context.now()).joined(separator: "\n") + "\n")
         }
         return ExitCode.ok
     case .failure(let error):

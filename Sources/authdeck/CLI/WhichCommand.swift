@@ -8,7 +8,10 @@ extension Commands {
     static let which = CommandSpec(
         name: "which",
         abstract: "Print the account a command run here uses, and where the choice came from.",
-        discussion: "One precedence everywhere: the ACCOUNT argument, then $AUTHDECK_ACCOUNT, then git config's authdeck.account (the user's and the repository's own config; never a file in the work tree), then the directory rule ('authdeck bind'), then the active account ('authdeck switch'), then the only account. The source is printed as argument, environment, git config (FILE), rule DIR, active or only account.",
+        discussion: "One precedence everywhere: the ACCOUNT argument, then $AUTHDECK_ACCOUNT, then git config's authdeck.account"
+            + " (the user's and the repository's own config; never a file in the work tree), then the directory rule ('authdeck bind'),"
+            + " then the active account ('authdeck switch'), then the only account. The source is printed as argument, environment,"
+            + " git config (FILE), rule DIR, active or only account.",
         positionals: [account],
         options: [
             .value("dir", valueName: "directory", help: "Ask for this directory instead of the current one."),
