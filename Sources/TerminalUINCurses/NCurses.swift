@@ -1,7 +1,7 @@
 @preconcurrency import CNCurses
 import LibraryLoader
 
-/// The ncurses and terminfo functions ``TerminalSession`` calls, resolved with `dlopen` / `dlsym`
+/// The ncurses and terminfo functions ``CursesScreen`` calls, resolved with `dlopen` / `dlsym`
 /// when the TUI starts: libncursesw.so.6, which brings libtinfo.so.6 (its `tigetstr`, `curs_set`,
 /// `stdscr`, … are found through the same handle). No line-mode command loads either
 /// (PERFORMANCE.md). Field names are the C names; `stdscr`, `COLORS` and `COLOR_PAIRS` are read

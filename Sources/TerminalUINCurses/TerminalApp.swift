@@ -85,15 +85,15 @@ public enum LoopExit: Equatable, Sendable {
 @MainActor
 public final class TerminalApp<Message: Sendable> {
     public let inbox = Inbox<Message>()
-    public let session: TerminalSession
+    public let screen: CursesScreen
     private let clock: () -> Date
     /// Pending terminal writes outside ncurses (OSC 52), flushed after the next draw.
     private var rawWrites: [String] = []
 
-    /// Starts ncurses (see `TerminalSession.init`). `clock` is the time source for `now`.
+    /// Starts ncurses (see `CursesScreen.init`). `clock` is the time source for `now`.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment,
                 clock: @escaping () -> Date = Date.init) throws(TerminalError) {
-        session = try TerminalSession(environment: environment)
+        screen = try CursesScreen(environment: environment)
         self.clock = clock
     }
 
@@ -115,7 +115,7 @@ public final class TerminalApp<Message: Sendable> {
         theme: () -> Theme,
         handle: (LoopEvent<Message>) -> LoopControl
     ) -> LoopExit {
-        defer { session.end() }
+        defer { screen.end() }
         var current = model(clock())
         var lastModel: ScreenModel?
         var lastSize: Size?
@@ -123,13 +123,13 @@ public final class TerminalApp<Message: Sendable> {
         var force = true
         var idleErrors = 0
         while true {
-            if let sig = session.takeQuitSignal() { return .signal(sig) }
+            if let sig = screen.takeQuitSignal() { return .signal(sig) }
             let th = theme()
-            session.apply(theme: th)
-            let size = session.size
+            screen.apply(theme: th)
+            let size = screen.size
             // Render only when the model, the size or the theme changed (or after a resize).
             if force || current != lastModel || size != lastSize || th != lastTheme {
-                session.draw(Renderer.render(current, size: size, theme: th), force: force)
+                screen.draw(Renderer.render(current, size: size, theme: th), force: force)
                 lastModel = current
                 lastSize = size
                 lastTheme = th
@@ -148,10 +148,10 @@ public final class TerminalApp<Message: Sendable> {
             // interrupted this poll (measured: 10 s, the test's limit, without the pipe).
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: session.signalFD, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: screen.signalFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, nfds_t(fds.count), timeoutMS)
             let pollError = errno  // before anything else can change it
-            if let sig = session.takeQuitSignal() { return .signal(sig) }
+            if let sig = screen.takeQuitSignal() { return .signal(sig) }
             if ready < 0 && pollError != EINTR { return .terminalGone }
             if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
                 return .terminalGone
@@ -166,16 +166,16 @@ public final class TerminalApp<Message: Sendable> {
             current = model(clock())
 
             var gotKey = false
-            while let key = session.readKey() {
+            while let key = screen.readKey() {
                 gotKey = true
                 if key == .resize {
                     force = true
-                    session.invalidate()
-                    if handle(.resize(session.size)) == .quit { return .quit }
+                    screen.invalidate()
+                    if handle(.resize(screen.size)) == .quit { return .quit }
                     current = model(clock())
                     continue
                 }
-                let result = KeyBindings.dispatch(key, model: current, size: session.size)
+                let result = KeyBindings.dispatch(key, model: current, size: screen.size)
                 if handle(.key(key, result)) == .quit { return .quit }
                 current = model(clock())
             }

@@ -49,7 +49,7 @@ struct NCursesHelpersTests {
         (3, .ctrl("c")), (106, .char("j")), (0x00E9, .char("é")), (0x2713, .char("✓")),
     ])
     func decode(code: UInt32, expected: KeyEvent) {
-        #expect(TerminalSession.decodeCharacter(code) == expected)
+        #expect(CursesScreen.decodeCharacter(code) == expected)
     }
 
     @Test("256-colour indices map to the nearest basic colour on 8/16-colour terminals", arguments: [
@@ -62,6 +62,6 @@ struct NCursesHelpersTests {
     @Test("Missing TERM is an error, not exit(1)")
     @MainActor
     func missingTerm() {
-        #expect(throws: TerminalError.noTerminalType) { try TerminalSession(environment: [:]) }
+        #expect(throws: TerminalError.noTerminalType) { try CursesScreen(environment: [:]) }
     }
 }

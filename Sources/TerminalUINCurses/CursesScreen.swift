@@ -36,7 +36,7 @@ public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
 /// An ncurses screen on stdin/stdout. Create it, draw frames, read keys, and call `end()` (also
 /// done on deinit). Only one may exist at a time. Main thread only.
 @MainActor
-public final class TerminalSession {
+public final class CursesScreen {
     private var screen: OpaquePointer?
     private let nc: NCurses
     private var ended = false
