@@ -68,11 +68,13 @@ struct CheckRulesTests {
 
     @Test("Entries of removed accounts are dropped; the ledger reads back from its JSON")
     func jsonAndRemoved() throws {
-        let (ledger, _) = CheckLedger().applying([outcome("alice", .endingSoon), outcome("bob", .transient)], now: t0)
+        var (ledger, _) = CheckLedger().applying([outcome("alice", .endingSoon), outcome("bob", .transient)], now: t0)
+        ledger.entries[AccountID(provider: local, subject: "alice")]?.notificationID = 7
         let read = try CheckLedger(json: try parseJSONValue(ledger.json.serialized(pretty: true)))
         #expect(read == ledger)
         let (pruned, _) = read.applying([], now: t0, existing: [AccountID(provider: local, subject: "alice")])
         #expect(pruned.entries.keys.map(\.rawValue) == ["local/alice"])
         #expect(throws: JSONShapeError.self) { try CheckLedger(json: try parseJSONValue(Data(#"{"accounts": {"x": {"reported": "fine", "transientRuns": 0, "checkedAt": "2026-01-01T00:00:00Z"}}}"#.utf8))) }
+        #expect(throws: JSONShapeError.self) { try CheckLedger(json: try parseJSONValue(Data(#"{"accounts": {"x": {"reported": "ok", "transientRuns": 0, "checkedAt": "2026-01-01T00:00:00Z", "notificationID": -1}}}"#.utf8))) }
     }
 }

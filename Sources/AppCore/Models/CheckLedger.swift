@@ -12,11 +12,15 @@ public struct CheckLedger: Sendable, Equatable {
         /// Runs in a row that found the account in transient trouble.
         public var transientRuns: Int
         public var checkedAt: Date
+        /// The id the notification server gave the account's last desktop notification, which
+        /// the next one replaces (`replaces_id`), so that they do not stack.
+        public var notificationID: UInt32?
 
-        public init(reported: CheckAccounts.Verdict, transientRuns: Int, checkedAt: Date) {
+        public init(reported: CheckAccounts.Verdict, transientRuns: Int, checkedAt: Date, notificationID: UInt32? = nil) {
             self.reported = reported
             self.transientRuns = transientRuns
             self.checkedAt = checkedAt
+            self.notificationID = notificationID
         }
     }
 
@@ -29,7 +33,22 @@ public struct CheckLedger: Sendable, Equatable {
         public var account: AccountID
         public var provider: ProviderID
         public var event: Event
+        /// What happened, in a line: "local/alice needs sign-in".
+        public var summary: String
+        /// What to do about it, or why ("" when nothing more is to be said).
+        public var detail: String
+
+        /// Summary and detail in one line (stderr, `AUTHDECK_MESSAGE`).
         public var message: String
+
+        public init(account: AccountID, provider: ProviderID, event: Event, summary: String, detail: String, message: String) {
+            self.account = account
+            self.provider = provider
+            self.event = event
+            self.summary = summary
+            self.detail = detail
+            self.message = message
+        }
     }
 
     /// Transient trouble is told when it has lasted this many runs in a row (default 3).
@@ -51,10 +70,9 @@ public struct CheckLedger: Sendable, Equatable {
         var told: [Told] = []
         for outcome in outcomes {
             let previous = entries[outcome.account] ?? Entry(reported: .ok, transientRuns: 0, checkedAt: now)
-            var entry = Entry(reported: previous.reported, transientRuns: outcome.verdict == .transient ? previous.transientRuns + 1 : 0, checkedAt: now)
-            if outcome.refreshed {
-                told.append(Told(account: outcome.account, provider: outcome.provider, event: .refreshed, message: "\(outcome.handle) was refreshed"))
-            }
+            var entry = Entry(reported: previous.reported, transientRuns: outcome.verdict == .transient ? previous.transientRuns + 1 : 0,
+                              checkedAt: now, notificationID: previous.notificationID)
+            if outcome.refreshed { told.append(Self.told(.refreshed, outcome, runs: 0)) }
             let state: CheckAccounts.Verdict
             if outcome.verdict == .transient {
                 // Transient trouble below the threshold changes nothing that was told.
@@ -70,7 +88,7 @@ public struct CheckLedger: Sendable, Equatable {
                 case .transient: .transient
                 case .failed: .failed
                 }
-                told.append(Told(account: outcome.account, provider: outcome.provider, event: event, message: Self.message(event, outcome, runs: entry.transientRuns)))
+                told.append(Self.told(event, outcome, runs: entry.transientRuns))
             }
             entry.reported = state
             next.entries[outcome.account] = entry
@@ -78,19 +96,28 @@ public struct CheckLedger: Sendable, Equatable {
         return (next, told)
     }
 
-    static func message(_ event: Event, _ outcome: CheckAccounts.Outcome, runs: Int) -> String {
-        switch event {
-        case .needsSignIn: "\(outcome.handle) needs sign-in (\(outcome.reason)) — run authdeck login \(outcome.provider.rawValue)"
-        case .endingSoon: "\(outcome.handle): \(outcome.reason) — sign in again with authdeck login \(outcome.provider.rawValue) when it suits you"
-        case .transient: "\(outcome.handle) could not be refreshed \(runs) times in a row (\(outcome.reason)); retried by the next check"
-        case .failed: "\(outcome.handle) could not be refreshed: \(outcome.reason)"
-        case .recovered: "\(outcome.handle) is fine again"
-        case .refreshed: "\(outcome.handle) was refreshed"
+    static func told(_ event: Event, _ outcome: CheckAccounts.Outcome, runs: Int) -> Told {
+        let handle = outcome.handle, provider = outcome.provider.rawValue
+        let (summary, detail, message): (String, String, String) = switch event {
+        case .needsSignIn:
+            ("\(handle) needs sign-in", "\(outcome.reason) — run authdeck login \(provider)",
+             "\(handle) needs sign-in (\(outcome.reason)) — run authdeck login \(provider)")
+        case .endingSoon:
+            ("\(handle): \(outcome.reason)", "Sign in again with authdeck login \(provider) when it suits you.",
+             "\(handle): \(outcome.reason) — sign in again with authdeck login \(provider) when it suits you")
+        case .transient:
+            ("\(handle) could not be refreshed", "\(runs) times in a row (\(outcome.reason)); retried by the next check",
+             "\(handle) could not be refreshed \(runs) times in a row (\(outcome.reason)); retried by the next check")
+        case .failed: ("\(handle) could not be refreshed", outcome.reason, "\(handle) could not be refreshed: \(outcome.reason)")
+        case .recovered: ("\(handle) is fine again", "", "\(handle) is fine again")
+        case .refreshed: ("\(handle) was refreshed", "", "\(handle) was refreshed")
         }
+        return Told(account: outcome.account, provider: outcome.provider, event: event, summary: summary, detail: detail, message: message)
     }
 }
 
-// `check-state.json`: {"accounts": {"<id>": {"reported": "ok", "transientRuns": 0, "checkedAt": "…"}}}.
+// `check-state.json`: {"accounts": {"<id>": {"reported": "ok", "transientRuns": 0, "checkedAt": "…", "notificationID": 7}}}
+// (`notificationID` only once a desktop notification was shown for the account).
 extension CheckLedger {
     public init(json: JSONValue) throws(JSONShapeError) {
         let reader = try JSONReader(json)
@@ -99,15 +126,22 @@ extension CheckLedger {
             guard let reported = CheckAccounts.Verdict(rawValue: try entry.string("reported")) else {
                 throw entry.shapeError("reported", expected: JSONReader.oneOf(CheckAccounts.Verdict.self))
             }
-            return Entry(reported: reported, transientRuns: try entry.int("transientRuns"), checkedAt: try entry.date("checkedAt", .iso8601))
+            let notification = try entry.optionalInt("notificationID")
+            guard notification.map({ $0 >= 0 && $0 <= Int(UInt32.max) }) != false else {
+                throw entry.shapeError("notificationID", expected: "a notification id from 0 to \(UInt32.max)")
+            }
+            return Entry(reported: reported, transientRuns: try entry.int("transientRuns"), checkedAt: try entry.date("checkedAt", .iso8601),
+                         notificationID: notification.map { UInt32($0) })
         } ?? [:]
         self.init(entries: Dictionary(uniqueKeysWithValues: accounts.map { (AccountID($0.key), $0.value) }))
     }
 
     public var json: JSONValue {
         .object(["accounts": .object(Dictionary(uniqueKeysWithValues: entries.map { id, entry in
-            (id.rawValue, JSONValue.object(["reported": .string(entry.reported.rawValue), "transientRuns": .int(entry.transientRuns),
-                                            "checkedAt": .date(entry.checkedAt, .iso8601)]))
+            var members: [String: JSONValue] = ["reported": .string(entry.reported.rawValue), "transientRuns": .int(entry.transientRuns),
+                                                "checkedAt": .date(entry.checkedAt, .iso8601)]
+            if let notification = entry.notificationID { members["notificationID"] = .int(Int(notification)) }
+            return (id.rawValue, JSONValue.object(members))
         }))])
     }
 }

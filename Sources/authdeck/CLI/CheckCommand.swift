@@ -9,7 +9,7 @@ import StrictJSON
 import Glibc
 #endif
 
-// `authdeck check [ACCOUNT | --all] [--backstop S] [--ending-soon S] [--hook CMD]... [--json]`: the
+// `authdeck check [ACCOUNT | --all] [--backstop S] [--ending-soon S] [--hook CMD]... [--notify] [--json]`: the
 // unattended backstop (CheckAccounts), what was told kept in the state directory (CheckLedger),
 // hooks run for each event. Never prompts: the live environment is made non-interactive.
 
@@ -18,6 +18,7 @@ struct CheckOptions {
     var backstop: Double?
     var endingSoon: Double?
     var hooks: [String]
+    var notify: Bool
     var json: Bool
 
     init(_ parsed: ParsedCommand) {
@@ -25,6 +26,7 @@ struct CheckOptions {
         backstop = parsed.value("backstop").flatMap(Double.init)
         endingSoon = parsed.value("endingSoon").flatMap(Double.init)
         hooks = parsed.values("hook")
+        notify = parsed.flag("notify")
         json = parsed.flag("json")
     }
 
@@ -130,10 +132,11 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
             let aside = (try? PrivateFiles.moveAside(ledgerFile.path, now: context.now())) ?? nil
             Output.err("warning: \(ledgerFile.path) was damaged (\(error)); moved to \(aside ?? "nowhere") — every state is told again")
         }
-        let applied = ledger.applying(outcomes, now: context.now(), existing: Set(snapshot.accounts.map(\.id)))
-        told = applied.1
-        stillTransient = outcomes.contains { applied.0.entries[$0.account]?.reported == .transient }
-        try ledgerFile.write(applied.0)
+        var (next, events) = ledger.applying(outcomes, now: context.now(), existing: Set(snapshot.accounts.map(\.id)))
+        told = events
+        stillTransient = outcomes.contains { next.entries[$0.account]?.reported == .transient }
+        if options.notify { notify(told, ledger: &next, environment: parent.environment) }
+        try ledgerFile.write(next)
     } catch {
         throw CLIFailure("Cannot keep what check told in \(ledgerFile.path): \(error)")
     }
@@ -166,6 +169,27 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     // Transient trouble counts once it has lasted (the ledger reports it), and for as long as it lasts.
     if stillTransient { return ExitCode.failure }
     return ExitCode.ok
+}
+
+/// One desktop notification per state change (not for `refreshed`), replacing the account's
+/// previous one (its id kept in the ledger); urgency by kind: needs sign-in and error critical,
+/// ending soon and transient normal, recovered low. No session bus, no server: nothing, silently
+/// (stderr and the hooks still tell).
+func notify(_ told: [CheckLedger.Told], ledger: inout CheckLedger, environment: [String: String]) {
+    for event in told {
+        let urgency: DesktopNotifications.Urgency
+        switch event.event {
+        case .refreshed: continue
+        case .needsSignIn, .failed: urgency = .critical
+        case .endingSoon, .transient: urgency = .normal
+        case .recovered: urgency = .low
+        }
+        let previous = ledger.entries[event.account]?.notificationID ?? 0
+        let notification = DesktopNotifications.Notification(summary: event.summary, body: event.detail, urgency: urgency, replacesID: previous)
+        if let id = DesktopNotifications.send(notification, environment: environment) {
+            ledger.entries[event.account]?.notificationID = id
+        }
+    }
 }
 
 extension String {

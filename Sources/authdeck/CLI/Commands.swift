@@ -134,13 +134,14 @@ enum Commands {
     static let check = CommandSpec(
         name: "check",
         abstract: "Refresh accounts not refreshed for a while and report which need a person: for timers and cron.",
-        discussion: "Each account whose last refresh (or sign-in) is older than the backstop (default 90 min) is refreshed, as token does. Each is reported as ok, needs_signin (the provider ended the grant), ending_soon (the refresh token ends within --ending-soon, default 3 days), transient (network, timeout, 5xx, 429: told once it has lasted 3 runs) or error. A state is told once, on stderr and to each hook, and again only when it changes (kept in $XDG_STATE_HOME/authdeck/check-state.json). Never opens a browser, never asks for a passphrase: the vault's key must be cached, or AUTHDECK_PASSPHRASE_FILE given. Settings and hooks also come from $XDG_CONFIG_HOME/authdeck/check.json. Exit 0 all ok (or ending soon), 3 an account needs sign-in, 1 lasting transient trouble or an error, 4 the store is locked.",
+        discussion: "Each account whose last refresh (or sign-in) is older than the backstop (default 90 min) is refreshed, as token does. Each is reported as ok, needs_signin (the provider ended the grant), ending_soon (the refresh token ends within --ending-soon, default 3 days), transient (network, timeout, 5xx, 429: told once it has lasted 3 runs) or error. A state is told once, on stderr, to each hook and (--notify) as a desktop notification, and again only when it changes (kept in $XDG_STATE_HOME/authdeck/check-state.json). Never opens a browser, never asks for a passphrase: the vault's key must be cached, or AUTHDECK_PASSPHRASE_FILE given. Settings and hooks also come from $XDG_CONFIG_HOME/authdeck/check.json. Exit 0 all ok (or ending soon), 3 an account needs sign-in, 1 lasting transient trouble or an error, 4 the store is locked.",
         positionals: [account],
         options: [
             .flag("all", help: "Check every account (the default when no account is named)."),
             .value("backstop", valueName: "seconds", help: "Refresh an account not refreshed for this long (default 5400; 0: every account now)."),
             .value("endingSoon", valueName: "seconds", help: "Report a refresh token that ends within this long (default 259200, 3 days)."),
             .repeated("hook", valueName: "command", help: "Run this shell command for each event (needs_signin, ending_soon, transient, error, recovered, refreshed) with AUTHDECK_EVENT, AUTHDECK_ACCOUNT, AUTHDECK_PROVIDER and AUTHDECK_MESSAGE set; 10 s limit."),
+            .flag("notify", help: "Also show a desktop notification for each change of state (not for refreshed), replacing the account's previous one; nothing without a session bus."),
             json,
         ],
         validate: { CheckOptions.validate($0) },
