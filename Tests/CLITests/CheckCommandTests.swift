@@ -145,3 +145,31 @@ struct CheckCommandTests {
         #expect(refreshed == 1, "one refresh for two checks")
     }
 }
+
+@Suite("Events from every command (check.json's hooks)", .serialized)
+struct CommandEventsTests {
+    @Test("login, refresh and logout tell signed_in, refreshed and signed_out to check.json's hooks; a token that sends nothing tells nothing and writes no ledger")
+    func hooksFromEveryCommand() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        try await home.addLocalProvider(idp)
+        let log = home.root.appendingPathComponent("events.log")
+        let config = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/check.json")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let hook = "echo \"$AUTHDECK_EVENT $AUTHDECK_ACCOUNT\" >> '\(log.path)'"
+        try Data(#"{"hooks": ["\#(hook.replacingOccurrences(of: "\"", with: "\\\""))"]}"#.utf8).write(to: config)
+        try await home.login()
+        let token = try await home.run(["token"])
+        #expect(token.exitCode == 0, "\(token)")
+        let refresh = try await home.run(["refresh"])
+        #expect(refresh.exitCode == 0 && !refresh.stderr.contains("hook"), "\(refresh)")
+        let ledger = URL(fileURLWithPath: home.environment["XDG_STATE_HOME"]!).appendingPathComponent("authdeck/check-state.json")
+        #expect(!FileManager.default.fileExists(atPath: ledger.path), "nothing changed state: no ledger written")
+        let logout = try await home.run(["logout", "--local-only"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["signed_in", "refreshed", "signed_out"], "\(lines)")
+        #expect(lines.allSatisfy { $0.contains(" local/") }, "each names the account by its id: \(lines)")
+    }
+}

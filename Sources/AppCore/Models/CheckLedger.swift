@@ -27,6 +27,16 @@ public struct CheckLedger: Sendable, Equatable {
     /// What is told, per account and change.
     public enum Event: String, Sendable, CaseIterable {
         case needsSignIn = "needs_signin", endingSoon = "ending_soon", transient, failed = "error", recovered, refreshed
+        /// A person's own acts, told to hooks (never as a desktop notification).
+        case signedIn = "signed_in", signedOut = "signed_out"
+
+        /// A change of the account's state (what a desktop notification is shown for).
+        public var isStateChange: Bool {
+            switch self {
+            case .needsSignIn, .endingSoon, .transient, .failed, .recovered: true
+            case .refreshed, .signedIn, .signedOut: false
+            }
+        }
     }
 
     public struct Told: Sendable, Equatable {
@@ -63,15 +73,20 @@ public struct CheckLedger: Sendable, Equatable {
     /// only after ``transientRunsBeforeReport`` runs; back to ok: `recovered`). Accounts not in
     /// `outcomes` keep their entries (a check of one account forgets nothing of the others);
     /// `existing` drops the entries of accounts that no longer exist.
-    public func applying(_ outcomes: [CheckAccounts.Outcome], now: Date, existing: Set<AccountID>? = nil,
+    ///
+    /// `check`: a run of `authdeck check`, which stamps each entry's `checkedAt`. Outcomes seen
+    /// elsewhere (a refresh by `token`, the accounts screen) leave `checkedAt` and add no entry
+    /// for an account that is fine and never was in trouble, so that the ledger — and its file —
+    /// changes only when a state does.
+    public func applying(_ outcomes: [CheckAccounts.Outcome], now: Date, existing: Set<AccountID>? = nil, check: Bool = true,
                          transientRunsBeforeReport: Int = Self.transientRunsBeforeReport) -> (CheckLedger, [Told]) {
         var next = self
         if let existing { next.entries = next.entries.filter { existing.contains($0.key) } }
         var told: [Told] = []
         for outcome in outcomes {
-            let previous = entries[outcome.account] ?? Entry(reported: .ok, transientRuns: 0, checkedAt: now)
+            let previous = next.entries[outcome.account] ?? Entry(reported: .ok, transientRuns: 0, checkedAt: now)
             var entry = Entry(reported: previous.reported, transientRuns: outcome.verdict == .transient ? previous.transientRuns + 1 : 0,
-                              checkedAt: now, notificationID: previous.notificationID)
+                              checkedAt: check ? now : previous.checkedAt, notificationID: previous.notificationID)
             if outcome.refreshed { told.append(Self.told(.refreshed, outcome, runs: 0)) }
             let state: CheckAccounts.Verdict
             if outcome.verdict == .transient {
@@ -91,9 +106,20 @@ public struct CheckLedger: Sendable, Equatable {
                 told.append(Self.told(event, outcome, runs: entry.transientRuns))
             }
             entry.reported = state
-            next.entries[outcome.account] = entry
+            if check || next.entries[outcome.account] != nil || entry.reported != .ok || entry.transientRuns != 0 {
+                next.entries[outcome.account] = entry
+            }
         }
         return (next, told)
+    }
+
+    /// `signed_in` or `signed_out` for `record`. The ledger is not changed by a sign-in (the
+    /// next check or refresh finds the account fine and tells `recovered`, replacing a
+    /// notification of the trouble); a sign-out drops the account's entry.
+    public static func told(_ event: Event, _ record: AccountRecord) -> Told {
+        let handle = AccountResolution.handle(record)
+        let summary = event == .signedOut ? "\(handle) signed out" : "\(handle) signed in"
+        return Told(account: record.id, provider: record.providerID, event: event, summary: summary, detail: "", message: summary)
     }
 
     static func told(_ event: Event, _ outcome: CheckAccounts.Outcome, runs: Int) -> Told {
@@ -111,6 +137,8 @@ public struct CheckLedger: Sendable, Equatable {
         case .failed: ("\(handle) could not be refreshed", outcome.reason, "\(handle) could not be refreshed: \(outcome.reason)")
         case .recovered: ("\(handle) is fine again", "", "\(handle) is fine again")
         case .refreshed: ("\(handle) was refreshed", "", "\(handle) was refreshed")
+        case .signedIn: ("\(handle) signed in", "", "\(handle) signed in")
+        case .signedOut: ("\(handle) signed out", "", "\(handle) signed out")
         }
         return Told(account: outcome.account, provider: outcome.provider, event: event, summary: summary, detail: detail, message: message)
     }
