@@ -56,7 +56,7 @@ extension AccountEventsClient {
             notify: { told, replacing in
                 let urgency: DesktopNotifications.Urgency = switch told.event {
                 case .needsSignIn, .failed: .critical
-                case .endingSoon, .transient: .normal
+                case .endingSoon, .transient, .storeLocked: .normal
                 case .recovered, .refreshed, .signedIn, .signedOut: .low
                 }
                 return DesktopNotifications.send(.init(summary: told.summary, body: told.detail, urgency: urgency, replacesID: replacing),

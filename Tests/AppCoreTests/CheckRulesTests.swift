@@ -66,6 +66,20 @@ struct CheckRulesTests {
         #expect(events == [[], [], [], [], [], [.transient], [], [.recovered]])
     }
 
+    @Test("A locked store is told once; a check that read the store clears it, so the next lock is told again; kept in the JSON")
+    func storeLockedOnce() throws {
+        let (first, told) = CheckLedger().storeLocked(now: t0, reason: "locked", hint: "unlock it")
+        #expect(told.map(\.event) == [.storeLocked] && told[0].account.rawValue.isEmpty && told[0].detail == "locked. unlock it")
+        #expect(first.storeLocked(now: t0, reason: "locked", hint: "").1.isEmpty, "told once")
+        var kept = first
+        kept.storeNotificationID = 3
+        #expect(try CheckLedger(json: try parseJSONValue(kept.json.serialized(pretty: true))) == kept)
+        let (read, _) = first.applying([outcome("alice", .ok)], now: t0)
+        #expect(read.storeLockedSince == nil)
+        #expect(read.storeLocked(now: t0, reason: "locked", hint: "").1.count == 1)
+        #expect(first.applying([outcome("alice", .ok)], now: t0, check: false).0.storeLockedSince == t0, "only a check clears it")
+    }
+
     @Test("Entries of removed accounts are dropped; the ledger reads back from its JSON")
     func jsonAndRemoved() throws {
         var (ledger, _) = CheckLedger().applying([outcome("alice", .endingSoon), outcome("bob", .transient)], now: t0)

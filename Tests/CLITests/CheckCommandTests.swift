@@ -129,6 +129,34 @@ struct CheckCommandTests {
         #expect(result.stderr.contains("never asks for a passphrase") && result.stderr.contains("AUTHDECK_PASSPHRASE_FILE"), "\(result)")
     }
 
+    @Test("A locked store: --json says so (exit 4, not empty); store_locked told to the hook once, again only after a check read the store")
+    func lockedStoreToldOnce() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let log = home.root.appendingPathComponent("events.log")
+        let arguments = ["check", "--backstop", "0", "--json", "--hook", "echo \"$AUTHDECK_EVENT [$AUTHDECK_ACCOUNT]\" >> '\(log.path)'"]
+        let locked = ["AUTHDECK_PASSPHRASE_FILE": ""]
+        _ = try await home.run(["lock"])
+        var told: [[String]] = []
+        for _ in 0..<2 {
+            let result = try await home.run(arguments, extra: locked)
+            #expect(result.exitCode == 4, "\(result)")
+            #expect(result.stderr.components(separatedBy: "never asks for a passphrase").count == 2, "said once: \(result.stderr)")
+            let json = try jsonObject(result.stdout)
+            let error = try #require(json["error"] as? [String: Any], "\(result.stdout)")
+            #expect(error["disposition"] as? String == "store_locked" && error["exitCode"] as? Int == 4, "\(error)")
+            #expect((json["accounts"] as? [Any])?.isEmpty == true)
+            told.append(json["told"] as? [String] ?? [])
+        }
+        #expect(told == [["store_locked"], []])
+        #expect(try await home.run(arguments).exitCode == 0, "read with the passphrase file")
+        _ = try await home.run(["lock"])
+        #expect(try await home.run(arguments, extra: locked).exitCode == 4)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("store_locked") } == ["store_locked []", "store_locked []"], "told again after the store was read: \(lines)")
+    }
+
     @Test("Two checks at once: one refresh (the second, after the first's lock, finds the account just refreshed)")
     func concurrentChecks() async throws {
         let idp = try await CLIProvider.shared.provider()

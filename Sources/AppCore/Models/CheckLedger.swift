@@ -29,11 +29,14 @@ public struct CheckLedger: Sendable, Equatable {
         case needsSignIn = "needs_signin", endingSoon = "ending_soon", transient, failed = "error", recovered, refreshed
         /// A person's own acts, told to hooks (never as a desktop notification).
         case signedIn = "signed_in", signedOut = "signed_out"
+        /// `check` found the credential store locked (no account could be checked): told once,
+        /// with an empty account and provider, until a check reads the store again.
+        case storeLocked = "store_locked"
 
-        /// A change of the account's state (what a desktop notification is shown for).
+        /// A change of the account's (or the store's) state: what a desktop notification is shown for.
         public var isStateChange: Bool {
             switch self {
-            case .needsSignIn, .endingSoon, .transient, .failed, .recovered: true
+            case .needsSignIn, .endingSoon, .transient, .failed, .recovered, .storeLocked: true
             case .refreshed, .signedIn, .signedOut: false
             }
         }
@@ -65,8 +68,31 @@ public struct CheckLedger: Sendable, Equatable {
     public static let transientRunsBeforeReport = 3
 
     public var entries: [AccountID: Entry]
+    /// Since when `check` has found the store locked (told once); nil once a check read it.
+    public var storeLockedSince: Date?
+    /// The id of the last desktop notification about the store, which the next one replaces.
+    public var storeNotificationID: UInt32?
 
-    public init(entries: [AccountID: Entry] = [:]) { self.entries = entries }
+    public init(entries: [AccountID: Entry] = [:], storeLockedSince: Date? = nil, storeNotificationID: UInt32? = nil) {
+        self.entries = entries
+        self.storeLockedSince = storeLockedSince
+        self.storeNotificationID = storeNotificationID
+    }
+
+    /// The account (and provider) of a ``Told`` about the store itself: empty.
+    public static let storeAccount = AccountID("")
+
+    /// The ledger after `check` found the store locked at `now`, and `store_locked` to tell
+    /// when that is new (``storeLockedSince`` was nil). `hint` says what to do.
+    public func storeLocked(now: Date, reason: String, hint: String) -> (CheckLedger, [Told]) {
+        guard storeLockedSince == nil else { return (self, []) }
+        var next = self
+        next.storeLockedSince = now
+        let summary = "authdeck check cannot read the credential store: it is locked"
+        let detail = hint.isEmpty ? reason : "\(reason). \(hint)"
+        return (next, [Told(account: Self.storeAccount, provider: ProviderID(""), event: .storeLocked, summary: summary, detail: detail,
+                            message: "\(summary) (\(reason))")])
+    }
 
     /// The ledger after `outcomes` at `now`, and the events to tell, in the outcomes' order: a
     /// `refreshed` for each refresh; a state event when the reported state changes (transient
@@ -82,6 +108,8 @@ public struct CheckLedger: Sendable, Equatable {
                          transientRunsBeforeReport: Int = Self.transientRunsBeforeReport) -> (CheckLedger, [Told]) {
         var next = self
         if let existing { next.entries = next.entries.filter { existing.contains($0.key) } }
+        // A check that got this far read the store.
+        if check { next.storeLockedSince = nil }
         var told: [Told] = []
         for outcome in outcomes {
             let previous = next.entries[outcome.account] ?? Entry(reported: .ok, transientRuns: 0, checkedAt: now)
@@ -139,13 +167,15 @@ public struct CheckLedger: Sendable, Equatable {
         case .refreshed: ("\(handle) was refreshed", "", "\(handle) was refreshed")
         case .signedIn: ("\(handle) signed in", "", "\(handle) signed in")
         case .signedOut: ("\(handle) signed out", "", "\(handle) signed out")
+        case .storeLocked: ("the credential store is locked", "", "the credential store is locked")
         }
         return Told(account: outcome.account, provider: outcome.provider, event: event, summary: summary, detail: detail, message: message)
     }
 }
 
-// `check-state.json`: {"accounts": {"<id>": {"reported": "ok", "transientRuns": 0, "checkedAt": "…", "notificationID": 7}}}
-// (`notificationID` only once a desktop notification was shown for the account).
+// `check-state.json`: {"accounts": {"<id>": {"reported": "ok", "transientRuns": 0, "checkedAt": "…", "notificationID": 7}},
+// "store": {"lockedSince": "…", "notificationID": 8}} (`notificationID` only once a desktop notification was shown;
+// `store` only when there is something to keep).
 extension CheckLedger {
     public init(json: JSONValue) throws(JSONShapeError) {
         let reader = try JSONReader(json)
@@ -161,15 +191,30 @@ extension CheckLedger {
             return Entry(reported: reported, transientRuns: try entry.int("transientRuns"), checkedAt: try entry.date("checkedAt", .iso8601),
                          notificationID: notification.map { UInt32($0) })
         } ?? [:]
-        self.init(entries: Dictionary(uniqueKeysWithValues: accounts.map { (AccountID($0.key), $0.value) }))
+        let store = try reader.optionalReader("store")
+        let storeNotification = try store?.optionalInt("notificationID")
+        guard storeNotification.map({ $0 >= 0 && $0 <= Int(UInt32.max) }) != false else {
+            throw (store ?? reader).shapeError("notificationID", expected: "a notification id from 0 to \(UInt32.max)")
+        }
+        self.init(entries: Dictionary(uniqueKeysWithValues: accounts.map { (AccountID($0.key), $0.value) }),
+                  storeLockedSince: try store?.optionalDate("lockedSince", .iso8601), storeNotificationID: storeNotification.map { UInt32($0) })
     }
 
     public var json: JSONValue {
-        .object(["accounts": .object(Dictionary(uniqueKeysWithValues: entries.map { id, entry in
+        var store: [String: JSONValue] = [:]
+        if let since = storeLockedSince { store["lockedSince"] = .date(since, .iso8601) }
+        if let id = storeNotificationID { store["notificationID"] = .int(Int(id)) }
+        var document: [String: JSONValue] = ["accounts": accountsJSON]
+        if !store.isEmpty { document["store"] = .object(store) }
+        return .object(document)
+    }
+
+    private var accountsJSON: JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: entries.map { id, entry in
             var members: [String: JSONValue] = ["reported": .string(entry.reported.rawValue), "transientRuns": .int(entry.transientRuns),
                                                 "checkedAt": .date(entry.checkedAt, .iso8601)]
             if let notification = entry.notificationID { members["notificationID"] = .int(Int(notification)) }
             return (id.rawValue, JSONValue.object(members))
-        }))])
+        }))
     }
 }

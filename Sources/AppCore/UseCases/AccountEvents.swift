@@ -52,6 +52,25 @@ public struct AccountEvents: Sendable {
         return (ledger, told)
     }
 
+    /// `check` found the store locked: `store_locked` told once (a notification when `notify`,
+    /// replacing the previous one about the store, then each hook) until a check reads it again.
+    /// - Returns: what was told (empty when it was told before).
+    @discardableResult
+    public func storeLocked(reason: String, hint: String, hooks: [String], notify: Bool) throws(AppError) -> [CheckLedger.Told] {
+        let events = env.events
+        let now = env.now()
+        guard events.ledger().storeLockedSince == nil else { return [] }
+        var told: [CheckLedger.Told] = []
+        try events.updateLedger { file in
+            var (next, found) = file.storeLocked(now: now, reason: reason, hint: hint)
+            if notify, let event = found.first, let id = events.notify(event, next.storeNotificationID ?? 0) { next.storeNotificationID = id }
+            file = next
+            told = found
+        }
+        for event in told { for hook in hooks { events.runHook(hook, event) } }
+        return told
+    }
+
     /// After a refresh outside `check`: `outcome` told as `check.json` says. Never throws:
     /// telling never fails the refresh (a ledger that cannot be written is said by the edge).
     func observe(_ outcome: CheckAccounts.Outcome) {

@@ -85,10 +85,29 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     switch await context.result({ () async throws(AppError) in try await CheckAccounts(context.app).run(records, settings: settings) }) {
     case .success(let result): outcomes = result
     case .failure(let error):
+        // Nothing could be checked: said once on stderr (and in --json); a locked store also
+        // told once to the hooks and as a notification, until a check reads it again.
+        var hint = error.nextStep
+        var told: [CheckLedger.Told] = []
         if error.disposition == .storeLocked {
-            throw CLIFailure(error, hint: "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks.")
+            hint = context.app.credentials.info().backend == .secretService
+                ? "authdeck check never shows a keyring prompt: unlock the keyring (sign in to the desktop session); the next check reads it."
+                : "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks."
+            let reason = error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)"
+            told = (try? AccountEvents(context.app).storeLocked(reason: reason, hint: hint ?? "", hooks: hooks,
+                                                                 notify: options.notify || config.notify)) ?? []
         }
-        throw CLIFailure(error)
+        let failure = CLIFailure(error, hint: hint)
+        if options.json {
+            Output.json(.object([
+                "accounts": .array([]),
+                "error": .object(["title": .string(error.title), "detail": .text(error.detail.isEmpty ? nil : error.detail),
+                                  "disposition": .string(checkDispositionName(error.disposition)),
+                                  "hint": .text(hint), "exitCode": .int(Int(failure.exitCode))]),
+                "told": .array(told.map { .string($0.event.rawValue) }),
+            ]))
+        }
+        throw failure
     }
     // Each state told once (AccountEvents): as a desktop notification (--notify, or check.json's
     // notify) and to each hook (check.json's, then --hook's); on stderr here.
@@ -126,6 +145,18 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     // Transient trouble counts once it has lasted (the ledger reports it), and for as long as it lasts.
     if stillTransient { return ExitCode.failure }
     return ExitCode.ok
+}
+
+/// `check --json`'s `error.disposition` when nothing could be checked.
+func checkDispositionName(_ disposition: AppError.Disposition) -> String {
+    switch disposition {
+    case .storeLocked: "store_locked"
+    case .fileDamaged: "file_damaged"
+    case .cancelled: "cancelled"
+    case .transient: "transient"
+    case .usage: "usage"
+    case .needsSignIn, .securityRelevant, .other: "error"
+    }
 }
 
 extension String {
