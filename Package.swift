@@ -62,7 +62,7 @@ let package = Package(
         // credential store wired into AppCore's AppEnvironment (AppEnvironment.live, built once by the TUI or the CLI).
         .target(
             name: "AppCoreLive",
-            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "TextSupport"]
+            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "StrictJSON", "TextSupport"]
         ),
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore", "StrictJSON", "TextSupport"]),

@@ -67,6 +67,14 @@ enum ScreenMapping {
         }
     }
 
+    /// When the grant ends, if that is "ending soon" by `check`'s rule (``CheckAccounts/verdict(_:now:endingSoonWithin:)``,
+    /// the default threshold: 3 days).
+    static func grantEndsSoonAt(_ record: AccountRecord, now: Date) -> Date? {
+        let threshold = CheckAccounts.Settings.defaultEndingSoonWithin
+        guard CheckAccounts.verdict(record, now: now, endingSoonWithin: threshold).0 == .endingSoon else { return nil }
+        return CheckAccounts.endsAt(record)
+    }
+
     static func errorLine(_ error: AppError) -> ErrorLine {
         ErrorLine(message: error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)", clause: error.specReference)
     }
@@ -80,7 +88,8 @@ enum ScreenMapping {
             storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,
-            idTokenExpiresAt: record.idToken?.expiresAt, lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
+            idTokenExpiresAt: record.idToken?.expiresAt, grantEndsSoonAt: grantEndsSoonAt(record, now: state.now),
+            lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })

@@ -16,9 +16,12 @@ extension AppEnvironment {
     ///   - vaultLimits: Argon2id limits for a new vault (tests use cheaper ones).
     ///   - browserTimeout: how long a browser sign-in waits for the redirect.
     ///   - now: the wall clock (the CLI passes the one it reads itself).
+    ///   - report: where the events' problems are said (a hook that failed, a damaged ledger):
+    ///     the CLI's stderr; nil for the accounts screen (hooks' output to `/dev/null` too).
     public static func live(processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
                             vaultLimits: VaultSecretStore.KDFLimits = .moderate, browserTimeout: Duration = .seconds(300),
-                            policy: ExpiryPolicy = .standard, now: @escaping @Sendable () -> Date = { Date() }) -> AppEnvironment {
+                            policy: ExpiryPolicy = .standard, now: @escaping @Sendable () -> Date = { Date() },
+                            report: (@Sendable (String) -> Void)? = nil) -> AppEnvironment {
         let paths = XDGPaths(environment: processEnvironment)
         let files = ConfigFiles(paths: paths)
         let browser = BrowserLauncher(environment: processEnvironment)
@@ -39,6 +42,7 @@ extension AppEnvironment {
         environment.place = .live(files)
         environment.git = .live(processEnvironment: processEnvironment)
         environment.presets = { PresetFiles.catalog(environment: processEnvironment) }
+        environment.events = .live(paths: paths, processEnvironment: processEnvironment, report: report)
         return environment
     }
 }

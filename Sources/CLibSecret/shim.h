@@ -111,7 +111,8 @@ void g_main_context_push_thread_default(GMainContext *context);
 void g_main_context_pop_thread_default(GMainContext *context);
 gboolean g_main_context_iteration(GMainContext *context, gboolean may_block);
 
-/* GVariant, GDBus and a main context for signals (gio), for the Secret Service on D-Bus (SecretServiceStore) */
+/* GVariant, GDBus and a main context for signals (gio), for the Secret Service on D-Bus (SecretServiceStore)
+ * and desktop notifications (DesktopNotifications) */
 GDBusConnection *g_bus_get_sync(GBusType bus_type, GCancellable *cancellable, GError **error);
 GVariant *g_dbus_connection_call_sync(GDBusConnection *connection, const gchar *bus_name, const gchar *object_path,
                                       const gchar *interface_name, const gchar *method_name, GVariant *parameters,
@@ -134,6 +135,10 @@ GVariant *g_variant_new_fixed_array(const GVariantType *element_type, gconstpoin
                                     gsize element_size);
 gboolean g_variant_get_boolean(GVariant *value);
 GVariant *g_variant_get_variant(GVariant *value);
+GVariant *g_variant_new_uint32(uint32_t value);
+GVariant *g_variant_new_int32(int32_t value);
+GVariant *g_variant_new_byte(unsigned char value);
+uint32_t g_variant_get_uint32(GVariant *value);
 guint g_dbus_connection_signal_subscribe(GDBusConnection *connection, const gchar *sender, const gchar *interface_name,
                                          const gchar *member, const gchar *object_path, const gchar *arg0,
                                          GDBusSignalFlags flags, GDBusSignalCallback callback, gpointer user_data,
@@ -190,6 +195,10 @@ typedef __typeof__(g_variant_new_boolean) *authdeck_g_variant_new_boolean_fn;
 typedef __typeof__(g_variant_new_fixed_array) *authdeck_g_variant_new_fixed_array_fn;
 typedef __typeof__(g_variant_get_boolean) *authdeck_g_variant_get_boolean_fn;
 typedef __typeof__(g_variant_get_variant) *authdeck_g_variant_get_variant_fn;
+typedef __typeof__(g_variant_new_uint32) *authdeck_g_variant_new_uint32_fn;
+typedef __typeof__(g_variant_new_int32) *authdeck_g_variant_new_int32_fn;
+typedef __typeof__(g_variant_new_byte) *authdeck_g_variant_new_byte_fn;
+typedef __typeof__(g_variant_get_uint32) *authdeck_g_variant_get_uint32_fn;
 typedef __typeof__(g_dbus_connection_signal_subscribe) *authdeck_g_dbus_connection_signal_subscribe_fn;
 typedef __typeof__(g_dbus_connection_signal_unsubscribe) *authdeck_g_dbus_connection_signal_unsubscribe_fn;
 typedef __typeof__(g_cancellable_is_cancelled) *authdeck_g_cancellable_is_cancelled_fn;

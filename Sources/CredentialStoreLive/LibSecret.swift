@@ -83,7 +83,8 @@ protocol GLibCore: Sendable {
 
 /// GDBus and GVariant (gio, with gobject and glib), for the Secret Service on D-Bus: the lookup
 /// (``SecretServiceStore/lookup(_:timeout:)``), the store, the default collection's state, its
-/// unlock and the prompts (``SecretServiceStore/Conversation``): `authdeck token` opens libgio
+/// unlock and the prompts (``SecretServiceStore/Conversation``); and for desktop notifications
+/// (``DesktopNotifications``): `authdeck token` opens libgio
 /// alone, not libsecret with libgcrypt and libgpg-error (about 0.9 M instructions fewer to load
 /// and relocate).
 struct GDBus: GLibCore, @unchecked Sendable {
@@ -112,6 +113,10 @@ struct GDBus: GLibCore, @unchecked Sendable {
     let g_variant_new_fixed_array: authdeck_g_variant_new_fixed_array_fn
     let g_variant_get_boolean: authdeck_g_variant_get_boolean_fn
     let g_variant_get_variant: authdeck_g_variant_get_variant_fn
+    let g_variant_new_uint32: authdeck_g_variant_new_uint32_fn
+    let g_variant_new_int32: authdeck_g_variant_new_int32_fn
+    let g_variant_new_byte: authdeck_g_variant_new_byte_fn
+    let g_variant_get_uint32: authdeck_g_variant_get_uint32_fn
     let g_dbus_connection_signal_subscribe: authdeck_g_dbus_connection_signal_subscribe_fn
     let g_dbus_connection_signal_unsubscribe: authdeck_g_dbus_connection_signal_unsubscribe_fn
     let g_cancellable_is_cancelled: authdeck_g_cancellable_is_cancelled_fn
@@ -150,6 +155,10 @@ struct GDBus: GLibCore, @unchecked Sendable {
             g_variant_new_fixed_array: try library.function("g_variant_new_fixed_array"),
             g_variant_get_boolean: try library.function("g_variant_get_boolean"),
             g_variant_get_variant: try library.function("g_variant_get_variant"),
+            g_variant_new_uint32: try library.function("g_variant_new_uint32"),
+            g_variant_new_int32: try library.function("g_variant_new_int32"),
+            g_variant_new_byte: try library.function("g_variant_new_byte"),
+            g_variant_get_uint32: try library.function("g_variant_get_uint32"),
             g_dbus_connection_signal_subscribe: try library.function("g_dbus_connection_signal_subscribe"),
             g_dbus_connection_signal_unsubscribe: try library.function("g_dbus_connection_signal_unsubscribe"),
             g_cancellable_is_cancelled: try library.function("g_cancellable_is_cancelled"),

@@ -39,7 +39,8 @@ public enum LiveSecretStores {
     ) -> any SecretStore {
         switch kind {
         case .secretService:
-            return SecretServiceStore(lockDirectory: paths.lockDirectory)
+            return SecretServiceStore(lockDirectory: paths.lockDirectory,
+                                      interactive: environment[PassphraseSource.nonInteractiveVariable] != "1")
         case .vault:
             let ttl = environment[keyCacheSecondsVariable].flatMap(Int64.init).map { Duration.seconds($0) } ?? keyCacheTTL
             return VaultSecretStore(

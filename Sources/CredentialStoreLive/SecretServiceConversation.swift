@@ -11,16 +11,18 @@ extension SecretServiceStore {
     /// ``call(_:timeout:using:_:)``. Each method call gets `callTimeout` (or what is left);
     /// with a `promptTimeout`, a prompt may take that long, and the whole conversation that plus
     /// a few calls. Cancelling the calling task ends it at once (``SecretStoreError/cancelled(operation:)``).
+    /// `interactive` false (`authdeck check`): no prompt is ever shown, display or not; one the
+    /// service returns is dismissed and the call is `locked`.
     /// - Throws: what `body` throws; `unavailable` without a bus; `timeout`; `cancelled`.
     static func converse<T: Sendable>(
-        _ operation: String, callTimeout: Duration, promptTimeout: Duration?,
+        _ operation: String, callTimeout: Duration, promptTimeout: Duration?, interactive: Bool = true,
         _ body: @escaping @Sendable (Conversation) throws(SecretStoreError) -> T
     ) throws(SecretStoreError) -> T {
         // The whole conversation outlasts the prompt by a few calls, so that the prompt's own
         // deadline (a clearer error) comes first.
         let overall = promptTimeout.map { $0 + callTimeout * 4 } ?? callTimeout
         let environment = ProcessInfo.processInfo.environment
-        let canPrompt = environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil
+        let canPrompt = interactive && (environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil)
         let result: Result<T, SecretStoreError> = try call(operation, timeout: overall, using: GDBus.self) { lib, cancellable, error in
             guard let bus = lib.g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) else {
                 return .failure(.unavailable(cause: .init("no session bus")))
@@ -50,7 +52,8 @@ extension SecretServiceStore {
         let cancellable: OpaquePointer
         let callTimeout: Duration
         let promptTimeout: Duration
-        /// Whether a prompt can appear: a display (`DISPLAY`, `WAYLAND_DISPLAY`) is there.
+        /// Whether a prompt can appear: a display (`DISPLAY`, `WAYLAND_DISPLAY`) is there and the
+        /// run is interactive.
         let canPrompt: Bool
         let deadline: ContinuousClock.Instant
 
@@ -131,8 +134,8 @@ extension SecretServiceStore {
         func prompt(_ path: String, to purpose: String) throws(SecretStoreError) -> Variant {
             guard canPrompt else {
                 dismiss(path)
-                throw .locked(cause: .init("the Secret Service needs a prompt to \(purpose), and no display (DISPLAY, WAYLAND_DISPLAY)"
-                    + " is available to show it; nothing was stored"))
+                throw .locked(cause: .init("the Secret Service needs a prompt to \(purpose), and no prompt can be shown"
+                    + " (no display: DISPLAY, WAYLAND_DISPLAY; or an unattended run: AUTHDECK_NONINTERACTIVE); nothing was stored"))
             }
             // The signal is delivered to the thread-default main context of this thread at
             // subscription, which is iterated below (no other thread touches it).

@@ -38,12 +38,17 @@ public final class SecretServiceStore: SecretStore {
     /// How long a prompt is waited for: someone reading it and typing a password.
     public let promptTimeout: Duration
     public let locks: AccountLockDirectory
+    /// Whether a prompt may be shown; false for unattended runs (`authdeck check`,
+    /// `AUTHDECK_NONINTERACTIVE=1`): a locked collection is then ``SecretStoreError/locked(cause:)``
+    /// at once, with no prompt on anyone's screen.
+    public let interactive: Bool
 
     public var kind: SecretStoreKind { .secretService }
 
-    public init(lockDirectory: String, timeout: Duration = .seconds(3), promptTimeout: Duration = .seconds(300)) {
+    public init(lockDirectory: String, timeout: Duration = .seconds(3), promptTimeout: Duration = .seconds(300), interactive: Bool = true) {
         self.timeout = timeout
         self.promptTimeout = promptTimeout
+        self.interactive = interactive
         locks = AccountLockDirectory(directory: lockDirectory)
     }
 
@@ -69,7 +74,8 @@ public final class SecretServiceStore: SecretStore {
     /// - Throws: `locked` (a dismissed prompt, none possible without a display, not answered in
     ///   time), `cancelled`, `timeout` of a call, `unavailable`.
     public func prepareForWrite() throws(SecretStoreError) {
-        try Self.converse("unlock", callTimeout: timeout, promptTimeout: promptTimeout) { conversation throws(SecretStoreError) in
+        try Self.converse("unlock", callTimeout: timeout, promptTimeout: promptTimeout,
+                          interactive: interactive) { conversation throws(SecretStoreError) in
             _ = try conversation.writableCollection()
         }
     }
@@ -83,7 +89,8 @@ public final class SecretServiceStore: SecretStore {
         let secret = Array(AccountSecretsEncoding.encode(secrets))
         let label = "authdeck: \(key)"
         let attributes = Self.attributes(key)
-        try Self.converse("store", callTimeout: timeout, promptTimeout: promptTimeout) { conversation throws(SecretStoreError) in
+        try Self.converse("store", callTimeout: timeout, promptTimeout: promptTimeout,
+                          interactive: interactive) { conversation throws(SecretStoreError) in
             let lib = conversation.lib
             let session = try conversation.openPlainSession()
             let collection = try conversation.writableCollection()

@@ -97,6 +97,10 @@ enum DetailContent {
             } else {
                 out.append(field("Refresh token", "none", .textDim))
             }
+            // `check`'s ending_soon: the date to sign in again by, next to the countdowns.
+            if let ends = o.grantEndsSoonAt {
+                out.append(field("Ending soon", TimeText.absolute(ends, timeZone: m.timeZone) + " — sign in again by then", .statusExpiringSoon))
+            }
             if o.idTokenExpiresAt != nil { out.append(expiry("ID token", o.idTokenExpiresAt, lifetime: nil, m: m, width: width)) }
             out.append(field("Last refresh", o.lastRefresh.map {
                 TimeText.absolute($0, timeZone: m.timeZone) + " (" + TimeText.relative($0, now: m.now) + ")"

@@ -269,13 +269,18 @@ public struct OverviewModel: Equatable, Sendable {
     public var hasRefreshToken: Bool
     public var refreshExpiresAt: Date?
     public var idTokenExpiresAt: Date?
+    /// When the grant ends, set only when that is "ending soon" (`authdeck check`'s
+    /// `ending_soon`: the refresh token, or without one the access token, ends within the
+    /// threshold): the person can sign in again at a time of their choosing.
+    public var grantEndsSoonAt: Date?
     public var lastRefresh: Date?
     public var lastError: ErrorLine?
 
     public init(
         provider: String, issuer: String? = nil, subject: String? = nil, storage: String, storageIsInsecure: Bool = false,
         accessExpiresAt: Date? = nil, accessLifetime: TimeInterval? = nil, hasRefreshToken: Bool = false,
-        refreshExpiresAt: Date? = nil, idTokenExpiresAt: Date? = nil, lastRefresh: Date? = nil, lastError: ErrorLine? = nil
+        refreshExpiresAt: Date? = nil, idTokenExpiresAt: Date? = nil, grantEndsSoonAt: Date? = nil, lastRefresh: Date? = nil,
+        lastError: ErrorLine? = nil
     ) {
         self.provider = provider
         self.issuer = issuer
@@ -287,6 +292,7 @@ public struct OverviewModel: Equatable, Sendable {
         self.hasRefreshToken = hasRefreshToken
         self.refreshExpiresAt = refreshExpiresAt
         self.idTokenExpiresAt = idTokenExpiresAt
+        self.grantEndsSoonAt = grantEndsSoonAt
         self.lastRefresh = lastRefresh
         self.lastError = lastError
     }

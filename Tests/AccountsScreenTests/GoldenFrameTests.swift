@@ -41,10 +41,12 @@ enum Golden {
         if let difference = difference(frame, from: name) { Issue.record(Comment(rawValue: difference), sourceLocation: sourceLocation) }
     }
 
-    /// Three accounts as the files would have them: Alice valid and active, Bob expiring soon,
-    /// Carol's grant gone; Alice selected.
+    /// Three accounts as the files would have them: Alice valid and active, her refresh token
+    /// ending in two days ("ending soon"), Bob expiring soon, Carol's grant gone; Alice selected.
     static var threeAccounts: AccountsScreen.State {
-        let alice = record("alice"), bob = record("bob", expiresIn: 3600, issuedAt: t0.addingTimeInterval(-3480))
+        var alice = record("alice")
+        alice.refreshTokenExpiresAt = t0.addingTimeInterval(2 * 24 * 3600)
+        let bob = record("bob", expiresIn: 3600, issuedAt: t0.addingTimeInterval(-3480))
         var carol = record("carol", expiresIn: -60, refresh: false)
         carol.alias = "work"
         return screenState([alice, bob, carol], active: alice.id)
@@ -56,6 +58,11 @@ struct GoldenFrameTests {
     @Test("Three accounts at 80×24: the list, the selected account's overview, the footer")
     func accounts80x24() throws {
         try Golden.check(Golden.frame(Golden.threeAccounts, 80, 24), "accounts-80x24")
+    }
+
+    @Test("Alice's overview at 120×40: her refresh token ending soon, the date to sign in again by next to the countdowns")
+    func endingSoon120x40() throws {
+        try Golden.check(Golden.frame(Golden.threeAccounts, 120, 40), "accounts-ending-soon-120x40")
     }
 
     @Test("Three accounts at 120×40: Bob's Scopes tab, the detail pane focused")

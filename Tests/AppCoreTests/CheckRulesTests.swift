@@ -66,13 +66,29 @@ struct CheckRulesTests {
         #expect(events == [[], [], [], [], [], [.transient], [], [.recovered]])
     }
 
+    @Test("A locked store is told once; a check that read the store clears it, so the next lock is told again; kept in the JSON")
+    func storeLockedOnce() throws {
+        let (first, told) = CheckLedger().storeLocked(now: t0, reason: "locked", hint: "unlock it")
+        #expect(told.map(\.event) == [.storeLocked] && told[0].account.rawValue.isEmpty && told[0].detail == "locked. unlock it")
+        #expect(first.storeLocked(now: t0, reason: "locked", hint: "").1.isEmpty, "told once")
+        var kept = first
+        kept.storeNotificationID = 3
+        #expect(try CheckLedger(json: try parseJSONValue(kept.json.serialized(pretty: true))) == kept)
+        let (read, _) = first.applying([outcome("alice", .ok)], now: t0)
+        #expect(read.storeLockedSince == nil)
+        #expect(read.storeLocked(now: t0, reason: "locked", hint: "").1.count == 1)
+        #expect(first.applying([outcome("alice", .ok)], now: t0, check: false).0.storeLockedSince == t0, "only a check clears it")
+    }
+
     @Test("Entries of removed accounts are dropped; the ledger reads back from its JSON")
     func jsonAndRemoved() throws {
-        let (ledger, _) = CheckLedger().applying([outcome("alice", .endingSoon), outcome("bob", .transient)], now: t0)
+        var (ledger, _) = CheckLedger().applying([outcome("alice", .endingSoon), outcome("bob", .transient)], now: t0)
+        ledger.entries[AccountID(provider: local, subject: "alice")]?.notificationID = 7
         let read = try CheckLedger(json: try parseJSONValue(ledger.json.serialized(pretty: true)))
         #expect(read == ledger)
         let (pruned, _) = read.applying([], now: t0, existing: [AccountID(provider: local, subject: "alice")])
         #expect(pruned.entries.keys.map(\.rawValue) == ["local/alice"])
         #expect(throws: JSONShapeError.self) { try CheckLedger(json: try parseJSONValue(Data(#"{"accounts": {"x": {"reported": "fine", "transientRuns": 0, "checkedAt": "2026-01-01T00:00:00Z"}}}"#.utf8))) }
+        #expect(throws: JSONShapeError.self) { try CheckLedger(json: try parseJSONValue(Data(#"{"accounts": {"x": {"reported": "ok", "transientRuns": 0, "checkedAt": "2026-01-01T00:00:00Z", "notificationID": -1}}}"#.utf8))) }
     }
 }

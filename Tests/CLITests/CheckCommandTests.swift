@@ -129,6 +129,34 @@ struct CheckCommandTests {
         #expect(result.stderr.contains("never asks for a passphrase") && result.stderr.contains("AUTHDECK_PASSPHRASE_FILE"), "\(result)")
     }
 
+    @Test("A locked store: --json says so (exit 4, not empty); store_locked told to the hook once, again only after a check read the store")
+    func lockedStoreToldOnce() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let log = home.root.appendingPathComponent("events.log")
+        let arguments = ["check", "--backstop", "0", "--json", "--hook", "echo \"$AUTHDECK_EVENT [$AUTHDECK_ACCOUNT]\" >> '\(log.path)'"]
+        let locked = ["AUTHDECK_PASSPHRASE_FILE": ""]
+        _ = try await home.run(["lock"])
+        var told: [[String]] = []
+        for _ in 0..<2 {
+            let result = try await home.run(arguments, extra: locked)
+            #expect(result.exitCode == 4, "\(result)")
+            #expect(result.stderr.components(separatedBy: "never asks for a passphrase").count == 2, "said once: \(result.stderr)")
+            let json = try jsonObject(result.stdout)
+            let error = try #require(json["error"] as? [String: Any], "\(result.stdout)")
+            #expect(error["disposition"] as? String == "store_locked" && error["exitCode"] as? Int == 4, "\(error)")
+            #expect((json["accounts"] as? [Any])?.isEmpty == true)
+            told.append(json["told"] as? [String] ?? [])
+        }
+        #expect(told == [["store_locked"], []])
+        #expect(try await home.run(arguments).exitCode == 0, "read with the passphrase file")
+        _ = try await home.run(["lock"])
+        #expect(try await home.run(arguments, extra: locked).exitCode == 4)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("store_locked") } == ["store_locked []", "store_locked []"], "told again after the store was read: \(lines)")
+    }
+
     @Test("Two checks at once: one refresh (the second, after the first's lock, finds the account just refreshed)")
     func concurrentChecks() async throws {
         let idp = try await CLIProvider.shared.provider()
@@ -143,5 +171,33 @@ struct CheckCommandTests {
             refreshed += try Self.accounts(result).filter { $0["refreshed"] as? Bool == true }.count
         }
         #expect(refreshed == 1, "one refresh for two checks")
+    }
+}
+
+@Suite("Events from every command (check.json's hooks)", .serialized)
+struct CommandEventsTests {
+    @Test("login, refresh and logout tell signed_in, refreshed and signed_out to check.json's hooks; a token that sends nothing tells nothing and writes no ledger")
+    func hooksFromEveryCommand() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        try await home.addLocalProvider(idp)
+        let log = home.root.appendingPathComponent("events.log")
+        let config = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/check.json")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let hook = "echo \"$AUTHDECK_EVENT $AUTHDECK_ACCOUNT\" >> '\(log.path)'"
+        try Data(#"{"hooks": ["\#(hook.replacingOccurrences(of: "\"", with: "\\\""))"]}"#.utf8).write(to: config)
+        try await home.login()
+        let token = try await home.run(["token"])
+        #expect(token.exitCode == 0, "\(token)")
+        let refresh = try await home.run(["refresh"])
+        #expect(refresh.exitCode == 0 && !refresh.stderr.contains("hook"), "\(refresh)")
+        let ledger = URL(fileURLWithPath: home.environment["XDG_STATE_HOME"]!).appendingPathComponent("authdeck/check-state.json")
+        #expect(!FileManager.default.fileExists(atPath: ledger.path), "nothing changed state: no ledger written")
+        let logout = try await home.run(["logout", "--local-only"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["signed_in", "refreshed", "signed_out"], "\(lines)")
+        #expect(lines.allSatisfy { $0.contains(" local/") }, "each names the account by its id: \(lines)")
     }
 }

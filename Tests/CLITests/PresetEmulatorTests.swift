@@ -161,6 +161,32 @@ struct PresetEmulatorTests {
         await s.emulator.stop()
     }
 
+    @Test("Keycloak's refresh_expires_in (1800 s) within --ending-soon: check says ending_soon once, with the date, to the hook; a threshold below it is recovered")
+    func keycloakEndingSoon() async throws {
+        let s = try await start("keycloak", addArguments: { ["--preset", "keycloak", "--domain", "sso.example", "--tenant", "staff", "--issuer", $0] })
+        defer { s.home.remove() }
+        try #require(try await s.home.run(["login", "keycloak"]).exitCode == 0)
+        let log = s.home.root.appendingPathComponent("events.log")
+        let arguments = ["check", "--backstop", "0", "--ending-soon", "3600", "--json", "--hook", "echo \"$AUTHDECK_EVENT\" >> '\(log.path)'"]
+        var told: [[String]] = []
+        for round in 1...2 {
+            let result = try await s.home.run(arguments)
+            #expect(result.exitCode == 0, "ending soon is not a failure (round \(round)): \(result)")
+            let account = try #require(try CheckCommandTests.accounts(result).first)
+            #expect(account["verdict"] as? String == "ending_soon", "\(account)")
+            let ends = try #require(parseRFC3339(account["endsAt"]), "\(account)")
+            #expect(ends.timeIntervalSinceNow > 1700 && ends.timeIntervalSinceNow <= 1800, "refresh_expires_in from the refresh: \(ends)")
+            told.append(account["told"] as? [String] ?? [])
+        }
+        #expect(told == [["refreshed", "ending_soon"], ["refreshed"]], "told once")
+        let text = try await s.home.run(["check", "--ending-soon", "3600"])
+        #expect(text.stdout.hasPrefix("ending_soon") && text.stdout.contains("the refresh token ends soon (20"), "the date: \(text.stdout)")
+        let later = try await s.home.run(["check", "--ending-soon", "600", "--json", "--hook", "echo \"$AUTHDECK_EVENT\" >> '\(log.path)'"])
+        #expect((try CheckCommandTests.accounts(later).first?["told"] as? [String]) == ["recovered"], "\(later)")
+        #expect(try String(contentsOf: log, encoding: .utf8) == "refreshed\nending_soon\nrefreshed\nrecovered\n")
+        await s.emulator.stop()
+    }
+
     @Test("GitLab: every refresh rotates the refresh token; authdeck always sends the newest (a reused one would be invalid_grant)")
     func gitLabRotationEveryRefresh() async throws {
         let s = try await start("gitlab", addArguments: { ["--preset", "gitlab", "--issuer", $0] })

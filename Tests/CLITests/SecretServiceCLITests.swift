@@ -119,6 +119,33 @@ struct SecretServiceCLITests {
         #expect(!token.stderr.contains("passphrase"), "the vault's advice for a keyring: \(token)")
     }
 
+    @Test("check with the keyring locked on a desktop: no prompt shown (AUTHDECK_NONINTERACTIVE), exit 4 with the keyring's advice, --json says store_locked")
+    func checkNeverPromptsForTheKeyring() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let fake = try await FakeSecretService.start(.lockedUnlockedByPrompt(promptDelay: .milliseconds(200)))
+        defer { Task { await fake.stop() } }
+        let home = try home(idp, fake)
+        defer { home.remove() }
+        try await home.addLocalProvider(idp)
+        try await home.login()
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+        lock.arguments = ["--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+                          "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login"]
+        lock.environment = ["DBUS_SESSION_BUS_ADDRESS": fake.busAddress]
+        lock.standardOutput = FileHandle.nullDevice
+        try lock.run()
+        lock.waitUntilExit()
+        let promptsBefore = try fake.state().prompts
+        let check = try await home.run(["check", "--backstop", "0", "--json"])
+        #expect(check.exitCode == 4, "\(check)")
+        #expect(check.stderr.contains("never shows a keyring prompt") && !check.stderr.contains("passphrase"), "\(check.stderr)")
+        #expect((try jsonObject(check.stdout)["error"] as? [String: Any])?["disposition"] as? String == "store_locked", "\(check.stdout)")
+        let state = try fake.state()
+        #expect(state.locked && !state.prompts.dropFirst(promptsBefore.count).contains { $0.hasSuffix(":shown") || $0.hasSuffix(":completed") },
+                "no prompt shown: \(state.prompts)")
+    }
+
     @Test("A Secret Service that never answers, no recorded choice: nothing is chosen or recorded (it chose the vault for good), login refuses before the browser and says what timed out, not 'network or server'")
     func hungServiceChoosesNothing() async throws {
         let idp = try await CLIProvider.shared.provider()

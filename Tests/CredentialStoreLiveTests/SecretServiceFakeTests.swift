@@ -18,10 +18,12 @@ struct SecretServiceFakeTests {
     }
 
     /// Runs one probe command on the fake's bus; its JSON line.
-    func probe(_ fake: FakeSecretService, _ command: [String], display: Bool = true, timeout: Duration = .seconds(60)) throws -> [String: Any] {
+    func probe(_ fake: FakeSecretService, _ command: [String], display: Bool = true, interactive: Bool = true,
+               timeout: Duration = .seconds(60)) throws -> [String: Any] {
         let home = TemporaryDirectory("authdeck-fake-ss")
         var extra = ["HOME": home.path, "XDG_RUNTIME_DIR": home.path, "DBUS_SESSION_BUS_ADDRESS": fake.busAddress]
         if display { extra["DISPLAY"] = ":authdeck-test" }
+        if !interactive { extra["AUTHDECK_NONINTERACTIVE"] = "1" }
         let child = try ChildProcess(ChildProcess.probePath, command, environment: ChildProcess.environment(extra), outputDirectory: home.path)
         #expect(child.wait(timeout: timeout) == 0, "probe: \(child.stderr)")
         return try #require(child.jsonLines.first, "probe printed nothing: \(child.stderr)")
@@ -38,6 +40,18 @@ struct SecretServiceFakeTests {
         #expect(state.items == [])
         #expect(state.locked)
         #expect(state.prompts.allSatisfy { $0.hasSuffix(":dismissed") } && !state.prompts.isEmpty, "\(state.prompts)")
+    }
+
+    @Test("Unattended (AUTHDECK_NONINTERACTIVE, authdeck check): a locked keyring on a desktop is 'locked' at once, its unlock prompt dismissed unshown, nothing stored")
+    func unattendedNeverPrompts() async throws {
+        let fake = try await FakeSecretService.start(.lockedUnlockedByPrompt(promptDelay: .milliseconds(200)))
+        defer { Task { await fake.stop() } }
+        let line = try probe(fake, ["ss-save", "corp", "alice", "seed-1"], interactive: false)
+        #expect(line["error"] as? String == "locked", "\(line)")
+        #expect((line["message"] as? String ?? "").contains("AUTHDECK_NONINTERACTIVE"), "\(line)")
+        let state = try fake.state()
+        #expect(state.prompts == ["unlock:dismissed"] && !state.calls.contains("Prompt.Prompt"), "never shown: \(state.prompts) \(state.calls)")
+        #expect(state.items == [] && state.locked)
     }
 
     @Test("An unlock prompt answered after 4 s (past the 3 s call deadline) is waited for: the item is stored, read back and found")

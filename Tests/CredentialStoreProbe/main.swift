@@ -6,6 +6,7 @@
 //   ss-reachable                                 {"reachable":true}
 //   ss-roundtrip                                 one line per step
 //   ss-save <provider> <account> <seed>          {"result":"ok","elapsedMs":n} | {"error":"<case>","message":…,"elapsedMs":n}
+//                                                (AUTHDECK_NONINTERACTIVE=1: the store of an unattended run, no prompt)
 //   ss-save-cancel <provider> <account> <seed> <ms>  the save in a task cancelled after <ms> (a Ctrl-C during a prompt)
 //   ss-load <provider> <account> <seed>          {"result":"match"|"mismatch"} | {"error":"<case>"}
 //   ss-timeout <timeout-ms>                      stops the Secret Service daemon (SIGSTOP), calls it, resumes it
@@ -99,7 +100,10 @@ func run() -> Int32 {
     case "ss-save" where arguments.count == 4:
         let start = ContinuousClock.now
         do {
-            try SecretServiceStore(lockDirectory: lockDirectory).save(fixture(arguments[3]), for: AccountKey(provider: arguments[1], account: arguments[2]))
+            // AUTHDECK_NONINTERACTIVE=1: as `authdeck check` makes its store (no prompt).
+            let interactive = ProcessInfo.processInfo.environment["AUTHDECK_NONINTERACTIVE"] != "1"
+            try SecretServiceStore(lockDirectory: lockDirectory, interactive: interactive)
+                .save(fixture(arguments[3]), for: AccountKey(provider: arguments[1], account: arguments[2]))
             emit(["result": "ok", "elapsedMs": elapsedMilliseconds(since: start)])
         } catch { emit(["error": caseName(error), "message": "\(error)", "elapsedMs": elapsedMilliseconds(since: start)]) }
     case "ss-save-cancel" where arguments.count == 5:

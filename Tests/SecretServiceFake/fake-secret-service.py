@@ -174,15 +174,20 @@ class FakeSecretService:
     # Method calls.
     def method_call(self, connection, sender, path, interface, method, parameters, invocation):
         self.calls.append("%s.%s" % (interface.rsplit(".", 1)[-1], method))
+        # The state file is written before the reply, so that a test reading it once its call
+        # returned sees what the call did (dbus-send Lock, then the state: it raced).
         try:
             handler = getattr(self, "%s_%s" % (interface.rsplit(".", 1)[-1], method))
             result = handler(path, *parameters.unpack())
         except ServiceError as error:
+            self.write_state()
             invocation.return_dbus_error(error.name, error.message)
         except Exception as error:  # a bug in the fake: say so rather than never answer
             print("fake-secret-service: %s.%s: %r" % (interface, method, error), file=sys.stderr)
+            self.write_state()
             invocation.return_dbus_error("org.freedesktop.DBus.Error.Failed", repr(error))
         else:
+            self.write_state()
             reply = {
                 (SERVICE.name, "OpenSession"): "(vo)", (SERVICE.name, "CreateCollection"): "(oo)",
                 (SERVICE.name, "SearchItems"): "(aoao)", (SERVICE.name, "Unlock"): "(aoo)",
@@ -194,7 +199,6 @@ class FakeSecretService:
                 (PROMPT.name, "Prompt"): "()", (PROMPT.name, "Dismiss"): "()",
             }[(interface, method)]
             invocation.return_value(GLib.Variant(reply, result))
-        self.write_state()
 
     def Service_OpenSession(self, path, algorithm, _input):
         if algorithm != "plain":

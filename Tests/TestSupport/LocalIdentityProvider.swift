@@ -128,6 +128,9 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
     ///     device code is never too soon.
     ///   - fixtureControl: `IDP_FIXTURE_CONTROL`: serve the test controls
     ///     (``rotateSigningKey()``, ``setJWKSStatus(_:)``).
+    ///   - port: `--port` (0: a free one); with `dataDirectory`, a provider stopped can be started
+    ///     again as it was (its database, clients and grants kept: an outage that ends).
+    ///   - dataDirectory: `--data-dir`, kept after it stops (nil: a new one, removed when it stops).
     ///   - timeout: how long to wait for the ready line.
     /// - Throws: ``FixtureProcessError`` (e.g. `exitedBeforeReady` with the reason, such as a
     ///   missing `.venv`: run `scripts/bootstrap`).
@@ -141,6 +144,8 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         deviceSlowDown: Bool = false,
         logRequests: Bool = false,
         fixtureControl: Bool = false,
+        port: Int = 0,
+        dataDirectory: String? = nil,
         timeout: Duration = .seconds(90)
     ) async throws -> LocalIdentityProvider {
         var environment: [String: String?] = [
@@ -161,7 +166,7 @@ public struct LocalIdentityProvider: Sendable, CustomStringConvertible {
         environment["PYTHONUNBUFFERED"] = "1"
         let process = try FixtureProcess.spawn(
             executable: directory.appendingPathComponent("run").path,
-            arguments: ["--port", "0", "--parent-pid", String(getpid())],
+            arguments: ["--port", String(port), "--parent-pid", String(getpid())] + (dataDirectory.map { ["--data-dir", $0] } ?? []),
             environment: environment
         )
         do {

@@ -44,6 +44,13 @@ final class StubWorld: Sendable {
     let symlinks = Mutex<[String: String]>([:])
     let bindings = Mutex<[DirectoryBinding]>([])
     let git = Mutex<@Sendable ([String], String?) -> GitRun?>({ _, _ in nil })
+    /// What is told about accounts: `check.json`, the ledger between "processes", each hook run
+    /// (as `hook event account`), each notification (as `event account replacing`) and the ledger writes.
+    let checkConfiguration = Mutex(CheckConfiguration())
+    let ledger = Mutex(CheckLedger())
+    let ledgerWrites = Mutex(0)
+    let hooksRun = Mutex<[String]>([])
+    let notifications = Mutex<[String]>([])
 
     init(provider: StubProvider = StubProvider(), secrets: InMemorySecretStore = InMemorySecretStore()) {
         self.provider = provider
@@ -137,6 +144,23 @@ final class StubWorld: Sendable {
             bindings: { [self] in bindings.withLock { $0 } },
             updateBindings: { [self] change in bindings.withLock { change(&$0) } })
         env.git = GitClient { [self] arguments, directory in git.withLock { $0 }(arguments, directory) }
+        env.events = AccountEventsClient(
+            configuration: { [self] in checkConfiguration.withLock { $0 } },
+            ledger: { [self] in ledger.withLock { $0 } },
+            updateLedger: { [self] body in
+                ledger.withLock { value in
+                    let before = value
+                    body(&value)
+                    if value != before { ledgerWrites.withLock { $0 += 1 } }
+                }
+            },
+            notify: { [self] told, replacing in
+                notifications.withLock { list in
+                    list.append("\(told.event.rawValue) \(told.account.rawValue) \(replacing)")
+                    return UInt32(list.count)
+                }
+            },
+            runHook: { [self] hook, told in hooksRun.withLock { $0.append("\(hook) \(told.event.rawValue) \(told.account.rawValue)") } })
         env.dpopNonces = DPoPNonceCache(
             load: { [self] origin in dpopNonces.withLock { $0[origin] } },
             save: { [self] origin, nonce in

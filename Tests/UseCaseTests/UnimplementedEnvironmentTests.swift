@@ -27,6 +27,12 @@ struct UnimplementedEnvironmentTests {
         _ = try? env.place.bindings()
         _ = env.git.run(["config"], nil)
         _ = env.presets()
+        _ = env.events.configuration()
+        _ = env.events.ledger()
+        let record = AccountRecord(id: AccountID("op/alice"), providerID: "op", issuer: "https://op.test", subject: "alice", displayName: "alice",
+                                   requestedScopes: [], grantedScopes: [], accessTokens: [], hasRefreshToken: true, signedInAt: Date(), storage: .vault)
+        _ = env.events.notify(CheckLedger.told(.signedIn, record), 0)
+        #expect(throws: AppError.self) { try env.events.updateLedger { _ in } }
         #expect(reports.withLock { $0 } == [
             "unimplemented: environment.readKeyFile",
             "unimplemented: environment.crypto.generateKeyPair",
@@ -43,6 +49,10 @@ struct UnimplementedEnvironmentTests {
             "unimplemented: environment.place.bindings",
             "unimplemented: environment.git.run(config)",
             "unimplemented: environment.presets",
+            "unimplemented: environment.events.configuration",
+            "unimplemented: environment.events.ledger",
+            "unimplemented: environment.events.notify",
+            "unimplemented: environment.events.updateLedger",
         ])
     }
 

@@ -86,6 +86,12 @@ extension AppEnvironment {
             updateBindings: { _ throws(AppError) in throw failure("place.updateBindings") })
         environment.git = GitClient { arguments, _ in report("unimplemented: environment.git.run(\(arguments.first ?? ""))"); return nil }
         environment.presets = { report("unimplemented: environment.presets"); return PresetCatalog.load(userFiles: []) }
+        environment.events = AccountEventsClient(
+            configuration: { report("unimplemented: environment.events.configuration"); return CheckConfiguration() },
+            ledger: { report("unimplemented: environment.events.ledger"); return CheckLedger() },
+            updateLedger: { _ throws(AppError) in throw failure("events.updateLedger") },
+            notify: { _, _ in report("unimplemented: environment.events.notify"); return nil },
+            runHook: { hook, _ in report("unimplemented: environment.events.runHook(\(hook))") })
         return environment
     }
 }

@@ -36,6 +36,9 @@ public struct AppEnvironment: Sendable {
     /// The provider presets in effect: the built-in ones, then the user's preset files (read on
     /// each call; a bad file is in ``PresetCatalog/problems``, the others still count).
     public var presets: @Sendable () -> PresetCatalog = { PresetCatalog.load(userFiles: []) }
+    /// What is told about accounts (``AccountEvents``): `check.json`, the ledger
+    /// `check-state.json`, desktop notifications, hooks.
+    public var events: AccountEventsClient = .none
     /// Refresh margin, "expiring soon", backoff.
     public var policy: ExpiryPolicy
     /// How long the browser flow waits for the redirect (RFC 8252 §8.3: bounded).

@@ -23,6 +23,18 @@ public struct CheckAccounts: Sendable {
         /// failed protocol check, a provider error such as `invalid_client`): a person must look.
         case failed = "error"
         case ok
+
+        /// The state a failed refresh shows: needs sign-in, transient, or error; nil for a
+        /// failure that says nothing about the account (a locked or damaged store, a
+        /// cancellation, a wrong request).
+        public init?(refreshFailure error: AppError) {
+            switch error.disposition {
+            case .storeLocked, .fileDamaged, .cancelled, .usage: return nil
+            case .needsSignIn: self = .needsSignIn
+            case .transient: self = .transient
+            case .securityRelevant, .other: self = .failed
+            }
+        }
     }
 
     /// The thresholds, in seconds.
@@ -111,20 +123,17 @@ public struct CheckAccounts: Sendable {
             var refreshed = false
             if Self.isDue(record, now: env.now(), backstop: settings.backstop(for: record.providerID)) {
                 do {
-                    current = try await RefreshAccount(env).run(record, force: true)
+                    // What this run finds is told by check itself (its hooks, --notify), once.
+                    current = try await RefreshAccount(env, tellsEvents: false).run(record, force: true)
                     refreshed = true
                 } catch {
                     switch error.disposition {
                     case .storeLocked, .fileDamaged, .cancelled: throw error
-                    case .needsSignIn:
-                        outcomes.append(Outcome(account: record.id, provider: record.providerID, handle: AccountResolution.handle(record),
-                                                verdict: .needsSignIn, reason: error.title, refreshed: false, endsAt: nil))
-                    case .transient:
-                        outcomes.append(Outcome(account: record.id, provider: record.providerID, handle: AccountResolution.handle(record),
-                                                verdict: .transient, reason: error.title, refreshed: false, endsAt: Self.endsAt(record)))
                     default:
+                        let verdict = Verdict(refreshFailure: error) ?? .failed
                         outcomes.append(Outcome(account: record.id, provider: record.providerID, handle: AccountResolution.handle(record),
-                                                verdict: .failed, reason: error.title, refreshed: false, endsAt: Self.endsAt(record)))
+                                                verdict: verdict, reason: error.title, refreshed: false,
+                                                endsAt: verdict == .needsSignIn ? nil : Self.endsAt(record)))
                     }
                     continue
                 }

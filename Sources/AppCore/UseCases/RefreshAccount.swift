@@ -40,9 +40,16 @@ public enum RefreshNotice: Equatable, Sendable {
 /// 6. verify a new ID token (OIDC Core §12.2); on failure keep the previous one and report;
 /// 7. publish (return) the new record.
 /// `invalid_grant` is persisted as "needs sign-in" for every process; never retried here.
+///
+/// Each refresh sent is told (``AccountEvents``): `refreshed` and the account's state on
+/// success, its state on failure — unless `tellsEvents` is false (`check` tells its own).
 public struct RefreshAccount: Sendable {
     let env: AppEnvironment
-    public init(_ env: AppEnvironment) { self.env = env }
+    let tellsEvents: Bool
+    public init(_ env: AppEnvironment, tellsEvents: Bool = true) {
+        self.env = env
+        self.tellsEvents = tellsEvents
+    }
 
     /// The UI's patience: after this long without an answer the TUI and the CLI say "the
     /// provider is slow" (``RefreshNotice/providerSlow(account:)``).
@@ -78,6 +85,23 @@ public struct RefreshAccount: Sendable {
     public func run(_ known: AccountRecord, resource: String? = nil, minimumValidity: Duration? = nil, force: Bool,
                     rejected: AccessToken? = nil,
                     notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> AccountRecord {
+        let sent = Box(false)
+        do {
+            let record = try await refresh(known, resource: resource, minimumValidity: minimumValidity, force: force, rejected: rejected,
+                                           notices: notices, sent: sent)
+            if tellsEvents, sent.value { AccountEvents(env).refreshed(record) }
+            return record
+        } catch {
+            // A refusal before anything was sent (no refresh token) is a state too.
+            if tellsEvents { AccountEvents(env).refreshFailed(known, error) }
+            throw error
+        }
+    }
+
+    /// ``run(_:resource:minimumValidity:force:rejected:notices:)``'s refresh; `sent` set when a
+    /// request went out.
+    private func refresh(_ known: AccountRecord, resource: String?, minimumValidity: Duration?, force: Bool, rejected: AccessToken?,
+                         notices: (@Sendable (RefreshNotice) -> Void)?, sent: Box<Bool>) async throws(AppError) -> AccountRecord {
         let id = known.id
         let accounts = Accounts(env: env)
         let replayOf = Box<Date?>(nil)
@@ -98,6 +122,7 @@ public struct RefreshAccount: Sendable {
                     if plan != nil { record.refreshSentAt = env.now() }
                 }
                 guard let plan else { return marked }
+                sent.set(true)
                 let unknownOutcome = plan.unknownOutcome
                 let http = plan.dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
                 if let unknownOutcome {

@@ -198,6 +198,7 @@ public struct SignIn: Sendable {
             try activeAccounts.saveActiveAccount(id)
             return true
         }
+        AccountEvents(env).signed(.signedIn, record)
         return SignInOutcome(record: record, becameActive: becameActive)
     }
 

@@ -100,6 +100,7 @@ public struct SignOut: Sendable {
             return .notRemoved
         }
         guard outcome.removed else { return .notRemoved }
+        AccountEvents(env).signed(.signedOut, record)
         if options.endSession, let provider {
             await endSession(metadata: provider.metadata, client: provider.client, config: provider.config, idTokenHint: idTokenHint, step: step)
         }

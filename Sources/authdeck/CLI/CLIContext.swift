@@ -30,7 +30,9 @@ final class CLIContext: Sendable {
     static let current: CLIContext = {
         let environment = ProcessInfo.processInfo.environment
         let now: @Sendable () -> Date = { Date() }
-        return CLIContext(environment: environment, now: now) { AppEnvironment.live(processEnvironment: environment, now: now) }
+        return CLIContext(environment: environment, now: now) {
+            AppEnvironment.live(processEnvironment: environment, now: now, report: { Output.err($0) })
+        }
     }()
 
     /// The use cases' environment: the composition root's live value.

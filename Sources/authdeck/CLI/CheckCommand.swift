@@ -9,15 +9,16 @@ import StrictJSON
 import Glibc
 #endif
 
-// `authdeck check [ACCOUNT | --all] [--backstop S] [--ending-soon S] [--hook CMD]... [--json]`: the
-// unattended backstop (CheckAccounts), what was told kept in the state directory (CheckLedger),
-// hooks run for each event. Never prompts: the live environment is made non-interactive.
+// `authdeck check [ACCOUNT | --all] [--backstop S] [--ending-soon S] [--hook CMD]... [--notify] [--json]`: the
+// unattended backstop (CheckAccounts), each state told once (AccountEvents: stderr, --notify,
+// hooks; the ledger in the state directory). Never prompts: the live environment is made non-interactive.
 
 struct CheckOptions {
     var account: String?
     var backstop: Double?
     var endingSoon: Double?
     var hooks: [String]
+    var notify: Bool
     var json: Bool
 
     init(_ parsed: ParsedCommand) {
@@ -25,6 +26,7 @@ struct CheckOptions {
         backstop = parsed.value("backstop").flatMap(Double.init)
         endingSoon = parsed.value("endingSoon").flatMap(Double.init)
         hooks = parsed.values("hook")
+        notify = parsed.flag("notify")
         json = parsed.flag("json")
     }
 
@@ -40,70 +42,37 @@ struct CheckOptions {
     }
 }
 
-/// `$XDG_CONFIG_HOME/authdeck/check.json` (optional): `{"backstopSeconds": 5400,
-/// "endingSoonSeconds": 259200, "hooks": ["cmd …"], "providers": {"NAME": {"backstopSeconds": N}}}`.
-struct CheckConfig {
-    var settings = CheckAccounts.Settings()
-    var hooks: [String] = []
-
-    init() {}
-
-    init(json: JSONValue) throws(JSONShapeError) {
-        let reader = try JSONReader(json)
-        func seconds(_ reader: JSONReader, _ name: String) throws(JSONShapeError) -> Double? {
-            guard let value = try reader.optionalDouble(name) else { return nil }
-            guard value >= 0, value <= maximumMinValid else { throw reader.shapeError(name, expected: "seconds from 0 to \(Int(maximumMinValid))") }
-            return value
-        }
-        func known(_ reader: JSONReader, _ names: Set<String>) throws(JSONShapeError) {
-            if let unknown = reader.members.keys.sorted().first(where: { !names.contains($0) }) {
-                throw reader.shapeError(unknown, expected: "one of \(names.sorted().joined(separator: ", ")) (not '\(unknown)')")
-            }
-        }
-        try known(reader, ["backstopSeconds", "endingSoonSeconds", "hooks", "providers"])
-        if let value = try seconds(reader, "backstopSeconds") { settings.backstop = value }
-        if let value = try seconds(reader, "endingSoonSeconds") { settings.endingSoonWithin = value }
-        hooks = try reader.optionalStrings("hooks") ?? []
-        let providers = try reader.optionalMap("providers") { (value, path) throws(JSONShapeError) -> Double? in
-            let provider = try JSONReader(value, path: path)
-            try known(provider, ["backstopSeconds"])
-            return try seconds(provider, "backstopSeconds")
-        } ?? [:]
-        for (name, seconds) in providers { if let seconds { settings.providerBackstops[ProviderID(name)] = seconds } }
-    }
-}
-
 func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int32 {
     // Nothing may ask: no passphrase prompt (the vault's key must be cached, or a passphrase file given).
     var adjusted = parent.environment
     adjusted[PassphraseSource.nonInteractiveVariable] = "1"
     let environment = adjusted
     let now = parent.now
-    let context = CLIContext(environment: environment, now: now) { AppEnvironment.live(processEnvironment: environment, now: now) }
+    let context = CLIContext(environment: environment, now: now) {
+        AppEnvironment.live(processEnvironment: environment, now: now, report: { Output.err($0) })
+    }
     let paths = XDGPaths(environment: environment)
-    let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfig(json: json) },
+    let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfiguration(json: json) },
                                          write: { _ in .object([:]) })
-    var config: CheckConfig
-    do { config = try configFile.read() ?? CheckConfig() } catch {
-        throw CLIFailure("\(configFile.path) cannot be used: \(error)", hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks and providers.", exitCode: ExitCode.usage)
+    var config: CheckConfiguration
+    do { config = try configFile.read() ?? CheckConfiguration() } catch {
+        throw CLIFailure("\(configFile.path) cannot be used: \(error)", hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks, notify and providers.", exitCode: ExitCode.usage)
     }
     if let backstop = options.backstop { config.settings.backstop = backstop; config.settings.providerBackstops = [:] }
     if let endingSoon = options.endingSoon { config.settings.endingSoonWithin = endingSoon }
     let hooks = config.hooks + options.hooks
     let settings = config.settings
 
-    // One check at a time (a timer and a person's run): the accounts are read under the lock, so
-    // the second finds them just refreshed and leaves them.
-    let ledgerFile = MetadataFile.state("check-state.json", paths: paths, read: { json throws(JSONShapeError) in try CheckLedger(json: json) },
-                                        write: { $0.json })
-    var outcomes: [CheckAccounts.Outcome] = []
-    var told: [CheckLedger.Told] = []
+    // One check at a time (a timer and a person's run): the accounts are read under this lock,
+    // so the second finds them just refreshed and leaves them. The ledger has a lock of its own,
+    // held only while it is read and written (every command tells its events through it).
+    let runLock = "\(paths.stateDirectory)/check.lock"
     let lock: FileLock
     do {
         try PrivateFiles.ensureDirectory(paths.stateDirectory)
-        lock = try FileLock.lock(ledgerFile.path + ".lock", timeout: .seconds(600))
+        lock = try FileLock.lock(runLock, timeout: .seconds(600))
     } catch {
-        throw CLIFailure("Cannot take the lock of \(ledgerFile.path): \(error)", hint: "Another 'authdeck check' may be stuck; see 'ps'.")
+        throw CLIFailure("Cannot take the lock \(runLock): \(error)", hint: "Another 'authdeck check' may be stuck; see 'ps'.")
     }
     defer { lock.release() }
     let snapshot = try context.snapshot()
@@ -112,36 +81,46 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         if options.json { Output.json(.object(["accounts": .array([])])) } else { Output.err("No account is signed in: nothing to check.") }
         return ExitCode.ok
     }
+    let outcomes: [CheckAccounts.Outcome]
     switch await context.result({ () async throws(AppError) in try await CheckAccounts(context.app).run(records, settings: settings) }) {
     case .success(let result): outcomes = result
     case .failure(let error):
+        // Nothing could be checked: said once on stderr (and in --json); a locked store also
+        // told once to the hooks and as a notification, until a check reads it again.
+        var hint = error.nextStep
+        var told: [CheckLedger.Told] = []
         if error.disposition == .storeLocked {
-            throw CLIFailure(error, hint: "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks.")
+            hint = context.app.credentials.info().backend == .secretService
+                ? "authdeck check never shows a keyring prompt: unlock the keyring (sign in to the desktop session); the next check reads it."
+                : "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks."
+            let reason = error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)"
+            told = (try? AccountEvents(context.app).storeLocked(reason: reason, hint: hint ?? "", hooks: hooks,
+                                                                 notify: options.notify || config.notify)) ?? []
         }
-        throw CLIFailure(error)
+        let failure = CLIFailure(error, hint: hint)
+        if options.json {
+            Output.json(.object([
+                "accounts": .array([]),
+                "error": .object(["title": .string(error.title), "detail": .text(error.detail.isEmpty ? nil : error.detail),
+                                  "disposition": .string(checkDispositionName(error.disposition)),
+                                  "hint": .text(hint), "exitCode": .int(Int(failure.exitCode))]),
+                "told": .array(told.map { .string($0.event.rawValue) }),
+            ]))
+        }
+        throw failure
     }
-    var stillTransient = false
+    // Each state told once (AccountEvents): as a desktop notification (--notify, or check.json's
+    // notify) and to each hook (check.json's, then --hook's); on stderr here.
+    let ledger: CheckLedger
+    let told: [CheckLedger.Told]
     do {
-        var ledger = CheckLedger()
-        do {
-            ledger = try ledgerFile.read() ?? CheckLedger()
-        } catch {
-            // Damaged: kept aside (every byte), and every state is told again.
-            let aside = (try? PrivateFiles.moveAside(ledgerFile.path, now: context.now())) ?? nil
-            Output.err("warning: \(ledgerFile.path) was damaged (\(error)); moved to \(aside ?? "nowhere") — every state is told again")
-        }
-        let applied = ledger.applying(outcomes, now: context.now(), existing: Set(snapshot.accounts.map(\.id)))
-        told = applied.1
-        stillTransient = outcomes.contains { applied.0.entries[$0.account]?.reported == .transient }
-        try ledgerFile.write(applied.0)
+        (ledger, told) = try AccountEvents(context.app).tell(outcomes, check: true, existing: Set(snapshot.accounts.map(\.id)),
+                                                             hooks: hooks, notify: options.notify || config.notify)
     } catch {
-        throw CLIFailure("Cannot keep what check told in \(ledgerFile.path): \(error)")
+        throw CLIFailure("Cannot keep what check told in \(paths.stateDirectory)/check-state.json: \(error.title)")
     }
-
     for event in told where event.event != .refreshed { Output.err("authdeck check: \(event.message)") }
-    for event in told {
-        for hook in hooks { runHook(hook, event: event, environment: parent.environment) }
-    }
+    let stillTransient = outcomes.contains { ledger.entries[$0.account]?.reported == .transient }
     if options.json {
         Output.json(.object(["accounts": .array(outcomes.map { outcome in
             .object([
@@ -168,45 +147,19 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     return ExitCode.ok
 }
 
+/// `check --json`'s `error.disposition` when nothing could be checked.
+func checkDispositionName(_ disposition: AppError.Disposition) -> String {
+    switch disposition {
+    case .storeLocked: "store_locked"
+    case .fileDamaged: "file_damaged"
+    case .cancelled: "cancelled"
+    case .transient: "transient"
+    case .usage: "usage"
+    case .needsSignIn, .securityRelevant, .other: "error"
+    }
+}
+
 extension String {
     /// Left-aligned in `width` columns (ASCII text).
     func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-}
-
-/// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
-/// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER` and `AUTHDECK_MESSAGE`; never a token (the
-/// environment is authdeck's own, which holds none, without its secret variables); stdin
-/// `/dev/null`, stdout to stderr (``ChildProcess`` detached); ended (SIGTERM, then SIGKILL, to its
-/// group) after 10 s. A failure is said,
-/// never fatal.
-func runHook(_ command: String, event: CheckLedger.Told, environment: [String: String], limit: Double = 10) {
-    var child = BrowserLauncher.childEnvironment(from: environment)
-    child["AUTHDECK_EVENT"] = event.event.rawValue
-    child["AUTHDECK_ACCOUNT"] = event.account.rawValue
-    child["AUTHDECK_PROVIDER"] = event.provider.rawValue
-    child["AUTHDECK_MESSAGE"] = event.message
-    let hook: ChildProcess
-    do {
-        hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true)
-    } catch {
-        Output.err("authdeck check: the hook '\(command)' could not start")
-        return
-    }
-    let deadline = Date().addingTimeInterval(limit)
-    while true {
-        if let status = hook.reap() {
-            if status > 128 {
-                Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended by signal \(status - 128)")
-            } else if status != 0 {
-                Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) exited \(status)")
-            }
-            return
-        }
-        if Date() >= deadline {
-            hook.endGroup()
-            Output.err("authdeck check: the hook '\(command)' for \(event.event.rawValue) was ended after \(Int(limit)) s")
-            return
-        }
-        usleep(20_000)
-    }
 }

@@ -1,4 +1,5 @@
 import AppCore
+import AppCoreLive
 import AuthEngine
 import AuthEngineLive
 import CredentialStoreLive

@@ -1,42 +1,48 @@
-import CTerminalSignals
+import CredentialStore
 import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The program `authdeck exec` runs: spawned in authdeck's own process group (it stays the
+/// A child process. The program `authdeck exec` runs: spawned in authdeck's own process group (it stays the
 /// terminal's foreground job, so it can read the terminal and gets Ctrl-C from it directly), with
 /// stdin, stdout and stderr as they are, the caller's other descriptors, none of authdeck's, an
 /// empty signal mask and default signal actions.
-struct ChildProcess {
-    let pid: pid_t
+public struct ChildProcess: Sendable {
+    public let pid: pid_t
 
     /// Why the program did not start, with the exit status a shell gives for it (POSIX `sh`:
     /// 127 not found, 126 found but not executable).
-    struct SpawnFailure: Error {
-        var message: String
-        var exitCode: Int32
+    public struct SpawnFailure: Error {
+        public var message: String
+        public var exitCode: Int32
     }
 
     /// The descriptors open in this process now (`/proc/self/fd`), above 2.
-    static func openDescriptors() -> Set<Int32> {
+    public static func openDescriptors() -> Set<Int32> {
         Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init).filter { $0 > 2 })
     }
 
     /// Starts `command` (`command[0]` looked up in the child's `PATH`, as `execvp` does); every
     /// descriptor above 2 not in `keeping` is closed in the child. `detached`: in a process group
-    /// of its own (ended with ``endGroup()``), stdin from `/dev/null` and stdout to our stderr
-    /// (the hooks of `check`).
+    /// of its own (ended with ``endGroup()``), stdin from `/dev/null` and stdout to our stderr, or
+    /// with `quiet` stdout and stderr to `/dev/null` (the hooks: a terminal screen stays whole).
     /// - Throws: ``SpawnFailure`` (not found, not executable, or the spawn's errno).
-    static func spawn(_ command: [String], environment: [String: String], keeping: Set<Int32>, detached: Bool = false) throws -> ChildProcess {
+    public static func spawn(_ command: [String], environment: [String: String], keeping: Set<Int32>, detached: Bool = false,
+                             quiet: Bool = false) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in openDescriptors().subtracting(keeping) { posix_spawn_file_actions_addclose(&actions, descriptor) }
         if detached {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, 2, 1)
+            if quiet {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            } else {
+                posix_spawn_file_actions_adddup2(&actions, 2, 1)
+            }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -62,14 +68,14 @@ struct ChildProcess {
         switch result {
         case 0: return ChildProcess(pid: pid)
         case ENOENT: throw SpawnFailure(message: "\(command[0]): command not found", exitCode: 127)
-        case EACCES, ENOEXEC, EISDIR: throw SpawnFailure(message: "\(command[0]): cannot run it (\(Output.describe(errno: result)))", exitCode: 126)
-        default: throw SpawnFailure(message: "\(command[0]): cannot start it (\(Output.describe(errno: result)))", exitCode: 126)
+        case EACCES, ENOEXEC, EISDIR: throw SpawnFailure(message: "\(command[0]): cannot run it (\(SystemErrorText.describe(result)))", exitCode: 126)
+        default: throw SpawnFailure(message: "\(command[0]): cannot start it (\(SystemErrorText.describe(result)))", exitCode: 126)
         }
     }
 
     /// The child's exit status once it has ended, else nil: its own exit code, or 128 + N for a
     /// death by signal N (as shells report it).
-    func reap() -> Int32? {
+    public func reap() -> Int32? {
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
         guard result == pid else { return nil }
@@ -77,11 +83,11 @@ struct ChildProcess {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
-    func signal(_ number: Int32) { kill(pid, number) }
+    public func signal(_ number: Int32) { kill(pid, number) }
 
     /// A detached child and everything it started: SIGTERM to its group, SIGKILL half a second
     /// later, then reaped.
-    func endGroup() {
+    public func endGroup() {
         kill(-pid, SIGTERM)
         usleep(500_000)
         kill(-pid, SIGKILL)
@@ -90,48 +96,13 @@ struct ChildProcess {
     }
 
     /// A child being ended: SIGTERM now, SIGKILL at `forceAt` if it is still there.
-    struct Ending {
-        var forceAt: Date?
+    public struct Ending: Sendable {
+        public var forceAt: Date?
     }
 
     /// Sends SIGTERM; the caller sends SIGKILL at the returned `forceAt` (10 s after `now`).
-    func end(now: Date) -> Ending {
+    public func end(now: Date) -> Ending {
         signal(SIGTERM)
         return Ending(forceAt: now.addingTimeInterval(10))
-    }
-}
-
-/// The signals `authdeck exec` passes on to its child (CTerminalSignals'
-/// `authdeck_relay_signals_install`: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM),
-/// and SIGCHLD to wake the watch.
-struct SignalRelay {
-    let descriptor: Int32
-
-    /// - Throws: ``CLIFailure`` when the wake pipe cannot be made.
-    static func install() throws -> SignalRelay {
-        let descriptor = authdeck_relay_signals_install()
-        guard descriptor >= 0 else { throw CLIFailure("Cannot watch signals for the child: \(Output.describe(errno: errno))") }
-        return SignalRelay(descriptor: descriptor)
-    }
-
-    /// Whether this process leads its session (`tmux new-session 'exec authdeck exec …'`, `ssh -t`,
-    /// `xterm -e`): the terminal's hangup then reaches only us, never the child.
-    let leadsSession = getsid(0) == getpid()
-
-    /// Waits until a signal arrives or `deadline` (nil: no deadline) passes; returns the signals
-    /// to pass on: every one but SIGCHLD, except those the kernel sent to the whole foreground
-    /// process group, which the child got as we did (the terminal's Ctrl-C, Ctrl-\, and its
-    /// hangup unless we lead the session).
-    func wait(until deadline: Date?) -> [Int32] {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let timeout = deadline.map { Int32(clamping: Int(max(0, min($0.timeIntervalSinceNow, 3600)) * 1000) + 1) } ?? -1
-        _ = poll(&poller, 1, timeout)
-        var relayed: [Int32] = []
-        var record: (UInt8, UInt8) = (0, 0)
-        while withUnsafeMutableBytes(of: &record, { read(descriptor, $0.baseAddress, 2) }) == 2 {
-            let (signal, fromKernel) = (Int32(record.0), record.1 == 1)
-            if signal != SIGCHLD, !fromKernel || (signal == SIGHUP && leadsSession) { relayed.append(signal) }
-        }
-        return relayed
     }
 }

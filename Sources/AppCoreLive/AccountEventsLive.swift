@@ -1,0 +1,106 @@
+import AppCore
+import AuthEngineLive
+import CredentialStore
+import CredentialStoreLive
+import FoundationEssentials
+import Glibc
+import StrictJSON
+import Synchronization
+
+extension AccountEventsClient {
+    /// `check.json` and `check-state.json` under the XDG directories, desktop notifications on
+    /// the session bus (``DesktopNotifications``), hooks as `sh -c` children (``runHook(_:told:environment:quiet:report:)``).
+    /// - Parameters:
+    ///   - report: where a problem is said (a hook that failed, a damaged or unusable file): the
+    ///     CLI's stderr; nil in the accounts screen, whose hooks' output also goes to `/dev/null`.
+    public static func live(paths: XDGPaths, processEnvironment: [String: String], report: (@Sendable (String) -> Void)?) -> AccountEventsClient {
+        let say = report ?? { _ in }
+        let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfiguration(json: json) },
+                                             write: { _ in .object([:]) })
+        let ledgerFile = MetadataFile.state("check-state.json", paths: paths, read: { json throws(JSONShapeError) in try CheckLedger(json: json) },
+                                            write: { $0.json })
+        let warnedAboutConfiguration = Mutex(false)
+        return AccountEventsClient(
+            configuration: {
+                do { return try configFile.read() ?? CheckConfiguration() } catch {
+                    let first = warnedAboutConfiguration.withLock { warned in defer { warned = true }; return !warned }
+                    if first {
+                        say("warning: \(configFile.path) cannot be used (\(error)); its hooks are not run — fix it (authdeck check says how)")
+                    }
+                    return CheckConfiguration()
+                }
+            },
+            ledger: { ((try? ledgerFile.read()) ?? nil) ?? CheckLedger() },
+            updateLedger: { body throws(AppError) in
+                do throws(SecretStoreError) {
+                    try PrivateFiles.ensureDirectory(paths.stateDirectory)
+                    try FileLock.withLock(ledgerFile.path + ".lock") { () throws(SecretStoreError) in
+                        var ledger: CheckLedger
+                        do throws(SecretStoreError) {
+                            ledger = try ledgerFile.read() ?? CheckLedger()
+                        } catch {
+                            guard case .corrupt = error else { throw error }
+                            // Damaged: kept aside (every byte), and every state is told again.
+                            let aside = try PrivateFiles.moveAside(ledgerFile.path, now: Date())
+                            say("warning: \(ledgerFile.path) was damaged (\(error)); moved to \(aside ?? "nowhere") — every state is told again")
+                            ledger = CheckLedger()
+                        }
+                        let before = ledger
+                        body(&ledger)
+                        if ledger != before { try ledgerFile.write(ledger) }
+                    }
+                } catch {
+                    throw ErrorMapping.appError(error)
+                }
+            },
+            notify: { told, replacing in
+                let urgency: DesktopNotifications.Urgency = switch told.event {
+                case .needsSignIn, .failed: .critical
+                case .endingSoon, .transient, .storeLocked: .normal
+                case .recovered, .refreshed, .signedIn, .signedOut: .low
+                }
+                return DesktopNotifications.send(.init(summary: told.summary, body: told.detail, urgency: urgency, replacesID: replacing),
+                                                 environment: processEnvironment)
+            },
+            runHook: { hook, told in runHook(hook, told: told, environment: processEnvironment, quiet: report == nil, report: say) })
+    }
+
+    /// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
+    /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER` and `AUTHDECK_MESSAGE`; never a token (the
+    /// environment is authdeck's own, which holds none, without its secret variables); stdin
+    /// `/dev/null`, stdout to stderr, or both to `/dev/null` when `quiet` (``ChildProcess``
+    /// detached); ended (SIGTERM, then SIGKILL, to its group) after `limit` seconds. A failure is
+    /// said, never fatal.
+    static func runHook(_ command: String, told: CheckLedger.Told, environment: [String: String], quiet: Bool, limit: Double = 10,
+                        report: (String) -> Void) {
+        var child = BrowserLauncher.childEnvironment(from: environment)
+        child["AUTHDECK_EVENT"] = told.event.rawValue
+        child["AUTHDECK_ACCOUNT"] = told.account.rawValue
+        child["AUTHDECK_PROVIDER"] = told.provider.rawValue
+        child["AUTHDECK_MESSAGE"] = told.message
+        let hook: ChildProcess
+        do {
+            hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true, quiet: quiet)
+        } catch {
+            report("authdeck: the hook '\(command)' could not start")
+            return
+        }
+        let deadline = Date().addingTimeInterval(limit)
+        while true {
+            if let status = hook.reap() {
+                if status > 128 {
+                    report("authdeck: the hook '\(command)' for \(told.event.rawValue) was ended by signal \(status - 128)")
+                } else if status != 0 {
+                    report("authdeck: the hook '\(command)' for \(told.event.rawValue) exited \(status)")
+                }
+                return
+            }
+            if Date() >= deadline {
+                hook.endGroup()
+                report("authdeck: the hook '\(command)' for \(told.event.rawValue) was ended after \(Int(limit)) s")
+                return
+            }
+            usleep(20_000)
+        }
+    }
+}

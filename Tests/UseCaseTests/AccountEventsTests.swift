@@ -1,0 +1,73 @@
+import AppCore
+import AuthEngine
+import CredentialStore
+import Foundation
+import Testing
+
+/// Events from every refresh, sign-in and sign-out (``AccountEvents``), over the stub world's
+/// ledger, hooks and notifications: the same rule and ledger as `check`.
+@Suite("Account events outside check (use case, stub environment)")
+struct AccountEventsTests {
+    @Test("A refresh of an account that is fine, no hook configured: nothing written, nothing run, nothing shown")
+    func quietWhenNothingChanged() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.advance(10)
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.ledgerWrites.withLock { $0 } == 0, "no ledger write on the way of token")
+        #expect(world.hooksRun.withLock { $0 }.isEmpty && world.notifications.withLock { $0 }.isEmpty)
+        #expect(world.ledger.withLock { $0 }.entries.isEmpty)
+    }
+
+    @Test("check.json's hooks run for signed_in, each refresh and signed_out; a refresh that sends nothing is no event")
+    func hooksFromConfiguration() async throws {
+        let world = StubWorld()
+        world.checkConfiguration.withLock { $0.hooks = ["h"] }
+        let alice = try await signedIn(world)
+        let id = alice.record.id.rawValue
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: false)  // fresh: nothing sent
+        world.advance(10)
+        _ = try await RefreshAccount(world.environment()).runAll(alice.record.id, force: true)  // the accounts screen's r
+        #expect(await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions(localOnly: true)) { _ in }.removed)
+        #expect(world.hooksRun.withLock { $0 } == ["h signed_in \(id)", "h refreshed \(id)", "h signed_out \(id)"])
+        #expect(world.ledgerWrites.withLock { $0 } == 0)
+    }
+
+    @Test("invalid_grant from token's refresh: needs_signin told once across processes, notified when check.json says notify; a later refresh that works is recovered, replacing it")
+    func needsSignInToldOnceThenRecovered() async throws {
+        let world = StubWorld()
+        world.checkConfiguration.withLock { $0.hooks = ["h"]; $0.notify = true }
+        let alice = try await signedIn(world)
+        let id = alice.record.id.rawValue
+        world.hooksRun.withLock { $0 = [] }
+        for _ in 0..<2 {
+            world.provider.script.withLock { $0.nextTokenError = (400, ["error": "invalid_grant"], [:]) }
+            await #expect(throws: AppError.self) { _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        }
+        #expect(world.hooksRun.withLock { $0 } == ["h needs_signin \(id)"], "told once, though two processes saw it")
+        #expect(world.notifications.withLock { $0 } == ["needs_signin \(id) 0"])
+        #expect(world.ledger.withLock { $0 }.entries[alice.record.id]?.notificationID == 1)
+        _ = try await signedIn(world)
+        world.advance(10)
+        _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(world.hooksRun.withLock { $0 }.suffix(3) == ["h signed_in \(id)", "h refreshed \(id)", "h recovered \(id)"])
+        #expect(world.notifications.withLock { $0 } == ["needs_signin \(id) 0", "recovered \(id) 1"], "replaces the first")
+    }
+
+    @Test("Transient failures of refreshes outside check: told on the third attempt in a row, once; check's own refreshes tell nothing themselves")
+    func transientAfterThreeAttempts() async throws {
+        let world = StubWorld()
+        world.checkConfiguration.withLock { $0.hooks = ["h"] }
+        let alice = try await signedIn(world)
+        world.hooksRun.withLock { $0 = [] }
+        for _ in 0..<4 {
+            world.provider.script.withLock { $0.nextTokenError = (503, ["error": "temporarily_unavailable"], [:]) }
+            await #expect(throws: AppError.self) { _ = try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
+        }
+        #expect(world.hooksRun.withLock { $0 } == ["h transient \(alice.record.id.rawValue)"])
+        world.hooksRun.withLock { $0 = [] }
+        let record = try #require(world.accounts.first)
+        _ = try await RefreshAccount(world.environment(), tellsEvents: false).run(record, force: true)
+        #expect(world.hooksRun.withLock { $0 }.isEmpty, "check tells what its refreshes found itself")
+    }
+}
