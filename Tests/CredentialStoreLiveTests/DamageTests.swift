@@ -65,7 +65,7 @@ struct DamageTests {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/accounts.json"
-        FileManager.default.createFile(atPath: path, contents: Data(testCase.bytes.utf8), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(testCase.bytes.utf8), attributes: [.posixPermissions: 0o600]))
         #expect(throws: SecretStoreError.corrupt(file: path, reason: testCase.reason)) { try Self.records(path).read() }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(testCase.bytes.utf8), "reading changes nothing")
     }
@@ -76,7 +76,7 @@ struct DamageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/accounts.json"
         let damaged = Data("[{\"id\": \"p/a\"".utf8)
-        FileManager.default.createFile(atPath: path, contents: damaged, attributes: [.posixPermissions: 0o644])
+        #expect(FileManager.default.createFile(atPath: path, contents: damaged, attributes: [.posixPermissions: 0o644]))
         let now = Date(timeIntervalSince1970: 1_900_000_000)
         let moved = try #require(try Self.records(path).moveAside(now: now))
         #expect(moved == "\(path).damaged-20300317T174640Z")
@@ -84,7 +84,7 @@ struct DamageTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged)
         var st = stat()
         #expect(stat(moved, &st) == 0 && st.st_mode & 0o777 == 0o600)
-        FileManager.default.createFile(atPath: path, contents: Data("again".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("again".utf8), attributes: [.posixPermissions: 0o600]))
         let second = try #require(try Self.records(path).moveAside(now: now))
         #expect(second == "\(moved)-2")
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the first one is kept")
@@ -96,7 +96,7 @@ struct DamageTests {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/secrets.insecure.json"
-        FileManager.default.createFile(atPath: path, contents: Data(#"{"accounts": ["#.utf8), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(#"{"accounts": ["#.utf8), attributes: [.posixPermissions: 0o600]))
         #expect(throws: SecretStoreError.corrupt(file: path, reason: .truncatedJSON)) { try PlaintextFileSecretStore(path: path).listAccounts() }
     }
 }
