@@ -83,6 +83,8 @@ struct PlacesTests {
         let (removed, _) = try Places(changed).unbind(directory: "/gone/dir/")
         #expect(removed?.directory == "/gone/dir")
         #expect(world.bindings.withLock { $0 }.isEmpty)
-        #expect(throws: AppError.self) { try Places(changed).bind(alice.id, directory: "/gone/dir") }
+        let refused = #expect(throws: AppError.self) { try Places(changed).bind(alice.id, directory: "/gone/dir") }
+        #expect(refused?.disposition == .usage, "a directory that does not exist is the person's to fix: \(String(describing: refused))")
+        #expect(world.bindings.withLock { $0 }.isEmpty, "nothing is saved for it")
     }
 }
