@@ -143,6 +143,65 @@ struct DirectoryAccountsTests {
         #expect(wrong.exitCode == 2 && wrong.stderr.contains("No account matches 'nobody' (from authdeck.account in \(Self.realPath(other))/.git/config)"), "\(wrong)")
     }
 
+    @Test("git runs only where a file it reads could name the account: never in a plain directory or a repository without authdeck settings; the repository's config, a linked work tree's, a global include and GIT_CONFIG_* still choose")
+    func gitOnlyWhereItsConfigCouldName() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await Self.twoAccounts(idp)
+        defer { home.remove() }
+        // A git first on PATH that notes each call, then runs Debian's.
+        let bin = try makeDirectory(home.root.appendingPathComponent("bin"))
+        let calls = home.root.appendingPathComponent("git-calls")
+        let git = bin.appendingPathComponent("git")
+        try "#!/bin/sh\necho \"$*\" >> '\(calls.path)'\nexec /usr/bin/git \"$@\"\n".write(to: git, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: git.path)
+        let path = ["PATH": "\(bin.path):/usr/bin:/bin"]
+        func gitCalls() -> [String] {
+            defer { try? FileManager.default.removeItem(at: calls) }
+            return ((try? String(contentsOf: calls, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        func which(_ directory: URL, _ extra: [String: String] = [:]) async throws -> String {
+            try await runAuthdeck(["which"], in: directory, home: home, extra: path.merging(extra, uniquingKeysWith: { $1 })).stdout
+        }
+        // This machine's system file counts too: it must not mention authdeck or an include for the first part.
+        let system = ((try? String(contentsOfFile: "/etc/gitconfig", encoding: .utf8)) ?? "").lowercased()
+        try #require(!system.contains("authdeck") && !system.contains("include"), "/etc/gitconfig: \(system)")
+
+        let plain = try makeDirectory(home.root.appendingPathComponent("plain/deep"))
+        let repo = try makeDirectory(home.root.appendingPathComponent("repo"))
+        try await runGit(["init", "-q"], in: repo, home: home)
+        let inside = try makeDirectory(repo.appendingPathComponent("src"))
+        for directory in [plain, repo, inside] {
+            let token = try await runAuthdeck(["token"], in: directory, home: home, extra: path)
+            #expect(token.exitCode == 0 && !token.stdout.isEmpty, "\(directory.path): \(token)")
+            #expect(try await which(directory) == "local/alice — active\n", "\(directory.path)")
+        }
+        #expect(gitCalls() == [], "no git child where no file git reads mentions authdeck")
+
+        // The repository's own config names bob (written by Debian's git, not counted): asked, and it chooses.
+        try await runGit(["config", "authdeck.account", "bob"], in: repo, home: home)
+        #expect(try await which(inside) == "local/bob — git config (\(Self.realPath(repo))/.git/config)\n")
+        #expect(gitCalls().first?.contains("authdeck.account") == true)
+        // A linked work tree reads the common config (its .git is a `gitdir:` file, then `commondir`).
+        try await runGit(["-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "-q", "--allow-empty", "-m", "first"], in: repo, home: home)
+        let tree = home.root.appendingPathComponent("tree")
+        try await runGit(["worktree", "add", "-q", tree.path], in: repo, home: home)
+        #expect(try await which(tree) == "local/bob — git config (\(Self.realPath(repo))/.git/config)\n")
+        try await runGit(["config", "--unset", "authdeck.account"], in: repo, home: home)
+        #expect(try await which(tree) == "local/alice — active\n")
+        _ = gitCalls()
+
+        // The global file includes one that names bob (section names are case-insensitive).
+        try "[Authdeck]\n\taccount = bob\n".write(to: home.root.appendingPathComponent("more.gitconfig"), atomically: true, encoding: .utf8)
+        try "[include]\n\tpath = ~/more.gitconfig\n".write(to: home.root.appendingPathComponent(".gitconfig"), atomically: true, encoding: .utf8)
+        #expect(try await which(plain) == "local/bob — git config (\(home.root.path)/more.gitconfig)\n")
+        try FileManager.default.removeItem(at: home.root.appendingPathComponent(".gitconfig"))
+        #expect(gitCalls().count == 1)
+        // git's environment settings (`git -c`, GIT_CONFIG_COUNT): asked.
+        let environment = ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "authdeck.account", "GIT_CONFIG_VALUE_0": "bob"]
+        #expect(try await which(plain, environment) == "local/bob — git config (command line)\n")
+        #expect(gitCalls().count == 1)
+    }
+
     @Test("Concurrent token calls from two bound directories each get their own account's token; active.json is unchanged byte for byte")
     func concurrentTokensFromTwoDirectories() async throws {
         let idp = try await CLIProvider.shared.provider()

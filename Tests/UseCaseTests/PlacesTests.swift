@@ -70,6 +70,26 @@ struct PlacesTests {
         #expect(runs.withLock { $0 }.isEmpty)
     }
 
+    @Test("git config from a subdirectory of the work tree: git's relative origin (.git/config) is the top's, so the repository's value counts there too")
+    func gitConfigFromASubdirectory() async throws {
+        let world = StubWorld()
+        _ = try await signedIn(world, as: "alice")
+        let bob = try await signedIn(world, as: "bob").record
+        world.git.withLock {
+            $0 = { arguments, _ in
+                // What Debian's git prints in /repo/src/deep.
+                if arguments.first == "rev-parse" { return GitRun(status: 0, stdout: "/repo/.git\n../../.git\nsrc/deep/\n", stderr: "") }
+                return GitRun(status: 0, stdout: "local\0file:.git/config\0op/bob\0", stderr: "")
+            }
+        }
+        world.directory.withLock { $0 = "/repo/src/deep" }
+        let env = world.environment()
+        let place = Places(env).read()
+        #expect(place.gitConfig == GitConfigAccount(value: "op/bob", file: "/repo/.git/config", scope: "local"), "\(place.notes)")
+        #expect(place.notes.isEmpty)
+        #expect(try Places(env).choose(nil, in: try LoadAccounts(env).run(), environmentAccount: nil).record.id == bob.id)
+    }
+
     @Test("unbind of a directory that was removed: its rule goes by the absolute path given")
     func unbindRemovedDirectory() async throws {
         let world = StubWorld()

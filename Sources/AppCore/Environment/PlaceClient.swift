@@ -34,8 +34,16 @@ public struct GitClient: Sendable {
     /// environment less authdeck's own variables; nil when git could not be run (not installed)
     /// or did not finish within 10 s (then stopped).
     public var run: @Sendable (_ arguments: [String], _ directory: String?) -> GitRun?
+    /// Whether `git config` run in `directory` could print a value of a key in `section` (such as
+    /// `authdeck`): false only when it certainly could not, so that asking costs no child process
+    /// (the live value reads the files git would read; PERFORMANCE.md). True where in doubt.
+    public var configMayMention: @Sendable (_ section: String, _ directory: String) -> Bool
 
-    public init(run: @escaping @Sendable ([String], String?) -> GitRun?) { self.run = run }
+    public init(run: @escaping @Sendable ([String], String?) -> GitRun?,
+                configMayMention: @escaping @Sendable (String, String) -> Bool = { _, _ in true }) {
+        self.run = run
+        self.configMayMention = configMayMention
+    }
 
     /// No git here.
     public static let none = GitClient { _, _ in nil }

@@ -11,21 +11,30 @@ public struct Places: Sendable {
 
     /// What `directory` (default: the current directory) says: its real path, the `authdeck.account`
     /// git config value that counts there (``GitConfigAccount``), and the directory rule covering it.
-    /// Reads only; git missing or failing means no git config value.
+    /// Reads only; git missing or failing means no git config value, and git is not run where no
+    /// file it reads could set one (``GitClient/configMayMention``).
     public func read(_ directory: String? = nil) -> AccountPlace {
         guard let real = directory.map({ env.place.realPath($0) }) ?? env.place.currentDirectory() else { return .nowhere }
         var place = AccountPlace(directory: real)
-        if let run = env.git.run(["config", "--show-scope", "--show-origin", "--null", "--get-all", "authdeck.account"], real), run.status == 0 {
+        if env.git.configMayMention("authdeck", real),
+           let run = env.git.run(["config", "--show-scope", "--show-origin", "--null", "--get-all", "authdeck.account"], real), run.status == 0 {
             var entries = GitConfigAccount.entries(run.stdout, directory: real)
             var gitDirectories: [String] = []
             if entries.contains(where: { $0.scope == "local" || $0.scope == "worktree" }) {
-                for index in entries.indices where entries[index].file.hasPrefix("/") {
-                    entries[index].file = env.place.realPath(entries[index].file) ?? entries[index].file
-                }
-                if let rev = env.git.run(["rev-parse", "--absolute-git-dir", "--git-common-dir"], real), rev.status == 0 {
-                    gitDirectories = rev.stdout.split(separator: "\n").map(String.init).compactMap { path in
+                if let rev = env.git.run(["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-prefix"], real), rev.status == 0 {
+                    let lines = rev.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    gitDirectories = lines.prefix(2).filter { !$0.isEmpty }.compactMap { path in
                         env.place.realPath(path.hasPrefix("/") ? path : "\(real)/\(path)")
                     }
+                    // A relative origin is relative to where git works after finding the repository:
+                    // the top of the work tree (`real` less git's prefix, `src/` in `repo/src`), or
+                    // the git directory itself when run in it (empty prefix).
+                    let depth = lines.count > 2 ? lines[2].split(separator: "/").count : 0
+                    let top = (0..<depth).reduce(real) { path, _ in PathText.directory(path) }
+                    entries = GitConfigAccount.entries(run.stdout, directory: top)
+                }
+                for index in entries.indices where entries[index].file.hasPrefix("/") {
+                    entries[index].file = env.place.realPath(entries[index].file) ?? entries[index].file
                 }
             }
             (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories)
