@@ -12,13 +12,15 @@ extension JSONValue {
     /// (nothing authdeck stores can hold one).
     /// - Returns: the text without a trailing newline.
     public func serialized(pretty: Bool = false) -> Data {
-        var digits = 1
+        var digits = 0
         guard let root = makeJansson(digits: &digits) else { return Data("null".utf8) }
         defer { authdeck_json_decref(root) }
-        let text = Self.dump(root, pretty: pretty, digits: digits)
+        let text = Self.dump(root, pretty: pretty, digits: max(digits, 1))
         // %.{digits}g of a shortest-round-trip number reads back to it except, rarely, next to a
-        // power of two; then the full 17 digits.
-        if digits < 17, let text, Self.readBack(text, like: self) != self {
+        // power of two; then the full 17 digits. Integers are written exactly: without a
+        // non-integral number (digits 0) there is nothing to check (the check parsed the whole
+        // text again: a sixth of `status --json`, PERFORMANCE.md).
+        if digits > 0, digits < 17, let text, Self.readBack(text, like: self) != self {
             return Self.dump(root, pretty: pretty, digits: 17) ?? Data("null".utf8)
         }
         return text ?? Data("null".utf8)
@@ -52,7 +54,7 @@ extension JSONValue {
     }
 
     /// A new jansson tree (reference owned by the caller); nil only when jansson cannot allocate.
-    /// `digits` grows to the significant digits the tree's reals need.
+    /// `digits` grows to the significant digits the tree's reals need (it stays as it was without reals).
     private func makeJansson(digits: inout Int) -> UnsafeMutablePointer<json_t>? {
         switch self {
         case .null: return json_null()

@@ -48,8 +48,7 @@ let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.
 let arguments = (invokedAs == "docker-credential-authdeck" ? ["docker-credential"] : []) + Array(CommandLine.arguments.dropFirst())
 // A subcommand (the line-mode CLI) runs on the main thread through CommandLineExecutor; the TUI
 // (no subcommand) keeps the default executors, which its main-actor loop relies on.
-let subcommands = Set(Commands.root { _ in ExitCode.ok }.subcommands.map(\.name))
-if let first = arguments.first, subcommands.contains(first) {
+if let first = arguments.first, Commands.root(run: { _ in ExitCode.ok }).subcommands.contains(where: { $0.name == first }) {
     exit(CommandLineExecutor.runToCompletion { await runMain(arguments) })
 }
 exit(await runMain(arguments))
