@@ -26,6 +26,34 @@ struct DateAndThrowingParseTests {
         }
     }
 
+    @Test("Writing by arithmetic gives ISO8601FormatStyle's text (UTC, seconds rounded down): every 29 d 3 h 17 min 41.25 s from 1899-12-25 to 10000-01-07 and every 6 h 0.25 s through 1999–2001 (fractions, before 1970, leap days, centuries); nil outside 1900–9999")
+    func wholeSecondsTextAgrees() throws {
+        let gmt = Date.ISO8601FormatStyle(timeZone: .gmt)
+        var interval = try Self.style.parse("1899-12-25T00:00:00Z").timeIntervalSince1970
+        let end = try Self.style.parse("9999-12-31T23:59:59Z").timeIntervalSince1970 + 7 * 86_400
+        var compared = 0
+        while interval < end {
+            let date = Date(timeIntervalSince1970: interval)
+            let inRange = interval >= -2_208_988_800 && interval < 253_402_300_800
+            #expect(JSONDateEncoding.wholeSecondsUTCText(date) == (inRange ? gmt.format(date) : nil), "\(interval)")
+            compared += inRange ? 1 : 0
+            interval += 29 * 86_400 + 11_861.25
+        }
+        #expect(compared > 90_000)
+        var dense = try Self.style.parse("1999-01-01T00:00:00Z").timeIntervalSince1970
+        while dense < (try Self.style.parse("2002-01-01T00:00:00Z")).timeIntervalSince1970 {
+            let date = Date(timeIntervalSince1970: dense)
+            #expect(JSONDateEncoding.wholeSecondsUTCText(date) == gmt.format(date), "\(dense)")
+            dense += 21_600.25
+        }
+        for interval in [0, 0.999, -0.001, -1, -2_208_988_800, 253_402_300_799.9, 951_782_399.75] {
+            let date = Date(timeIntervalSince1970: interval)
+            #expect(JSONDateEncoding.wholeSecondsUTCText(date) == gmt.format(date), "\(interval)")
+        }
+        #expect(JSONDateEncoding.wholeSecondsUTCText(Date(timeIntervalSince1970: -2_208_988_800.5)) == nil)
+        #expect(JSONDateEncoding.wholeSecondsUTCText(Date(timeIntervalSince1970: .infinity)) == nil)
+    }
+
     @Test("Anything else is left to ISO8601FormatStyle (offsets, fractions, impossible fields, years before 1900 (Julian in Foundation), other shapes): the reader's answer is unchanged",
           arguments: ["2030-03-17T17:46:40+01:00", "2030-03-17T17:46:40.5Z", "2030-13-01T00:00:00Z", "2031-02-29T00:00:00Z",
                       "2030-03-17T24:00:00Z", "2030-03-17T17:46:60Z", "2030-03-17 17:46:40Z", "2030-03-17T17:46:40z", "2030-03-17T17:46:40Z ",

@@ -106,10 +106,10 @@ extension JSONValue {
 /// seconds left; relative text comes from ``TimeText`` (shared with the TUI).
 enum Times {
     static func rfc3339(_ date: Date) -> String {
-        // Date.ISO8601FormatStyle (FoundationEssentials, a value type): UTC, `Z`, whole seconds,
-        // the same text as ISO8601DateFormatter's .withInternetDateTime, without building an ICU
-        // date formatter per call (most of `status --json`'s time, PERFORMANCE.md).
-        date.formatted(rfc3339Style)
+        // UTC, `Z`, whole seconds: StrictJSON's arithmetic for the years 1900–9999, else
+        // Date.ISO8601FormatStyle (FoundationEssentials), whose first use builds a Gregorian
+        // calendar (PERFORMANCE.md).
+        JSONDateEncoding.wholeSecondsUTCText(date) ?? date.formatted(rfc3339Style)
     }
 
     private static let rfc3339Style = Date.ISO8601FormatStyle(timeZone: .gmt)
