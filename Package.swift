@@ -95,10 +95,14 @@ let package = Package(
             // 9 KB that ld.so reads at start-up. No dynamic symbol table for the executable's own
             // symbols (`--no-export-dynamic` over the static stdlib's `-export-dynamic`): nothing
             // looks them up, and the runtime's start-up `dladdr` walked all ~7,800 of them.
-            // Position-independent still (ASLR). Figures: PERFORMANCE.md.
+            // Position-independent still (ASLR). And libstdc++ (the runtime's C++) linked statically
+            // too, through BuildSupport/libstdc++.so, a linker script searched before GCC's
+            // directory: libstdc++.so.6 binding ~1,600 symbols at every start was a third of
+            // `authdeck token`. Figures: PERFORMANCE.md.
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                                           "-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
+                                           "-Xlinker", "--no-export-dynamic", "-L", Context.packageDirectory + "/BuildSupport"],
+                                          .when(configuration: .release))]
         ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
