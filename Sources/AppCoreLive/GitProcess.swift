@@ -27,11 +27,11 @@ enum GitConfigFiles {
     /// False only when `git config` in `directory` cannot print a key of `section`: no `GIT_*`
     /// variable in `environment` (they add values or move the files), and none of the files git
     /// reads there — the system file (`/etc/gitconfig`, and `PREFIX/etc/gitconfig` for the git found
-    /// on `PATH` in PREFIX/bin), the global ones (`$XDG_CONFIG_HOME/git/config` or
+    /// on `PATH` in PREFIX/bin, as found and with its links resolved), the global ones (`$XDG_CONFIG_HOME/git/config` or
     /// `~/.config/git/config`, `~/.gitconfig`), the repository's `config` and `config.worktree` —
     /// contains `section` or `include`, ASCII case-insensitively (section names are
     /// case-insensitive; an include can bring any file). True wherever it cannot tell: no `HOME`,
-    /// no git on `PATH`, a file that exists but cannot be read, a `.git` that is neither a directory
+    /// no git on `PATH` or a relative directory before it, a file that exists but cannot be read, a `.git` that is neither a directory
     /// nor a `gitdir:` file, a directory on the way up that holds a `HEAD` (a bare repository, or
     /// `directory` is inside a git directory).
     static func mayMention(_ section: String, directory: String, environment: [String: String]) -> Bool {
@@ -41,8 +41,11 @@ enum GitConfigFiles {
               let repository = repositoryFiles(directory) else { return true }
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
         guard configHome.utf8.first == UInt8(ascii: "/") else { return true }
-        let prefix = PathText.directory(PathText.directory(git))
-        let files = ["/etc/gitconfig", "\(prefix == "/" ? "" : prefix)/etc/gitconfig", "\(configHome)/git/config", "\(home)/.gitconfig"] + repository
+        let systemFiles = ["/etc/gitconfig"] + [git.path, git.resolved].map { path in
+            let prefix = PathText.directory(PathText.directory(path))
+            return "\(prefix == "/" ? "" : prefix)/etc/gitconfig"
+        }
+        let files = systemFiles + ["\(configHome)/git/config", "\(home)/.gitconfig"] + repository
         let needles = [Array(section.lowercased().utf8), Array("include".utf8)]
         for file in files {
             guard let bytes = read(file) else { return true }
@@ -80,16 +83,19 @@ enum GitConfigFiles {
         }
     }
 
-    /// The first `name` in the directories of `searchPath` that is an executable file, symlinks resolved.
-    static func executable(_ name: String, searchPath: String) -> String? {
+    /// The first `name` in the directories of `searchPath` that is an executable file, as found and
+    /// with its links resolved; nil when there is none, or a relative directory (the current one,
+    /// for an empty entry) comes before it.
+    static func executable(_ name: String, searchPath: String) -> (path: String, resolved: String)? {
         // On UTF-8 bytes: splitting a String on a Character runs grapheme breaking (0.17 M instructions here).
-        for entry in searchPath.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) where entry.first == UInt8(ascii: "/") {
+        for entry in searchPath.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
+            guard entry.first == UInt8(ascii: "/") else { return nil }
             let candidate = "\(String(decoding: entry, as: UTF8.self))/\(name)"
             var info = stat()
             guard access(candidate, X_OK) == 0, stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
                   let resolved = realpath(candidate, nil) else { continue }
             defer { free(resolved) }
-            return String(cString: resolved)
+            return (candidate, String(cString: resolved))
         }
         return nil
     }
