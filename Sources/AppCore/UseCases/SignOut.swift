@@ -90,7 +90,8 @@ public struct SignOut: Sendable {
                 outcome = SignOutOutcome(removed: true, clearedActive: wasActive)
                 if let unreadable {
                     step(SignOutStepResult(.deleteLocalSecrets, .done(
-                        "record removed; the secrets could not be deleted because \(unreadable.file) is damaged (\(unreadable.damage)): 'authdeck doctor --repair' drops them")))
+                        "record removed; the secrets could not be deleted because \(unreadable.file) is damaged (\(unreadable.damage)): "
+                             + "'authdeck doctor --repair' drops them")))
                 } else {
                     step(SignOutStepResult(.deleteLocalSecrets, .done("deleted from \(store.kind.rawValue)")))
                 }
@@ -123,7 +124,8 @@ public struct SignOut: Sendable {
             report = try await revokeTokens(metadata: metadata, client: client, tokens: tokens, http: env.http(provider), now: env.now(),
                                             revocable: provider.revocableTokens ?? ["refresh_token", "access_token"])
         } catch {
-            step(SignOutStepResult(.revokeRefreshToken, .skipped("the provider has no revocation endpoint (RFC 7009); tokens stay valid until they expire")))
+            step(SignOutStepResult(.revokeRefreshToken,
+                                  .skipped("the provider has no revocation endpoint (RFC 7009); tokens stay valid until they expire")))
             return false
         }
         func outcome(_ result: Result<RevocationOutcome, AuthError>, expiresAt: Date?) -> (SignOutStepResult.Outcome, Bool) {

@@ -33,7 +33,8 @@ struct CheckOptions {
     static func validate(_ parsed: ParsedCommand) -> String? {
         for name in ["backstop", "endingSoon"] {
             if let text = parsed.value(name), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
-                return "--\(name == "backstop" ? "backstop" : "ending-soon") must be a number of seconds from 0 to \(Int(maximumMinValid)), got '\(text)'"
+                let option = name == "backstop" ? "backstop" : "ending-soon"
+                return "--\(option) must be a number of seconds from 0 to \(Int(maximumMinValid)), got '\(text)'"
             }
         }
         if parsed.flag("all"), parsed.positional("account") != nil { return "name an account or give --all, not both" }
@@ -56,7 +57,9 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
                                          write: { _ in .object([:]) })
     var config: CheckConfiguration
     do { config = try configFile.read() ?? CheckConfiguration() } catch {
-        throw CLIFailure("\(configFile.path) cannot be used: \(error)", hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks, notify and providers.", exitCode: ExitCode.usage)
+        throw CLIFailure("\(configFile.path) cannot be used: \(error)",
+                         hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks, notify and providers.",
+                         exitCode: ExitCode.usage)
     }
     if let backstop = options.backstop { config.settings.backstop = backstop; config.settings.providerBackstops = [:] }
     if let endingSoon = options.endingSoon { config.settings.endingSoonWithin = endingSoon }
@@ -92,7 +95,8 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         if error.disposition == .storeLocked {
             hint = context.app.credentials.info().backend == .secretService
                 ? "authdeck check never shows a keyring prompt: unlock the keyring (sign in to the desktop session); the next check reads it."
-                : "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks."
+                : "authdeck check never asks for a passphrase: give AUTHDECK_PASSPHRASE_FILE (a 0600 file) "
+                    + "or use the Secret Service (AUTHDECK_STORE=secret-service) for unattended checks."
             let reason = error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)"
             told = (try? AccountEvents(context.app).storeLocked(reason: reason, hint: hint ?? "", hooks: hooks,
                                                                  notify: options.notify || config.notify)) ?? []
@@ -134,7 +138,9 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         for outcome in outcomes {
             var line = "\(outcome.verdict.rawValue.padding(12)) \(outcome.handle)"
             if !outcome.reason.isEmpty { line += ": \(outcome.reason)" }
-            if let ends = outcome.endsAt, outcome.verdict != .ok { line += " (\(Times.rfc3339(ends)), \(TimeText.relative(ends, now: context.now())))" }
+            if let ends = outcome.endsAt, outcome.verdict != .ok {
+                line += " (\(Times.rfc3339(ends)), \(TimeText.relative(ends, now: context.now())))"
+            }
             if outcome.refreshed { line += outcome.reason.isEmpty ? " (refreshed)" : "; refreshed" }
             Output.line(line)
         }

@@ -102,7 +102,8 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
             ending?.forceAt = nil
         }
         if let killAt, ending == nil, context.now() >= killAt {
-            Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(killAt)) and --kill-on-expiry was given")
+            Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(killAt))"
+                       + " and --kill-on-expiry was given")
             ending = child.end(now: context.now())
         }
         guard let due = renewAt, context.now() >= due, ending == nil else { continue }
@@ -118,7 +119,8 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
                 ?? "its token has no expiry"
             if error.disposition == .needsSignIn {
                 if options.killOnExpiry {
-                    Output.err("authdeck exec: ending \(program) (pid \(child.pid)): the grant of \(handle) is gone (\(error.title)) and --kill-on-expiry was given")
+                    Output.err("authdeck exec: ending \(program) (pid \(child.pid)): the grant of \(handle) is gone (\(error.title))"
+                               + " and --kill-on-expiry was given")
                     ending = child.end(now: context.now())
                 } else if !grantGoneSaid {
                     grantGoneSaid = true
@@ -134,7 +136,8 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
             Output.err("authdeck exec: could not renew \(handle)'s token (\(CLIFailure(error).message)); trying again in \(Int(delay)) s, \(expiry)")
             renewAt = context.now().addingTimeInterval(delay)
             if options.killOnExpiry, let expiresAt = issued.expiresAt, context.now() >= expiresAt {
-                Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(expiresAt)) and --kill-on-expiry was given")
+                Output.err("authdeck exec: ending \(program) (pid \(child.pid)): its token expired at \(Times.rfc3339(expiresAt))"
+                           + " and --kill-on-expiry was given")
                 ending = child.end(now: context.now())
             }
         } catch let failure as CLIFailure {
@@ -154,8 +157,10 @@ struct TokenFile {
     /// - Throws: ``CLIFailure`` when there is no `XDG_RUNTIME_DIR` or the directory is not private.
     static func create(runtimeDirectory: String?) throws -> TokenFile {
         guard let runtimeDirectory else {
-            throw CLIFailure("--token-file needs XDG_RUNTIME_DIR (a per-user directory in memory, removed at logout), and it is not set to an absolute path",
-                             hint: "Set XDG_RUNTIME_DIR to a private directory (systemd sets /run/user/$UID), or drop --token-file to get the token in the environment.",
+            throw CLIFailure("--token-file needs XDG_RUNTIME_DIR (a per-user directory in memory, removed at logout),"
+                                 + " and it is not set to an absolute path",
+                             hint: "Set XDG_RUNTIME_DIR to a private directory (systemd sets /run/user/$UID),"
+                                 + " or drop --token-file to get the token in the environment.",
                              exitCode: ExitCode.usage)
         }
         do {
