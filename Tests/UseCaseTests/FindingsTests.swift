@@ -144,17 +144,31 @@ struct UseCaseFindingsTests {
         #expect(world.provider.count("/token") == 0, "never the discovered one")
     }
 
-    @Test("OIDC Core §12.2: a refreshed ID token with another auth_time is refused, but the grant and the account stay")
-    func authTimeChangeIsRefusedWithoutEndingTheGrant() async throws {
+    @Test("OIDC Core §12.2: a refreshed ID token with a later auth_time (the user signed in again elsewhere) is kept")
+    func laterAuthTimeIsKept() async throws {
         let world = StubWorld()
         world.provider.script.withLock { $0.authTime = 1_800_000_000 }
         let alice = try await signedIn(world)
         let previousIDToken = world.storedSecrets()?.idToken
-        // The provider reports the user's latest login instead (django-oauth-toolkit does).
+        // The provider reports the user's latest login (django-oauth-toolkit does).
         world.provider.script.withLock { $0.authTime = 1_800_000_500 }
         world.advance(60)
+        let refreshed = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(refreshed.idTokenProblem == nil && refreshed.needsSignInSince == nil)
+        #expect(world.storedSecrets()?.idToken != previousIDToken, "the new verified ID token is kept")
+    }
+
+    @Test("OIDC Core §12.2: a refreshed ID token whose auth_time goes back is refused as needing a sign-in; the grant and the account stay")
+    func earlierAuthTimeIsRefusedWithoutEndingTheGrant() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.authTime = 1_800_000_000 }
+        let alice = try await signedIn(world)
+        let previousIDToken = world.storedSecrets()?.idToken
+        world.provider.script.withLock { $0.authTime = 1_799_999_000 }
+        world.advance(60)
         let error = await #expect(throws: AppError.self) { try await RefreshAccount(world.environment()).run(alice.record.id, force: true) }
-        #expect(error?.title == "Refreshed ID token with another authentication time" && error?.disposition == .securityRelevant, "\(String(describing: error))")
+        #expect(error?.title == "Refreshed ID token with an earlier authentication time" && error?.disposition == .needsSignIn,
+                "\(String(describing: error))")
         #expect(world.accounts.first?.needsSignInSince == nil, "not a gone grant")
         #expect(world.accounts.first?.idTokenProblem != nil)
         #expect(world.storedSecrets()?.idToken == previousIDToken, "the previous verified ID token stays")

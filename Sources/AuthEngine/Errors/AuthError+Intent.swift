@@ -4,9 +4,9 @@ import TextSupport
 extension AuthError {
     /// The grant is gone: the user must sign in again (RFC 6749 §5.2 `invalid_grant`,
     /// OIDC Core §12.3), or a refresh answered for another identity (`iss`, `sub`, `aud`, `azp`).
-    /// Never retried. A refreshed ID token with another `auth_time` (OIDC Core §12.2) is refused
-    /// but ends nothing: the identity is the same, and some providers report the user's latest
-    /// login there (django-oauth-toolkit); the previous verified ID token stays.
+    /// Never retried. A refreshed ID token whose `auth_time` goes back (OIDC Core §12.2) is refused
+    /// but ends nothing (the identity is the same; the previous verified ID token stays): it is
+    /// ``requiresInteraction``. A later `auth_time` is accepted (``checkRefreshedIdentity(_:original:)``).
     public var invalidatesGrant: Bool {
         switch self {
         // GitHub answers a spent or expired refresh token with HTTP 200 `bad_refresh_token`
@@ -20,8 +20,10 @@ extension AuthError {
 
     /// Only an interactive sign-in can go on: the provider wants the user (Auth0's `mfa_required`
     /// on a refresh; OIDC Core §3.1.2.6 `interaction_required`, `login_required`,
-    /// `consent_required`). The grant may still be good, but no request without the user helps.
+    /// `consent_required`), or a refreshed ID token's `auth_time` went back (OIDC Core §12.2).
+    /// The grant may still be good, but no request without the user helps.
     public var requiresInteraction: Bool {
+        if case .protocolViolation(.refreshedIDTokenAuthTimeMismatch) = self { return true }
         guard case .errorResponse(let response) = self else { return false }
         return [.interactionRequired, .loginRequired, .consentRequired, .other("mfa_required")].contains(response.code)
     }

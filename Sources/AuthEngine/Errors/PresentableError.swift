@@ -222,8 +222,8 @@ public struct PresentableError: Sendable, Equatable {
              "`azp` is \(actual.map { "\"\($0)\"" } ?? "absent"), the original's was \(expected.map { "\"\($0)\"" } ?? "absent"). Sign in again.",
              "OIDC Core §12.2")
         case .refreshedIDTokenAuthTimeMismatch(let expected, let actual):
-            ("Refreshed ID token with another authentication time",
-             "`auth_time` is \(iso(actual)), the original authentication was at \(iso(expected)). Sign in again.",
+            ("Refreshed ID token with an earlier authentication time",
+             "`auth_time` is \(iso(actual)), before the original authentication at \(iso(expected)). Sign in again.",
              "OIDC Core §12.2")
         case .userInfoSubjectMismatch(let expected, let actual):
             ("UserInfo for another user", "UserInfo `sub` is \"\(actual)\", the ID token's is \"\(expected)\".", "OIDC Core §5.3.2")

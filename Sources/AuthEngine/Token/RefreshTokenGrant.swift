@@ -57,8 +57,12 @@ extension IDTokenValidationOptions {
 
 /// OIDC Core §12.2: a refreshed ID token is validated like the first one, and its `iss`,
 /// `sub`, `aud` and `azp` must equal the original's (byte for byte; `aud` as a set), an
-/// `auth_time` must still be the original authentication's, and a `nonce`, if present at all,
-/// must be the original's (so none is allowed when the original had none).
+/// `auth_time` must not be earlier than the original authentication's, and a `nonce`, if present
+/// at all, must be the original's (so none is allowed when the original had none).
+/// A later `auth_time` is accepted: §12.2 wants the original authentication's time, but providers
+/// (django-oauth-toolkit among them) report the user's latest sign-in there, so that signing the
+/// same user in elsewhere would otherwise end every older grant. The identity (`iss`, `sub`, `aud`,
+/// `azp`) is what protects the account; a time going backwards is still refused.
 /// - Throws: everything ``validateIDToken(_:keys:options:crypto:now:)`` throws, plus
 ///   `.protocolViolation(.refreshedIDTokenIssuerMismatch / .refreshedIDTokenSubjectMismatch /
 ///   .refreshedIDTokenAudienceMismatch / .refreshedIDTokenAuthorizedPartyMismatch /
@@ -102,7 +106,7 @@ public func checkRefreshedIdentity(_ claims: IDTokenClaims, original: IDTokenCla
     guard claims.authorizedParty.exactlyEquals(original.authorizedParty) else {
         throw .protocolViolation(.refreshedIDTokenAuthorizedPartyMismatch(expected: original.authorizedParty, actual: claims.authorizedParty))
     }
-    if let authTime = claims.authTime, let originalAuthTime = original.authTime, authTime != originalAuthTime {
+    if let authTime = claims.authTime, let originalAuthTime = original.authTime, authTime < originalAuthTime {
         throw .protocolViolation(.refreshedIDTokenAuthTimeMismatch(expected: originalAuthTime, actual: authTime))
     }
     if let nonce = claims.nonce, !nonce.exactlyEquals(original.nonce ?? "") || original.nonce == nil {
