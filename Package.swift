@@ -70,7 +70,7 @@ let package = Package(
         // actions and a pure reducer scoping AppReducer; the screen model from its state.
         .target(name: "AccountsScreen", dependencies: ["AppCore", "AuthEngine", "TerminalUI"]),
         // The only module that calls ncurses (and libqrencode for the device-flow QR code).
-        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "LibraryLoader", "CNCurses", "CQREncode", "CTerminalSignals"]),
+        .target(name: "TerminalUINCurses", dependencies: ["TerminalUI", "LibraryLoader", "TextSupport", "CNCurses", "CQREncode", "CTerminalSignals"]),
         // The executable: argument parsing, XDG paths, live wiring, subcommands.
         .executableTarget(
             name: "authdeck",
@@ -133,7 +133,7 @@ let package = Package(
                     exclude: ["Snapshots"]),
         // The use cases over a stub environment: no network, no files, no terminal.
         .testTarget(name: "UseCaseTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "TestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TerminalUINCurses", "AppCore", "TestSupport", "TextSupport"], exclude: ["Snapshots"]),
         // Test-only: signature verification rates through the engine and libcrypto, for scripts/bench.
         .executableTarget(name: "engine-bench", dependencies: ["AuthEngine", "AuthEngineLive"], path: "Tests/EngineBench"),
         // Test-only: the ncurses backend on a sample screen, driven under tmux by TerminalUITests.

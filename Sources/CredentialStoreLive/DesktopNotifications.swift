@@ -1,5 +1,6 @@
 import CLibSecret
 import FoundationEssentials
+import TextSupport
 
 /// Desktop notifications on the session bus (Desktop Notifications Specification 1.2,
 /// `org.freedesktop.Notifications.Notify`), through the same GDBus as the Secret Service
@@ -50,6 +51,7 @@ public enum DesktopNotifications {
     /// configured, none reachable, no server, no answer within `timeout`).
     public static func send(_ notification: Notification, environment: [String: String], timeout: Duration = .seconds(3)) -> UInt32? {
         guard sessionBusConfigured(environment) else { return nil }
+        let summary = plainSummary(notification.summary)
         let body = escapedBody(notification.body)
         let id: UInt32? = try? SecretServiceStore.call("notify", timeout: timeout, using: GDBus.self) { lib, cancellable, error in
             guard let bus = lib.g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) else { return nil }
@@ -58,7 +60,7 @@ public enum DesktopNotifications {
             let hints = SecretServiceStore.Conversation.dictionary(lib, [("urgency", lib.g_variant_new_byte(notification.urgency.rawValue))])
             let arguments = lib.g_variant_new_tuple([
                 lib.g_variant_new_string(notification.appName), lib.g_variant_new_uint32(notification.replacesID),
-                lib.g_variant_new_string(""), lib.g_variant_new_string(notification.summary), lib.g_variant_new_string(body),
+                lib.g_variant_new_string(""), lib.g_variant_new_string(summary), lib.g_variant_new_string(body),
                 actions, hints, lib.g_variant_new_int32(-1),
             ], 8)
             let reply = "(u)".withCString { type in
@@ -72,11 +74,17 @@ public enum DesktopNotifications {
         return id ?? nil
     }
 
-    /// `text` for a `body`: `&`, `<` and `>` as entities, so that nothing in it (an account or
-    /// provider name) is taken for markup (spec §Markup).
+    /// `text` for a `summary`: plain text by the spec (no markup is read there), with control
+    /// characters and bidirectional overrides made visible (``Sanitizer/visible(_:)``), so an
+    /// account or provider name cannot move or hide what the notification says.
+    public static func plainSummary(_ text: String) -> String { Sanitizer.visible(text) }
+
+    /// `text` for a `body`: control characters made visible as in ``plainSummary(_:)``, then `&`,
+    /// `<` and `>` as entities, so that nothing in it (an account or provider name) is taken for
+    /// markup (spec §Markup).
     public static func escapedBody(_ text: String) -> String {
         var escaped = ""
-        for character in text {
+        for character in Sanitizer.visible(text) {
             switch character {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"

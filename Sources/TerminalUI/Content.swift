@@ -1,6 +1,7 @@
 // Content of the detail tabs and the dialogs as lines of spans (pure; sanitised here).
 import AppCore
 import FoundationEssentials
+import TextSupport
 
 enum DetailContent {
     static func field(_ key: String, _ value: String, _ role: StyleRole = .claimValue, keyWidth: Int = 15) -> Line {

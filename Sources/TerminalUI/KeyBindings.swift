@@ -1,5 +1,6 @@
 // Key bindings as data: one table per pane drives dispatch, the footer hints and the `?` help.
 import AppCore
+import TextSupport
 
 /// A decoded key press (from ncurses `get_wch` in TerminalUINCurses, or from tests).
 public enum KeyEvent: Hashable, Sendable {

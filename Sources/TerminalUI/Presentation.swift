@@ -2,6 +2,7 @@
 // The time formatter (`TimeText`) and the claim order (`ClaimOrder`) live in AppCore, shared with the CLI.
 import AppCore
 import FoundationEssentials
+import TextSupport
 
 public enum TokenMask {
     /// Known recognizable token prefixes (kept visible, gh style).

@@ -1,6 +1,7 @@
 // Dialogs (sign-in, confirmations, the device grant's code and QR) and the help overlay.
 import AppCore
 import FoundationEssentials
+import TextSupport
 
 extension Renderer {
     // MARK: Dialogs

@@ -1,6 +1,7 @@
 // render(model, size, theme) -> Frame: the whole screen as a pure function.
 import AppCore
 import FoundationEssentials
+import TextSupport
 
 /// A run of text in one role, or a countdown bar.
 public enum Span: Equatable, Sendable {

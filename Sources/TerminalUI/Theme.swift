@@ -2,6 +2,7 @@
 // File format: themes/README.md. Built-ins: BuiltInThemes.swift (the same JSON as themes/*.json).
 import FoundationEssentials
 import StrictJSON
+import TextSupport
 
 /// A terminal colour: the terminal's default, or an index in the 256-colour table
 /// (0–7 the ANSI colours, 8–15 their bright variants).

@@ -6,6 +6,7 @@ import CTerminalSignals
 import FoundationEssentials
 import Glibc
 import TerminalUI
+import TextSupport
 
 /// Why the terminal could not be used.
 public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -10,6 +10,13 @@ struct DesktopNotificationsTests {
         #expect(DesktopNotifications.escapedBody("&amp;") == "&amp;amp;")
     }
 
+    @Test("Summary and body: control characters and bidirectional overrides from a name are made visible, never sent raw")
+    func controlCharactersVisible() {
+        #expect(DesktopNotifications.plainSummary("\u{1B}[31mp\u{202E}x/bob needs sign-in") == "\\e[31mp<U+202E>x/bob needs sign-in")
+        #expect(DesktopNotifications.escapedBody("a\u{1B}]52;c;x\u{07}<b>") == "a\\e]52;c;x\\a&lt;b&gt;")
+        #expect(DesktopNotifications.plainSummary("<b>p&amp;</b>") == "<b>p&amp;</b>", "the summary is plain text by the spec")
+    }
+
     @Test("A session bus is looked for only when DBUS_SESSION_BUS_ADDRESS is set or $XDG_RUNTIME_DIR/bus exists (no autolaunch)")
     func busConfigured() throws {
         #expect(DesktopNotifications.sessionBusConfigured(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"]))

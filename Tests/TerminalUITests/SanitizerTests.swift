@@ -1,6 +1,7 @@
 import AppCore
 import Foundation
 import Testing
+import TextSupport
 @testable import TerminalUI
 
 @Suite("Sanitisation of strings from outside")

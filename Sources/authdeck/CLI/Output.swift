@@ -10,6 +10,7 @@ import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
+import TextSupport
 #endif
 /// stdout carries only the result; everything else goes to stderr.
 /// Text from outside (claims, names, server error descriptions) never reaches a terminal raw:
