@@ -140,6 +140,20 @@ struct HelpAndUsageTests {
         #expect(switchResult.exitCode == 2 && switchResult.stderr.contains("missing argument <account>"), "\(switchResult)")
     }
 
+    @Test("A duration in seconds is decimal digits: 0x10, 1e3, -5, ' 5', nan and inf are refused by token, exec and check alike",
+          arguments: ["0x10", "1e3", "-5", " 5", "nan", "inf", "5.", ".5", "315360001"])
+    func durationsAreDecimal(_ text: String) async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        for arguments in [["token", "--min-valid", text], ["exec", "--min-valid", text, "--", "true"], ["check", "--backstop", text],
+                          ["check", "--ending-soon", text]] {
+            let result = try await home.run(arguments)
+            #expect(result.exitCode == 2 && result.stderr.contains("must be a number of seconds from 0 to 315360000"), "\(arguments): \(result)")
+        }
+        let fine = try await home.run(["check", "--backstop", "1.5", "--json"])
+        #expect(fine.exitCode != 2, "a fraction is fine: \(fine)")
+    }
+
     @Test("Usage errors exit 2 with the message and the usage line on stderr, nothing on stdout", arguments: usageCases)
     func usageErrors(_ usage: UsageCase) async throws {
         let home = try CLIHome()

@@ -23,8 +23,8 @@ struct CheckOptions {
 
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
-        backstop = parsed.value("backstop").flatMap(Double.init)
-        endingSoon = parsed.value("endingSoon").flatMap(Double.init)
+        backstop = parsed.value("backstop").flatMap(durationSeconds)
+        endingSoon = parsed.value("endingSoon").flatMap(durationSeconds)
         hooks = parsed.values("hook")
         notify = parsed.flag("notify")
         json = parsed.flag("json")
@@ -32,7 +32,7 @@ struct CheckOptions {
 
     static func validate(_ parsed: ParsedCommand) -> String? {
         for name in ["backstop", "endingSoon"] {
-            if let text = parsed.value(name), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+            if let text = parsed.value(name), durationSeconds(text) == nil {
                 let option = name == "backstop" ? "backstop" : "ending-soon"
                 return "--\(option) must be a number of seconds from 0 to \(Int(maximumMinValid)), got '\(text)'"
             }

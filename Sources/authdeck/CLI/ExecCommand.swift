@@ -28,7 +28,7 @@ struct ExecOptions {
         account = parsed.positional("account")
         variable = parsed.value("env") ?? ExecRules.defaultTokenVariable
         tokenFile = parsed.flag("tokenFile")
-        minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        minValid = parsed.value("minValid").flatMap(durationSeconds) ?? 60
         minValidGiven = parsed.value("minValid") != nil
         resource = parsed.value("resource")
         killOnExpiry = parsed.flag("killOnExpiry")
@@ -37,7 +37,7 @@ struct ExecOptions {
 
     static func validate(_ parsed: ParsedCommand) -> String? {
         if let name = parsed.value("env"), let problem = ExecRules.variableNameProblem(name) { return problem }
-        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+        if let text = parsed.value("minValid"), durationSeconds(text) == nil {
             return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
         }
         if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {

@@ -12,6 +12,18 @@ import Synchronization
 /// The largest `--min-valid`: ten years, in seconds.
 let maximumMinValid: Double = 315_360_000
 
+/// A duration option's seconds (`--min-valid`, `--backstop`, `--ending-soon`): decimal digits with
+/// an optional fraction (`90`, `1.5`), from 0 to ``maximumMinValid``; nil for anything else — a
+/// sign, spaces, an exponent, `inf`, `nan` or a hexadecimal number (`0x10`, which `Double`
+/// would read as 16).
+func durationSeconds(_ text: String) -> Double? {
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let digits: (Substring) -> Bool = { part in !part.isEmpty && part.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+    guard let whole = parts.first, digits(whole), parts.count == 1 || digits(parts[1]),
+          let value = Double(text), value <= maximumMinValid else { return nil }
+    return value
+}
+
 struct TokenOptions {
     var account: String?
     var minValid: Double
@@ -24,7 +36,7 @@ struct TokenOptions {
 
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
-        minValid = parsed.value("minValid").flatMap(Double.init) ?? 60
+        minValid = parsed.value("minValid").flatMap(durationSeconds) ?? 60
         minValidGiven = parsed.value("minValid") != nil
         resource = parsed.value("resource") ?? parsed.value("organization").map(TokenAudience.organizationKey)
         idToken = parsed.flag("idToken")
@@ -33,7 +45,7 @@ struct TokenOptions {
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
-        if let text = parsed.value("minValid"), Double(text).map({ $0 >= 0 && $0 <= maximumMinValid }) != true {
+        if let text = parsed.value("minValid"), durationSeconds(text) == nil {
             return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
         }
         if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
