@@ -13,6 +13,10 @@ extension AccountEventsClient {
     /// - Parameters:
     ///   - report: where a problem is said (a hook that failed, a damaged or unusable file): the
     ///     CLI's stderr; nil in the accounts screen, whose hooks' output also goes to `/dev/null`.
+    ///
+    /// A process started by a hook (``hookVariable`` in its environment) tells nothing: its
+    /// refreshes and sign-ins work, but no hook, notification or ledger change comes of them, so
+    /// a hook that runs `authdeck refresh` does not fire its own event again, level after level.
     public static func live(paths: XDGPaths, processEnvironment: [String: String], report: (@Sendable (String) -> Void)?) -> AccountEventsClient {
         let say = report ?? { _ in }
         let configFile = MetadataFile.config("check.json", paths: paths, read: { json throws(JSONShapeError) in try CheckConfiguration(json: json) },
@@ -20,6 +24,10 @@ extension AccountEventsClient {
         let ledgerFile = MetadataFile.state("check-state.json", paths: paths, read: { json throws(JSONShapeError) in try CheckLedger(json: json) },
                                             write: { $0.json })
         let warnedAboutConfiguration = Mutex(false)
+        if processEnvironment[hookVariable] != nil {
+            return AccountEventsClient(configuration: { CheckConfiguration() }, ledger: { ((try? ledgerFile.read()) ?? nil) ?? CheckLedger() },
+                                       updateLedger: { _ throws(AppError) in }, notify: { _, _ in nil }, runHook: { _, _ in })
+        }
         return AccountEventsClient(
             configuration: {
                 do { return try configFile.read() ?? CheckConfiguration() } catch {
@@ -65,8 +73,11 @@ extension AccountEventsClient {
             runHook: { hook, told in runHook(hook, told: told, environment: processEnvironment, quiet: report == nil, report: say) })
     }
 
+    /// Set (to the event) in a hook's environment: an authdeck the hook starts tells nothing.
+    public static let hookVariable = "AUTHDECK_HOOK_EVENT"
+
     /// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
-    /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER` and `AUTHDECK_MESSAGE`; never a token (the
+    /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER`, `AUTHDECK_MESSAGE` and ``hookVariable``; never a token (the
     /// environment is authdeck's own, which holds none, without its secret variables); stdin
     /// `/dev/null`, stdout to stderr, or both to `/dev/null` when `quiet` (``ChildProcess``
     /// detached); ended (SIGTERM, then SIGKILL, to its group) after `limit` seconds. A failure is
@@ -78,6 +89,7 @@ extension AccountEventsClient {
         child["AUTHDECK_ACCOUNT"] = told.account.rawValue
         child["AUTHDECK_PROVIDER"] = told.provider.rawValue
         child["AUTHDECK_MESSAGE"] = told.message
+        child[hookVariable] = told.event.rawValue
         let hook: ChildProcess
         do {
             hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true, quiet: quiet)

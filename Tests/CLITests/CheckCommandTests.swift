@@ -200,4 +200,22 @@ struct CommandEventsTests {
         #expect(lines.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["signed_in", "refreshed", "signed_out"], "\(lines)")
         #expect(lines.allSatisfy { $0.contains(" local/") }, "each names the account by its id: \(lines)")
     }
+
+    @Test("A hook that runs authdeck refresh: the refresh works and tells nothing itself (no event re-fired level after level)")
+    func hookRunningAuthdeckTellsNothing() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let log = home.root.appendingPathComponent("events.log")
+        // At most 5 levels even when re-entered, so that a failure ends. (A hook's environment holds no
+        // AUTHDECK_*PASSPHRASE* variable: it is given back here.)
+        let passphrase = try #require(home.environment["AUTHDECK_PASSPHRASE_FILE"])
+        let hook = "echo \"$AUTHDECK_EVENT $AUTHDECK_HOOK_EVENT\" >> '\(log.path)'; [ $(wc -l < '\(log.path)') -lt 5 ] && "
+            + "AUTHDECK_PASSPHRASE_FILE='\(passphrase)' '\(authdeckBinary)' refresh"
+        let result = try await home.run(["check", "--backstop", "0", "--hook", hook], timeout: 120)
+        #expect(result.exitCode == 0, "\(result)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines == ["refreshed refreshed"], "told once, not again by the hook's own refresh: \(lines)")
+        #expect(!result.stderr.contains("exited"), "the hook's refresh worked: \(result)")
+    }
 }
