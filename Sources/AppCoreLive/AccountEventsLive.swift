@@ -7,6 +7,9 @@ import Glibc
 import StrictJSON
 import Synchronization
 
+/// The signal that arrived while a hook ran (``AccountEventsClient/runHook(_:told:environment:quiet:limit:report:)``), 0 when none.
+private let hookInterruption = Atomic<Int32>(0)
+
 extension AccountEventsClient {
     /// `check.json` and `check-state.json` under the XDG directories, desktop notifications on
     /// the session bus (``DesktopNotifications``), hooks as `sh -c` children (``runHook(_:told:environment:quiet:report:)``).
@@ -80,8 +83,9 @@ extension AccountEventsClient {
     /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER`, `AUTHDECK_MESSAGE` and ``hookVariable``; never a token (the
     /// environment is authdeck's own, which holds none, without its secret variables); stdin
     /// `/dev/null`, stdout to stderr, or both to `/dev/null` when `quiet` (``ChildProcess``
-    /// detached); ended (SIGTERM, then SIGKILL, to its group) after `limit` seconds. A failure is
-    /// said, never fatal.
+    /// detached); ended (SIGTERM, then SIGKILL half a second later, to its group) after `limit`
+    /// seconds, or at once when SIGINT, SIGTERM or SIGHUP arrives, which is then raised again as
+    /// it was handled before (by default: this process ends by it). A failure is said, never fatal.
     static func runHook(_ command: String, told: CheckLedger.Told, environment: [String: String], quiet: Bool, limit: Double = 10,
                         report: (String) -> Void) {
         var child = BrowserLauncher.childEnvironment(from: environment)
@@ -116,3 +120,21 @@ extension AccountEventsClient {
         }
     }
 }
+        // SIGINT, SIGTERM or SIGHUP meanwhile (Ctrl-C, systemd stopping the unit, a closed
+        // terminal): the hook's group is ended before this process goes as the signal says.
+        let watched = [SIGINT, SIGTERM, SIGHUP]
+        let previous = watched.map { signal($0, { hookInterruption.store($0, ordering: .relaxed) }) }
+        defer {
+            for (number, action) in zip(watched, previous) { signal(number, action) }
+        }
+        // Ignored signals stay ignored (nohup, a shell's background job).
+        for (number, action) in zip(watched, previous) where unsafeBitCast(action, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            signal(number, SIG_IGN)
+        }
+            let interruption = hookInterruption.exchange(0, ordering: .relaxed)
+            if interruption != 0 {
+                hook.endGroup()
+                for (number, action) in zip(watched, previous) { signal(number, action) }
+                raise(interruption)
+                return
+            }

@@ -201,6 +201,34 @@ struct CommandEventsTests {
         #expect(lines.allSatisfy { $0.contains(" local/") }, "each names the account by its id: \(lines)")
     }
 
+    @Test("SIGTERM, SIGINT or SIGHUP to check while a hook runs: the hook's process group is ended too, and check ends by the signal")
+    func signalEndsHook() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            let pidFile = home.root.appendingPathComponent("hook-\(number).pid")
+            let run = try home.start(["check", "--backstop", "0", "--hook", "echo $$ > '\(pidFile.path)'; exec sleep 44"])
+            var hook: pid_t?
+            let until = Date().addingTimeInterval(30)
+            while hook == nil && Date() < until {
+                hook = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let pid = try #require(hook, "the hook started")
+            defer { kill(pid, SIGKILL) }
+            run.signal(number)
+            let result = await run.wait(timeout: 20)
+            #expect(result.exitCode == 128 + number, "\(number): \(result)")
+            var gone = false
+            for _ in 0..<50 where !gone {
+                gone = kill(pid, 0) != 0 && errno == ESRCH
+                if !gone { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(gone, "the hook (pid \(pid)) does not outlive check after signal \(number)")
+        }
+    }
+
     @Test("A hook that runs authdeck refresh: the refresh works and tells nothing itself (no event re-fired level after level)")
     func hookRunningAuthdeckTellsNothing() async throws {
         let idp = try await CLIProvider.shared.provider()
