@@ -59,6 +59,23 @@ public final class FileLock: AccountLockHandle {
         return try body()
     }
 
+    /// Replaces the lock file's contents with `text` (who holds it: a pid), in place — the file
+    /// is never replaced, so every process keeps locking the same inode. Best effort.
+    public func record(_ text: String) {
+        fd.withLock { fd in
+            guard fd >= 0, ftruncate(fd, 0) == 0 else { return }
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// What the holder of the lock file at `path` recorded (``record(_:)``), nil when nothing
+    /// can be read. Read without the lock: it may be a previous holder's.
+    public static func recorded(_ path: String) -> String? {
+        guard let data = try? PrivateFiles.read(path, check: .none), !data.isEmpty, data.count < 64 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     public func release() {
         fd.withLock { fd in
             if fd >= 0 {

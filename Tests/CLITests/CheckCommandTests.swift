@@ -247,3 +247,20 @@ struct CommandEventsTests {
         #expect(!result.stderr.contains("exited"), "the hook's refresh worked: \(result)")
     }
 }
+    @Test("A second check waiting for the first says so once on stderr, with the first's pid")
+    func waitingForAnotherCheckIsSaid() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let started = home.root.appendingPathComponent("hook-started")
+        let first = try home.start(["check", "--backstop", "0", "--hook", "touch '\(started.path)'; sleep 3"])
+        let until = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: started.path) && Date() < until { try await Task.sleep(for: .milliseconds(20)) }
+        let second = try await home.run(["check"])
+        #expect(second.exitCode == 0, "\(second)")
+        #expect(second.stderr.components(separatedBy: "waiting for another authdeck check (pid \(first.pid))…").count == 2, "\(second)")
+        #expect(await first.wait().exitCode == 0)
+        let alone = try await home.run(["check"])
+        #expect(!alone.stderr.contains("waiting"), "\(alone)")
+    }
+

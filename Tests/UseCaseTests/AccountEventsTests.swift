@@ -2,6 +2,7 @@ import AppCore
 import AuthEngine
 import CredentialStore
 import Foundation
+import Synchronization
 import Testing
 
 /// Events from every refresh, sign-in and sign-out (``AccountEvents``), over the stub world's
@@ -69,5 +70,26 @@ struct AccountEventsTests {
         let record = try #require(world.accounts.first)
         _ = try await RefreshAccount(world.environment(), tellsEvents: false).run(record, force: true)
         #expect(world.hooksRun.withLock { $0 }.isEmpty, "check tells what its refreshes found itself")
+    }
+    @Test("check's refresh of a slow provider says 'provider is slow' as token and refresh do, and keeps the late answer")
+    func checkSaysSlowProvider() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let notices = Mutex<[RefreshNotice]>([])
+        var env = world.environment()
+        env.http = { _ in
+            HTTPClient { (request: HTTPRequest) async throws(TransportError) -> HTTPResponse in
+                if request.url.path == "/token" {
+                    // The provider answers only after the notice was given (no wall-clock wait).
+                    while notices.withLock({ $0.isEmpty }) { await Task.yield() }
+                }
+                return world.provider.handle(request, now: world.now)
+            }
+        }
+        let outcomes = try await CheckAccounts(env).run([alice.record], settings: CheckAccounts.Settings(backstop: 0)) { notice in
+            notices.withLock { $0.append(notice) }
+        }
+        #expect(notices.withLock { $0 } == [.providerSlow(account: "Alice")])
+        #expect(outcomes.map(\.verdict) == [.ok] && outcomes.first?.refreshed == true)
     }
 }

@@ -113,10 +113,12 @@ public struct CheckAccounts: Sendable {
         return (.ok, "")
     }
 
-    /// Checks `records` one after another.
+    /// Checks `records` one after another; `notices`: what a refresh on the way says (a provider
+    /// that is slow, ``RefreshNotice``), as for `token` and `refresh`.
     /// - Throws: ``AppError`` with `.storeLocked` or `.fileDamaged` (nothing can be checked
     ///   unattended then; said once).
-    public func run(_ records: [AccountRecord], settings: Settings) async throws(AppError) -> [Outcome] {
+    public func run(_ records: [AccountRecord], settings: Settings,
+                    notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> [Outcome] {
         var outcomes: [Outcome] = []
         for record in records {
             var current = record
@@ -124,7 +126,7 @@ public struct CheckAccounts: Sendable {
             if Self.isDue(record, now: env.now(), backstop: settings.backstop(for: record.providerID)) {
                 do {
                     // What this run finds is told by check itself (its hooks, --notify), once.
-                    current = try await RefreshAccount(env, tellsEvents: false).run(record, force: true)
+                    current = try await RefreshAccount(env, tellsEvents: false).run(record, force: true, notices: notices)
                     refreshed = true
                 } catch {
                     switch error.disposition {

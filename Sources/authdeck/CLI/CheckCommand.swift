@@ -1,6 +1,7 @@
 import AppCore
 import AppCoreLive
 import AuthEngineLive
+import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
 import StrictJSON
@@ -70,13 +71,7 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     // so the second finds them just refreshed and leaves them. The ledger has a lock of its own,
     // held only while it is read and written (every command tells its events through it).
     let runLock = "\(paths.stateDirectory)/check.lock"
-    let lock: FileLock
-    do {
-        try PrivateFiles.ensureDirectory(paths.stateDirectory)
-        lock = try FileLock.lock(runLock, timeout: .seconds(600))
-    } catch {
-        throw CLIFailure("Cannot take the lock \(runLock): \(error)", hint: "Another 'authdeck check' may be stuck; see 'ps'.")
-    }
+    let lock = try takeCheckLock(runLock, stateDirectory: paths.stateDirectory)
     defer { lock.release() }
     let snapshot = try context.snapshot()
     let records = try options.account.map { [try context.account($0, in: snapshot)] } ?? snapshot.accounts
@@ -85,7 +80,8 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
         return ExitCode.ok
     }
     let outcomes: [CheckAccounts.Outcome]
-    switch await context.result({ () async throws(AppError) in try await CheckAccounts(context.app).run(records, settings: settings) }) {
+    let check = CheckAccounts(context.app)
+    switch await context.result({ () async throws(AppError) in try await check.run(records, settings: settings, notices: Output.refreshNotice) }) {
     case .success(let result): outcomes = result
     case .failure(let error):
         // Nothing could be checked: said once on stderr (and in --json); a locked store also
@@ -157,6 +153,35 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
 func checkDispositionName(_ disposition: AppError.Disposition) -> String {
     switch disposition {
     case .storeLocked: "store_locked"
+/// `check.lock`, waiting up to 600 s for another check; a wait longer than a second is said once
+/// on stderr, with the other check's pid (which the holder writes into the lock file).
+/// - Throws: ``CLIFailure`` when the lock cannot be taken.
+func takeCheckLock(_ path: String, stateDirectory: String) throws -> FileLock {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var said = false
+    do {
+        try PrivateFiles.ensureDirectory(stateDirectory)
+        while true {
+            if let lock = try FileLock.tryLock(path) {
+                lock.record("\(getpid())\n")
+                return lock
+            }
+            let waited = clock.now - start
+            if !said, waited > .seconds(1) {
+                said = true
+                let holder = FileLock.recorded(path).flatMap { $0.split(separator: "\n").first.flatMap { Int32($0) } }
+                Output.err("waiting for another authdeck check\(holder.map { " (pid \($0))" } ?? "")…")
+            }
+            if waited > .seconds(600) { throw CLIFailure("Cannot take the lock \(path): another 'authdeck check' held it for 600 s",
+                                                        hint: "Another 'authdeck check' may be stuck; see 'ps'.") }
+            usleep(20_000)
+        }
+    } catch let error as SecretStoreError {
+        throw CLIFailure("Cannot take the lock \(path): \(error)", hint: "Another 'authdeck check' may be stuck; see 'ps'.")
+    }
+}
+
     case .fileDamaged: "file_damaged"
     case .cancelled: "cancelled"
     case .transient: "transient"
