@@ -27,16 +27,25 @@ extension AccountEventsClient {
         let ledgerFile = MetadataFile.state("check-state.json", paths: paths, read: { json throws(JSONShapeError) in try CheckLedger(json: json) },
                                             write: { $0.json })
         let warnedAboutConfiguration = Mutex(false)
+        let check: @Sendable () -> [FileHealth] = {
+            [health(configFile.inspect().map { $0.map { _ in () } }, path: configFile.path, kind: .checkConfiguration),
+             health(ledgerFile.inspect().map { $0.map { _ in () } }, path: ledgerFile.path, kind: .checkState)]
+        }
+        let moveLedgerAside: @Sendable (Date) throws(AppError) -> String? = { now throws(AppError) in
+            do throws(SecretStoreError) { return try ledgerFile.moveAside(now: now) } catch { throw ErrorMapping.appError(error) }
+        }
         if processEnvironment[hookVariable] != nil {
             return AccountEventsClient(configuration: { CheckConfiguration() }, ledger: { ((try? ledgerFile.read()) ?? nil) ?? CheckLedger() },
-                                       updateLedger: { _ throws(AppError) in }, notify: { _, _ in nil }, runHook: { _, _ in })
+                                       updateLedger: { _ throws(AppError) in }, notify: { _, _ in nil }, runHook: { _, _ in },
+                                       check: check, moveLedgerAside: moveLedgerAside)
         }
         return AccountEventsClient(
             configuration: {
-                do { return try configFile.read() ?? CheckConfiguration() } catch {
+                do throws(SecretStoreError) { return try configFile.read() ?? CheckConfiguration() } catch {
                     let first = warnedAboutConfiguration.withLock { warned in defer { warned = true }; return !warned }
                     if first {
-                        say("warning: \(configFile.path) cannot be used (\(error)); its hooks are not run — fix it (authdeck check says how)")
+                        say("warning: \(configFile.path) cannot be used (\(damage(error, path: configFile.path).damage)); "
+                            + "its hooks are not run — fix it (authdeck check says how)")
                     }
                     return CheckConfiguration()
                 }
@@ -61,7 +70,8 @@ extension AccountEventsClient {
                         if ledger != before { try ledgerFile.write(ledger) }
                     }
                 } catch {
-                    throw ErrorMapping.appError(error)
+                    // The file's own trouble (a directory, a link, damage), not the credential store's.
+                    throw damage(error, path: ledgerFile.path).appError
                 }
             },
             notify: { told, replacing in
@@ -73,7 +83,42 @@ extension AccountEventsClient {
                 return DesktopNotifications.send(.init(summary: told.summary, body: told.detail, urgency: urgency, replacesID: replacing),
                                                  environment: processEnvironment)
             },
-            runHook: { hook, told in runHook(hook, told: told, environment: processEnvironment, quiet: report == nil, report: say) })
+            runHook: { hook, told in runHook(hook, told: told, environment: processEnvironment, quiet: report == nil, report: say) },
+            check: check, moveLedgerAside: moveLedgerAside)
+    }
+
+    /// A file's condition from its read (nil: absent): damaged when it does not parse or is not a
+    /// file (a directory, a symbolic link: ``damage(_:path:)``), unreadable otherwise (permissions, I/O).
+    static func health(_ read: Result<Void, SecretStoreError>?, path: String, kind: FileHealth.Kind) -> FileHealth {
+        let condition: FileHealth.Condition
+        switch read {
+        case nil: condition = .missing
+        case .success?: condition = .ok
+        case .failure(let error)?:
+            var status = stat()
+            let notAFile = lstat(path, &status) == 0 && [S_IFLNK, S_IFDIR].contains(status.st_mode & S_IFMT)
+            condition = error.damage != nil || notAFile ? .damaged(damage(error, path: path).damage) : .unreadable("\(error)")
+        }
+        return FileHealth(kind: kind, path: path, condition: condition)
+    }
+
+    /// What is wrong with `check.json` or `check-state.json` (`path`) when `error` says it cannot be
+    /// read: its damage (not JSON, the wrong shape), or what it is instead of a file (a directory;
+    /// a symbolic link, refused because authdeck opens its files without following links), else
+    /// the error's own words.
+    public static func damage(_ error: SecretStoreError, path: String) -> FileDamage {
+        if let damage = error.damage { return FileDamage(file: path, damage: damage.description) }
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK:
+                return FileDamage(file: path, damage: "it is a symbolic link, which authdeck refuses (its files are opened without following "
+                                  + "links, so that a link cannot send what it reads or writes elsewhere)")
+            case S_IFDIR: return FileDamage(file: path, damage: "it is a directory, not a file")
+            default: break
+            }
+        }
+        return FileDamage(file: path, damage: "\(error)")
     }
 
     /// Set (to the event) in a hook's environment: an authdeck the hook starts tells nothing.
@@ -101,8 +146,26 @@ extension AccountEventsClient {
             report("authdeck: the hook '\(command)' could not start")
             return
         }
+        // SIGINT, SIGTERM or SIGHUP meanwhile (Ctrl-C, systemd stopping the unit, a closed
+        // terminal): the hook's group is ended before this process goes as the signal says.
+        let watched = [SIGINT, SIGTERM, SIGHUP]
+        let previous = watched.map { signal($0, { hookInterruption.store($0, ordering: .relaxed) }) }
+        defer {
+            for (number, action) in zip(watched, previous) { signal(number, action) }
+        }
+        // Ignored signals stay ignored (nohup, a shell's background job).
+        for (number, action) in zip(watched, previous) where unsafeBitCast(action, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            signal(number, SIG_IGN)
+        }
         let deadline = Date().addingTimeInterval(limit)
         while true {
+            let interruption = hookInterruption.exchange(0, ordering: .relaxed)
+            if interruption != 0 {
+                hook.endGroup()
+                for (number, action) in zip(watched, previous) { signal(number, action) }
+                raise(interruption)
+                return
+            }
             if let status = hook.reap() {
                 if status > 128 {
                     report("authdeck: the hook '\(command)' for \(told.event.rawValue) was ended by signal \(status - 128)")
@@ -120,21 +183,3 @@ extension AccountEventsClient {
         }
     }
 }
-        // SIGINT, SIGTERM or SIGHUP meanwhile (Ctrl-C, systemd stopping the unit, a closed
-        // terminal): the hook's group is ended before this process goes as the signal says.
-        let watched = [SIGINT, SIGTERM, SIGHUP]
-        let previous = watched.map { signal($0, { hookInterruption.store($0, ordering: .relaxed) }) }
-        defer {
-            for (number, action) in zip(watched, previous) { signal(number, action) }
-        }
-        // Ignored signals stay ignored (nohup, a shell's background job).
-        for (number, action) in zip(watched, previous) where unsafeBitCast(action, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
-            signal(number, SIG_IGN)
-        }
-            let interruption = hookInterruption.exchange(0, ordering: .relaxed)
-            if interruption != 0 {
-                hook.endGroup()
-                for (number, action) in zip(watched, previous) { signal(number, action) }
-                raise(interruption)
-                return
-            }

@@ -207,6 +207,8 @@ public enum PrivateFiles {
         }
         // `20261201T102049Z`: ISO 8601 basic format, UTC.
         let stamp = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: .gmt).format(now)
+        // A symbolic link is moved itself; chmod would change the file it points to.
+        let isLink = (st.st_mode & S_IFMT) == S_IFLNK
         let base = "\(path).damaged-\(stamp)"
         var target = base
         var counter = 1
@@ -214,7 +216,7 @@ public enum PrivateFiles {
             counter += 1
             target = "\(base)-\(counter)"
         }
-        guard chmod(path, 0o600) == 0 else { throw .io(file: path, operation: "chmod", cause: errnoCause("chmod")) }
+        guard isLink || chmod(path, 0o600) == 0 else { throw .io(file: path, operation: "chmod", cause: errnoCause("chmod")) }
         guard rename(path, target) == 0 else { throw .io(file: path, operation: "move aside", cause: errnoCause("rename")) }
         try syncDirectory(directoryOf(path))
         return target

@@ -101,8 +101,91 @@ struct CheckCommandTests {
                               (#"{"providers": {"local": {"backstop": 1}}}"#, "backstop")] {
             try Data(text.utf8).write(to: config)
             let refused = try await home.run(["check"])
-            #expect(refused.exitCode == 2 && refused.stderr.contains(named) && refused.stderr.contains("check.json"), "\(text): \(refused)")
+            #expect(refused.exitCode == 5 && refused.stderr.contains(named) && refused.stderr.contains("check.json"), "\(text): \(refused)")
         }
+    }
+
+    @Test("check-state.json a directory or a symlink: the run is not lost (lines, --json, hooks, exit 0), said once with what to do; token keeps working")
+    func unusableLedgerDegrades() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let state = URL(fileURLWithPath: home.environment["XDG_STATE_HOME"]!).appendingPathComponent("authdeck/check-state.json")
+        let log = home.root.appendingPathComponent("events.log")
+        let target = home.root.appendingPathComponent("elsewhere.json")
+        try Data("{}".utf8).write(to: target)
+        for index in ["a directory", "a symlink"] {
+            try? FileManager.default.removeItem(at: state)
+            try? FileManager.default.removeItem(at: log)
+            if index == "a directory" {
+                try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            } else {
+                try FileManager.default.createSymbolicLink(at: state, withDestinationURL: target)
+            }
+            let json = try await home.run(["check", "--backstop", "0", "--json", "--hook", "echo $AUTHDECK_EVENT >> '\(log.path)'"])
+            #expect(json.exitCode == 0, "\(index): \(json)")
+            #expect((try Self.accounts(json).first?["told"] as? [String]) == ["refreshed"], "\(index): \(json)")
+            #expect(try String(contentsOf: log, encoding: .utf8) == "refreshed\n", "the hook still runs")
+            #expect(!json.stderr.contains("Credential store error"), "\(json)")
+            #expect(json.stderr.contains("check-state.json") && json.stderr.contains("remove or move aside")
+                        && json.stderr.contains("authdeck doctor --repair"), "\(json)")
+            #expect(json.stderr.components(separatedBy: "remove or move aside").count == 2, "said once: \(json)")
+            let text = try await home.run(["check", "--backstop", "0"])
+            #expect(text.exitCode == 0 && text.stdout.hasPrefix("ok"), "\(index): \(text)")
+            let refresh = try await home.run(["refresh"])
+            #expect(refresh.exitCode == 0 && !refresh.stderr.contains("check-state"), "silent: \(index): \(refresh)")
+            let token = try await home.run(["token"])
+            #expect(token.exitCode == 0 && !token.stdout.isEmpty, "the token is not lost: \(token)")
+        }
+        #expect(try String(contentsOf: target, encoding: .utf8) == "{}", "the link's target is untouched")
+    }
+
+    @Test("check.json damaged, a directory or a symlink: exit 5 (a damaged file), no usage text; the link refused with why, the directory said once")
+    func unusableConfigIsDamagedFile() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let config = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/check.json")
+        try Data("{not json".utf8).write(to: config)
+        let damaged = try await home.run(["check"])
+        #expect(damaged.exitCode == 5 && !damaged.stderr.contains("USAGE") && damaged.stderr.contains("not JSON"), "\(damaged)")
+        try FileManager.default.removeItem(at: config)
+        let real = home.root.appendingPathComponent("real-check.json")
+        try Data("{}".utf8).write(to: real)
+        try FileManager.default.createSymbolicLink(at: config, withDestinationURL: real)
+        let linked = try await home.run(["check"])
+        #expect(linked.exitCode == 5 && !linked.stderr.contains("USAGE"), "\(linked)")
+        #expect(linked.stderr.contains("symbolic link") && linked.stderr.contains("without following links"), "\(linked)")
+        try FileManager.default.removeItem(at: config)
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: false)
+        let directory = try await home.run(["check"])
+        #expect(directory.exitCode == 5 && !directory.stderr.contains("USAGE") && directory.stderr.contains("is a directory"), "\(directory)")
+        #expect(directory.stderr.lowercased().components(separatedBy: "is a directory").count == 2, "said once: \(directory)")
+    }
+
+    @Test("doctor knows check.json and check-state.json: both damaged, exit 5; --repair moves check-state.json aside, never check.json, which it says to fix")
+    func doctorChecksCheckFiles() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let state = URL(fileURLWithPath: home.environment["XDG_STATE_HOME"]!).appendingPathComponent("authdeck/check-state.json")
+        let config = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/check.json")
+        try Data(#"{"backstopSecs": 60}"#.utf8).write(to: config)
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let diagnosis = try await home.run(["doctor"])
+        #expect(diagnosis.exitCode == 5 && !diagnosis.stderr.contains("Everything is fine"), "\(diagnosis)")
+        #expect(diagnosis.stdout.contains("damaged  \(config.path): ") && diagnosis.stdout.contains("backstopSecs"), "\(diagnosis.stdout)")
+        #expect(diagnosis.stdout.contains("damaged  \(state.path): it is a directory"), "\(diagnosis.stdout)")
+        let repair = try await home.run(["doctor", "--repair"])
+        #expect(repair.exitCode == 5, "check.json is still to be fixed: \(repair)")
+        let stateDirectory = try FileManager.default.contentsOfDirectory(atPath: state.deletingLastPathComponent().path)
+        #expect(!FileManager.default.fileExists(atPath: state.path) && stateDirectory.contains { $0.hasPrefix("check-state.json.damaged-") },
+                "\(stateDirectory)")
+        #expect(try String(contentsOf: config, encoding: .utf8) == #"{"backstopSecs": 60}"#, "the person's configuration is left as it is")
+        #expect((repair.stdout + repair.stderr).contains("fix it"), "\(repair)")
+        try FileManager.default.removeItem(at: config)
+        let fine = try await home.run(["doctor"])
+        #expect(fine.exitCode == 0 && fine.stderr.contains("Everything is fine"), "\(fine)")
     }
 
     @Test("A hook that hangs is ended at 10 s and said; a failing hook is said; neither fails the check")
@@ -116,6 +199,34 @@ struct CheckCommandTests {
         #expect(result.stderr.contains("the hook 'sleep 60' for refreshed was ended after 10 s"), "\(result)")
         #expect(result.stderr.contains("the hook 'exit 4' for refreshed exited 4"), "\(result)")
         #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    @Test("SIGTERM, SIGINT or SIGHUP to check while a hook runs: the hook's process group is ended too, and check ends by the signal")
+    func signalEndsHook() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            let pidFile = home.root.appendingPathComponent("hook-\(number).pid")
+            let run = try home.start(["check", "--backstop", "0", "--hook", "echo $$ > '\(pidFile.path)'; exec sleep 44"])
+            var hook: pid_t?
+            let until = Date().addingTimeInterval(30)
+            while hook == nil && Date() < until {
+                hook = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let pid = try #require(hook, "the hook started")
+            defer { kill(pid, SIGKILL) }
+            run.signal(number)
+            let result = await run.wait(timeout: 20)
+            #expect(result.exitCode == 128 + number, "\(number): \(result)")
+            var gone = false
+            for _ in 0..<50 where !gone {
+                gone = kill(pid, 0) != 0 && errno == ESRCH
+                if !gone { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(gone, "the hook (pid \(pid)) does not outlive check after signal \(number)")
+        }
     }
 
     @Test("Never asks for the vault passphrase: without a cached key or a passphrase file, exit 4 with what unattended runs need")
@@ -155,6 +266,23 @@ struct CheckCommandTests {
         #expect(try await home.run(arguments, extra: locked).exitCode == 4)
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("store_locked") } == ["store_locked []", "store_locked []"], "told again after the store was read: \(lines)")
+    }
+
+    @Test("A second check waiting for the first says so once on stderr, with the first's pid")
+    func waitingForAnotherCheckIsSaid() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let started = home.root.appendingPathComponent("hook-started")
+        let first = try home.start(["check", "--backstop", "0", "--hook", "touch '\(started.path)'; sleep 3"])
+        let until = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: started.path) && Date() < until { try await Task.sleep(for: .milliseconds(20)) }
+        let second = try await home.run(["check"])
+        #expect(second.exitCode == 0, "\(second)")
+        #expect(second.stderr.components(separatedBy: "waiting for another authdeck check (pid \(first.pid))…").count == 2, "\(second)")
+        #expect(await first.wait().exitCode == 0)
+        let alone = try await home.run(["check"])
+        #expect(!alone.stderr.contains("waiting"), "\(alone)")
     }
 
     @Test("Two checks at once: one refresh (the second, after the first's lock, finds the account just refreshed)")
@@ -201,34 +329,6 @@ struct CommandEventsTests {
         #expect(lines.allSatisfy { $0.contains(" local/") }, "each names the account by its id: \(lines)")
     }
 
-    @Test("SIGTERM, SIGINT or SIGHUP to check while a hook runs: the hook's process group is ended too, and check ends by the signal")
-    func signalEndsHook() async throws {
-        let idp = try await CLIProvider.shared.provider()
-        let home = try await signedInHome(idp)
-        defer { home.remove() }
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            let pidFile = home.root.appendingPathComponent("hook-\(number).pid")
-            let run = try home.start(["check", "--backstop", "0", "--hook", "echo $$ > '\(pidFile.path)'; exec sleep 44"])
-            var hook: pid_t?
-            let until = Date().addingTimeInterval(30)
-            while hook == nil && Date() < until {
-                hook = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let pid = try #require(hook, "the hook started")
-            defer { kill(pid, SIGKILL) }
-            run.signal(number)
-            let result = await run.wait(timeout: 20)
-            #expect(result.exitCode == 128 + number, "\(number): \(result)")
-            var gone = false
-            for _ in 0..<50 where !gone {
-                gone = kill(pid, 0) != 0 && errno == ESRCH
-                if !gone { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(gone, "the hook (pid \(pid)) does not outlive check after signal \(number)")
-        }
-    }
-
     @Test("A hook that runs authdeck refresh: the refresh works and tells nothing itself (no event re-fired level after level)")
     func hookRunningAuthdeckTellsNothing() async throws {
         let idp = try await CLIProvider.shared.provider()
@@ -247,20 +347,3 @@ struct CommandEventsTests {
         #expect(!result.stderr.contains("exited"), "the hook's refresh worked: \(result)")
     }
 }
-    @Test("A second check waiting for the first says so once on stderr, with the first's pid")
-    func waitingForAnotherCheckIsSaid() async throws {
-        let idp = try await CLIProvider.shared.provider()
-        let home = try await signedInHome(idp)
-        defer { home.remove() }
-        let started = home.root.appendingPathComponent("hook-started")
-        let first = try home.start(["check", "--backstop", "0", "--hook", "touch '\(started.path)'; sleep 3"])
-        let until = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: started.path) && Date() < until { try await Task.sleep(for: .milliseconds(20)) }
-        let second = try await home.run(["check"])
-        #expect(second.exitCode == 0, "\(second)")
-        #expect(second.stderr.components(separatedBy: "waiting for another authdeck check (pid \(first.pid))…").count == 2, "\(second)")
-        #expect(await first.wait().exitCode == 0)
-        let alone = try await home.run(["check"])
-        #expect(!alone.stderr.contains("waiting"), "\(alone)")
-    }
-

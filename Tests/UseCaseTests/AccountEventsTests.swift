@@ -71,6 +71,27 @@ struct AccountEventsTests {
         _ = try await RefreshAccount(world.environment(), tellsEvents: false).run(record, force: true)
         #expect(world.hooksRun.withLock { $0 }.isEmpty, "check tells what its refreshes found itself")
     }
+
+    @Test("A ledger that cannot be kept (a directory): check's events still reach the hooks, not as notifications, and the file's error is returned; outside check nothing is told")
+    func unkeptLedgerStillTellsCheck() async throws {
+        let world = StubWorld()
+        let damage = FileDamage(file: "/state/authdeck/check-state.json", damage: "it is a directory, not a file").appError
+        world.ledgerUnusable.withLock { $0 = damage }
+        let local = ProviderID("local")
+        let outcome = CheckAccounts.Outcome(account: AccountID(provider: local, subject: "alice"), provider: local, handle: "local/alice",
+                                            verdict: .needsSignIn, reason: "invalid_grant", refreshed: true, endsAt: nil)
+        let events = AccountEvents(world.environment())
+        let check = events.tell([outcome], check: true, hooks: ["h"], notify: true)
+        #expect(check.told.map(\.event) == [.refreshed, .needsSignIn])
+        let id = outcome.account.rawValue
+        #expect(world.hooksRun.withLock { $0 } == ["h refreshed \(id)", "h needs_signin \(id)"])
+        #expect(world.notifications.withLock { $0 }.isEmpty, "no notification without the ledger's replaces id")
+        #expect(check.unkept?.disposition == .fileDamaged(file: "/state/authdeck/check-state.json"), "\(String(describing: check.unkept))")
+        world.hooksRun.withLock { $0 = [] }
+        let outside = events.tell([outcome], check: false, hooks: ["h"], notify: true)
+        #expect(outside.told.isEmpty && outside.unkept != nil && world.hooksRun.withLock { $0 }.isEmpty)
+    }
+
     @Test("check's refresh of a slow provider says 'provider is slow' as token and refresh do, and keeps the late answer")
     func checkSaysSlowProvider() async throws {
         let world = StubWorld()

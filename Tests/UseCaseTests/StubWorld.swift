@@ -49,6 +49,8 @@ final class StubWorld: Sendable {
     let checkConfiguration = Mutex(CheckConfiguration())
     let ledger = Mutex(CheckLedger())
     let ledgerWrites = Mutex(0)
+    /// Set: the ledger cannot be kept (a directory, a link), `updateLedger` throws it.
+    let ledgerUnusable = Mutex<AppError?>(nil)
     let hooksRun = Mutex<[String]>([])
     let notifications = Mutex<[String]>([])
 
@@ -147,7 +149,8 @@ final class StubWorld: Sendable {
         env.events = AccountEventsClient(
             configuration: { [self] in checkConfiguration.withLock { $0 } },
             ledger: { [self] in ledger.withLock { $0 } },
-            updateLedger: { [self] body in
+            updateLedger: { [self] body throws(AppError) in
+                if let error = ledgerUnusable.withLock({ $0 }) { throw error }
                 ledger.withLock { value in
                     let before = value
                     body(&value)

@@ -19,15 +19,24 @@ public struct AccountEventsClient: Sendable {
     /// Runs the shell command `hook` for `told` (its environment says the event, never a token);
     /// waits for it (10 s at most), says a failure, never throws.
     public var runHook: @Sendable (_ hook: String, _ told: CheckLedger.Told) -> Void
+    /// `check.json` and `check-state.json` as `authdeck doctor` finds them (reads only; each read
+    /// by the rule that uses it); none when there are no such files (the storm driver).
+    public var check: @Sendable () -> [FileHealth]
+    /// Moves `check-state.json` aside under its lock; the new path, nil when there was none.
+    public var moveLedgerAside: @Sendable (_ now: Date) throws(AppError) -> String?
 
     public init(configuration: @escaping @Sendable () -> CheckConfiguration, ledger: @escaping @Sendable () -> CheckLedger,
                 updateLedger: @escaping @Sendable (_ body: (inout CheckLedger) -> Void) throws(AppError) -> Void,
-                notify: @escaping @Sendable (CheckLedger.Told, UInt32) -> UInt32?, runHook: @escaping @Sendable (String, CheckLedger.Told) -> Void) {
+                notify: @escaping @Sendable (CheckLedger.Told, UInt32) -> UInt32?, runHook: @escaping @Sendable (String, CheckLedger.Told) -> Void,
+                check: @escaping @Sendable () -> [FileHealth] = { [] },
+                moveLedgerAside: @escaping @Sendable (Date) throws(AppError) -> String? = { _ throws(AppError) in nil }) {
         self.configuration = configuration
         self.ledger = ledger
         self.updateLedger = updateLedger
         self.notify = notify
         self.runHook = runHook
+        self.check = check
+        self.moveLedgerAside = moveLedgerAside
     }
 
     /// Nothing kept, nothing told (a process without a state directory: the storm driver).

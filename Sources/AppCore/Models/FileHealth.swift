@@ -39,6 +39,9 @@ public enum MetadataFileKind: String, CaseIterable, Sendable {
 public struct FileHealth: Equatable, Sendable {
     public enum Kind: String, Equatable, Sendable {
         case providers, storeChoice = "store", accounts, active, secrets, cache
+        /// `check.json` (the person's configuration: reported, never moved aside) and
+        /// `check-state.json` (what was told: moved aside by a repair, every state is told again).
+        case checkConfiguration = "check", checkState = "check-state"
         /// One account's secret set (a Secret Service item, a vault record) that does not decode.
         case secretItem = "secret"
     }

@@ -18,38 +18,49 @@ public struct AccountEvents: Sendable {
     /// Applies `outcomes` to the ledger and tells what changed: a desktop notification for each
     /// change of state when `notify` (replacing the account's previous one, whose id the ledger
     /// keeps), then each hook for each event, one at a time, after the ledger's lock is released.
+    ///
+    /// A ledger that cannot be read or written (a directory, a symbolic link, a disk error) loses
+    /// nothing of a `check`: what the ledger as read (empty when unreadable) says changed is told
+    /// to the hooks all the same — without deduplication, and without notifications, which would
+    /// stack — and the error is returned for the edge to say. Outside `check`, nothing is told then.
     /// - Parameters:
     ///   - check: a run of `authdeck check` (``CheckLedger/applying(_:now:existing:check:transientRunsBeforeReport:)``).
     ///   - existing: the accounts that exist (the others' entries are dropped).
-    /// - Returns: the ledger as written and the events told.
-    /// - Throws: ``AppError`` when the ledger cannot be read or written (nothing is told then).
+    /// - Returns: the ledger as written (or as it would have been), the events told, and why the
+    ///   ledger could not be kept (``AppError/Disposition/fileDamaged(file:)``), nil when it was.
     @discardableResult
     public func tell(_ outcomes: [CheckAccounts.Outcome], check: Bool, existing: Set<AccountID>? = nil, hooks: [String],
-                     notify: Bool) throws(AppError) -> (ledger: CheckLedger, told: [CheckLedger.Told]) {
+                     notify: Bool) -> (ledger: CheckLedger, told: [CheckLedger.Told], unkept: AppError?) {
         let events = env.events
         let now = env.now()
         // Without its lock first: when nothing changes (a refresh of an account that is fine),
         // nothing is written.
         let current = events.ledger()
         var (ledger, told) = current.applying(outcomes, now: now, existing: existing, check: check)
+        var unkept: AppError?
         if ledger != current || told.contains(where: \.event.isStateChange) {
             var result = (current, [CheckLedger.Told]())
-            try events.updateLedger { file in
-                var (next, found) = file.applying(outcomes, now: now, existing: existing, check: check)
-                if notify {
-                    for event in found where event.event.isStateChange {
-                        if let id = events.notify(event, next.entries[event.account]?.notificationID ?? 0) {
-                            next.entries[event.account]?.notificationID = id
+            do throws(AppError) {
+                try events.updateLedger { file in
+                    var (next, found) = file.applying(outcomes, now: now, existing: existing, check: check)
+                    if notify {
+                        for event in found where event.event.isStateChange {
+                            if let id = events.notify(event, next.entries[event.account]?.notificationID ?? 0) {
+                                next.entries[event.account]?.notificationID = id
+                            }
                         }
                     }
+                    file = next
+                    result = (next, found)
                 }
-                file = next
-                result = (next, found)
+                (ledger, told) = result
+            } catch {
+                unkept = error
+                if !check { return (current, [], error) }
             }
-            (ledger, told) = result
         }
         for event in told { for hook in hooks { events.runHook(hook, event) } }
-        return (ledger, told)
+        return (ledger, told, unkept)
     }
 
     /// `check` found the store locked: `store_locked` told once (a notification when `notify`,
@@ -75,7 +86,7 @@ public struct AccountEvents: Sendable {
     /// telling never fails the refresh (a ledger that cannot be written is said by the edge).
     func observe(_ outcome: CheckAccounts.Outcome) {
         let configuration = env.events.configuration()
-        _ = try? tell([outcome], check: false, hooks: configuration.hooks, notify: configuration.notify)
+        tell([outcome], check: false, hooks: configuration.hooks, notify: configuration.notify)
     }
 
     /// A refresh that succeeded: `refreshed`, and its state (ok, or ending soon within
@@ -85,7 +96,7 @@ public struct AccountEvents: Sendable {
         let (verdict, reason) = CheckAccounts.verdict(record, now: env.now(), endingSoonWithin: configuration.settings.endingSoonWithin)
         let outcome = CheckAccounts.Outcome(account: record.id, provider: record.providerID, handle: AccountResolution.handle(record),
                                             verdict: verdict, reason: reason, refreshed: true, endsAt: CheckAccounts.endsAt(record))
-        _ = try? tell([outcome], check: false, hooks: configuration.hooks, notify: configuration.notify)
+        tell([outcome], check: false, hooks: configuration.hooks, notify: configuration.notify)
     }
 
     /// A refresh that failed with `error`: its state, when the error says one

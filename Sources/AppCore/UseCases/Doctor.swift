@@ -82,6 +82,7 @@ public struct Doctor: Sendable {
         let secrets = env.credentials.check()
         files.append(secrets)
         files += env.cache.check()
+        files += env.events.check()
         var notes: [String] = []
         let providersFile = files.first { $0.kind == .providers }
         let accountsFile = files.first { $0.kind == .accounts }
@@ -173,6 +174,19 @@ public struct Doctor: Sendable {
                 } catch {
                     step(RepairStep(subject: file.path, action: "move aside", outcome: .failed(error)))
                 }
+            case .checkState:
+                do throws(AppError) {
+                    let moved = try env.events.moveLedgerAside(now)
+                    step(RepairStep(subject: file.path, action: "move aside",
+                                    outcome: .done(moved.map { "moved to \($0); the next check tells every state again" } ?? "already gone")))
+                } catch {
+                    step(RepairStep(subject: file.path, action: "move aside", outcome: .failed(error)))
+                }
+            case .checkConfiguration:
+                // The person's own configuration: never moved, said with what to fix.
+                step(RepairStep(subject: file.path, action: "leave as it is",
+                                outcome: .skipped("your configuration is not moved: fix it (\(file.condition.detail ?? "")) or remove it; "
+                                                  + "its members are backstopSeconds, endingSoonSeconds, hooks, notify and providers")))
             case .providers, .storeChoice, .accounts, .active:
                 guard let kind = Self.metadataKind(file.kind) else { continue }
                 do throws(AppError) {
@@ -216,7 +230,7 @@ public struct Doctor: Sendable {
         case .storeChoice: .storeChoice
         case .accounts: .accounts
         case .active: .active
-        case .secrets, .cache, .secretItem: nil
+        case .secrets, .cache, .secretItem, .checkConfiguration, .checkState: nil
         }
     }
 

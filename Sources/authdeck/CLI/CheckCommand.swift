@@ -58,9 +58,12 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
                                          write: { _ in .object([:]) })
     var config: CheckConfiguration
     do { config = try configFile.read() ?? CheckConfiguration() } catch {
-        throw CLIFailure("\(configFile.path) cannot be used: \(error)",
-                         hint: "Fix or remove it; its members are backstopSeconds, endingSoonSeconds, hooks, notify and providers.",
-                         exitCode: ExitCode.usage)
+        // The person's own file: never moved aside (not even by doctor --repair), said with what to fix.
+        let damage = AccountEventsClient.damage(error, path: configFile.path)
+        throw CLIFailure("\(configFile.path) cannot be used: \(damage.damage)",
+                         hint: "Fix it (or replace a link with the file itself), or remove it; its members are backstopSeconds, "
+                            + "endingSoonSeconds, hooks, notify and providers.",
+                         exitCode: ExitCode.fileDamaged)
     }
     if let backstop = options.backstop { config.settings.backstop = backstop; config.settings.providerBackstops = [:] }
     if let endingSoon = options.endingSoon { config.settings.endingSoonWithin = endingSoon }
@@ -111,13 +114,14 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     }
     // Each state told once (AccountEvents): as a desktop notification (--notify, or check.json's
     // notify) and to each hook (check.json's, then --hook's); on stderr here.
-    let ledger: CheckLedger
-    let told: [CheckLedger.Told]
-    do {
-        (ledger, told) = try AccountEvents(context.app).tell(outcomes, check: true, existing: Set(snapshot.accounts.map(\.id)),
-                                                             hooks: hooks, notify: options.notify || config.notify)
-    } catch {
-        throw CLIFailure("Cannot keep what check told in \(paths.stateDirectory)/check-state.json: \(error.title)")
+    let (ledger, told, unkept) = AccountEvents(context.app).tell(outcomes, check: true, existing: Set(snapshot.accounts.map(\.id)),
+                                                                 hooks: hooks, notify: options.notify || config.notify)
+    if let unkept {
+        // The run is not lost: its lines, --json and hooks as usual, its exit code as if the file were fine.
+        let file = "\(paths.stateDirectory)/check-state.json"
+        let why = unkept.damage?.damage ?? (unkept.detail.isEmpty ? unkept.title : "\(unkept.title): \(unkept.detail)")
+        Output.err("warning: what check told cannot be kept in \(file) (\(why)), so each state is told again by every check"
+                   + " and no notification is shown — remove or move aside \(file); `authdeck doctor --repair` does it")
     }
     for event in told where event.event != .refreshed { Output.err("authdeck check: \(event.message)") }
     let stillTransient = outcomes.contains { ledger.entries[$0.account]?.reported == .transient }
@@ -149,10 +153,6 @@ func checkRun(_ options: CheckOptions, _ parent: CLIContext) async throws -> Int
     return ExitCode.ok
 }
 
-/// `check --json`'s `error.disposition` when nothing could be checked.
-func checkDispositionName(_ disposition: AppError.Disposition) -> String {
-    switch disposition {
-    case .storeLocked: "store_locked"
 /// `check.lock`, waiting up to 600 s for another check; a wait longer than a second is said once
 /// on stderr, with the other check's pid (which the holder writes into the lock file).
 /// - Throws: ``CLIFailure`` when the lock cannot be taken.
@@ -182,6 +182,10 @@ func takeCheckLock(_ path: String, stateDirectory: String) throws -> FileLock {
     }
 }
 
+/// `check --json`'s `error.disposition` when nothing could be checked.
+func checkDispositionName(_ disposition: AppError.Disposition) -> String {
+    switch disposition {
+    case .storeLocked: "store_locked"
     case .fileDamaged: "file_damaged"
     case .cancelled: "cancelled"
     case .transient: "transient"

@@ -63,7 +63,11 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
         let width = report.files.map { $0.condition.label.count }.max() ?? 0
         for file in report.files {
             let label = file.condition.label.padded(to: width)
-            lines.append("\(label)  \(file.path)\(file.condition.detail.map { ": \($0)" } ?? "")")
+            var line = "\(label)  \(file.path)\(file.condition.detail.map { ": \($0)" } ?? "")"
+            if file.kind == .checkConfiguration, !file.condition.isUsable {
+                line += " — your configuration: fix it or remove it ('authdeck doctor --repair' leaves it as it is)"
+            }
+            lines.append(line)
         }
         if let missing = report.accountsWithoutSecrets {
             lines.append(missing.isEmpty ? "accounts without secrets: none"
