@@ -121,7 +121,7 @@ struct SignInToResourceTests {
         let body = try parseJSONObject(registration.body ?? Data()).get()
         #expect(body["application_type"] == .string("native"))
         #expect(body["token_endpoint_auth_method"] == .string("none"))
-        #expect(body["redirect_uris"] == .strings([SignInToResource.redirectURI]))
+        #expect(body["redirect_uris"] == .strings(["http://127.0.0.1:49152/callback", SignInToResource.redirectURI]))
         // The account is the grant for the resource, named from the host.
         #expect(outcome.record.providerID == "mcp.example")
         #expect(outcome.record.displayName == "mcp.example")

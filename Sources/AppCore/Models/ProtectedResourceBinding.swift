@@ -32,6 +32,13 @@ public struct ProtectedResourceBinding: Equatable, Sendable {
     public var sharedFrom: ProviderID?
     /// The registration's non-secret part (``ClientOrigin/registered``).
     public var registration: ClientRegistrationRecord?
+    /// The loopback redirect URI registered with its port (`http://127.0.0.1:PORT/callback`), for
+    /// servers that compare redirect URIs exactly (the reference MCP SDK; RFC 8252 §7.3 allows
+    /// any port): each sign-in listens on that port when it is free.
+    public var redirectURI: String?
+
+    /// The port of ``redirectURI``.
+    public var redirectPort: UInt16? { redirectURI.flatMap { URLComponents(string: $0)?.port }.flatMap { UInt16(exactly: $0) } }
 
     public init(resource: String, metadataURL: String, discovery: DiscoveryKind, clientOrigin: ClientOrigin, sharedFrom: ProviderID? = nil,
                 registration: ClientRegistrationRecord? = nil) {
@@ -79,7 +86,7 @@ extension DiscoveryKind {
 }
 
 extension ProtectedResourceBinding {
-    /// `resource`, `metadataURL`, `discovery`, `clientOrigin` required; `sharedFrom`, `registration` optional.
+    /// `resource`, `metadataURL`, `discovery`, `clientOrigin` required; `sharedFrom`, `registration`, `redirectURI` optional.
     /// - Throws: ``JSONShapeError`` naming the member.
     public init(json reader: JSONReader) throws(JSONShapeError) {
         let name = try reader.string("discovery")
@@ -95,12 +102,14 @@ extension ProtectedResourceBinding {
                           return ClientRegistrationRecord(registeredAt: registeredAt, registrationClientURI: try reader.optionalURL("registrationClientURI"),
                                                           clientSecretExpiresAt: try reader.optionalDate("clientSecretExpiresAt", .secondsSince1970))
                       })
+        redirectURI = try reader.optionalString("redirectURI")
     }
 
     public var json: JSONValue {
         .object(omittingNil: [
             "resource": .string(resource), "metadataURL": .string(metadataURL), "discovery": .string(discovery.storedName),
             "clientOrigin": .string(clientOrigin.rawValue), "sharedFrom": sharedFrom.map { .string($0.rawValue) },
+            "redirectURI": redirectURI.map(JSONValue.string),
             "registration": registration.map { registration in
                 .object(omittingNil: [
                     "registeredAt": .date(registration.registeredAt, .secondsSince1970),

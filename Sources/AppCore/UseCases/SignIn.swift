@@ -83,7 +83,7 @@ public struct SignIn: Sendable {
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
                              audience: String?, resources: [String], noBrowser: Bool, dpop: DPoPSigner?,
                              progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
-        let listener = try env.loopback.listen("/callback")
+        let listener = try env.loopback.listen("/callback", port: provider.protectedResource?.redirectPort)
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
         let dpopJKT = dpop?.thumbprint

@@ -259,8 +259,19 @@ public struct SignInToResource: Sendable {
             try save(makeProvider(plan, clientID: url, origin: .metadataDocument), secrets: nil)
         case .register(let endpoint):
             try env.credentials.prepareForWrite()
-            let registration = try await register(plan, endpoint: endpoint)
+            // The exact redirect URI (a free port now) besides the port-less one: some servers
+            // compare exactly (the reference MCP SDK), RFC 8252 §7.3 servers ignore the port.
+            let exact: String
+            do {
+                let probe = try env.loopback.listen("/callback")
+                exact = probe.redirectURI.absoluteString
+                probe.close()
+            } catch {
+                throw ErrorMapping.appError(error)
+            }
+            let registration = try await register(plan, endpoint: endpoint, redirectURIs: [exact, Self.redirectURI])
             var provider = makeProvider(plan, clientID: registration.clientID, origin: .registered)
+            provider.protectedResource?.redirectURI = exact
             provider.protectedResource?.registration = ClientRegistrationRecord(
                 registeredAt: env.now(), registrationClientURI: registration.registrationClientURI, clientSecretExpiresAt: registration.clientSecretExpiresAt)
             if registration.clientSecret != nil {
@@ -277,10 +288,10 @@ public struct SignInToResource: Sendable {
     }
 
     /// RFC 7591 §3: a native public client with the loopback redirect URI (any port, RFC 8252 §7.3).
-    private func register(_ plan: ResourceSignInPlan, endpoint: URL) async throws(AppError) -> ClientRegistration {
+    private func register(_ plan: ResourceSignInPlan, endpoint: URL, redirectURIs: [String]) async throws(AppError) -> ClientRegistration {
         let url = endpoint.absoluteString
         do throws(AuthError) {
-            let body = ClientRegistrationRequest(redirectURIs: [Self.redirectURI], scope: plan.scopes.isEmpty ? nil : plan.scopes)
+            let body = ClientRegistrationRequest(redirectURIs: redirectURIs, scope: plan.scopes.isEmpty ? nil : plan.scopes)
             let request: HTTPRequest
             do throws(AuthError) { request = try makeClientRegistrationRequest(metadata: plan.authorizationServer, request: body) } catch {
                 throw .resourceStep(.clientRegistration, url: url, cause: error)
@@ -295,7 +306,7 @@ public struct SignInToResource: Sendable {
         }
     }
 
-    /// The redirect URI registered: the loopback listener's, without its port (RFC 8252 §7.3).
+    /// The redirect URI registered besides the exact one: the loopback listener's without its port (RFC 8252 §7.3).
     public static let redirectURI = "http://127.0.0.1/callback"
 
     private func makeProvider(_ plan: ResourceSignInPlan, clientID: String, origin: ProtectedResourceBinding.ClientOrigin) -> ProviderConfig {

@@ -188,7 +188,7 @@ public struct PresentableError: Sendable, Equatable {
              "RFC 9207 §2.4")
         case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
             ("Missing issuer on redirect",
-             "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError),
+             "The redirect carried no `iss` (expected \"\(expected)\"), which the server advertises, or which authdeck requires of a protected resource's server; nothing was exchanged." + unverified(unverifiedError),
              "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
