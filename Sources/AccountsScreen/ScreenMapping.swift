@@ -83,13 +83,15 @@ enum ScreenMapping {
         let record = account.record
         let provider = state.providers.first { $0.id == record.providerID }
         let token = record.defaultAccessToken
-        let overview = OverviewModel(
+        var overview = OverviewModel(
             provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.shownIssuer(provider: provider), subject: record.subject,
             storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,
             idTokenExpiresAt: record.idToken?.expiresAt, grantEndsSoonAt: grantEndsSoonAt(record, now: state.now),
             lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
+        overview.resource = provider?.protectedResource?.resource
+        overview.client = provider?.protectedResource?.clientDescription
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })

@@ -80,6 +80,7 @@ enum DetailContent {
             var out: [Line] = [
                 field("Provider", v(o.provider)),
                 field("Issuer", o.issuer.map(v) ?? "— (not OpenID Connect)"),
+            ] + (o.resource.map { [field("Resource", v($0)), field("Client", v(o.client ?? "—"))] } ?? []) + [
                 field("Subject", o.subject.map(v) ?? "—"),
                 field("Status", StatusText.text(a.status, now: m.now), StatusText.role(a.status)),
                 field("Storage", v(o.storage)) + (o.storageIsInsecure ? [.text(" ⚠ PLAINTEXT", .badgeInsecure)] : []),

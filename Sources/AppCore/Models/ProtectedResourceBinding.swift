@@ -37,6 +37,19 @@ public struct ProtectedResourceBinding: Equatable, Sendable {
     /// any port): each sign-in listens on that port when it is free.
     public var redirectURI: String?
 
+    /// Where the client came from, for people (`status`, the accounts screen): "registered
+    /// 2026-12-02T03:00:00Z (https://as.example/register/c1)", "client id metadata document",
+    /// "client of provider P".
+    public var clientDescription: String {
+        switch clientOrigin {
+        case .registered:
+            let when = registration.map { " " + Date.ISO8601FormatStyle().format($0.registeredAt) } ?? ""
+            return "registered\(when)" + (registration?.registrationClientURI.map { " (\($0.absoluteString))" } ?? "")
+        case .metadataDocument: return "client id metadata document"
+        case .shared: return "client of provider \(sharedFrom?.rawValue ?? "?")"
+        }
+    }
+
     /// The port of ``redirectURI``.
     public var redirectPort: UInt16? { redirectURI.flatMap { URLComponents(string: $0)?.port }.flatMap { UInt16(exactly: $0) } }
 

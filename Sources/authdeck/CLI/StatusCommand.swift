@@ -86,13 +86,7 @@ struct StatusRow {
     /// The resource line of a provider made for a protected resource.
     static func resourceText(_ provider: ProviderConfig?) -> String? {
         guard let bound = provider?.protectedResource else { return nil }
-        let client = switch bound.clientOrigin {
-        case .registered: "client registered \(bound.registration.map { Times.rfc3339($0.registeredAt) } ?? "")"
-            + (bound.registration?.registrationClientURI.map { " (\($0.absoluteString))" } ?? "")
-        case .metadataDocument: "client id metadata document"
-        case .shared: "client of provider \(bound.sharedFrom?.rawValue ?? "?")"
-        }
-        return "    resource: \(bound.resource) through \(provider?.issuer?.absoluteString ?? "?"); \(client)"
+        return "    resource: \(bound.resource) through \(provider?.issuer?.absoluteString ?? "?"); client \(bound.clientDescription)"
     }
 
     func text(now: Date) -> [String] {
