@@ -77,6 +77,19 @@ struct ChallengeParserTests {
         #expect(throws: ChallengeSyntaxError.self) { try parseAuthenticationChallenges(value) }
     }
 
+    @Test("A resource's use_dpop_nonce in a DPoP challenge after a Bearer one (two field lines, joined) is found (RFC 9449 §9); a userinfo error likewise")
+    func dpopNonceAfterBearer() {
+        let response = HTTPResponse(status: 401, headers: ["www-authenticate": #"Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce""#,
+                                                           "dpop-nonce": "n-1"])
+        #expect(DPoP.nonceChallenge(response) == "n-1")
+        let quoted = HTTPResponse(status: 401, headers: ["www-authenticate": #"Bearer error_description="no use_dpop_nonce here""#, "dpop-nonce": "n-2"])
+        #expect(DPoP.nonceChallenge(quoted) == nil, "the words inside another challenge's quoted string are not a DPoP error")
+        let userinfo = HTTPResponse(status: 403, headers: ["www-authenticate": #"Bearer realm="x, error=\"fake\"", error="insufficient_scope""#])
+        #expect(throws: AuthError.errorResponse(OAuthErrorResponse(code: .insufficientScope, status: 403))) {
+            try processUserInfoResponse(userinfo, expectedSubject: "s", now: Date())
+        }
+    }
+
     @Test("Other schemes only: no Bearer challenge")
     func otherSchemes() throws {
         let response = HTTPResponse(status: 401, headers: ["www-authenticate": #"Basic realm="x", Digest nonce="n""#])
