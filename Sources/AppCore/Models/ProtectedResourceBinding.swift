@@ -91,7 +91,8 @@ extension DiscoveryKind {
     }
 
     init?(storedName: String) {
-        guard let kind = [DiscoveryKind.oauthAuthorizationServer, .openIDConnectPathInserted, .openIDConnect].first(where: { $0.storedName == storedName }) else {
+        let kinds = [DiscoveryKind.oauthAuthorizationServer, .openIDConnectPathInserted, .openIDConnect]
+        guard let kind = kinds.first(where: { $0.storedName == storedName }) else {
             return nil
         }
         self = kind
@@ -112,7 +113,8 @@ extension ProtectedResourceBinding {
                           guard let registeredAt = try reader.optionalDate("registeredAt", .secondsSince1970) else {
                               throw reader.shapeError("registeredAt", expected: "seconds since 1970")
                           }
-                          return ClientRegistrationRecord(registeredAt: registeredAt, registrationClientURI: try reader.optionalURL("registrationClientURI"),
+                          return ClientRegistrationRecord(registeredAt: registeredAt,
+                                                          registrationClientURI: try reader.optionalURL("registrationClientURI"),
                                                           clientSecretExpiresAt: try reader.optionalDate("clientSecretExpiresAt", .secondsSince1970))
                       })
         redirectURI = try reader.optionalString("redirectURI")

@@ -143,7 +143,8 @@ public struct SignInToResource: Sendable {
                     throw .resourceStep(.protectedResourceMetadata, url: candidate.absoluteString, cause: error)
                 }
             }
-            throw lastFailure ?? .resourceStep(.protectedResourceMetadata, url: resourceURL, cause: .protocolViolation(.missingField("resource_metadata")))
+            throw lastFailure ?? .resourceStep(.protectedResourceMetadata, url: resourceURL,
+                                               cause: .protocolViolation(.missingField("resource_metadata")))
         } catch {
             throw ErrorMapping.appError(error)
         }
@@ -194,7 +195,8 @@ public struct SignInToResource: Sendable {
             } else {
                 let how = metadata.clientIDMetadataDocumentSupported == true
                     ? "It takes a client id metadata document: give its URL with --client-metadata-url."
-                    : "Register a client there by hand and add it: authdeck provider add NAME --issuer \(issuer) --client-id ID --resource \(discovery.resource)."
+                    : "Register a client there by hand and add it: "
+                        + "authdeck provider add NAME --issuer \(issuer) --client-id ID --resource \(discovery.resource)."
                 throw AppError(title: "\(issuer) offers no client registration", detail: "Its metadata has no registration_endpoint. " + how,
                                specReference: "RFC 7591 §3, RFC 8414 §2", disposition: .usage)
             }
@@ -249,7 +251,9 @@ public struct SignInToResource: Sendable {
             let source = try ProviderAccess(env: env).provider(from)
             var secrets: AccountSecrets?
             if source.clientAuthentication != .none {
-                do { secrets = try env.credentials.store().loadIfPresent(.providerClient(from.rawValue)) } catch { throw ErrorMapping.appError(error) }
+                do { secrets = try env.credentials.store().loadIfPresent(.providerClient(from.rawValue)) } catch {
+                    throw ErrorMapping.appError(error)
+                }
             }
             var provider = makeProvider(plan, clientID: source.clientID, origin: .shared)
             provider.clientAuthentication = source.clientAuthentication
@@ -273,9 +277,11 @@ public struct SignInToResource: Sendable {
             var provider = makeProvider(plan, clientID: registration.clientID, origin: .registered)
             provider.protectedResource?.redirectURI = exact
             provider.protectedResource?.registration = ClientRegistrationRecord(
-                registeredAt: env.now(), registrationClientURI: registration.registrationClientURI, clientSecretExpiresAt: registration.clientSecretExpiresAt)
+                registeredAt: env.now(), registrationClientURI: registration.registrationClientURI,
+                clientSecretExpiresAt: registration.clientSecretExpiresAt)
             if registration.clientSecret != nil {
-                provider.clientAuthentication = registration.tokenEndpointAuthMethod.flatMap(ClientAuthenticationMethod.init(rawValue:)) ?? .clientSecretBasic
+                provider.clientAuthentication = registration.tokenEndpointAuthMethod.flatMap(ClientAuthenticationMethod.init(rawValue:))
+                    ?? .clientSecretBasic
                 if provider.clientAuthentication == .none { provider.clientAuthentication = .clientSecretBasic }
             }
             var secrets = AccountSecrets()
@@ -297,7 +303,9 @@ public struct SignInToResource: Sendable {
                 throw .resourceStep(.clientRegistration, url: url, cause: error)
             }
             let response: HTTPResponse
-            do { response = try await env.http(nil).send(request) } catch { throw .resourceStep(.clientRegistration, url: url, cause: .transport(error)) }
+            do { response = try await env.http(nil).send(request) } catch {
+                throw .resourceStep(.clientRegistration, url: url, cause: .transport(error))
+            }
             do throws(AuthError) { return try processClientRegistrationResponse(response, requestURL: endpoint, now: env.now()) } catch {
                 throw .resourceStep(.clientRegistration, url: url, cause: error)
             }
@@ -311,7 +319,8 @@ public struct SignInToResource: Sendable {
 
     private func makeProvider(_ plan: ResourceSignInPlan, clientID: String, origin: ProtectedResourceBinding.ClientOrigin) -> ProviderConfig {
         let host = URLComponents(string: plan.discovery.resource)?.host ?? plan.providerID.rawValue
-        var provider = ProviderConfig(id: plan.providerID, displayName: host, issuer: URL(string: plan.authorizationServer.issuer), clientID: clientID,
+        var provider = ProviderConfig(id: plan.providerID, displayName: host, issuer: URL(string: plan.authorizationServer.issuer),
+                                      clientID: clientID,
                                       scopes: plan.scopes, resources: [plan.discovery.resource])
         provider.protectedResource = ProtectedResourceBinding(resource: plan.discovery.resource, metadataURL: plan.discovery.metadataURL,
                                                               discovery: plan.discoveryKind, clientOrigin: origin)
@@ -357,7 +366,9 @@ public struct SignInToResource: Sendable {
             do { response = try await env.http(nil).send(request) } catch {
                 throw .resourceStep(step, url: request.url.absoluteString, cause: .transport(error))
             }
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else { return (response, request.url) }
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
+                return (response, request.url)
+            }
             let from = request.url.absoluteString
             guard let next = URL(string: location, relativeTo: request.url)?.absoluteURL else {
                 throw .resourceStep(step, url: from, cause: .protocolViolation(.invalidField(name: "Location", expected: "a URL")))

@@ -62,14 +62,18 @@ public enum ProtectedResourceDiscovery {
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }
         var urls: [(URL, ProtectedResourceMetadataLocation)] = []
-        if !path.isEmpty, let inserted = URL(string: origin + "/.well-known/oauth-protected-resource" + path) { urls.append((inserted, .pathInserted)) }
+        if !path.isEmpty, let inserted = URL(string: origin + "/.well-known/oauth-protected-resource" + path) {
+            urls.append((inserted, .pathInserted))
+        }
         if let root = URL(string: origin + "/.well-known/oauth-protected-resource") { urls.append((root, .root)) }
         return urls
     }
 
     /// The origin of `resource` (`scheme://host[:port]`, as written), or nil.
     public static func origin(of resource: String) -> String? {
-        guard let components = URLComponents(string: resource), let scheme = components.scheme, let host = components.percentEncodedHost else { return nil }
+        guard let components = URLComponents(string: resource), let scheme = components.scheme, let host = components.percentEncodedHost else {
+            return nil
+        }
         return "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
     }
 
@@ -109,7 +113,8 @@ public enum ProtectedResourceDiscovery {
         let resource = try object.requiredString("resource")
         let acceptable = acceptableResources(requested: requestedResource, location: location)
         guard acceptable.contains(where: { $0.exactlyEquals(resource) }) else {
-            throw .protocolViolation(.protectedResourceMismatch(expected: requestedResource, actual: resource, metadataURL: requestURL.absoluteString))
+            throw .protocolViolation(.protectedResourceMismatch(expected: requestedResource, actual: resource,
+                                                                metadataURL: requestURL.absoluteString))
         }
         guard let servers = try object.optionalStringArray("authorization_servers"), !servers.isEmpty else {
             throw .protocolViolation(.missingField("authorization_servers"))

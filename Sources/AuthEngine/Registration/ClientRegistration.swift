@@ -70,7 +70,8 @@ public struct ClientRegistration: Sendable, Equatable {
 /// RFC 7591 §3.1: `POST registration_endpoint` with the JSON client metadata; no credentials
 /// (open registration), no redirect followed.
 /// - Throws: `.unsupported(.missingEndpoint("registration_endpoint") / .insecureURL)`.
-public func makeClientRegistrationRequest(metadata: AuthorizationServerMetadata, request: ClientRegistrationRequest) throws(AuthError) -> HTTPRequest {
+public func makeClientRegistrationRequest(metadata: AuthorizationServerMetadata,
+                                          request: ClientRegistrationRequest) throws(AuthError) -> HTTPRequest {
     guard let endpoint = metadata.registrationEndpoint else { throw .unsupported(.missingEndpoint("registration_endpoint")) }
     try URLPolicy.requireSecure(endpoint)
     return HTTPRequest(method: .post, url: endpoint,
@@ -109,7 +110,8 @@ public func processClientRegistrationResponse(_ response: HTTPResponse, requestU
     }
     return ClientRegistration(
         clientID: clientID, clientSecret: try object.optionalString("client_secret").map(ClientSecret.init),
-        clientSecretExpiresAt: expiresAt, registrationAccessToken: try object.optionalString("registration_access_token").map(RegistrationAccessToken.init),
+        clientSecretExpiresAt: expiresAt,
+        registrationAccessToken: try object.optionalString("registration_access_token").map(RegistrationAccessToken.init),
         registrationClientURI: clientURI, tokenEndpointAuthMethod: try object.optionalString("token_endpoint_auth_method"))
 }
 
@@ -118,7 +120,8 @@ public func processClientRegistrationResponse(_ response: HTTPResponse, requestU
 public func makeClientDeletionRequest(registrationClientURI: URL, registrationAccessToken: RegistrationAccessToken) throws(AuthError) -> HTTPRequest {
     try URLPolicy.requireSecure(registrationClientURI)
     return HTTPRequest(method: .delete, url: registrationClientURI,
-                       headers: [HTTPHeader("Authorization", "Bearer " + registrationAccessToken.exposedValue), HTTPHeader("Accept", "application/json")],
+                       headers: [HTTPHeader("Authorization", "Bearer " + registrationAccessToken.exposedValue),
+                                 HTTPHeader("Accept", "application/json")],
                        followRedirects: false)
 }
 

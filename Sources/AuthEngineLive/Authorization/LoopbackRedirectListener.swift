@@ -195,7 +195,8 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     /// ``bind(ipv6:port:)`` on `port`, else (busy, refused) on an ephemeral one.
-    private static func bind(ipv6: Bool, preferring port: UInt16) throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
+    private static func bind(ipv6: Bool, preferring port: UInt16)
+        throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
         if port != 0, let bound = try? bind(ipv6: ipv6, port: port) { return bound }
         return try bind(ipv6: ipv6, port: 0)
     }

@@ -31,9 +31,11 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
     if !options.yes {
         guard isatty(STDIN_FILENO) == 1 else {
             throw CLIFailure(usageMessage: "Not confirmed: standard input is not a terminal",
-                             hint: "Add --yes to sign in to \(Output.visible(plan.discovery.resource)) through \(Output.visible(plan.authorizationServer.issuer)) without asking.")
+                             hint: "Add --yes to sign in to \(Output.visible(plan.discovery.resource)) through "
+                                 + "\(Output.visible(plan.authorizationServer.issuer)) without asking.")
         }
-        Output.errInline("Resource \(Output.visible(plan.discovery.resource)) will be signed in through authorization server \(Output.visible(plan.authorizationServer.issuer)) — continue? [y/N] ")
+        Output.errInline("Resource \(Output.visible(plan.discovery.resource)) will be signed in through authorization server "
+                         + "\(Output.visible(plan.authorizationServer.issuer)) — continue? [y/N] ")
         let answer = readLine(strippingNewline: true)?.trimmingWhitespace().lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
             Output.err("Not signed in; nothing was registered or stored.")
@@ -43,7 +45,11 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
     try context.unlock()
     let confirmed = request
     let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
-        do throws(AppError) { return .success(try await useCase.run(plan, confirmed) { progress in reportSignInProgress(progress) }) } catch { return .failure(error) }
+        do throws(AppError) {
+            return .success(try await useCase.run(plan, confirmed) { progress in reportSignInProgress(progress) })
+        } catch {
+            return .failure(error)
+        }
     }
     if interrupted {
         Output.err("Sign-in cancelled; no tokens were stored.")
@@ -53,7 +59,9 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
     case .success(let outcome):
         let record = outcome.record
         for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
-        Output.err("Signed in to \(Output.visible(plan.discovery.resource)) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(AccountResolution.handle(record))'").")
+        let handle = AccountResolution.handle(record)
+        let active = outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(handle)'"
+        Output.err("Signed in to \(Output.visible(plan.discovery.resource)) (\(handle))\(active).")
         Output.err(storedInText(try context.snapshot().credentialStore))
         return ExitCode.ok
     case .failure(let error):
