@@ -141,6 +141,9 @@ enum ScreenMapping {
             let running = signOut.finished ? [] : [SignOutStep(name: "working", result: .running)]
             return .signOutProgress(SignOutProgressDialog(accountName: signOut.displayName, steps: steps + running, finished: signOut.finished))
         }
+        if let plan = state.resourceSignIn?.plan {
+            return .resourceSignInConfirm(ResourceSignInConfirmDialog(lines: plan.summaryLines))
+        }
         if let id = screen.confirmSignOut, let account = state.account(id) {
             return .signOutConfirm(SignOutConfirmDialog(accountID: id, accountName: account.record.displayName,
                                                         willRevoke: true, willEndSession: true))

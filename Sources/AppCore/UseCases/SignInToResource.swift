@@ -38,6 +38,15 @@ public struct ResourceDiscovery: Equatable, Sendable {
     public var challengeScope: [String]?
     /// The resource indicator every token request names: the metadata's `resource`.
     public var resource: String { metadata.resource }
+
+    public init(requestedURL: String, metadata: ProtectedResourceMetadata, metadataURL: String, location: ProtectedResourceMetadataLocation,
+                challengeScope: [String]? = nil) {
+        self.requestedURL = requestedURL
+        self.metadata = metadata
+        self.metadataURL = metadataURL
+        self.location = location
+        self.challengeScope = challengeScope
+    }
 }
 
 /// Where the client comes from (step 4), decided before anything is registered.
@@ -66,6 +75,42 @@ public struct ResourceSignInPlan: Equatable, Sendable {
     public var scopes: [String]
     /// Notes for the person (a metadata document the server does not take, …).
     public var notes: [String]
+
+    public init(discovery: ResourceDiscovery, authorizationServer: AuthorizationServerMetadata, discoveryKind: DiscoveryKind, metadataURL: String,
+                client: ResourceClientPlan, providerID: ProviderID, scopes: [String], notes: [String] = []) {
+        self.discovery = discovery
+        self.authorizationServer = authorizationServer
+        self.discoveryKind = discoveryKind
+        self.metadataURL = metadataURL
+        self.client = client
+        self.providerID = providerID
+        self.scopes = scopes
+        self.notes = notes
+    }
+}
+
+extension ResourceSignInPlan {
+    /// What the person confirms, one line each: the resource, its metadata, the authorization
+    /// server, the client, the provider, the scopes and whether tokens are bound to a key.
+    /// Server text: escape before showing.
+    public var summaryLines: [String] {
+        let client = switch self.client {
+        case .existingProvider(let id): "provider '\(id)' (made for this resource earlier)"
+        case .sharedClient(let from): "the client of provider '\(from)' (same authorization server)"
+        case .metadataDocument(let url): "client id metadata document \(url)"
+        case .register(let endpoint): "a new registration at \(endpoint.absoluteString) (RFC 7591), kept for this server"
+        }
+        var lines = [
+            "Resource:             \(discovery.resource)",
+            "Its metadata:         \(discovery.metadataURL)",
+            "Authorization server: \(authorizationServer.issuer)",
+            "Client:               \(client)",
+            "Provider:             \(providerID)",
+        ]
+        if !scopes.isEmpty { lines.append("Scopes:               \(scopes.joined(separator: " "))") }
+        if discovery.metadata.wantsDPoP { lines.append("Tokens:               bound to a key (DPoP, RFC 9449)") }
+        return lines
+    }
 }
 
 /// Signing in to a resource by its URL: the protected-resource metadata (RFC 9728), the

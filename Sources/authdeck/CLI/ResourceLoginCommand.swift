@@ -27,7 +27,7 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
     }
     let plan = try await context.run { () async throws(AppError) in try await useCase.plan(discovery, request) }
     for note in plan.notes { Output.err("note: \(Output.visible(note))") }
-    Output.err(resourcePlanText(plan))
+    Output.err(Output.visible(plan.summaryLines.joined(separator: "\n")))
     if !options.yes {
         guard isatty(STDIN_FILENO) == 1 else {
             throw CLIFailure(usageMessage: "Not confirmed: standard input is not a terminal",
@@ -71,26 +71,6 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
         }
         throw CLIFailure(error)
     }
-}
-
-/// What the person confirms: the resource, the server, the client and the scopes.
-func resourcePlanText(_ plan: ResourceSignInPlan) -> String {
-    let client = switch plan.client {
-    case .existingProvider(let id): "provider '\(id)' (made for this resource earlier)"
-    case .sharedClient(let from): "the client of provider '\(from)' (same authorization server)"
-    case .metadataDocument(let url): "client id metadata document \(url)"
-    case .register(let endpoint): "a new registration at \(endpoint.absoluteString) (RFC 7591), kept for this server"
-    }
-    var lines = [
-        "Resource:             \(plan.discovery.resource)",
-        "Its metadata:         \(plan.discovery.metadataURL)",
-        "Authorization server: \(plan.authorizationServer.issuer)",
-        "Client:               \(client)",
-        "Provider:             \(plan.providerID)",
-    ]
-    if !plan.scopes.isEmpty { lines.append("Scopes:               \(plan.scopes.joined(separator: " "))") }
-    if plan.discovery.metadata.wantsDPoP { lines.append("Tokens:               bound to a key (DPoP, RFC 9449)") }
-    return Output.visible(lines.joined(separator: "\n"))
 }
 
 /// Asks which of several authorization servers to use (RFC 9728 §7.6: the client chooses).
