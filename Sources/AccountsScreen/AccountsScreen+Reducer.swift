@@ -165,6 +165,11 @@ extension AccountsScreen {
         case .dialogMove, .dialogNextField, .dialogPreviousField, .dialogToggleFlow, .dialogSetText:
             _ = state.signInForm?.apply(command)
         case .dialogSubmit:
+            // A URL given: a resource's sign-in (discovery, then its plan to confirm).
+            if let resource = state.signInForm?.resourceRequest {
+                state.signInForm = nil
+                return .send(.app(.signInToResource(resource)))
+            }
             guard let request = state.signInForm?.request else { break }
             state.signInForm = nil
             return .send(.app(.signIn(request)))
@@ -182,6 +187,8 @@ extension AccountsScreen {
 
         case .requestSignOut(let id):
             state.confirmSignOut = id
+        case .confirmResourceSignIn:
+            return .send(.app(.confirmResourceSignIn))
         case .confirmSignOut(let id):
             state.confirmSignOut = nil
             return .send(.app(.signOut(id, SignOutOptions())))
@@ -191,6 +198,7 @@ extension AccountsScreen {
             // sign-out question, the running (cancelled) or failed sign-in, the sign-in form.
             if state.app.presetForm != nil { return .send(.app(.presetFormClose)) }
             if state.app.signOut?.finished == true { return .send(.app(.dismissSignOut)) }
+            if state.app.resourceSignIn != nil { return .send(.app(.dismissResourceSignIn)) }
             if state.confirmSignOut != nil {
                 state.confirmSignOut = nil
             } else if let flow = state.app.signIn {

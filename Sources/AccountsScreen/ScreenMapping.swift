@@ -83,13 +83,15 @@ enum ScreenMapping {
         let record = account.record
         let provider = state.providers.first { $0.id == record.providerID }
         let token = record.defaultAccessToken
-        let overview = OverviewModel(
+        var overview = OverviewModel(
             provider: provider?.displayName ?? record.providerID.rawValue, issuer: record.shownIssuer(provider: provider), subject: record.subject,
             storage: record.storage.rawValue, storageIsInsecure: record.storage.isInsecure,
             accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
             hasRefreshToken: record.hasRefreshToken, refreshExpiresAt: record.refreshTokenExpiresAt,
             idTokenExpiresAt: record.idToken?.expiresAt, grantEndsSoonAt: grantEndsSoonAt(record, now: state.now),
             lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
+        overview.resource = provider?.protectedResource?.resource
+        overview.client = provider?.protectedResource?.clientDescription
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })
@@ -138,6 +140,9 @@ enum ScreenMapping {
             }
             let running = signOut.finished ? [] : [SignOutStep(name: "working", result: .running)]
             return .signOutProgress(SignOutProgressDialog(accountName: signOut.displayName, steps: steps + running, finished: signOut.finished))
+        }
+        if let plan = state.resourceSignIn?.plan {
+            return .resourceSignInConfirm(ResourceSignInConfirmDialog(lines: plan.summaryLines))
         }
         if let id = screen.confirmSignOut, let account = state.account(id) {
             return .signOutConfirm(SignOutConfirmDialog(accountID: id, accountName: account.record.displayName,

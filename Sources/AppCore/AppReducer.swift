@@ -28,6 +28,11 @@ public enum AppAction: Equatable, Sendable {
     case signInFinished(Result<SignInOutcome, AppError>)
     case cancelSignIn
     case dismissSignIn
+    /// `login URL` in the screen: discovery and the plan, then the person's answer.
+    case signInToResource(ResourceSignInRequest)
+    case resourceSignInPlanned(Result<ResourceSignInPlan, AppError>)
+    case confirmResourceSignIn
+    case dismissResourceSignIn
 
     // The sign-in dialog's "Add a provider from a preset…" form
     case presetFormOpen
@@ -269,6 +274,44 @@ public struct AppReducer: Sendable {
             guard state.signIn?.isRunning == false else { return .none }
             state.signIn = nil
             return .none
+
+        case .signInToResource(let request):
+            if state.signIn?.isRunning == true || state.resourceSignIn != nil {
+                flash(&state, .warn, "A sign-in is already in progress")
+                return .none
+            }
+            state.resourceSignIn = ResourceSignInQuestion(request: request)
+            flash(&state, .info, "Discovering \(request.resourceURL)…")
+            return .run { send in
+                send(.resourceSignInPlanned(await useCases.planResourceSignIn(request)))
+            }.cancellable(EffectIDs.signIn)
+
+        case .resourceSignInPlanned(.success(let plan)):
+            guard state.resourceSignIn != nil else { return .none }
+            state.resourceSignIn?.plan = plan
+            return .none
+
+        case .resourceSignInPlanned(.failure(let error)):
+            guard state.resourceSignIn != nil else { return .none }
+            state.resourceSignIn = nil
+            if error.disposition != .cancelled { flash(&state, .error, "Sign-in failed: \(error)") }
+            return .none
+
+        case .confirmResourceSignIn:
+            guard let question = state.resourceSignIn, let plan = question.plan, state.signIn?.isRunning != true else { return .none }
+            state.resourceSignIn = nil
+            state.signIn = SignInFlow(request: SignInRequest(providerID: plan.providerID, extraScopes: question.request.extraScopes))
+            return .run { send in
+                let result = await useCases.signInToResource(plan, question.request) { progress in send(.signInProgress(progress)) }
+                send(.signInFinished(result))
+                // The provider it made (or reused) comes with the next load.
+                if case .success = result { send(.reload) }
+            }.cancellable(EffectIDs.signIn)
+
+        case .dismissResourceSignIn:
+            guard state.resourceSignIn != nil else { return .none }
+            state.resourceSignIn = nil
+            return .cancel(EffectIDs.signIn)
 
         case .presetFormOpen, .presetFormEdit, .presetFormSubmit, .presetFormFinished, .presetFormClose:
             return reducePresetForm(&state, action)

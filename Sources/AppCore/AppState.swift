@@ -164,6 +164,18 @@ public struct AccountState: Equatable, Sendable, Identifiable {
 }
 
 /// A sign-in in progress (the login dialog's state after the user chose).
+/// A resource sign-in before it starts (``SignInToResource``): the request, then the plan the
+/// person confirms before anything is registered or opened.
+public struct ResourceSignInQuestion: Equatable, Sendable {
+    public var request: ResourceSignInRequest
+    /// nil while discovery runs.
+    public var plan: ResourceSignInPlan?
+    public init(request: ResourceSignInRequest, plan: ResourceSignInPlan? = nil) {
+        self.request = request
+        self.plan = plan
+    }
+}
+
 public struct SignInFlow: Equatable, Sendable {
     public enum Phase: Equatable, Sendable {
         case starting
@@ -255,6 +267,8 @@ public struct AppState: Equatable, Sendable {
     /// names them and says to run `authdeck doctor` (instead of "No accounts").
     public var damage: [FileDamage] = []
     public var signIn: SignInFlow?
+    /// Signing in to a resource by its URL: its plan awaiting the person's answer (nil while discovery runs).
+    public var resourceSignIn: ResourceSignInQuestion?
     public var signOut: SignOutFlow?
     /// The presets in effect (``PresetCatalog``), set by the front end at start.
     public var presets: [ProviderPreset] = []

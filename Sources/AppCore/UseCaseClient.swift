@@ -31,6 +31,12 @@ public struct UseCaseClient: Sendable {
     /// Saves a new provider after its discovery probe (``ProviderAdmin/add(_:clientSecret:probe:)``,
     /// as `provider add` does); returns it.
     public var addProvider: @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>
+    /// A resource's discovery and plan (``SignInToResource/discover(_:)``, ``SignInToResource/plan(_:_:)``):
+    /// what the person confirms; nothing registered or opened.
+    public var planResourceSignIn: @Sendable (ResourceSignInRequest) async -> Result<ResourceSignInPlan, AppError>
+    /// The confirmed plan carried out (``SignInToResource/run(_:_:progress:)``).
+    public var signInToResource: @Sendable (ResourceSignInPlan, ResourceSignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async
+        -> Result<SignInOutcome, AppError>
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
@@ -42,7 +48,10 @@ public struct UseCaseClient: Sendable {
         introspect: @escaping @Sendable (AccountID) async -> Result<JSONValue, AppError>,
         accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>,
         storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>,
-        addProvider: @escaping @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>
+        addProvider: @escaping @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>,
+        planResourceSignIn: @escaping @Sendable (ResourceSignInRequest) async -> Result<ResourceSignInPlan, AppError>,
+        signInToResource: @escaping @Sendable (ResourceSignInPlan, ResourceSignInRequest, @escaping @Sendable (SignInProgress) -> Void) async
+            -> Result<SignInOutcome, AppError>
     ) {
         self.load = load
         self.saveActiveAccount = saveActiveAccount
@@ -54,6 +63,8 @@ public struct UseCaseClient: Sendable {
         self.accessToken = accessToken
         self.storedTokens = storedTokens
         self.addProvider = addProvider
+        self.planResourceSignIn = planResourceSignIn
+        self.signInToResource = signInToResource
     }
 
     /// The use cases over `environment`.
@@ -82,6 +93,15 @@ public struct UseCaseClient: Sendable {
                     try await ProviderAdmin(env).add(config, clientSecret: secret, probe: .discovery)
                     return config
                 }
+            },
+            planResourceSignIn: { request in
+                await result { () async throws(AppError) in
+                    let useCase = SignInToResource(env)
+                    return try await useCase.plan(try await useCase.discover(request.resourceURL), request)
+                }
+            },
+            signInToResource: { plan, request, progress in
+                await result { () async throws(AppError) in try await SignInToResource(env).run(plan, request, progress: progress) }
             })
     }
 
@@ -103,7 +123,9 @@ public struct UseCaseClient: Sendable {
             introspect: { _ in .failure(failure("introspect")) },
             accessToken: { _, _ in .failure(failure("accessToken")) },
             storedTokens: { _ in .failure(failure("storedTokens")) },
-            addProvider: { _, _ in .failure(failure("addProvider")) })
+            addProvider: { _, _ in .failure(failure("addProvider")) },
+            planResourceSignIn: { _ in .failure(failure("planResourceSignIn")) },
+            signInToResource: { _, _, _ in .failure(failure("signInToResource")) })
     }
 }
 

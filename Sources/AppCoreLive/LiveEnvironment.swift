@@ -62,9 +62,9 @@ func readKeyFileWithoutFollowingLinks(_ path: String) throws(AppError) -> AppleK
 
 extension LoopbackClient {
     /// RFC 8252 §7.3 listeners on 127.0.0.1 (``LoopbackRedirectListener``).
-    static let live = LoopbackClient { (path: String) throws(RedirectListenerFailure) -> RedirectListener in
+    static let live = LoopbackClient { (path: String, port: UInt16?) throws(RedirectListenerFailure) -> RedirectListener in
         let listener: LoopbackRedirectListener
-        do { listener = try LoopbackRedirectListener(path: path) } catch { throw failure(error) }
+        do { listener = try LoopbackRedirectListener(path: path, port: port ?? 0) } catch { throw failure(error) }
         return RedirectListener(
             redirectURI: listener.redirectURI,
             waitForCallback: { (timeout: Duration, decide) async throws(RedirectListenerFailure) -> RedirectCallback in

@@ -56,8 +56,9 @@ extension StoredAccessTokenEntry {
 
 extension AccountSecrets {
     /// The `secrets` object: `defaultAccessToken`, `resourceAccessTokens` (an object keyed by
-    /// resource, required, may be `{}`), `refreshToken`, `idToken`, `clientSecret`, `dpopKey`
-    /// (strings; absent when nil; `dpopKey` is missing in files written before DPoP).
+    /// resource, required, may be `{}`), `refreshToken`, `idToken`, `clientSecret`, `dpopKey`,
+    /// `registrationAccessToken` (strings; absent when nil; `dpopKey` is missing in files written
+    /// before DPoP, `registrationAccessToken` in those before client registration).
     /// - Throws: ``JSONShapeError`` naming the member at `path`.
     public init(json: JSONValue, path: [JSONPathComponent]) throws(JSONShapeError) {
         let reader = try JSONReader(json, path: path)
@@ -74,6 +75,7 @@ extension AccountSecrets {
             idToken: try reader.optionalSecret("idToken"),
             clientSecret: try reader.optionalSecret("clientSecret"),
             dpopKey: try reader.optionalSecret("dpopKey"))
+        registrationAccessToken = try reader.optionalSecret("registrationAccessToken")
     }
 
     public var json: JSONValue {
@@ -84,6 +86,7 @@ extension AccountSecrets {
             "idToken": idToken?.json,
             "clientSecret": clientSecret?.json,
             "dpopKey": dpopKey?.json,
+            "registrationAccessToken": registrationAccessToken?.json,
         ])
     }
 }

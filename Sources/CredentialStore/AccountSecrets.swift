@@ -88,6 +88,9 @@ public struct AccountSecrets: Sendable, Equatable, CustomStringConvertible {
     /// RFC 9449: the key pair the account's tokens are bound to (a private JWK); absent for
     /// Bearer accounts and in files written before DPoP.
     public var dpopKey: StoredDPoPKey?
+    /// RFC 7592 §3 `registration_access_token` of a client authdeck registered (RFC 7591), kept
+    /// under the provider's ``AccountKey/providerClient(_:)`` key with its `client_secret`.
+    public var registrationAccessToken: StoredRegistrationAccessToken?
 
     public init(
         defaultAccessToken: StoredAccessTokenEntry? = nil,
@@ -122,7 +125,8 @@ public struct AccountSecrets: Sendable, Equatable, CustomStringConvertible {
             + "refreshToken: \(refreshToken.map { "\($0)" } ?? "nil"), "
             + "idToken: \(idToken.map { "\($0)" } ?? "nil"), "
             + "clientSecret: \(clientSecret.map { "\($0)" } ?? "nil"), "
-            + "dpopKey: \(dpopKey.map { "\($0)" } ?? "nil"))"
+            + "dpopKey: \(dpopKey.map { "\($0)" } ?? "nil"), "
+            + "registrationAccessToken: \(registrationAccessToken.map { "\($0)" } ?? "nil"))"
     }
 }
 

@@ -15,6 +15,7 @@ public enum StoredIDTokenKind: StoredSecretKind { public static let label = "IDT
 public enum StoredClientSecretKind: StoredSecretKind { public static let label = "ClientSecret" }
 public enum VaultPassphraseKind: StoredSecretKind { public static let label = "Passphrase" }
 public enum StoredDPoPKeyKind: StoredSecretKind { public static let label = "DPoPKey" }
+public enum StoredRegistrationAccessTokenKind: StoredSecretKind { public static let label = "RegistrationAccessToken" }
 
 /// RFC 6749 §1.4 `access_token`, as stored.
 public typealias StoredAccessToken = StoredSecret<StoredAccessTokenKind>
@@ -26,5 +27,7 @@ public typealias StoredIDToken = StoredSecret<StoredIDTokenKind>
 public typealias StoredClientSecret = StoredSecret<StoredClientSecretKind>
 /// RFC 9449: the account's DPoP key pair as a private JWK (JSON text with `d`), as stored.
 public typealias StoredDPoPKey = StoredSecret<StoredDPoPKeyKind>
+/// RFC 7592 §3 `registration_access_token`, as stored.
+public typealias StoredRegistrationAccessToken = StoredSecret<StoredRegistrationAccessTokenKind>
 /// The passphrase that unlocks the encrypted file vault.
 public typealias VaultPassphrase = StoredSecret<VaultPassphraseKind>

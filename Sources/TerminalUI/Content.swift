@@ -80,6 +80,7 @@ enum DetailContent {
             var out: [Line] = [
                 field("Provider", v(o.provider)),
                 field("Issuer", o.issuer.map(v) ?? "— (not OpenID Connect)"),
+            ] + (o.resource.map { [field("Resource", v($0)), field("Client", v(o.client ?? "—"))] } ?? []) + [
                 field("Subject", o.subject.map(v) ?? "—"),
                 field("Status", StatusText.text(a.status, now: m.now), StatusText.role(a.status)),
                 field("Storage", v(o.storage)) + (o.storageIsInsecure ? [.text(" ⚠ PLAINTEXT", .badgeInsecure)] : []),
@@ -215,7 +216,7 @@ enum DialogContent {
     }
 
     /// The lines of the sign-in dialog besides the provider rows.
-    static let signInFixedLines = 9
+    static let signInFixedLines = 10
 
     /// The provider rows shown: all of them when they fit in `rows`, else a window that keeps the
     /// selection visible, with "↑ N more" / "↓ N more" lines standing for the rest.
@@ -261,6 +262,7 @@ enum DialogContent {
         out.append(input("Extra scopes", s.extraScopes, focused: s.focusedField == .scopes, width: width))
         out.append(input("Audience", s.audience, focused: s.focusedField == .audience, width: width))
         out.append(input("Resource", s.resource, focused: s.focusedField == .resource, width: width))
+        out.append(input("Or a URL", s.resourceURL, focused: s.focusedField == .url, width: width))
         out.append([])
         out.append([.text("Tab next field · Enter sign in · Esc cancel", .textDim)])
         return out
@@ -365,6 +367,13 @@ enum DialogContent {
         if c.willEndSession { out.append([.text("• End the provider session in the browser (RP-Initiated Logout)", .text)]) }
         out.append([.text("• Delete the local secrets", .text)])
         out += [[], [.text("y", .keyHint), .text(" sign out   ", .text), .text("n", .keyHint), .text(" cancel", .text)]]
+        return out
+    }
+
+    static func resourceSignInConfirm(_ c: ResourceSignInConfirmDialog) -> [Line] {
+        var out: [Line] = c.lines.map { [.text(Sanitizer.visible($0), .text)] }
+        out += [[], [.text("y", .keyHint), .text(" register if needed and open the browser   ", .text),
+                     .text("n", .keyHint), .text(" cancel", .text)]]
         return out
     }
 

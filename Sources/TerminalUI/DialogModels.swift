@@ -12,9 +12,18 @@ public enum Dialog: Equatable, Sendable {
     case device(DeviceDialog)
     case signOutConfirm(SignOutConfirmDialog)
     case signOutProgress(SignOutProgressDialog)
+    /// A resource's plan (`login URL` in the screen), asked before anything is registered or opened.
+    case resourceSignInConfirm(ResourceSignInConfirmDialog)
 }
 
-public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource }
+/// What signing in to a resource will do (``ResourceSignInPlan/summaryLines``), to confirm.
+public struct ResourceSignInConfirmDialog: Equatable, Sendable {
+    public var lines: [String]
+    public init(lines: [String]) { self.lines = lines }
+}
+
+/// `url`: a protected resource's URL (RFC 9728); when given, the sign-in is to that resource and the provider list is not used.
+public enum SignInField: Equatable, Sendable, CaseIterable { case provider, flow, scopes, audience, resource, url }
 
 public struct ProviderOption: Equatable, Sendable {
     public var id: ProviderID
@@ -39,6 +48,8 @@ public struct SignInDialog: Equatable, Sendable {
     public var audience: String
     /// Space-separated resource indicators (RFC 8707).
     public var resource: String
+    /// A protected resource's URL: sign in to it instead of the selected provider.
+    public var resourceURL: String = ""
     public var focusedField: SignInField
     /// The list ends with "Add a provider from a preset…" (selected when `selectedProvider ==
     /// providers.count`).

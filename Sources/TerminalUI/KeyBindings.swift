@@ -51,6 +51,8 @@ public enum UICommand: Equatable, Sendable {
     /// Destructive: the app shows the confirm dialog (`Dialog.signOutConfirm`), never signs out directly.
     case requestSignOut(AccountRow.ID)
     /// Sent from the confirm dialog.
+    /// The resource sign-in's plan was confirmed (`y`).
+    case confirmResourceSignIn
     case confirmSignOut(AccountRow.ID)
     case refresh(AccountRow.ID)
     case fetchUserinfo(AccountRow.ID)
@@ -120,7 +122,7 @@ public struct KeyBinding: Sendable {
 
 /// Which table is in charge.
 public enum KeyContext: Equatable, Sendable, CaseIterable {
-    case global, accounts, detail, filter, signIn, presetForm, browserWaiting, device, signOutConfirm, signOutProgress, help
+    case global, accounts, detail, filter, signIn, presetForm, browserWaiting, device, signOutConfirm, signOutProgress, resourceSignInConfirm, help
 
     public var title: String {
         switch self {
@@ -134,6 +136,7 @@ public enum KeyContext: Equatable, Sendable, CaseIterable {
         case .device: "Device sign-in"
         case .signOutConfirm: "Sign out"
         case .signOutProgress: "Sign-out results"
+        case .resourceSignInConfirm: "Sign in to a resource"
         case .help: "Help"
         }
     }
@@ -290,6 +293,13 @@ public enum KeyBindings {
                    }) { _, _ in .cancel },
     ]
 
+    static let resourceSignInConfirm: [KeyBinding] = [
+        // Only `y`, as for sign-out: Enter out of habit must not register a client or open a browser.
+        KeyBinding(keys: [.char("y")], description: "Sign in to the resource (register a client if needed, open the browser)",
+                   shortDescription: "sign in") { _, _ in .confirmResourceSignIn },
+        KeyBinding(keys: [.char("n"), .escape], description: "Do not sign in", shortDescription: "cancel") { _, _ in .cancel },
+    ]
+
     static let help: [KeyBinding] = [
         KeyBinding(keys: [.char("?"), .escape, .char("q")], description: "Close help", shortDescription: "close") { _, _ in .toggleHelp },
     ]
@@ -308,6 +318,7 @@ public enum KeyBindings {
         case .device: t = device
         case .signOutConfirm: t = signOutConfirm
         case .signOutProgress: t = signOutProgress
+        case .resourceSignInConfirm: t = resourceSignInConfirm
         case .help: t = help
         }
         return readOnly ? t.filter { !$0.isDestructive } : t
@@ -323,6 +334,7 @@ public enum KeyBindings {
         case .device: return [.device]
         case .signOutConfirm: return [.signOutConfirm]
         case .signOutProgress: return [.signOutProgress]
+        case .resourceSignInConfirm: return [.resourceSignInConfirm]
         case nil: break
         }
         if m.filter.isEditing { return [.filter] }
@@ -418,6 +430,7 @@ extension SignInDialog {
         case .scopes: extraScopes
         case .audience: audience
         case .resource: resource
+        case .url: resourceURL
         }
     }
 }

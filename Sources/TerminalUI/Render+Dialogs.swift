@@ -50,6 +50,10 @@ extension Renderer {
             let lines = DialogContent.signOutProgress(p, width: min(64, size.width - 6))
             let r = dialogRect(size: size, width: 68, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
+        case .resourceSignInConfirm(let c):
+            let lines = DialogContent.resourceSignInConfirm(c)
+            let r = dialogRect(size: size, width: 96, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in to a resource"))
         }
     }
 

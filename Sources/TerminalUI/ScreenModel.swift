@@ -260,6 +260,9 @@ public struct DetailModel: Equatable, Sendable {
 public struct OverviewModel: Equatable, Sendable {
     public var provider: String
     public var issuer: String?
+    /// The protected resource a provider made by `login URL` signs in to, and where its client came from.
+    public var resource: String?
+    public var client: String?
     public var subject: String?
     /// Where this account's secrets live, e.g. "Secret Service", "encrypted file ~/.local/state/…".
     public var storage: String

@@ -27,6 +27,7 @@ extension SignInDialog {
             case .scopes: extraScopes = text
             case .audience: audience = text
             case .resource: resource = text
+            case .url: resourceURL = text
             case .provider, .flow: return true
             }
         default:
@@ -37,6 +38,13 @@ extension SignInDialog {
 
     /// Whether "Add a provider from a preset…" is the selected row.
     public var presetEntrySelected: Bool { addFromPreset && selectedProvider == providers.count }
+
+    /// A resource sign-in (the URL field filled in), with the extra scopes; nil otherwise.
+    public var resourceRequest: ResourceSignInRequest? {
+        let url = resourceURL.trimmingWhitespace()
+        guard !url.isEmpty else { return nil }
+        return ResourceSignInRequest(resourceURL: url, extraScopes: ScopeSet(parsing: extraScopes).values)
+    }
 
     /// The request to start on submit; nil without a provider.
     public var request: SignInRequest? {

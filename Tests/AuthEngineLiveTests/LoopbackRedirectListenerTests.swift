@@ -248,4 +248,19 @@ struct LoopbackRedirectListenerTests {
         }
         return String(decoding: data, as: UTF8.self)
     }
+
+    @Test("A client registered with an exact redirect URI: the listener binds that port when it is free, else an ephemeral one")
+    func preferredPort() throws {
+        let first = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4)
+        let port = first.port
+        first.close()
+        let again = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4, port: port)
+        #expect(again.port == port)
+        #expect(again.redirectURI.absoluteString == "http://127.0.0.1:\(port)/callback")
+        let busy = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4, port: port)
+        #expect(busy.port != port, "the port is taken: another one")
+        again.close()
+        busy.close()
+    }
+
 }

@@ -68,7 +68,7 @@ private struct Place {
 
 /// Every place of the key table: one per context (how to open it, written once per context so a
 /// new context must say how it is reached), and the detail pane on each tab.
-private func places() -> [Place] {
+private func places(resourceURL: String) -> [Place] {
     var out: [Place] = []
     for context in KeyContext.allCases {
         let recipe: [KeyEvent]
@@ -85,6 +85,9 @@ private func places() -> [Place] {
         case .device: recipe = [.char("l"), .tab, .right, .enter]
         case .signOutConfirm: recipe = [.char("o")]; needsAccount = true
         case .signOutProgress: recipe = [.char("o"), .char("y")]; needsAccount = true
+        // The sign-in dialog's last field takes a resource's URL (Tests/ResourceServer's `ok`); its plan asks.
+        case .resourceSignInConfirm:
+            recipe = [.char("l"), .tab, .tab, .tab, .tab, .tab] + resourceURL.map { KeyEvent.char($0) } + [.enter]
         case .help: recipe = [.char("?")]
         }
         let keys = KeyBindings.table(context).flatMap(\.keys)
@@ -106,13 +109,15 @@ private final class KeyWalker: @unchecked Sendable {
     let binary: String
     let environment: [String: String]
     let withAccount: Bool
+    let resourceURL: String
     let signIn: () async throws -> Void
     let captures: URL
     private var tmux: TmuxSession?
     private(set) var pressed = 0
 
-    init(width: Int, height: Int, binary: String, environment: [String: String], withAccount: Bool, captures: URL,
+    init(width: Int, height: Int, binary: String, environment: [String: String], withAccount: Bool, resourceURL: String, captures: URL,
          signIn: @escaping () async throws -> Void) {
+        self.resourceURL = resourceURL
         self.width = width
         self.height = height
         self.binary = binary
@@ -220,7 +225,7 @@ private final class KeyWalker: @unchecked Sendable {
     /// Presses every key of every place, each from a freshly opened place.
     func walk() async throws {
         try await start()
-        for place in places() where withAccount || !place.needsAccount {
+        for place in places(resourceURL: resourceURL) where withAccount || !place.needsAccount {
             for key in place.keys {
                 guard try await open(place) else { _ = try await reset(after: "opening \(place.name)", quitExpected: false); break }
                 let screen = try await press(key)
@@ -247,10 +252,13 @@ struct KeyWalkJourneyTests {
         try? FileManager.default.removeItem(at: captures)
         try FileManager.default.createDirectory(at: captures, withIntermediateDirectories: true)
         let idp = try await LocalIdentityProvider.shared.provider()
+        let resources = try await ResourceServerFixture.start()
+        defer { Task { await resources.stop() } }
+        let resourceURL = resources.resourceURL(scenario: "ok")
         let started = Date()
         let walked = try await withThrowingTaskGroup(of: Int.self) { group in
             for (width, height) in [(80, 24), (200, 60)] {
-                group.addTask { try await Self.walk(width: width, height: height, idp: idp, captures: captures) }
+                group.addTask { try await Self.walk(width: width, height: height, idp: idp, resourceURL: resourceURL, captures: captures) }
             }
             return try await group.reduce(0, +)
         }
@@ -260,7 +268,7 @@ struct KeyWalkJourneyTests {
     }
 
     /// Both states at one size; the number of keys pressed.
-    static func walk(width: Int, height: Int, idp: LocalIdentityProvider, captures: URL) async throws -> Int {
+    static func walk(width: Int, height: Int, idp: LocalIdentityProvider, resourceURL: String, captures: URL) async throws -> Int {
         let binary = ShippedBinary.path
         var walked = 0
         for withAccount in [false, true] {
@@ -291,7 +299,7 @@ struct KeyWalkJourneyTests {
             var tuiEnvironment = home.environment
             tuiEnvironment["BROWSER"] = browser.path
             let walker = KeyWalker(width: width, height: height, binary: binary, environment: tuiEnvironment,
-                                   withAccount: withAccount, captures: captures, signIn: signIn)
+                                   withAccount: withAccount, resourceURL: resourceURL, captures: captures, signIn: signIn)
             defer { walker.stop() }
             try await walker.walk()
             walked += walker.pressed

@@ -79,11 +79,11 @@ struct ProviderAdminTests {
             #expect(error.disposition == .usage)
         }
         let alice = try await signedIn(world)
-        let error = #expect(throws: AppError.self) { try ProviderAdmin(env).remove("op") }
+        let error = await #expect(throws: AppError.self) { try await ProviderAdmin(env).remove("op") }
         #expect(error?.title == "Provider 'op' still has 1 signed-in account (op/alice)" && error?.disposition == .other, "\(String(describing: error))")
         _ = await SignOut(env).run(alice.record.id, options: SignOutOptions(localOnly: true, endSession: false)) { _ in }
         #expect(world.cache.withLock { !$0.isEmpty })
-        try ProviderAdmin(env).remove("op")
+        try await ProviderAdmin(env).remove("op")
         #expect(world.files.withLock { $0.providers.isEmpty })
         #expect(world.cache.withLock { $0.isEmpty }, "cached discovery and JWKS go with the provider")
     }

@@ -74,7 +74,9 @@ struct UnimplementedEnvironmentTests {
             Issue.record("addProvider succeeded")
             return
         }
+        _ = await useCases.planResourceSignIn(ResourceSignInRequest(resourceURL: "https://mcp.example/mcp"))
         #expect(reports.withLock { $0 } == ["load", "saveActiveAccount", "signIn", "refresh", "signOut", "userinfo", "introspect",
-                                            "accessToken", "storedTokens", "addProvider"].map { "unimplemented: useCases.\($0)" })
+                                            "accessToken", "storedTokens", "addProvider", "planResourceSignIn"]
+                                            .map { "unimplemented: useCases.\($0)" })
     }
 }

@@ -106,9 +106,17 @@ public struct RedirectListener: Sendable {
 
 /// Makes loopback redirect listeners.
 public struct LoopbackClient: Sendable {
-    /// Binds a listener for `path` (e.g. `/callback`).
-    public var listen: @Sendable (_ path: String) throws(RedirectListenerFailure) -> RedirectListener
-    public init(listen: @escaping @Sendable (String) throws(RedirectListenerFailure) -> RedirectListener) { self.listen = listen }
+    public init(listen: @escaping @Sendable (String) throws(RedirectListenerFailure) -> RedirectListener) {
+        self.bind = { path, _ throws(RedirectListenerFailure) in try listen(path) }
+    }
+
+    /// Binds a listener for `path` on `port` when it is free (a client registered with the exact
+    /// redirect URI, port included), else on an ephemeral port.
+    public var bind: @Sendable (_ path: String, _ port: UInt16?) throws(RedirectListenerFailure) -> RedirectListener
+    public init(bind: @escaping @Sendable (String, UInt16?) throws(RedirectListenerFailure) -> RedirectListener) { self.bind = bind }
+
+    /// A listener for `path` (on `port` when given and free).
+    public func listen(_ path: String, port: UInt16? = nil) throws(RedirectListenerFailure) -> RedirectListener { try bind(path, port) }
 }
 
 /// The credential store and its administration.

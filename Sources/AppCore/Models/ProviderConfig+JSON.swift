@@ -43,6 +43,7 @@ extension ProviderConfig {
         gitHosts = try reader.optionalArray("gitHosts", CredentialHost.init(json:path:))
         containerRegistries = try reader.optionalArray("containerRegistries", CredentialHost.init(json:path:))
         appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in try AppleClientSecretSource(json: reader) }
+        protectedResource = try reader.optionalReader("protectedResource").map { (reader) throws(JSONShapeError) in try ProtectedResourceBinding(json: reader) }
     }
 
     /// The JSON object ``init(json:path:)`` reads.
@@ -74,6 +75,7 @@ extension ProviderConfig {
             "par": par.map { .string($0.rawValue) },
             "dpop": dpop.map { .string($0.rawValue) },
             "appleClientSecret": appleClientSecret?.json,
+            "protectedResource": protectedResource?.json,
             "gitHosts": gitHosts.map { .array($0.map(\.json)) },
             "containerRegistries": containerRegistries.map { .array($0.map(\.json)) },
         ])

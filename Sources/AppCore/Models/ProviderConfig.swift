@@ -128,6 +128,8 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     /// Sign in with Apple: the key the client secret is minted with, renewed by authdeck before
     /// it expires (``AppleClientSecret/needsRenewal(expiresAt:now:)``); nil for other providers.
     public var appleClientSecret: AppleClientSecretSource?
+    /// A provider made by `authdeck login URL` for a protected resource (RFC 9728); nil for others.
+    public var protectedResource: ProtectedResourceBinding?
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],

@@ -123,12 +123,24 @@ struct ProviderAccess: Sendable {
     /// `{tenantid}` issuer only for a provider marked `multiTenantEntra` or a Microsoft login host).
     /// The one reading of a discovery answer: the fetch below, its cache, and the probe of `provider add`.
     /// - Throws: as ``Discovery/processResponse(_:expectedIssuer:requestURL:kind:multiTenantEntra:)``.
+    /// The document read with the provider's rules. A provider for a protected resource reads its
+    /// server's document from where sign-in found it, with `S256` required and the RFC 9207 `iss`
+    /// required on every authorization response whatever the document says.
     static func readDiscovery(_ response: HTTPResponse, provider: ProviderConfig, issuer: String, requestURL: URL) throws(AuthError) -> AuthorizationServerMetadata {
-        try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: requestURL, multiTenantEntra: provider.multiTenantEntra ?? false)
+        var metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: requestURL,
+                                                     kind: provider.protectedResource?.discovery ?? .openIDConnect,
+                                                     multiTenantEntra: provider.multiTenantEntra ?? false)
+        if provider.protectedResource != nil {
+            try Discovery.requireS256(metadata)
+            metadata.authorizationResponseIssParameterSupported = true
+        }
+        return metadata
     }
 
     private func discovered(_ provider: ProviderConfig, issuer: String) async throws(AuthError) -> AuthorizationServerMetadata {
-        let request = try Discovery.makeRequest(issuer: issuer)
+        var request = try Discovery.makeRequest(issuer: issuer, kind: provider.protectedResource?.discovery ?? .openIDConnect)
+        // Found through a resource: no redirect followed (a redirect to another host is a mix-up).
+        if provider.protectedResource != nil { request.followRedirects = false }
         let url = request.url.absoluteString
         let now = env.now()
         let cached = env.cache.load(provider.id, .discovery).flatMap { $0.url == url ? $0 : nil }

@@ -25,10 +25,26 @@ public struct ProviderAdmin: Sendable {
         env.cache.remove(provider.id)
     }
 
-    /// Removes a provider without accounts, its stored client secret (absent is fine) and its
-    /// cached documents.
-    /// - Throws: `.usage` for an unknown provider or one with signed-in accounts (named).
-    public func remove(_ id: ProviderID) throws(AppError) {
+    /// What removing a provider did beyond the files.
+    public enum RegistrationOutcome: Equatable, Sendable {
+        /// No registration of authdeck's.
+        case none
+        /// RFC 7592 §2.3: the server deleted the client (`confirmed`: it answered 204/200; false:
+        /// it said the client was already unknown).
+        case deleted(confirmed: Bool)
+        /// Kept at the server: other providers use the client (named), or the server gave no
+        /// `registration_client_uri` / token to delete it with.
+        case kept(reason: String)
+    }
+
+    /// Removes a provider without accounts, its stored client secret and registration token
+    /// (absent is fine) and its cached documents. A client authdeck registered for it (RFC 7591)
+    /// is deleted first with RFC 7592 `DELETE registration_client_uri` and the
+    /// `registration_access_token`, unless another provider shares that client.
+    /// - Throws: `.usage` for an unknown provider or one with signed-in accounts (named); a
+    ///   refused deletion (nothing removed, so it can be tried again); store and file errors.
+    @discardableResult
+    public func remove(_ id: ProviderID) async throws(AppError) -> RegistrationOutcome {
         let provider = try ProviderAccess(env: env).provider(id)
         let accounts = try env.files.accounts().filter { $0.providerID == id }
         if !accounts.isEmpty {
@@ -37,10 +53,39 @@ public struct ProviderAdmin: Sendable {
             throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account\(accounts.count == 1 ? "" : "s") (\(names.joined(separator: ", ")))",
                            detail: "Log \(accounts.count == 1 ? "it" : "them") out first with \(names.map { "'authdeck logout \($0)'" }.joined(separator: ", ")).")
         }
-        if provider.clientAuthentication != .none {
+        let outcome = try await deleteRegistration(provider)
+        if provider.clientAuthentication != .none || provider.protectedResource?.registration != nil {
             do { try env.credentials.store().delete(.providerClient(id.rawValue)) } catch { throw ErrorMapping.appError(error) }
         }
         env.cache.remove(id)
         _ = try env.files.removeProvider(id)
+        return outcome
+    }
+
+    /// RFC 7592 §2.3 for a provider whose client authdeck registered.
+    private func deleteRegistration(_ provider: ProviderConfig) async throws(AppError) -> RegistrationOutcome {
+        guard let binding = provider.protectedResource, binding.clientOrigin == .registered else { return .none }
+        let sharing = try env.files.providers().filter { $0.protectedResource?.sharedFrom == provider.id }.map(\.id.rawValue)
+        if !sharing.isEmpty { return .kept(reason: "provider\(sharing.count == 1 ? "" : "s") \(sharing.joined(separator: ", ")) use\(sharing.count == 1 ? "s" : "") the same client") }
+        var stored: AccountSecrets?
+        do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+        guard let uri = binding.registration?.registrationClientURI, let token = stored?.registrationAccessToken else {
+            return .kept(reason: "the server gave no registration_client_uri and registration_access_token to delete it with (RFC 7592 §3)")
+        }
+        do throws(AuthError) {
+            let request: HTTPRequest
+            do throws(AuthError) {
+                request = try makeClientDeletionRequest(registrationClientURI: uri, registrationAccessToken: RegistrationAccessToken(token.exposedValue))
+            } catch { throw .resourceStep(.clientDeletion, url: uri.absoluteString, cause: error) }
+            let response: HTTPResponse
+            do { response = try await env.http(provider).send(request) } catch {
+                throw .resourceStep(.clientDeletion, url: uri.absoluteString, cause: .transport(error))
+            }
+            do throws(AuthError) { return .deleted(confirmed: try processClientDeletionResponse(response, requestURL: uri, now: env.now())) } catch {
+                throw .resourceStep(.clientDeletion, url: uri.absoluteString, cause: error)
+            }
+        } catch {
+            throw ErrorMapping.appError(error)
+        }
     }
 }

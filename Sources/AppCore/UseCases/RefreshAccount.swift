@@ -118,7 +118,7 @@ public struct RefreshAccount: Sendable {
                 var plan: Plan?
                 let marked = try accounts.update(id) { (record: inout AccountRecord) throws(AppError) in
                     plan = try prepare(record, current: current, resource: resource, minimumValidity: minimumValidity, force: force,
-                                       rejected: rejected, metadata: metadata, client: client)
+                                       rejected: rejected, provider: provider, metadata: metadata, client: client)
                     if plan != nil { record.refreshSentAt = env.now() }
                 }
                 guard let plan else { return marked }
@@ -239,7 +239,8 @@ public struct RefreshAccount: Sendable {
     /// Pure: nothing is written, so a refusal here leaves the file as it was.
     /// - Throws: no refresh token (`.needsSignIn`), a DPoP-bound grant without its key, request errors.
     private func prepare(_ latest: AccountRecord, current: AccountSecrets, resource: String?, minimumValidity: Duration?, force: Bool,
-                         rejected: AccessToken?, metadata: AuthorizationServerMetadata, client: ClientConfiguration) throws(AppError) -> Plan? {
+                         rejected: AccessToken?, provider: ProviderConfig, metadata: AuthorizationServerMetadata,
+                         client: ClientConfiguration) throws(AppError) -> Plan? {
         // The lock is ours: a marker left in the file belongs to a process that is gone.
         let unknownOutcome = latest.refreshSentAt
         let validity = minimumValidity.map(\.timeInterval) ?? env.policy.refreshMargin
@@ -263,7 +264,8 @@ public struct RefreshAccount: Sendable {
             // token for the resource's scopes of this grant rather than guessing.
             var request = try makeRefreshTokenRequest(metadata: metadata, client: client, refreshToken: refreshToken,
                                                       scopes: resource == nil ? nil : Self.grantScopes(latest),
-                                                      resource: organization == nil ? resource : nil, organizationID: organization)
+                                                      resource: organization == nil ? resource ?? provider.protectedResource?.resource : nil,
+                                                      organizationID: organization)
             request.timeout = Self.requestTimeout
             // RFC 9449 §5: a key-bound grant is refreshed only with a proof from the same (stored) key.
             let dpop = try DPoPAccess.signer(env: env, secrets: current)

@@ -83,20 +83,23 @@ public struct SignIn: Sendable {
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
                              audience: String?, resources: [String], noBrowser: Bool, dpop: DPoPSigner?,
                              progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
-        let listener = try env.loopback.listen("/callback")
+        let listener = try env.loopback.listen("/callback", port: provider.protectedResource?.redirectPort)
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
         let dpopJKT = dpop?.thumbprint
         let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources,
                                                  prompt: provider.prompt(for: scopes))
-        let pending: PendingAuthorization
+        var unsent: PendingAuthorization
         // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
         if try PushedAuthorization.shouldPush(metadata: metadata, setting: provider.par ?? .auto) {
-            pending = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
+            unsent = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
                                                          dpopJKT: dpopJKT, http: env.http(provider), now: env.now())
         } else {
-            pending = try makeAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto, dpopJKT: dpopJKT)
+            unsent = try makeAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto, dpopJKT: dpopJKT)
         }
+        // A protected resource's provider names the resource in the code exchange too (RFC 8707, MCP authorization).
+        unsent.tokenRequestResource = provider.protectedResource?.resource
+        let pending = unsent
         let opened = noBrowser ? false : await env.browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
         let callback = try await listener.waitForCallback(env.browserTimeout) { callback in
@@ -158,6 +161,9 @@ public struct SignIn: Sendable {
             // Plain OAuth 2.0 (no ID token): the identity comes from userinfo when there is one.
             (subject, claims) = try await identityFromUserInfo(metadata: metadata, client: client, tokens: tokens, provider: provider, dpop: dpop)
         }
+        // A protected resource's server may say nothing of the user (no ID token, no userinfo):
+        // the account is the grant for that resource, named by it.
+        if subject == nil, let bound = provider.protectedResource { subject = bound.resource }
         guard let subject, !subject.isEmpty else {
             throw AppError(title: "Cannot tell who signed in", detail: "The provider returned no ID token and has no userinfo endpoint.",
                            specReference: "OIDC Core §2")
@@ -178,6 +184,10 @@ public struct SignIn: Sendable {
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
             signedInAt: tokens.receivedAt, storage: store.kind)
+        if idToken == nil, provider.protectedResource != nil, subject.utf8.elementsEqual(provider.protectedResource?.resource.utf8 ?? "".utf8) {
+            record.displayName = provider.displayName
+            record.username = provider.displayName
+        }
         record.tokenWarnings = TokenConversions.warnings(tokens)
         record.emailVerified = identity.emailVerified
         record.isPrivateEmail = identity.isPrivateEmail

@@ -57,6 +57,10 @@ public struct PendingAuthorization: Sendable, Equatable, Codable {
     public var requestedScopes: [String]
     /// `max_age` sent, if any.
     public var maxAge: Int?
+    /// The RFC 8707 `resource` the code exchange repeats (MCP authorization: "in both
+    /// authorization requests and token requests"); nil: the exchange carries none (the
+    /// default token; each resource's comes by refresh).
+    public var tokenRequestResource: String?
 
     public init(authorizationURL: URL, state: String, nonce: String?, codeVerifier: CodeVerifier, redirectURI: String,
                 expectedIssuer: String, clientID: String, requestedScopes: [String], maxAge: Int?) {

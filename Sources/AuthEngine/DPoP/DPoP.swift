@@ -59,8 +59,11 @@ public enum DPoP {
            object.member("error")?.stringValue.exactlyEquals("use_dpop_nonce") == true {
             return nonce
         }
-        if response.status == 401, let challenge = response.headers["www-authenticate"],
-           challenge.lowercased().hasPrefix("dpop"), challenge.contains("use_dpop_nonce") {
+        // Any of the response's challenges (several field lines arrive joined, RFC 9110 §5.3).
+        if response.status == 401,
+           BearerChallenge.challenges(in: response).challenges.contains(where: {
+               $0.scheme.equalsIgnoringASCIICase("DPoP") && $0.error?.exactlyEquals("use_dpop_nonce") == true
+           }) {
             return nonce
         }
         return nil

@@ -8,7 +8,7 @@ extension AuthError {
     /// but ends nothing (the identity is the same; the previous verified ID token stays): it is
     /// ``requiresInteraction``. A later `auth_time` is accepted (``checkRefreshedIdentity(_:original:)``).
     public var invalidatesGrant: Bool {
-        switch self {
+        switch underlying {
         // GitHub answers a spent or expired refresh token with HTTP 200 `bad_refresh_token`
         // (https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens).
         case .errorResponse(let response): response.code == .invalidGrant || response.code == .other("bad_refresh_token")
@@ -23,15 +23,15 @@ extension AuthError {
     /// `consent_required`), or a refreshed ID token's `auth_time` went back (OIDC Core §12.2).
     /// The grant may still be good, but no request without the user helps.
     public var requiresInteraction: Bool {
-        if case .protocolViolation(.refreshedIDTokenAuthTimeMismatch) = self { return true }
-        guard case .errorResponse(let response) = self else { return false }
+        if case .protocolViolation(.refreshedIDTokenAuthTimeMismatch) = underlying { return true }
+        guard case .errorResponse(let response) = underlying else { return false }
         return [.interactionRequired, .loginRequired, .consentRequired, .other("mfa_required")].contains(response.code)
     }
 
     /// Retrying later may succeed: connection failures and timeouts, 5xx and 429, and the
     /// `temporarily_unavailable` / `server_error` codes. See ``retryAfter``.
     public var isTransient: Bool {
-        switch self {
+        switch underlying {
         case .transport(let error):
             switch error {
             case .timeout, .connection, .interrupted: true
@@ -41,15 +41,15 @@ extension AuthError {
         case .errorResponse(let response):
             response.code == .temporarilyUnavailable || response.code == .serverError || response.status == 429
                 || (response.status >= 500 && response.code != .invalidGrant)
-        case .authorizationDenied, .protocolViolation, .unsupported: false
+        case .authorizationDenied, .protocolViolation, .unsupported, .resourceStep: false
         }
     }
 
     /// A protocol violation or a security refusal: never auto-retried, always shown.
     public var isSecurityRelevant: Bool {
-        switch self {
+        switch underlying {
         case .protocolViolation: true
-        case .unsupported(.insecureURL), .unsupported(.encryptedIDToken): true
+        case .unsupported(.insecureURL), .unsupported(.encryptedIDToken), .unsupported(.redirectToOtherOrigin): true
         case .transport(.tls), .transport(.insecureURL): true
         default: false
         }
@@ -57,7 +57,7 @@ extension AuthError {
 
     /// Seconds the server asked us to wait (`Retry-After`), when it said.
     public var retryAfter: TimeInterval? {
-        switch self {
+        switch underlying {
         case .errorResponse(let response): response.retryAfter
         case .httpStatus(let failure): failure.retryAfter
         default: nil

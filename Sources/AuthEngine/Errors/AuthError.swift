@@ -15,6 +15,29 @@ public enum AuthError: Error, Sendable, Equatable {
     case httpStatus(HTTPStatusFailure)
     /// We refuse to do this (insecure URL, `alg: none`, encrypted ID token, …).
     case unsupported(UnsupportedReason)
+    /// A step of signing in to a resource by its URL (RFC 9728, RFC 8414, RFC 7591) failed at
+    /// `url` with `cause`: the text names the step, the URL and what to do.
+    indirect case resourceStep(ResourceSignInStep, url: String, cause: AuthError)
+
+    /// The error under any ``resourceStep(_:url:cause:)`` wrapping.
+    public var underlying: AuthError {
+        if case .resourceStep(_, _, let cause) = self { return cause.underlying }
+        return self
+    }
+}
+
+/// The steps of signing in to a resource by its URL, in order.
+public enum ResourceSignInStep: String, Sendable, Equatable, CaseIterable {
+    /// 1. An unauthenticated request to the resource, for its challenge (RFC 9728 §5.1).
+    case resourceChallenge = "the resource's challenge"
+    /// 2. Its protected-resource metadata (RFC 9728 §3).
+    case protectedResourceMetadata = "the protected resource metadata"
+    /// 3. The authorization server's metadata (RFC 8414 §3, OpenID Discovery §4).
+    case authorizationServerMetadata = "the authorization server metadata"
+    /// 4. Dynamic client registration (RFC 7591 §3).
+    case clientRegistration = "client registration"
+    /// Deleting the registration (RFC 7592 §2.3).
+    case clientDeletion = "deleting the client registration"
 }
 
 /// A failed validation rule, named after its clause, with expected and actual values where
@@ -27,6 +50,8 @@ public enum ProtocolViolation: Sendable, Equatable {
     case invalidIssuerIdentifier(String)
     /// Discovery §3: `response_types_supported` must contain `code` for this client.
     case responseTypeCodeNotSupported
+    /// RFC 9728 §3.3: the metadata's `resource` must be identical to the resource asked for.
+    case protectedResourceMismatch(expected: String, actual: String, metadataURL: String)
 
     // MARK: Any response
     /// A REQUIRED member is absent (wire name), e.g. `jwks_uri`, `access_token`, `id_token`.
@@ -172,4 +197,10 @@ public enum UnsupportedReason: Sendable, Equatable {
     case dpopAlgorithmNotSupported(advertised: [String])
     /// RFC 9449 §4.2: the account's DPoP key could not sign a proof (reason, never the key).
     case dpopSigningFailed(String)
+    /// RFC 7636 §4.2, MCP authorization: the server does not advertise `S256` in
+    /// `code_challenge_methods_supported` (`advertised`: what it lists, empty when absent).
+    case pkceS256NotAdvertised(advertised: [String])
+    /// A discovery request was answered with a redirect to another origin (scheme, host, port),
+    /// which is not followed.
+    case redirectToOtherOrigin(from: String, to: String)
 }

@@ -56,6 +56,36 @@ public struct PresentableError: Sendable, Equatable {
         case .protocolViolation(let violation):
             let (title, detail, reference) = Self.describe(violation)
             self.init(title: title, detail: detail, specReference: reference)
+        case .resourceStep(let step, let url, let cause):
+            let inner = PresentableError(from: cause)
+            self.init(title: "Signing in to the resource stopped at \(step.rawValue): \(inner.title)",
+                      detail: "\(url): \(inner.detail) \(Self.nextStep(step))", specReference: inner.specReference ?? Self.reference(step))
+        }
+    }
+
+    /// What the person can do when `step` fails.
+    static func nextStep(_ step: ResourceSignInStep) -> String {
+        switch step {
+        case .resourceChallenge:
+            "Check the URL (the resource's own, e.g. https://host/mcp) and that the server answers."
+        case .protectedResourceMetadata:
+            "The resource publishes no usable protected resource metadata; ask its operator, or add its authorization server by hand: authdeck provider add NAME --issuer URL --client-id ID --resource URL."
+        case .authorizationServerMetadata:
+            "The authorization server the resource names publishes no usable metadata (RFC 8414 or OpenID discovery); ask its operator, or add the provider by hand: authdeck provider add NAME --issuer URL --client-id ID --resource URL."
+        case .clientRegistration:
+            "The server did not register authdeck; register a client there by hand and add it (authdeck provider add NAME --issuer URL --client-id ID --resource URL), or give a client metadata document with --client-metadata-url."
+        case .clientDeletion:
+            "The registration may remain at the server; delete it there, or run the command again."
+        }
+    }
+
+    static func reference(_ step: ResourceSignInStep) -> String {
+        switch step {
+        case .resourceChallenge: "RFC 9728 §5.1"
+        case .protectedResourceMetadata: "RFC 9728 §3"
+        case .authorizationServerMetadata: "RFC 8414 §3"
+        case .clientRegistration: "RFC 7591 §3"
+        case .clientDeletion: "RFC 7592 §2.3"
         }
     }
 
@@ -67,6 +97,9 @@ public struct PresentableError: Sendable, Equatable {
         if expected.replacing(":443", with: "") == actual.replacing(":443", with: "") { return "An explicit :443 port differs." }
         if expected.percentDecoded == actual.percentDecoded { return "Percent-encoding differs." }
         if expected.contains("{tenantid}") || actual.contains("{tenantid}") { return "A {tenantid} template was not replaced." }
+        if expected.unicodeScalars.allSatisfy(\.isASCII) != actual.unicodeScalars.allSatisfy(\.isASCII) {
+            return "One holds non-ASCII characters (a look-alike?); identifiers compare code unit for code unit."
+        }
         return nil
     }
 
@@ -100,6 +133,11 @@ public struct PresentableError: Sendable, Equatable {
         case .dpopAlgorithmNotSupported(let advertised): ("The provider takes DPoP proofs only with \(advertised.joined(separator: ", ")); authdeck signs ES256 and EdDSA. Set the provider's dpop setting to auto or never.", "RFC 9449 §5.1")
         case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.",
                                               "RFC 9449 §4.2")
+        case .pkceS256NotAdvertised(let advertised):
+            ("The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported: \(advertised.isEmpty ? "absent" : advertised.joined(separator: ", "))); authdeck signs in only with S256.",
+             "RFC 7636 §4.2, RFC 8414 §2")
+        case .redirectToOtherOrigin(let from, let to):
+            ("\(from) redirected to \(to), another origin; discovery follows no redirect to another host.", "RFC 9728 §3.2, RFC 8414 §3")
         case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
         }
     }
@@ -112,6 +150,11 @@ public struct PresentableError: Sendable, Equatable {
              "OpenID Connect Discovery 1.0 §4.3; RFC 8414 §3.3")
         case .invalidIssuerIdentifier(let issuer):
             ("Invalid issuer", "The issuer \"\(issuer)\" must be an https URL without query or fragment.", "OpenID Connect Discovery 1.0 §3")
+        case .protectedResourceMismatch(let expected, let actual, let metadataURL):
+            ("Protected resource mismatch",
+             "The metadata at \(metadataURL) is for \"\(actual)\", not the resource asked for, \"\(expected)\"; nothing was signed in."
+                + hint(expected, actual) + " Use the resource's exact URL.",
+             "RFC 9728 §3.3")
         case .responseTypeCodeNotSupported:
             ("Code flow not supported", "The server's `response_types_supported` does not contain `code`.", "OpenID Connect Discovery 1.0 §3")
         case .missingField(let name):
@@ -145,7 +188,7 @@ public struct PresentableError: Sendable, Equatable {
              "RFC 9207 §2.4")
         case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
             ("Missing issuer on redirect",
-             "The server advertises RFC 9207 but sent no `iss` (expected \"\(expected)\")." + unverified(unverifiedError),
+             "The redirect carried no `iss` (expected \"\(expected)\"), which the server advertises, or which authdeck requires of a protected resource's server; nothing was exchanged." + unverified(unverifiedError),
              "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")

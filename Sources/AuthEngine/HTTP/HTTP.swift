@@ -45,7 +45,7 @@ public struct HTTPHeader: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// An HTTP response as a value. `headers` names are lower-cased; a repeated header keeps the
-/// last value.
+/// last value, except `www-authenticate`, whose lines the live client joins with `, ` (RFC 9110 §5.3).
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: [String: String]

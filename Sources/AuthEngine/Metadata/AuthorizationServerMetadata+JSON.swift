@@ -37,6 +37,7 @@ extension AuthorizationServerMetadata {
             requirePushedAuthorizationRequests: try r.optionalBool("require_pushed_authorization_requests"),
             pushedAuthorizationRequestEndpoint: try url("pushed_authorization_request_endpoint"),
             dpopSigningAlgValuesSupported: try r.optionalStrings("dpop_signing_alg_values_supported"))
+        clientIDMetadataDocumentSupported = try r.optionalBool("client_id_metadata_document_supported")
     }
 
     /// The document with its wire names; absent members left out, URLs as absolute strings.
@@ -63,6 +64,7 @@ extension AuthorizationServerMetadata {
             "device_authorization_endpoint": url(deviceAuthorizationEndpoint),
             "end_session_endpoint": url(endSessionEndpoint),
             "authorization_response_iss_parameter_supported": authorizationResponseIssParameterSupported.map(JSONValue.bool),
+            "client_id_metadata_document_supported": clientIDMetadataDocumentSupported.map(JSONValue.bool),
             "claims_supported": strings(claimsSupported),
             "require_pushed_authorization_requests": requirePushedAuthorizationRequests.map(JSONValue.bool),
             "pushed_authorization_request_endpoint": url(pushedAuthorizationRequestEndpoint),

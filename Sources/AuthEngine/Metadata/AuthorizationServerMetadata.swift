@@ -51,6 +51,9 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     public var pushedAuthorizationRequestEndpoint: URL?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the provider takes DPoP proofs.
     public var dpopSigningAlgValuesSupported: [String]?
+    /// `client_id_metadata_document_supported` (OAuth Client ID Metadata Document draft §3):
+    /// an https URL of the client's metadata document may be its `client_id`.
+    public var clientIDMetadataDocumentSupported: Bool?
 
     public init(issuer: String, authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, userinfoEndpoint: URL? = nil,
                 jwksURI: URL? = nil, registrationEndpoint: URL? = nil, scopesSupported: [String]? = nil,

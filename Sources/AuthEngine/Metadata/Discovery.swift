@@ -6,6 +6,21 @@ public enum DiscoveryKind: Sendable, Equatable {
     case openIDConnect
     /// RFC 8414 §3.1: insert `/.well-known/oauth-authorization-server` between host and path.
     case oauthAuthorizationServer
+    /// OpenID discovery at the RFC 8414 §3.1 place: `/.well-known/openid-configuration` inserted
+    /// between host and path (the MCP authorization spec's second location for an issuer with a path).
+    case openIDConnectPathInserted
+
+    /// The locations tried for an issuer found through a protected resource (MCP authorization,
+    /// "Authorization Server Metadata Discovery"; RFC 8414 §5): RFC 8414 path-inserted, OpenID
+    /// path-inserted, OpenID appended; without a path, RFC 8414 then OpenID appended.
+    public static func chain(issuer: String) -> [DiscoveryKind] {
+        let path = URLComponents(string: issuer)?.percentEncodedPath ?? ""
+        return path.isEmpty || path == "/" ? [.oauthAuthorizationServer, .openIDConnect]
+                                           : [.oauthAuthorizationServer, .openIDConnectPathInserted, .openIDConnect]
+    }
+
+    /// Whether the document is OpenID Provider metadata (its REQUIRED members apply).
+    public var isOpenID: Bool { self != .oauthAuthorizationServer }
 }
 
 /// Discovery (OIDC Discovery 1.0, RFC 8414): request builder, response processor, rules.
@@ -24,14 +39,15 @@ public enum Discovery {
                 throw .protocolViolation(.invalidIssuerIdentifier(issuer))
             }
             return url
-        case .oauthAuthorizationServer:
+        case .oauthAuthorizationServer, .openIDConnectPathInserted:
             guard let components = URLComponents(string: issuer), let scheme = components.scheme, let host = components.percentEncodedHost else {
                 throw .protocolViolation(.invalidIssuerIdentifier(issuer))
             }
             var path = components.percentEncodedPath
             while path.hasSuffix("/") { path.removeLast() }
             let port = components.port.map { ":\($0)" } ?? ""
-            guard let url = URL(string: "\(scheme)://\(host)\(port)/.well-known/oauth-authorization-server\(path)") else {
+            let name = kind == .oauthAuthorizationServer ? "oauth-authorization-server" : "openid-configuration"
+            guard let url = URL(string: "\(scheme)://\(host)\(port)/.well-known/\(name)\(path)") else {
                 throw .protocolViolation(.invalidIssuerIdentifier(issuer))
             }
             return url
@@ -86,7 +102,7 @@ public enum Discovery {
         guard let responseTypes = metadata.responseTypesSupported else {
             throw .protocolViolation(.missingField("response_types_supported"))
         }
-        if kind == .openIDConnect {
+        if kind.isOpenID {
             if metadata.jwksURI == nil { throw .protocolViolation(.missingField("jwks_uri")) }
             if metadata.subjectTypesSupported == nil { throw .protocolViolation(.missingField("subject_types_supported")) }
             guard let algorithms = metadata.idTokenSigningAlgValuesSupported else {
@@ -108,6 +124,15 @@ public enum Discovery {
         try URLPolicy.requireSecure(url)
         if components.query != nil || components.fragment != nil {
             throw .protocolViolation(.invalidIssuerIdentifier(issuer))
+        }
+    }
+
+    /// RFC 7636 §4.2, MCP authorization "Authorization Code Protection": the server must
+    /// advertise `S256` in `code_challenge_methods_supported`; absent means no PKCE, and is refused too.
+    /// - Throws: `.unsupported(.pkceS256NotAdvertised(advertised:))`.
+    public static func requireS256(_ metadata: AuthorizationServerMetadata) throws(AuthError) {
+        guard metadata.codeChallengeMethodsSupported?.containsExactly("S256") == true else {
+            throw .unsupported(.pkceS256NotAdvertised(advertised: metadata.codeChallengeMethodsSupported ?? []))
         }
     }
 

@@ -33,9 +33,9 @@ public func makeUserInfoRequest(metadata: AuthorizationServerMetadata, client: C
 ///   `.protocolViolation(.unexpectedContentType / .malformedJSON / .missingField(subjectClaim) / .userInfoSubjectMismatch)`.
 public func processUserInfoResponse(_ response: HTTPResponse, expectedSubject: String, subjectClaim: String = "sub",
                                     now: Date) throws(AuthError) -> UserInfoResponse {
-    if let challenge = response.headers["www-authenticate"], response.status == 401 || response.status == 403 {
-        throw .errorResponse(OAuthErrorResponse(code: OAuthErrorCode(rawValue: bearerChallengeError(challenge) ?? "invalid_token"),
-                                                status: response.status))
+    if response.headers["www-authenticate"] != nil, response.status == 401 || response.status == 403 {
+        let error = BearerChallenge.challenges(in: response).challenges.lazy.compactMap(\.error).first
+        throw .errorResponse(OAuthErrorResponse(code: OAuthErrorCode(rawValue: error ?? "invalid_token"), status: response.status))
     }
     guard (200..<300).contains(response.status) else {
         throw .httpStatus(HTTPStatusFailure(status: response.status, url: "userinfo_endpoint",
@@ -102,14 +102,6 @@ func checkSignedUserInfoClaims(_ payload: Data, expectedSubject: String, options
         if now.timeIntervalSince(expiresAt) > options.clampedClockTolerance { throw .protocolViolation(.expired(exp: expiresAt, now: now)) }
     }
     return UserInfoResponse(subject: subject, claims: object)
-}
-
-/// The `error` attribute of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3).
-func bearerChallengeError(_ header: String) -> String? {
-    guard let range = header.firstRange(of: "error=\"") else { return nil }
-    let rest = header[range.upperBound...]
-    guard let end = rest.firstIndex(of: "\"") else { return nil }
-    return String(rest[..<end])
 }
 
 extension UserInfoResponse {

@@ -75,21 +75,23 @@ public final class LoopbackRedirectListener: Sendable {
 
     /// Binds the listener. `path` must start with `/`. `connectionReadTimeout` (seconds) bounds
     /// how long one connection may take to send its whole request. Throws `.bindFailed`.
-    public init(path: String = "/callback", addressFamily: AddressFamily = .automatic, connectionReadTimeout: Double = 5)
+    /// - Parameter port: the port to bind (a client registered with an exact redirect URI, port
+    ///   included); 0 (the default) or a busy one: an ephemeral port.
+    public init(path: String = "/callback", addressFamily: AddressFamily = .automatic, connectionReadTimeout: Double = 5, port: UInt16 = 0)
         throws(LoopbackListenerError)
     {
         precondition(path.hasPrefix("/"), "the redirect path must start with /")
         let bound: (descriptor: Int32, port: UInt16, address: String)
         switch addressFamily {
         case .ipv4:
-            bound = try Self.bind(ipv6: false)
+            bound = try Self.bind(ipv6: false, preferring: port)
         case .ipv6:
-            bound = try Self.bind(ipv6: true)
+            bound = try Self.bind(ipv6: true, preferring: port)
         case .automatic:
             do {
-                bound = try Self.bind(ipv6: false)
+                bound = try Self.bind(ipv6: false, preferring: port)
             } catch {
-                bound = try Self.bind(ipv6: true)
+                bound = try Self.bind(ipv6: true, preferring: port)
             }
         }
         var pipeDescriptors: [Int32] = [-1, -1]
@@ -192,8 +194,15 @@ public final class LoopbackRedirectListener: Sendable {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: strlen(text)), as: UTF8.self)
     }
 
-    /// Binds the loopback literal on port 0 and listens. Returns the socket, port and address.
-    private static func bind(ipv6: Bool) throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
+    /// ``bind(ipv6:port:)`` on `port`, else (busy, refused) on an ephemeral one.
+    private static func bind(ipv6: Bool, preferring port: UInt16)
+        throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
+        if port != 0, let bound = try? bind(ipv6: ipv6, port: port) { return bound }
+        return try bind(ipv6: ipv6, port: 0)
+    }
+
+    /// Binds the loopback literal on `port` (0: ephemeral) and listens. Returns the socket, port and address.
+    private static func bind(ipv6: Bool, port requested: UInt16) throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
         let family = ipv6 ? AF_INET6 : AF_INET
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .bindFailed(detail: "socket: \(errorText(errno))") }
@@ -211,7 +220,7 @@ public final class LoopbackRedirectListener: Sendable {
             }
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = 0
+            address.sin6_port = requested.bigEndian
             withUnsafeMutableBytes(of: &address.sin6_addr) { $0[15] = 1 } // ::1
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             withUnsafeBytes(of: address) { source in
@@ -220,7 +229,7 @@ public final class LoopbackRedirectListener: Sendable {
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = 0
+            address.sin_port = requested.bigEndian
             address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeBytes(of: address) { source in

@@ -426,7 +426,13 @@ private let curlWriteHeader: authdeck_curl_data_callback = { buffer, size, count
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].trimmingWhitespace().lowercased()
         let value = line[line.index(after: colon)...].trimmingWhitespaceAndNewlines()
-        if !name.isEmpty { state.headers[name] = value }
+        // WWW-Authenticate is a list (RFC 9110 §11.6.1): its field lines join with ", " (§5.3),
+        // so a challenge in a second line is kept; any other repeated header keeps the last.
+        if name == "www-authenticate", let earlier = state.headers[name] {
+            state.headers[name] = earlier + ", " + value
+        } else if !name.isEmpty {
+            state.headers[name] = value
+        }
     }
     return length
 }

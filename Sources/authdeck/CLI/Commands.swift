@@ -54,9 +54,9 @@ enum Commands {
 
     static let login = CommandSpec(
         name: "login",
-        abstract: "Sign in to a provider through the browser or the device flow.",
-        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to https URIs). Ctrl-C cancels and stores nothing.",
-        positionals: [PositionalSpec(name: "provider", optional: true, help: "A configured provider (default: the only one).")],
+        abstract: "Sign in to a provider, or to a resource by its URL, through the browser or the device flow.",
+        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to that resource (an MCP server): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is checked (RFC 8414; S256 required); the client is the one configured for that server, a client id metadata document (--client-metadata-url), or registered once per server (RFC 7591); the provider is named after the host, every token request names the resource (RFC 8707) and the redirect must carry iss (RFC 9207). It asks before registering or opening a browser (--yes for scripts; without a terminal, --yes is required).",
+        positionals: [PositionalSpec(name: "provider", optional: true, help: "A configured provider (default: the only one), or the URL of a protected resource.")],
         options: [
             .flag("device", help: "Use the device authorization grant (RFC 8628) instead of the browser."),
             .repeated("scope", valueName: "scope", help: "A scope to request besides the provider's."),
@@ -64,6 +64,9 @@ enum Commands {
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
             .value("name", valueName: "alias", help: "An alias for the account."),
             .flag("noBrowser", help: "Print the URL instead of opening a browser."),
+            .flag("yes", short: "y", help: "With a resource URL: sign in without asking first (scripts)."),
+            .value("clientMetadataUrl", valueName: "url", help: "With a resource URL: a client id metadata document's https URL, the client_id where the server takes them."),
+            .value("authorizationServer", valueName: "issuer", help: "With a resource URL: the authorization server to use when its metadata names several."),
         ] + CodeLoginOptions.specs,
         validate: { LoginOptions.validate($0) ?? CodeLoginOptions.validate($0) },
         run: { CodeLoginOptions.selected($0) ? try await codeLoginRun(CodeLoginOptions($0), .current) : try await loginRun(LoginOptions($0), .current) }
@@ -100,7 +103,7 @@ enum Commands {
     static let token = CommandSpec(
         name: "token",
         abstract: "Print an access token, refreshed when it would expire soon.",
-        discussion: "Only the token goes to stdout. The refresh runs under the account's cross-process lock. --exec-credential prints a Kubernetes client.authentication.k8s.io/v1 ExecCredential (kubectl exec plugin).",
+        discussion: "Only the token goes to stdout. The refresh runs under the account's cross-process lock. --exec-credential prints a Kubernetes client.authentication.k8s.io/v1 ExecCredential (kubectl exec plugin); --header-json prints the header object agent tools read (Claude Code's headersHelper).",
         positionals: [account],
         options: [
             .value("minValid", valueName: "seconds", help: "Refresh when the token expires within this many seconds (default 60)."),
@@ -109,6 +112,7 @@ enum Commands {
             .flag("idToken", help: "Print the stored ID token instead."),
             json,
             .flag("execCredential", help: "Print a Kubernetes ExecCredential (JSON)."),
+            .flag("headerJson", help: "Print {\"Authorization\": \"Bearer …\"} (Claude Code's headersHelper); refused for a DPoP-bound token."),
         ],
         validate: { TokenAudience.validateOrganizationOption($0) ?? TokenOptions.validate($0) },
         run: { try await tokenRun(TokenOptions($0), .current) }

@@ -248,6 +248,11 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
     } else {
         Output.raw(response.body)
     }
+    if let stepUp = ScopeStepUp.from(response, record: record, provider: snapshot.providers.first { $0.id == record.providerID }) {
+        let missing = stepUp.missing.isEmpty ? "the scopes it names (\(stepUp.scopes.joined(separator: " ")))" : stepUp.missing.joined(separator: " ")
+        throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status) insufficient_scope: the token lacks \(missing)",
+                         hint: "Sign in again with the scopes it needs: \(stepUp.command)")
+    }
     if response.status >= 400 {
         let hint = response.status == 401 ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs." : nil
         throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status)", hint: hint)

@@ -17,6 +17,10 @@ struct LoginOptions {
     var resources: [String]
     var name: String?
     var noBrowser: Bool
+    /// `login URL`: no question before the sign-in (scripts).
+    var yes: Bool
+    var clientMetadataURL: String?
+    var authorizationServer: String?
 
     init(_ parsed: ParsedCommand) {
         provider = parsed.positional("provider")
@@ -26,6 +30,9 @@ struct LoginOptions {
         resources = parsed.values("resource")
         name = parsed.value("name")
         noBrowser = parsed.flag("noBrowser")
+        yes = parsed.flag("yes")
+        clientMetadataURL = parsed.value("clientMetadataUrl")
+        authorizationServer = parsed.value("authorizationServer")
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
@@ -37,6 +44,14 @@ struct LoginOptions {
 
 func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
     let app = context.app
+    // `authdeck login https://mcp.example.com/mcp`: a URL that is not a configured provider's name.
+    if let argument = options.provider, SignInToResource.isResourceURL(argument, providers: (try? context.snapshot().providers) ?? []) {
+        return try await resourceLoginRun(options, context)
+    }
+    if options.yes || options.clientMetadataURL != nil || options.authorizationServer != nil {
+        throw CLIFailure(usageMessage: "--yes, --client-metadata-url and --authorization-server go with a resource URL",
+                         hint: "Sign in to a resource by its URL: authdeck login https://mcp.example.com/mcp --yes.")
+    }
     let providerID: ProviderID
     switch context.result({ () throws(AppError) in try SignIn(app).resolveProvider(options.provider) }) {
     case .success(let id): providerID = id

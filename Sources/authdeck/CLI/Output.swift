@@ -48,6 +48,11 @@ enum Output {
         writeAll(STDERR_FILENO, Data((visible(text) + "\n").utf8))
     }
 
+    /// A question on stderr, the answer typed after it on the same line.
+    static func errInline(_ text: String) {
+        writeAll(STDERR_FILENO, Data(visible(text).utf8))
+    }
+
     /// Writes every byte to `fd` (retrying short writes and EINTR); the errno of a failure, else nil.
     @discardableResult
     static func writeAll(_ fd: Int32, _ data: Data) -> Int32? {

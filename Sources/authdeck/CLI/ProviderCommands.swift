@@ -346,7 +346,14 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
 }
 
 func providerRemoveRun(_ name: String, _ context: CLIContext) async throws -> Int32 {
-    try context.run { () throws(AppError) in try ProviderAdmin(context.app).remove(ProviderID(name)) }
+    let outcome = try await context.run { () async throws(AppError) in try await ProviderAdmin(context.app).remove(ProviderID(name)) }
+    switch outcome {
+    case .none: break
+    case .deleted(let confirmed):
+        Output.err(confirmed ? "Deleted its client registration at the authorization server (RFC 7592)."
+                             : "Its client registration was already unknown to the authorization server (RFC 7592).")
+    case .kept(let reason): Output.err("Its client registration stays at the authorization server: \(reason).")
+    }
     Output.err("Removed provider '\(name)'.")
     return ExitCode.ok
 }

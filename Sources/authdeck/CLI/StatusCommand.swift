@@ -40,7 +40,7 @@ struct StatusRow {
             }
             idToken = .object(["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature])
         }
-        return .object([
+        var object: [String: JSONValue] = [
             "id": .string(record.id.rawValue),
             "handle": .string(AccountResolution.handle(record)),
             "alias": .text(record.alias),
@@ -66,7 +66,27 @@ struct StatusRow {
             "storage": .string(record.storage.rawValue),
             "signedInAt": .string(Times.rfc3339(record.signedInAt)),
             "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
-        ])
+        ]
+        // A provider made for a protected resource (`login URL`): the resource, its server and client.
+        if let bound = provider?.protectedResource {
+            object["protectedResource"] = .object(omittingNil: [
+                "resource": .string(bound.resource), "metadataURL": .string(bound.metadataURL),
+                "authorizationServer": .text(provider?.issuer?.absoluteString), "client": .string(bound.clientOrigin.rawValue),
+                "sharedFrom": bound.sharedFrom.map { .string($0.rawValue) },
+                "registration": bound.registration.map { registration in
+                    .object(["registeredAt": .string(Times.rfc3339(registration.registeredAt)),
+                             "registrationClientURI": .text(registration.registrationClientURI?.absoluteString),
+                             "clientSecretExpiresAt": time(registration.clientSecretExpiresAt)])
+                },
+            ])
+        }
+        return .object(object)
+    }
+
+    /// The resource line of a provider made for a protected resource.
+    static func resourceText(_ provider: ProviderConfig?) -> String? {
+        guard let bound = provider?.protectedResource else { return nil }
+        return "    resource: \(bound.resource) through \(provider?.issuer?.absoluteString ?? "?"); client \(bound.clientDescription)"
     }
 
     func text(now: Date) -> [String] {
@@ -83,6 +103,7 @@ struct StatusRow {
         lines.append(state)
         let issuer = record.shownIssuer(provider: provider).map { ", issuer \($0)" } ?? ", configured by endpoints (no issuer)"
         lines.append("    provider: \(record.providerID.rawValue)\(provider?.isLoopbackHTTP == true ? " (plain HTTP on loopback)" : "")\(issuer)")
+        if let resource = Self.resourceText(provider) { lines.append(resource) }
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
             let label = token.resource.map { "access token for \($0)" } ?? "access token"

@@ -33,6 +33,8 @@ struct TokenOptions {
     var idToken: Bool
     var json: Bool
     var execCredential: Bool
+    /// `{"Authorization": "Bearer …"}` (Claude Code's `headersHelper` shape).
+    var headerJSON: Bool
 
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
@@ -42,6 +44,7 @@ struct TokenOptions {
         idToken = parsed.flag("idToken")
         json = parsed.flag("json")
         execCredential = parsed.flag("execCredential")
+        headerJSON = parsed.flag("headerJson")
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
@@ -51,7 +54,10 @@ struct TokenOptions {
         if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
             return "--resource '\(resource)' must be an absolute URI without a fragment (RFC 8707 §2)"
         }
-        if parsed.flag("json") && parsed.flag("execCredential") { return "--json and --exec-credential are two output formats; choose one" }
+        if [parsed.flag("json"), parsed.flag("execCredential"), parsed.flag("headerJson")].filter({ $0 }).count > 1 {
+            return "--json, --exec-credential and --header-json are output formats; choose one"
+        }
+        if parsed.flag("idToken") && parsed.flag("headerJson") { return "--header-json hands over an access token; it cannot be used with --id-token" }
         if parsed.flag("idToken") && parsed.value("resource") != nil { return "--resource selects an access token; it cannot be used with --id-token" }
         return nil
     }
@@ -72,10 +78,17 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         let issued = try await context.run { () async throws(AppError) in
             try await tokens.accessToken(record, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
         }
+        if options.headerJSON, issued.tokenType.equalsIgnoringASCIICase("DPoP") {
+            // RFC 9449 §7.1: a DPoP token works only with a fresh proof per request; a static header would be refused.
+            throw CLIFailure("The access token of \(AccountResolution.handle(record)) is bound to a key (DPoP, RFC 9449): it cannot be handed over as a static Authorization header",
+                             hint: "Each request needs a fresh proof: call the API with 'authdeck api URL', or make proofs with 'authdeck proof METHOD URL'; or sign in again with the provider's dpop setting 'never'.")
+        }
         printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     }
-    if options.execCredential {
+    if options.headerJSON {
+        Output.json(.object(["Authorization": .string("Bearer " + token)]))
+    } else if options.execCredential {
         let status = JSONValue.object(omittingNil: ["token": .string(token), "expirationTimestamp": expiresAt.map { .string(Times.rfc3339($0)) }])
         Output.json(.object(["apiVersion": .string("client.authentication.k8s.io/v1"), "kind": .string("ExecCredential"), "status": status]))
     } else if options.json {
