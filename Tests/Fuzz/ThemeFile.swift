@@ -1,6 +1,6 @@
 // libFuzzer target (scripts/fuzz theme): the theme file parser (themes/README.md format).
-// Compiled together with the TerminalUI files the parser needs (Theme, StyleRole, Sanitizer,
-// BuiltInThemeSources), which import only Foundation.
+// Compiled together with the TerminalUI files the parser needs (Theme, StyleRole,
+// BuiltInThemeSources), which import only Foundation and TextSupport (Sanitizer).
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
