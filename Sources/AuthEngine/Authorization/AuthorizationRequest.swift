@@ -92,7 +92,8 @@ public func makeRandomState(crypto: CryptoProvider) -> String {
 /// - Throws: `.unsupported(.missingEndpoint / .pushedAuthorizationRequestsRequired / .insecureURL / .invalidRedirectURI /
 ///   .invalidResourceIndicator / .contradictoryPromptAndMaxAge / .repeatedParameter)`.
 public func makeAuthorizationRequest(metadata: AuthorizationServerMetadata, client: ClientConfiguration,
-                                     request: AuthorizationRequest, crypto: CryptoProvider, dpopJKT: String? = nil) throws(AuthError) -> PendingAuthorization {
+                                     request: AuthorizationRequest, crypto: CryptoProvider,
+                                     dpopJKT: String? = nil) throws(AuthError) -> PendingAuthorization {
     // RFC 9126 §5: such a provider only takes pushed requests (``PushedAuthorization``).
     if metadata.requirePushedAuthorizationRequests == true { throw .unsupported(.pushedAuthorizationRequestsRequired) }
     let (endpoint, parameters, pending) = try authorizationParameters(metadata: metadata, client: client, request: request,

@@ -69,11 +69,14 @@ public struct PresentableError: Sendable, Equatable {
         case .resourceChallenge:
             "Check the URL (the resource's own, e.g. https://host/mcp) and that the server answers."
         case .protectedResourceMetadata:
-            "The resource publishes no usable protected resource metadata; ask its operator, or add its authorization server by hand: authdeck provider add NAME --issuer URL --client-id ID --resource URL."
+            "The resource publishes no usable protected resource metadata; ask its operator, or add its authorization server by hand:"
+                + " authdeck provider add NAME --issuer URL --client-id ID --resource URL."
         case .authorizationServerMetadata:
-            "The authorization server the resource names publishes no usable metadata (RFC 8414 or OpenID discovery); ask its operator, or add the provider by hand: authdeck provider add NAME --issuer URL --client-id ID --resource URL."
+            "The authorization server the resource names publishes no usable metadata (RFC 8414 or OpenID discovery); ask its operator, or"
+                + " add the provider by hand: authdeck provider add NAME --issuer URL --client-id ID --resource URL."
         case .clientRegistration:
-            "The server did not register authdeck; register a client there by hand and add it (authdeck provider add NAME --issuer URL --client-id ID --resource URL), or give a client metadata document with --client-metadata-url."
+            "The server did not register authdeck; register a client there by hand and add it (authdeck provider add NAME --issuer URL"
+                + " --client-id ID --resource URL), or give a client metadata document with --client-metadata-url."
         case .clientDeletion:
             "The registration may remain at the server; delete it there, or run the command again."
         }
@@ -91,9 +94,13 @@ public struct PresentableError: Sendable, Equatable {
 
     /// A guess at why two issuer strings differ ("trailing slash differs" …), or nil.
     public static func issuerHint(expected: String, actual: String) -> String? {
-        if expected + "/" == actual || actual + "/" == expected { return "The trailing slash differs; configure the issuer exactly as the server spells it." }
+        if expected + "/" == actual || actual + "/" == expected {
+            return "The trailing slash differs; configure the issuer exactly as the server spells it."
+        }
         if expected.lowercased() == actual.lowercased() { return "Only letter case differs; issuers compare byte for byte." }
-        if expected.replacing("http://", with: "https://") == actual.replacing("http://", with: "https://") { return "The scheme differs (http vs https)." }
+        if expected.replacing("http://", with: "https://") == actual.replacing("http://", with: "https://") {
+            return "The scheme differs (http vs https)."
+        }
         if expected.replacing(":443", with: "") == actual.replacing(":443", with: "") { return "An explicit :443 port differs." }
         if expected.percentDecoded == actual.percentDecoded { return "Percent-encoding differs." }
         if expected.contains("{tenantid}") || actual.contains("{tenantid}") { return "A {tenantid} template was not replaced." }
@@ -128,17 +135,23 @@ public struct PresentableError: Sendable, Equatable {
         case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).",
                                               "RFC 8252 §7.3, §8.3")
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")
-        case .noSupportedSigningAlgorithm(let advertised): ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
+        case .noSupportedSigningAlgorithm(let advertised):
+            ("The server signs ID tokens only with \(advertised.joined(separator: ", ")); none of them is allowed.", "OIDC Core §3.1.3.7 step 7")
         case .missingEndpoint(let name): ("The provider has no `\(name)`.", "RFC 8414 §2")
-        case .dpopAlgorithmNotSupported(let advertised): ("The provider takes DPoP proofs only with \(advertised.joined(separator: ", ")); authdeck signs ES256 and EdDSA. Set the provider's dpop setting to auto or never.", "RFC 9449 §5.1")
+        case .dpopAlgorithmNotSupported(let advertised):
+            ("The provider takes DPoP proofs only with \(advertised.joined(separator: ", ")); authdeck signs ES256 and EdDSA. Set the"
+                + " provider's dpop setting to auto or never.", "RFC 9449 §5.1")
         case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.",
                                               "RFC 9449 §4.2")
         case .pkceS256NotAdvertised(let advertised):
-            ("The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported: \(advertised.isEmpty ? "absent" : advertised.joined(separator: ", "))); authdeck signs in only with S256.",
+            ("The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported:"
+                + " \(advertised.isEmpty ? "absent" : advertised.joined(separator: ", "))); authdeck signs in only with S256.",
              "RFC 7636 §4.2, RFC 8414 §2")
         case .redirectToOtherOrigin(let from, let to):
             ("\(from) redirected to \(to), another origin; discovery follows no redirect to another host.", "RFC 9728 §3.2, RFC 8414 §3")
-        case .pushedAuthorizationRequestsRequired: ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
+        case .pushedAuthorizationRequestsRequired:
+            ("The provider requires pushed authorization requests (PAR), but its `par` setting is `never` or it has no"
+                + " pushed_authorization_request_endpoint; set par to auto.", "RFC 9126 §5")
         }
     }
 
@@ -180,15 +193,16 @@ public struct PresentableError: Sendable, Equatable {
         case .redirectPathMismatch(let expected, let actual):
             ("Wrong redirect path", "The response arrived on \(actual), expected \(expected).", "RFC 8252 §8.10")
         case .stateMismatch(_, _, let unverifiedError):
-            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab); nothing was exchanged or stored."
-                + unverified(unverifiedError) + " Start the sign-in again.", "RFC 6749 §10.12")
+            ("State mismatch", "The `state` returned does not match the request (possible CSRF or a stale browser tab); nothing was"
+                + " exchanged or stored." + unverified(unverifiedError) + " Start the sign-in again.", "RFC 6749 §10.12")
         case .authorizationResponseIssuerMismatch(let expected, let actual, let unverifiedError):
             ("Issuer mismatch on redirect",
              "`iss` is \"\(actual)\", expected \"\(expected)\"." + hint(expected, actual) + unverified(unverifiedError),
              "RFC 9207 §2.4")
         case .missingAuthorizationResponseIssuer(let expected, let unverifiedError):
             ("Missing issuer on redirect",
-             "The redirect carried no `iss` (expected \"\(expected)\"), which the server advertises, or which authdeck requires of a protected resource's server; nothing was exchanged." + unverified(unverifiedError),
+             "The redirect carried no `iss` (expected \"\(expected)\"), which the server advertises, or which authdeck requires of a"
+                 + " protected resource's server; nothing was exchanged." + unverified(unverifiedError),
              "RFC 9207 §2.4")
         case .malformedJWT(let reason):
             ("Malformed JWT", "The token is not a compact JWS: \(reason).", "RFC 7515 §7.1")
@@ -197,7 +211,8 @@ public struct PresentableError: Sendable, Equatable {
         case .unexpectedJWTType(let typ):
             ("Wrong token type", "The JWT `typ` is \"\(typ)\", not an ID token.", "RFC 8725 §3.11")
         case .nestedJWT(let contentType):
-            ("Nested JWT refused", "The JWS header's `cty` is \"\(contentType)\", announcing a nested JWT; authdeck reads only tokens whose payload is their claims, so the token is refused.", "RFC 7519 §5.2")
+            ("Nested JWT refused", "The JWS header's `cty` is \"\(contentType)\", announcing a nested JWT; authdeck reads only tokens whose"
+                + " payload is their claims, so the token is refused.", "RFC 7519 §5.2")
         case .algorithmNotAllowed(let alg, let allowed):
             ("Algorithm not allowed",
              "ID token `alg` is \"\(alg)\"; allowed: \(allowed.joined(separator: ", ")).",
@@ -239,7 +254,9 @@ public struct PresentableError: Sendable, Equatable {
         case .issuedInFuture(let iat, let now):
             ("ID token issued in the future", "`iat` is \(iso(iat)), now is \(iso(now)). Check the system clock.", "OIDC Core §3.1.3.7 step 10")
         case .issuedTooLongAgo(let iat, let now, let maximumAge):
-            ("ID token issued too long ago", "`iat` is \(iso(iat)), now is \(iso(now)): more than \(Int(maximumAge / 60)) minutes before, so it is not a token minted for this answer (replayed or cached). Check the system clock; if it is right, the provider sent an old ID token.", "OIDC Core §3.1.3.7 step 10")
+            ("ID token issued too long ago", "`iat` is \(iso(iat)), now is \(iso(now)): more than \(Int(maximumAge / 60)) minutes before,"
+                + " so it is not a token minted for this answer (replayed or cached). Check the system clock; if it is right, the provider"
+                + " sent an old ID token.", "OIDC Core §3.1.3.7 step 10")
         case .authenticationTooOld(let authTime, let maxAge, let now):
             ("Authentication too old",
              "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).",

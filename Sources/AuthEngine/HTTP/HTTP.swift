@@ -6,7 +6,9 @@ import TextSupport
 ///
 /// Headers keep their order and case as built; tests assert the full set exactly.
 public struct HTTPRequest: Sendable, Equatable {
-    public enum Method: String, Sendable, Equatable { case get = "GET", post = "POST", delete = "DELETE", put = "PUT", patch = "PATCH", head = "HEAD" }
+    public enum Method: String, Sendable, Equatable {
+        case get = "GET", post = "POST", delete = "DELETE", put = "PUT", patch = "PATCH", head = "HEAD"
+    }
 
     public var method: Method
     public var url: URL

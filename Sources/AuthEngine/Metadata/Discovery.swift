@@ -71,7 +71,8 @@ public enum Discovery {
     /// authority may answer its issuer with `{tenantid}` in place of that segment
     /// (``EntraAuthority/templateIssuer(for:)``).
     public static func processResponse(_ response: HTTPResponse, expectedIssuer: String, requestURL: URL? = nil,
-                                       kind: DiscoveryKind = .openIDConnect, multiTenantEntra: Bool = false) throws(AuthError) -> AuthorizationServerMetadata {
+                                       kind: DiscoveryKind = .openIDConnect,
+                                       multiTenantEntra: Bool = false) throws(AuthError) -> AuthorizationServerMetadata {
         guard response.status == 200 else {
             throw .httpStatus(HTTPStatusFailure(status: response.status, url: requestURL?.absoluteString ?? expectedIssuer))
         }
@@ -108,7 +109,8 @@ public enum Discovery {
             guard let algorithms = metadata.idTokenSigningAlgValuesSupported else {
                 throw .protocolViolation(.missingField("id_token_signing_alg_values_supported"))
             }
-            let usable = algorithms.compactMap { JWSAlgorithm(exactRawValue: $0) }.filter { IDTokenValidationOptions.defaultAllowedAlgorithms.contains($0) }
+            let usable = algorithms.compactMap { JWSAlgorithm(exactRawValue: $0) }
+                .filter { IDTokenValidationOptions.defaultAllowedAlgorithms.contains($0) }
             if usable.isEmpty { throw .unsupported(.noSupportedSigningAlgorithm(advertised: algorithms)) }
         }
         guard responseTypes.containsExactly("code") else { throw .protocolViolation(.responseTypeCodeNotSupported) }

@@ -241,7 +241,8 @@ private struct CurlExchange {
                     set(authdeck_curl_setopt_off_t(curl.setopt, easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
                     // COPYPOSTFIELDS copies the bytes; NUL bytes are fine because the size is set first.
                     set(body.withUnsafeBytes { bytes in
-                        authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+                        let start = bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)
+                        return authdeck_curl_setopt_pointer(curl.setopt, easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start))
                     })
                 } else if request.method == .post {
                     set(authdeck_curl_setopt_off_t(curl.setopt, easy, CURLOPT_POSTFIELDSIZE_LARGE, 0))
@@ -262,7 +263,9 @@ private struct CurlExchange {
         if cancellation.isCancelled && code != CURLE_OK { code = CURLE_ABORTED_BY_CALLBACK }
 
         guard code == CURLE_OK else {
-            let detail = errorBuffer.first == 0 ? (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let detail = errorBuffer.first == 0
+                ? (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)")
+                : String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             var failure = transportError(code, detail: detail, url: display, state: state, easy: easy, totalTimeout: totalTimeout(request))
             // Say so when a proxy was configured for this request (never its credentials).
             if let note = ProxyEnvironment.note(scheme: url.scheme, host: url.host, isLoopback: url.isLoopback,
@@ -282,7 +285,8 @@ private struct CurlExchange {
         return .success((HTTPResponse(status: status, headers: state.headers, body: state.body), location))
     }
 
-    private func transportError(_ code: CURLcode, detail: String, url: String, state: TransferState, easy: UnsafeMutableRawPointer, totalTimeout: Double) -> TransportError {
+    private func transportError(_ code: CURLcode, detail: String, url: String, state: TransferState, easy: UnsafeMutableRawPointer,
+                                totalTimeout: Double) -> TransportError {
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where state.cancellation.isCancelled:
             return .cancelled
