@@ -170,7 +170,8 @@ extension CredentialStoreClient {
                     // A locked keyring still lists its items: say it is locked (its secrets cannot be read).
                     if let keyring = store as? SecretServiceStore,
                        (try? SecretServiceStore.defaultCollectionState(timeout: keyring.timeout)) == .locked {
-                        return FileHealth(kind: .secrets, path: path, condition: .locked("the keyring's default collection is locked; unlock it to check the items"))
+                        let reason = "the keyring's default collection is locked; unlock it to check the items"
+                        return FileHealth(kind: .secrets, path: path, condition: .locked(reason))
                     }
                     do throws(SecretStoreError) {
                         _ = try store.listAccounts()
@@ -187,7 +188,8 @@ extension CredentialStoreClient {
             },
             moveAside: { now throws(AppError) -> String? in
                 guard let fileStore = try opened() as? any FileBackedSecretStore else {
-                    throw AppError(title: "The Secret Service keeps its own items", detail: "There is no file to move aside; remove damaged items with your keyring's tool (e.g. seahorse).")
+                    throw AppError(title: "The Secret Service keeps its own items",
+                                   detail: "There is no file to move aside; remove damaged items with your keyring's tool (e.g. seahorse).")
                 }
                 do { return try fileStore.moveAside(now: now) } catch { throw ErrorMapping.appError(error) }
             },

@@ -42,8 +42,12 @@ extension ProviderConfig {
         if subjectClaim == nil, let preset, preset.utf8.elementsEqual("github".utf8) { subjectClaim = "id" }
         gitHosts = try reader.optionalArray("gitHosts", CredentialHost.init(json:path:))
         containerRegistries = try reader.optionalArray("containerRegistries", CredentialHost.init(json:path:))
-        appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in try AppleClientSecretSource(json: reader) }
-        protectedResource = try reader.optionalReader("protectedResource").map { (reader) throws(JSONShapeError) in try ProtectedResourceBinding(json: reader) }
+        appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in
+            try AppleClientSecretSource(json: reader)
+        }
+        protectedResource = try reader.optionalReader("protectedResource").map { (reader) throws(JSONShapeError) in
+            try ProtectedResourceBinding(json: reader)
+        }
     }
 
     /// The JSON object ``init(json:path:)`` reads.
@@ -135,7 +139,8 @@ extension AppleClientSecretSource {
 extension JSONReader {
     /// A member whose string is one of `T`'s raw values; the error lists them
     /// ("one of none, client_secret_basic, client_secret_post": a preset names them).
-    func optionalChoice<T: RawRepresentable & CaseIterable>(_ name: String, as type: T.Type = T.self) throws(JSONShapeError) -> T? where T.RawValue == String {
+    func optionalChoice<T: RawRepresentable & CaseIterable>(_ name: String, as type: T.Type = T.self) throws(JSONShapeError) -> T?
+        where T.RawValue == String {
         guard let text = try optionalString(name) else { return nil }
         guard let value = T(rawValue: text) else { throw shapeError(name, expected: Self.oneOf(T.self)) }
         return value

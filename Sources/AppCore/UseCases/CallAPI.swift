@@ -10,7 +10,8 @@ public struct CallAPI: Sendable {
 
     /// - Parameter headers: extra headers; an `Authorization` header is refused by the front end.
     /// - Throws: ``AppError`` for the token; a transport failure as `.transient`.
-    public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader], body: Data?) async throws(AppError) -> HTTPResponse {
+    public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader],
+                    body: Data?) async throws(AppError) -> HTTPResponse {
         let record = try Accounts(env: env).record(id)
         let provider = try? ProviderAccess(env: env).provider(record.providerID)
         let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
@@ -20,10 +21,13 @@ public struct CallAPI: Sendable {
             // RFC 9449 §7.1: `Authorization: DPoP` with a proof carrying `ath`; one retry on `use_dpop_nonce` (§9).
             http = http.withDPoP(try DPoPProof(env).signer(id), accessToken: token.value)
         } else {
-            all.append(HTTPHeader("Authorization", "\(token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType) \(token.value.exposedValue)"))
+            let scheme = token.tokenType.equalsIgnoringASCIICase("Bearer") ? "Bearer" : token.tokenType
+            all.append(HTTPHeader("Authorization", "\(scheme) \(token.value.exposedValue)"))
         }
         all += headers
-        if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) { all.append(HTTPHeader("Content-Type", "application/json")) }
+        if body != nil, !all.contains(where: { $0.name.lowercased() == "content-type" }) {
+            all.append(HTTPHeader("Content-Type", "application/json"))
+        }
         do {
             return try await http.send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
         } catch {
@@ -47,7 +51,8 @@ public struct ScopeStepUp: Equatable, Sendable {
     /// The step-up for `response`, or nil when it is not an `insufficient_scope` challenge.
     public static func from(_ response: HTTPResponse, record: AccountRecord, provider: ProviderConfig?) -> ScopeStepUp? {
         guard response.status == 403 || response.status == 401,
-              let challenge = BearerChallenge.challenges(in: response).challenges.first(where: { $0.error?.exactlyEquals("insufficient_scope") == true }) else {
+              let challenge = BearerChallenge.challenges(in: response).challenges
+                  .first(where: { $0.error?.exactlyEquals("insufficient_scope") == true }) else {
             return nil
         }
         let held = ScopeSet(record.grantedScopes.isEmpty ? record.requestedScopes : record.grantedScopes)

@@ -65,7 +65,9 @@ struct ProviderAccess: Sendable {
     static func checkSameIssuer(_ record: AccountRecord, provider: ProviderConfig, metadata: AuthorizationServerMetadata) throws(AppError) {
         guard let issuer = record.issuer, !issuer.utf8.elementsEqual(metadata.issuer.utf8) else { return }
         throw AppError(title: "Provider '\(provider.id)' now names another issuer than the one that issued \(record.displayName)'s tokens",
-                       detail: "The account was issued by \(issuer); '\(provider.id)' is configured with \(metadata.issuer). Nothing was sent. Restore the provider's configuration, or sign the account out with 'authdeck logout \(record.id) --local-only' and sign in again.",
+                       detail: "The account was issued by \(issuer); '\(provider.id)' is configured with \(metadata.issuer). Nothing was"
+                           + " sent. Restore the provider's configuration, or sign the account out with 'authdeck logout \(record.id)"
+                           + " --local-only' and sign in again.",
                        specReference: "RFC 6749 §10.4")
     }
 
@@ -81,7 +83,8 @@ struct ProviderAccess: Sendable {
     static func unknownProvider(_ name: String, known providers: [ProviderConfig]) -> AppError {
         if providers.isEmpty {
             return AppError(title: "No provider is configured",
-                            detail: "Add one with 'authdeck provider add NAME --issuer URL --client-id ID' (or --preset; see 'authdeck provider add --help').",
+                            detail: "Add one with 'authdeck provider add NAME --issuer URL --client-id ID' (or --preset; see 'authdeck"
+                                + " provider add --help').",
                             disposition: .usage)
         }
         let known = providers.map(\.id.rawValue).joined(separator: ", ")
@@ -103,7 +106,8 @@ struct ProviderAccess: Sendable {
                 metadata = try await discovered(provider, issuer: issuer.absoluteString)
             } else {
                 guard let token = endpoints.token else { throw AuthError.unsupported(.missingEndpoint("token_endpoint")) }
-                metadata = try .manual(issuer: endpoints.authorization?.absoluteString ?? token.absoluteString, authorizationEndpoint: endpoints.authorization,
+                metadata = try .manual(issuer: endpoints.authorization?.absoluteString ?? token.absoluteString,
+                                       authorizationEndpoint: endpoints.authorization,
                                        tokenEndpoint: token, jwksURI: endpoints.jwks)
             }
             metadata = try metadata.overriding(
@@ -112,7 +116,8 @@ struct ProviderAccess: Sendable {
                 deviceAuthorizationEndpoint: endpoints.deviceAuthorization, endSessionEndpoint: endpoints.endSession,
                 userinfoEndpoint: endpoints.userinfo)
             let result = metadata
-            env.memo.metadata.withLock { $0[provider.id] = ProcessMemo.Metadata(config: provider, metadata: result, until: now.addingTimeInterval(ProcessMemo.metadataLifetime)) }
+            let memo = ProcessMemo.Metadata(config: provider, metadata: result, until: now.addingTimeInterval(ProcessMemo.metadataLifetime))
+            env.memo.metadata.withLock { $0[provider.id] = memo }
             return result
         } catch {
             throw ErrorMapping.appError(error)
@@ -126,7 +131,8 @@ struct ProviderAccess: Sendable {
     /// The document read with the provider's rules. A provider for a protected resource reads its
     /// server's document from where sign-in found it, with `S256` required and the RFC 9207 `iss`
     /// required on every authorization response whatever the document says.
-    static func readDiscovery(_ response: HTTPResponse, provider: ProviderConfig, issuer: String, requestURL: URL) throws(AuthError) -> AuthorizationServerMetadata {
+    static func readDiscovery(_ response: HTTPResponse, provider: ProviderConfig, issuer: String,
+                              requestURL: URL) throws(AuthError) -> AuthorizationServerMetadata {
         var metadata = try Discovery.processResponse(response, expectedIssuer: issuer, requestURL: requestURL,
                                                      kind: provider.protectedResource?.discovery ?? .openIDConnect,
                                                      multiTenantEntra: provider.multiTenantEntra ?? false)
@@ -180,7 +186,9 @@ struct ProviderAccess: Sendable {
         // A copy dated in the future (the clock was set back) is not trusted as fresh.
         let stored = env.cache.load(provider.id, .jwks).flatMap { $0.url == url && $0.fetchedAt <= env.now() ? $0 : nil }
         let initial = stored.flatMap { document in
-            (try? JWKSet(parsing: Data(document.body.utf8))).map { JWKSCache.Entry(set: $0, fetchedAt: document.fetchedAt, forKeyLookup: document.forKeyLookup) }
+            (try? JWKSet(parsing: Data(document.body.utf8))).map {
+                JWKSCache.Entry(set: $0, fetchedAt: document.fetchedAt, forKeyLookup: document.forKeyLookup)
+            }
         }
         let maximumAge = TimeInterval(stored?.maxAgeSeconds ?? ProviderDocumentCache.defaultMaxAge)
         // An outage keeps the cached keys (JWKSCache); a failed lookup changes nothing, here or in the file.
@@ -210,7 +218,11 @@ struct ProviderAccess: Sendable {
         var authentication = ClientAuthentication.none
         if provider.clientAuthentication != .none {
             var stored: AccountSecrets?
-            do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
+            do {
+                stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue))
+            } catch {
+                throw ErrorMapping.appError(error)
+            }
             // Sign in with Apple: mint a fresh client secret before the kept one expires.
             if let source = provider.appleClientSecret { stored = try MintAppleClientSecret(env).renewed(stored, provider: provider, source: source) }
             guard let secret = stored?.clientSecret else {

@@ -50,8 +50,11 @@ public struct ProviderAdmin: Sendable {
         if !accounts.isEmpty {
             // Named as `status` names them (provider/username), one `logout` each.
             let names = accounts.map { "\($0.providerID.rawValue)/\($0.username ?? $0.subject)" }
-            throw AppError(title: "Provider '\(id)' still has \(accounts.count) signed-in account\(accounts.count == 1 ? "" : "s") (\(names.joined(separator: ", ")))",
-                           detail: "Log \(accounts.count == 1 ? "it" : "them") out first with \(names.map { "'authdeck logout \($0)'" }.joined(separator: ", ")).")
+            let one = accounts.count == 1
+            let logouts = names.map { "'authdeck logout \($0)'" }.joined(separator: ", ")
+            let title = "Provider '\(id)' still has \(accounts.count) signed-in account\(one ? "" : "s") (\(names.joined(separator: ", ")))"
+            throw AppError(title: title,
+                           detail: "Log \(one ? "it" : "them") out first with \(logouts).")
         }
         let outcome = try await deleteRegistration(provider)
         if provider.clientAuthentication != .none || provider.protectedResource?.registration != nil {
@@ -66,7 +69,10 @@ public struct ProviderAdmin: Sendable {
     private func deleteRegistration(_ provider: ProviderConfig) async throws(AppError) -> RegistrationOutcome {
         guard let binding = provider.protectedResource, binding.clientOrigin == .registered else { return .none }
         let sharing = try env.files.providers().filter { $0.protectedResource?.sharedFrom == provider.id }.map(\.id.rawValue)
-        if !sharing.isEmpty { return .kept(reason: "provider\(sharing.count == 1 ? "" : "s") \(sharing.joined(separator: ", ")) use\(sharing.count == 1 ? "s" : "") the same client") }
+        if !sharing.isEmpty {
+            let one = sharing.count == 1
+            return .kept(reason: "provider\(one ? "" : "s") \(sharing.joined(separator: ", ")) use\(one ? "s" : "") the same client")
+        }
         var stored: AccountSecrets?
         do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
         guard let uri = binding.registration?.registrationClientURI, let token = stored?.registrationAccessToken else {
@@ -75,7 +81,8 @@ public struct ProviderAdmin: Sendable {
         do throws(AuthError) {
             let request: HTTPRequest
             do throws(AuthError) {
-                request = try makeClientDeletionRequest(registrationClientURI: uri, registrationAccessToken: RegistrationAccessToken(token.exposedValue))
+                request = try makeClientDeletionRequest(registrationClientURI: uri,
+                                                        registrationAccessToken: RegistrationAccessToken(token.exposedValue))
             } catch { throw .resourceStep(.clientDeletion, url: uri.absoluteString, cause: error) }
             let response: HTTPResponse
             do { response = try await env.http(provider).send(request) } catch {

@@ -16,9 +16,12 @@ public enum RefreshNotice: Equatable, Sendable {
     public var message: String {
         switch self {
         case .providerSlow(let account):
-            "The provider is slow: no answer to the refresh of \(account) after \(Int(RefreshAccount.providerPatience.timeInterval)) s; still waiting (up to \(Int(RefreshAccount.requestTimeout.timeInterval)) s) so that its answer is not lost."
+            "The provider is slow: no answer to the refresh of \(account) after \(Int(RefreshAccount.providerPatience.timeInterval)) s;"
+                + " still waiting (up to \(Int(RefreshAccount.requestTimeout.timeInterval)) s) so that its answer is not lost."
         case .replayAfterUnknownOutcome(let account, let sentAt):
-            "The outcome of an earlier refresh of \(account) (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))), no answer) is unknown; sending the same refresh token again. If the provider rotated it then, this fails and \(account) needs sign-in."
+            "The outcome of an earlier refresh of \(account) (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))), no answer)"
+                + " is unknown; sending the same refresh token again."
+                + " If the provider rotated it then, this fails and \(account) needs sign-in."
         }
     }
 }
@@ -171,7 +174,8 @@ public struct RefreshAccount: Sendable {
                 if let newIDToken {
                     do {
                         let verified = try await ProviderAccess.$withoutNetwork.withValue(refused) {
-                            try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed, metadata: metadata, client: client, provider: provider)
+                            try await verifyRefreshedIDToken(newIDToken, original: original, tokens: refreshed, metadata: metadata,
+                                                             client: client, provider: provider)
                         }
                         secrets.idToken = StoredIDToken(newIDToken.exposedValue)
                         verifiedInfo = TokenConversions.idTokenInfo(verified)
@@ -217,8 +221,10 @@ public struct RefreshAccount: Sendable {
             if let authError = error as? AuthError, authError.invalidatesGrant {
                 accounts.markNeedsSignIn(id)
                 if let sentAt = replayOf.value {
+                    let sent = sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
                     appError.detail += (appError.detail.isEmpty ? "" : " ")
-                        + "This refresh token was sent again after an earlier refresh (sent \(sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt)))) got no answer: the provider most likely rotated it then."
+                        + "This refresh token was sent again after an earlier refresh (sent \(sent)) got no answer:"
+                        + " the provider most likely rotated it then."
                 }
             }
             throw appError
@@ -248,13 +254,15 @@ public struct RefreshAccount: Sendable {
            current.accessToken(for: resource)?.token.exposedValue.utf8.elementsEqual(rejected.exposedValue.utf8) != true {
             return nil
         }
-        if !force, rejected == nil, unknownOutcome == nil, latest.needsSignInSince == nil, let expiresAt = current.accessToken(for: resource)?.expiresAt,
+        if !force, rejected == nil, unknownOutcome == nil, latest.needsSignInSince == nil,
+           let expiresAt = current.accessToken(for: resource)?.expiresAt,
            expiresAt.timeIntervalSince(env.now()) > validity {
             return nil
         }
         guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), let refreshToken = tokens.refreshToken else {
             throw AppError(title: "No refresh token for \(latest.displayName)",
-                           detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
+                           detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its"
+                               + " access token works until it expires, then sign in again: authdeck login \(latest.providerID).",
                            disposition: .needsSignIn)
         }
         do {

@@ -82,7 +82,8 @@ public struct SignIn: Sendable {
 
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
                              audience: String?, resources: [String], noBrowser: Bool, dpop: DPoPSigner?,
-                             progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
+                             progress: @escaping @Sendable (SignInProgress) -> Void)
+                             async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
         let listener = try env.loopback.listen("/callback", port: provider.protectedResource?.redirectPort)
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
@@ -226,7 +227,8 @@ public struct SignIn: Sendable {
         guard let claims = try? readUserInfoClaims(response, now: env.now()), let subject = userInfoSubject(claims, claim: subjectClaim) else {
             throw AppError(title: "Userinfo did not identify the account",
                            detail: "HTTP \(response.status); the answer has no usable `\(subjectClaim)` (the provider's subject member)."
-                               + " For a provider that names the user otherwise, set it in a preset's `provider.subjectClaim` (GitHub's preset: `id`).",
+                               + " For a provider that names the user otherwise, set it in a preset's `provider.subjectClaim`"
+                               + " (GitHub's preset: `id`).",
                            specReference: "OIDC Core §5.3.2")
         }
         return (subject, claims)
