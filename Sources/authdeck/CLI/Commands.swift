@@ -31,7 +31,10 @@ enum Commands {
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
             ],
-            subcommands: [login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man],
+            subcommands: [
+                login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
+                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
+            ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
                 let themes = ThemeCatalog(directories: themeDirectories(CLIContext.current.environment)).names()
@@ -50,13 +53,26 @@ enum Commands {
     )
 
     static let account = PositionalSpec(name: "account", optional: true,
-                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default: $AUTHDECK_ACCOUNT, else git config's authdeck.account, else the directory's rule, else the active account, else the only one; see 'authdeck which').")
+                                        help: "An alias, an unambiguous prefix of provider/username, or the account id (default:"
+                                            + " $AUTHDECK_ACCOUNT, else git config's authdeck.account, else the directory's rule, else the"
+                                            + " active account, else the only one; see 'authdeck which').")
 
     static let login = CommandSpec(
         name: "login",
         abstract: "Sign in to a provider, or to a resource by its URL, through the browser or the device flow.",
-        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to that resource (an MCP server): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is checked (RFC 8414; S256 required); the client is the one configured for that server, a client id metadata document (--client-metadata-url), or registered once per server (RFC 7591); the provider is named after the host, every token request names the resource (RFC 8707) and the redirect must carry iss (RFC 9207). It asks before registering or opening a browser (--yes for scripts; without a terminal, --yes is required).",
-        positionals: [PositionalSpec(name: "provider", optional: true, help: "A configured provider (default: the only one), or the URL of a protected resource.")],
+        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the"
+            + " user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an"
+            + " authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to"
+            + " https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to"
+            + " that resource (an MCP server): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is"
+            + " checked (RFC 8414; S256 required); the client is the one configured for that server, a client id metadata document"
+            + " (--client-metadata-url), or registered once per server (RFC 7591); the provider is named after the host, every token"
+            + " request names the resource (RFC 8707) and the redirect must carry iss (RFC 9207). It asks before registering or opening a"
+            + " browser (--yes for scripts; without a terminal, --yes is required).",
+        positionals: [
+            PositionalSpec(name: "provider", optional: true,
+                           help: "A configured provider (default: the only one), or the URL of a protected resource."),
+        ],
         options: [
             .flag("device", help: "Use the device authorization grant (RFC 8628) instead of the browser."),
             .repeated("scope", valueName: "scope", help: "A scope to request besides the provider's."),
@@ -65,11 +81,17 @@ enum Commands {
             .value("name", valueName: "alias", help: "An alias for the account."),
             .flag("noBrowser", help: "Print the URL instead of opening a browser."),
             .flag("yes", short: "y", help: "With a resource URL: sign in without asking first (scripts)."),
-            .value("clientMetadataUrl", valueName: "url", help: "With a resource URL: a client id metadata document's https URL, the client_id where the server takes them."),
-            .value("authorizationServer", valueName: "issuer", help: "With a resource URL: the authorization server to use when its metadata names several."),
+            .value("clientMetadataUrl", valueName: "url", help: "With a resource URL: a client id metadata document's https URL, the"
+                + " client_id where the server takes them."),
+            .value("authorizationServer", valueName: "issuer", help: "With a resource URL: the authorization server to use when its"
+                + " metadata names several."),
         ] + CodeLoginOptions.specs,
         validate: { LoginOptions.validate($0) ?? CodeLoginOptions.validate($0) },
-        run: { CodeLoginOptions.selected($0) ? try await codeLoginRun(CodeLoginOptions($0), .current) : try await loginRun(LoginOptions($0), .current) }
+        run: {
+            CodeLoginOptions.selected($0)
+                ? try await codeLoginRun(CodeLoginOptions($0), .current)
+                : try await loginRun(LoginOptions($0), .current)
+        }
     )
 
     static let logout = CommandSpec(
@@ -79,7 +101,8 @@ enum Commands {
         options: [
             .flag("localOnly", help: "Only delete the local secrets (no revocation, no end session)."),
             .flag("noEndSession", help: "Do not open the provider's logout page."),
-            .flag("revokeGrant", help: "Revoke the whole authorization where the provider revokes it apart from the token (GitHub: DELETE /applications/{client_id}/grant, the refresh token with it)."),
+            .flag("revokeGrant", help: "Revoke the whole authorization where the provider revokes it apart from the token (GitHub: DELETE"
+                + " /applications/{client_id}/grant, the refresh token with it)."),
         ],
         run: { try await logoutRun(LogoutOptions($0), .current) }
     )
@@ -87,7 +110,8 @@ enum Commands {
     static let status = CommandSpec(
         name: "status",
         abstract: "Show every account with its status, expiry times, scopes and storage.",
-        discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 5 when a file is damaged (run 'authdeck doctor'), 1 when one needs attention otherwise.",
+        discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 5 when a file is damaged"
+            + " (run 'authdeck doctor'), 1 when one needs attention otherwise.",
         options: [json],
         run: { try await statusRun(StatusOptions($0), .current) }
     )
@@ -96,19 +120,24 @@ enum Commands {
         name: "switch",
         abstract: "Make an account the active one.",
         discussion: "AUTHDECK_ACCOUNT overrides the active account for one shell.",
-        positionals: [PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id.")],
+        positionals: [
+            PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id."),
+        ],
         run: { try await switchRun($0.positional("account") ?? "", .current) }
     )
 
     static let token = CommandSpec(
         name: "token",
         abstract: "Print an access token, refreshed when it would expire soon.",
-        discussion: "Only the token goes to stdout. The refresh runs under the account's cross-process lock. --exec-credential prints a Kubernetes client.authentication.k8s.io/v1 ExecCredential (kubectl exec plugin); --header-json prints the header object agent tools read (Claude Code's headersHelper).",
+        discussion: "Only the token goes to stdout. The refresh runs under the account's cross-process lock. --exec-credential prints a"
+            + " Kubernetes client.authentication.k8s.io/v1 ExecCredential (kubectl exec plugin); --header-json prints the header object"
+            + " agent tools read (Claude Code's headersHelper).",
         positionals: [account],
         options: [
             .value("minValid", valueName: "seconds", help: "Refresh when the token expires within this many seconds (default 60)."),
             .value("resource", valueName: "uri", help: "The access token for this RFC 8707 resource or audience."),
-            .value("organization", valueName: "id", help: "The organization token for this organization id (Logto; needs the urn:logto:scope:organizations scope)."),
+            .value("organization", valueName: "id", help: "The organization token for this organization id (Logto; needs the"
+                + " urn:logto:scope:organizations scope)."),
             .flag("idToken", help: "Print the stored ID token instead."),
             json,
             .flag("execCredential", help: "Print a Kubernetes ExecCredential (JSON)."),
@@ -121,14 +150,21 @@ enum Commands {
     static let exec = CommandSpec(
         name: "exec",
         abstract: "Run a command with the account's access token in its environment, or in a file kept fresh while it runs.",
-        discussion: "The token is in $AUTHDECK_TOKEN (or --env NAME). With --token-file the environment holds only $AUTHDECK_TOKEN_FILE (NAME_FILE): a 0600 file under $XDG_RUNTIME_DIR/authdeck, rewritten before each expiry while the command runs and removed when it ends. SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on; the exit status is the command's (128+N when signal N ended it), or authdeck's own (2, 3, 4) when the command never started, 127 when it is not found. No refresh token, ID token or client secret enters the command's environment; $AUTHDECK_EXEC names the account.",
+        discussion: "The token is in $AUTHDECK_TOKEN (or --env NAME). With --token-file the environment holds only $AUTHDECK_TOKEN_FILE"
+            + " (NAME_FILE): a 0600 file under $XDG_RUNTIME_DIR/authdeck, rewritten before each expiry while the command runs and removed"
+            + " when it ends. SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on; the exit status is the command's (128+N"
+            + " when signal N ended it), or authdeck's own (2, 3, 4) when the command never started, 127 when it is not found. No refresh"
+            + " token, ID token or client secret enters the command's environment; $AUTHDECK_EXEC names the account.",
         positionals: [account],
         options: [
-            .value("env", valueName: "name", help: "The variable that carries the token (default AUTHDECK_TOKEN; with --token-file, NAME_FILE carries the path)."),
+            .value("env", valueName: "name", help: "The variable that carries the token (default AUTHDECK_TOKEN; with --token-file,"
+                + " NAME_FILE carries the path)."),
             .flag("tokenFile", help: "Hand over a file kept fresh instead of the token itself (for commands that run longer than a token lives)."),
-            .value("minValid", valueName: "seconds", help: "The token is valid at least this long when handed over, and the file is renewed this long before expiry (default 60)."),
+            .value("minValid", valueName: "seconds", help: "The token is valid at least this long when handed over, and the file is renewed"
+                + " this long before expiry (default 60)."),
             .value("resource", valueName: "uri", help: "The access token for this RFC 8707 resource or audience."),
-            .flag("killOnExpiry", help: "End the command (SIGTERM, then SIGKILL after 10 s) as soon as the grant is gone, or when its token expires and no fresh one could be had."),
+            .flag("killOnExpiry", help: "End the command (SIGTERM, then SIGKILL after 10 s) as soon as the grant is gone, or when its token"
+                + " expires and no fresh one could be had."),
         ],
         trailing: PositionalSpec(name: "command", optional: false, help: "The command to run and its arguments, after '--'."),
         validate: { ExecOptions.validate($0) },
@@ -138,14 +174,26 @@ enum Commands {
     static let check = CommandSpec(
         name: "check",
         abstract: "Refresh accounts not refreshed for a while and report which need a person: for timers and cron.",
-        discussion: "Each account whose last refresh (or sign-in) is older than the backstop (default 90 min) is refreshed, as token does. Each is reported as ok, needs_signin (the provider ended the grant), ending_soon (the refresh token ends within --ending-soon, default 3 days), transient (network, timeout, 5xx, 429: told once it has lasted 3 runs) or error. A state is told once, on stderr, to each hook and (--notify) as a desktop notification, and again only when it changes (kept in $XDG_STATE_HOME/authdeck/check-state.json). Never opens a browser, never asks for a passphrase: the vault's key must be cached, or AUTHDECK_PASSPHRASE_FILE given. Settings and hooks also come from $XDG_CONFIG_HOME/authdeck/check.json (backstopSeconds, endingSoonSeconds, hooks, notify, providers); its hooks also run for the events of every other command and of the accounts screen (refreshed, a change of state, signed_in, signed_out), and with \"notify\": true they show notifications for the changes of state too. Exit 0 all ok (or ending soon), 3 an account needs sign-in, 1 lasting transient trouble or an error, 4 the store is locked (never a passphrase or keyring prompt; told once as store_locked).",
+        discussion: "Each account whose last refresh (or sign-in) is older than the backstop (default 90 min) is refreshed, as token does."
+            + " Each is reported as ok, needs_signin (the provider ended the grant), ending_soon (the refresh token ends within"
+            + " --ending-soon, default 3 days), transient (network, timeout, 5xx, 429: told once it has lasted 3 runs) or error. A state is"
+            + " told once, on stderr, to each hook and (--notify) as a desktop notification, and again only when it changes (kept in"
+            + " $XDG_STATE_HOME/authdeck/check-state.json). Never opens a browser, never asks for a passphrase: the vault's key must be"
+            + " cached, or AUTHDECK_PASSPHRASE_FILE given. Settings and hooks also come from $XDG_CONFIG_HOME/authdeck/check.json"
+            + " (backstopSeconds, endingSoonSeconds, hooks, notify, providers); its hooks also run for the events of every other command"
+            + " and of the accounts screen (refreshed, a change of state, signed_in, signed_out), and with \"notify\": true they show"
+            + " notifications for the changes of state too. Exit 0 all ok (or ending soon), 3 an account needs sign-in, 1 lasting transient"
+            + " trouble or an error, 4 the store is locked (never a passphrase or keyring prompt; told once as store_locked).",
         positionals: [account],
         options: [
             .flag("all", help: "Check every account (the default when no account is named)."),
             .value("backstop", valueName: "seconds", help: "Refresh an account not refreshed for this long (default 5400; 0: every account now)."),
             .value("endingSoon", valueName: "seconds", help: "Report a refresh token that ends within this long (default 259200, 3 days)."),
-            .repeated("hook", valueName: "command", help: "Run this shell command for each event (needs_signin, ending_soon, transient, error, recovered, refreshed; store_locked, with the account and provider empty) with AUTHDECK_EVENT, AUTHDECK_ACCOUNT, AUTHDECK_PROVIDER and AUTHDECK_MESSAGE set; 10 s limit."),
-            .flag("notify", help: "Also show a desktop notification for each change of state (not for refreshed), replacing the account's previous one; nothing without a session bus."),
+            .repeated("hook", valueName: "command", help: "Run this shell command for each event (needs_signin, ending_soon, transient,"
+                + " error, recovered, refreshed; store_locked, with the account and provider empty) with AUTHDECK_EVENT, AUTHDECK_ACCOUNT,"
+                + " AUTHDECK_PROVIDER and AUTHDECK_MESSAGE set; 10 s limit."),
+            .flag("notify", help: "Also show a desktop notification for each change of state (not for refreshed), replacing the account's"
+                + " previous one; nothing without a session bus."),
             json,
         ],
         validate: { CheckOptions.validate($0) },
@@ -182,7 +230,9 @@ enum Commands {
     static let decode = CommandSpec(
         name: "decode",
         abstract: "Decode a JWT and optionally validate it as a backend would.",
-        discussion: "Shows the header and the claims with readable times; recognises encrypted (JWE) and opaque tokens. With --verify: the signature against the issuer's JWKS, iss, aud, exp, iat, sub and, when given, the nonce (OIDC Core 3.1.3.7); exit 1 names the rule that failed.",
+        discussion: "Shows the header and the claims with readable times; recognises encrypted (JWE) and opaque tokens. With --verify: the"
+            + " signature against the issuer's JWKS, iss, aud, exp, iat, sub and, when given, the nonce (OIDC Core 3.1.3.7); exit 1 names"
+            + " the rule that failed.",
         positionals: [PositionalSpec(name: "token", optional: true, help: "The token, or - (default) to read it from stdin.")],
         options: [
             json,
@@ -199,7 +249,8 @@ enum Commands {
     static let api = CommandSpec(
         name: "api",
         abstract: "Call a protected API with the account's access token (Bearer, or DPoP with a fresh proof).",
-        discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays with the URL given.",
+        discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays"
+            + " with the URL given.",
         positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
         options: [
             .value("method", short: "X", valueName: "method", help: "The HTTP method (default GET, or POST with --data)."),
@@ -220,7 +271,10 @@ enum Commands {
     static let providerAdd = CommandSpec(
         name: "add",
         abstract: "Add a provider by issuer (discovery), by manual endpoints, or from a preset.",
-        discussion: "Presets: \(commaList(BuiltInPresets.names)) and your own (see 'authdeck provider presets'). Plain http is accepted only on loopback (the local provider). A client secret is read from stdin, never from the command line. The issuer's discovery document is fetched first (10 s) and the provider is not added when that fails (exit 1, naming what failed); --no-probe adds it offline.",
+        discussion: "Presets: \(commaList(BuiltInPresets.names)) and your own (see 'authdeck provider presets'). Plain http is accepted"
+            + " only on loopback (the local provider). A client secret is read from stdin, never from the command line. The issuer's"
+            + " discovery document is fetched first (10 s) and the provider is not added when that fails (exit 1, naming what failed);"
+            + " --no-probe adds it offline.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name in authdeck (e.g. work).")],
         options: [
             .value("preset", valueName: "preset", help: "Start from a preset's endpoints and quirks."),
@@ -235,7 +289,8 @@ enum Commands {
             .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
             .repeated("trustedAudience", valueName: "aud", help: "An audience ID tokens may name besides the client id (OIDC Core 3.1.3.7 step 3)."),
-            .flag("multiTenantEntra", help: "A multi-tenant Microsoft Entra authority off Microsoft's hosts: {tenantid} in its issuer is the token's tid."),
+            .flag("multiTenantEntra", help: "A multi-tenant Microsoft Entra authority off Microsoft's hosts: {tenantid} in its issuer is"
+                + " the token's tid."),
             .repeated("header", valueName: "name: value", help: "An extra request header."),
             .repeated("authorizationParameter", valueName: "name=value", help: "An extra authorization request parameter."),
             .value("authorizationEndpoint", valueName: "url", help: "The authorization endpoint (without discovery)."),
@@ -248,13 +303,19 @@ enum Commands {
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
             .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
-            .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider offers them)."),
-            .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider offers them)."),
+            .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider"
+                + " offers them)."),
+            .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider"
+                + " offers them)."),
             .repeated("gitHost", valueName: "host", help: "A git host its access tokens open ('authdeck setup-git', 'authdeck git-credential')."),
-            .value("gitUsername", valueName: "name", help: "The username git sends with the token (default: the account's login; GitHub x-access-token, GitLab oauth2, Bitbucket x-token-auth)."),
-            .repeated("registry", valueName: "host", help: "A container registry its access tokens open ('docker-credential-authdeck'); *.example.com for a family."),
-            .value("registryUsername", valueName: "name", help: "The username sent to the registry (default: the account's login; Google oauth2accesstoken)."),
-            .value("appleKey", valueName: "file", help: "Sign in with Apple: the AuthKey_<KEYID>.p8 file; authdeck mints and renews the client secret."),
+            .value("gitUsername", valueName: "name", help: "The username git sends with the token (default: the account's login; GitHub"
+                + " x-access-token, GitLab oauth2, Bitbucket x-token-auth)."),
+            .repeated("registry", valueName: "host", help: "A container registry its access tokens open ('docker-credential-authdeck');"
+                + " *.example.com for a family."),
+            .value("registryUsername", valueName: "name", help: "The username sent to the registry (default: the account's login; Google"
+                + " oauth2accesstoken)."),
+            .value("appleKey", valueName: "file", help: "Sign in with Apple: the AuthKey_<KEYID>.p8 file; authdeck mints and renews the"
+                + " client secret."),
             .value("appleTeamId", valueName: "team-id", help: "Sign in with Apple: the team id (with --apple-key)."),
             .value("appleKeyId", valueName: "key-id", help: "Sign in with Apple: the key id (with --apple-key)."),
         ],
@@ -300,7 +361,8 @@ enum Commands {
         hidden: true,
         run: { parsed in
             guard let source = parsed.positional("kind").flatMap(Completion.Source.init(rawValue:)) else { return ExitCode.usage }
-            let names = Completion.names(source, files: .live(processEnvironment: CLIContext.current.environment), environment: CLIContext.current.environment)
+            let environment = CLIContext.current.environment
+            let names = Completion.names(source, files: .live(processEnvironment: environment), environment: environment)
             if !names.isEmpty { Output.out(names.joined(separator: "\n") + "\n") }
             return ExitCode.ok
         }

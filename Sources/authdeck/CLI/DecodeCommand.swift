@@ -79,7 +79,8 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     }
     let text = raw.trimmingWhitespaceAndNewlines()
     guard !text.isEmpty else {
-        throw CLIFailure.usage(options.token.map { $0 == "-" ? "no token given (stdin was empty)" : "the token argument is empty" } ?? "no token given (stdin was empty)")
+        let empty = "no token given (stdin was empty)"
+        throw CLIFailure.usage(options.token.map { $0 == "-" ? empty : "the token argument is empty" } ?? empty)
     }
     let decoded = DecodedToken(text)
     let now = context.now()
@@ -112,15 +113,20 @@ func decodeRun(_ options: DecodeOptions, _ context: CLIContext) async throws -> 
     if options.verify {
         switch await verify(text, options: options, context: context) {
         case .success(let verified):
-            result["verification"] = .object(["valid": .bool(true), "algorithm": .string(verified.header.algorithm), "keyId": .text(verified.verifiedWith.keyID)])
-            lines.append("Verified: signature (\(verified.header.algorithm)\(verified.verifiedWith.keyID.map { ", kid \($0)" } ?? "")) against the issuer's JWKS; iss, aud, exp, iat, sub\(options.nonce != nil || options.nonceSHA256 != nil ? ", nonce" : "") checked (OIDC Core §3.1.3.7).")
+            result["verification"] = .object(["valid": .bool(true), "algorithm": .string(verified.header.algorithm),
+                                              "keyId": .text(verified.verifiedWith.keyID)])
+            let kid = verified.verifiedWith.keyID.map { ", kid \($0)" } ?? ""
+            let nonce = options.nonce != nil || options.nonceSHA256 != nil ? ", nonce" : ""
+            lines.append("Verified: signature (\(verified.header.algorithm)\(kid)) against the issuer's JWKS;"
+                + " iss, aud, exp, iat, sub\(nonce) checked (OIDC Core §3.1.3.7).")
         case .failure(let error):
             let presentable = PresentableError(from: error)
             let rule = ruleName(error)
             result["verification"] = .object(["valid": .bool(false), "rule": .string(rule), "title": .string(presentable.title),
                                               "detail": .string(presentable.detail), "specReference": .text(presentable.specReference)])
             lines.append("NOT VALID: \(presentable.title) [\(rule)]")
-            failure = CLIFailure("The token is not valid: \(presentable.title) (\(rule)): \(presentable.detail)\(presentable.specReference.map { " (\($0))" } ?? "")",
+            let reference = presentable.specReference.map { " (\($0))" } ?? ""
+            failure = CLIFailure("The token is not valid: \(presentable.title) (\(rule)): \(presentable.detail)\(reference)",
                                  hint: hintFor(rule))
         }
     } else if case .jws = decoded {
@@ -210,7 +216,8 @@ struct APIOptions {
 func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 {
     // `authdeck api bob`: one argument is the URL; an account goes before it.
     let accountFirst = options.account == nil && !options.url.contains("://")
-        ? "Give the URL to call (https://…); an account goes before it: authdeck api \(Output.visible(options.url)) https://api.example.com/items." : nil
+        ? "Give the URL to call (https://…); an account goes before it: authdeck api \(Output.visible(options.url)) https://api.example.com/items."
+        : nil
     let url = try checkSecureURL(options.url, named: "<url>", hint: accountFirst)
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
@@ -254,7 +261,9 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
                          hint: "Sign in again with the scopes it needs: \(stepUp.command)")
     }
     if response.status >= 400 {
-        let hint = response.status == 401 ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs." : nil
+        let hint = response.status == 401
+            ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs."
+            : nil
         throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status)", hint: hint)
     }
     return ExitCode.ok

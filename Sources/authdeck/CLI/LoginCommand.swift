@@ -60,7 +60,8 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
            let record = try? AccountResolution.resolve(name, accounts: snapshot.accounts, active: nil, environmentAccount: nil) {
             throw CLIFailure(usageMessage: "'\(name)' is an account (\(AccountResolution.handle(record))), not a provider",
-                             hint: "login takes a provider: 'authdeck login \(record.providerID.rawValue)' signs in to \(record.providerID.rawValue) again (as \(record.displayName) or another user).")
+                             hint: "login takes a provider: 'authdeck login \(record.providerID.rawValue)' signs in to"
+                                 + " \(record.providerID.rawValue) again (as \(record.displayName) or another user).")
         }
         // A typo of a provider's name: the nearest one (edit distance, as for commands).
         if error.disposition == .usage, let name = options.provider, let snapshot = try? context.snapshot(),
@@ -77,7 +78,11 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
                                 audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser)
     let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
-        do throws(AppError) { return .success(try await SignIn(app).run(request) { progress in reportSignInProgress(progress) }) } catch { return .failure(error) }
+        do throws(AppError) {
+            return .success(try await SignIn(app).run(request) { progress in reportSignInProgress(progress) })
+        } catch {
+            return .failure(error)
+        }
     }
     if interrupted {
         Output.err("Sign-in cancelled; nothing was stored.")
@@ -87,7 +92,10 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     case .success(let outcome):
         let record = outcome.record
         for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
-        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(outcome.becameActive ? "; it is the active account" : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'").")
+        let next = outcome.becameActive
+            ? "; it is the active account"
+            : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'"
+        Output.err("Signed in as \(record.displayName) (\(AccountResolution.handle(record)))\(next).")
         Output.err(storedInText(snapshot.credentialStore))
         return ExitCode.ok
     case .failure(let error):
@@ -125,7 +133,8 @@ func storedInText(_ store: StoreInfo) -> String {
             Output.err("(or open \(complete.absoluteString))")
         }
         for note in display.notes { Output.err("note: \(note)") }
-        if Output.stderrIsTerminal, let qr = DeviceQRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
+        if Output.stderrIsTerminal,
+           let qr = DeviceQRCode.terminalText(for: (display.verificationURIComplete ?? display.verificationURI).absoluteString) {
             Output.err(qr)
         }
         Output.err("The code expires at \(Times.rfc3339(display.expiresAt)); waiting for approval (Ctrl-C cancels)…")

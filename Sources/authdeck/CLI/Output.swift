@@ -32,7 +32,9 @@ enum Output {
     /// reach its reader: one line on stderr and exit 1, never a trap (FileHandle.write traps).
     static func raw(_ data: Data) {
         if let error = writeAll(STDOUT_FILENO, data) {
-            writeAll(STDERR_FILENO, Data("authdeck: cannot write the result to standard output: \(describe(errno: error)); check what stdout is redirected to\n".utf8))
+            let message = "authdeck: cannot write the result to standard output: \(describe(errno: error));"
+                + " check what stdout is redirected to\n"
+            writeAll(STDERR_FILENO, Data(message.utf8))
             exit(ExitCode.failure)
         }
     }

@@ -160,7 +160,8 @@ struct ProviderAddOptions {
         }
         config.adoptClientSecret(given: clientSecretStdin, method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
         if config.needsClientSecret && !clientSecretStdin {
-            throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret: pipe it in with --client-secret-stdin")
+            throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret:"
+                + " pipe it in with --client-secret-stdin")
         }
         try checkProviderConfig(config)  // also what a preset built from --domain
         return config
@@ -178,7 +179,8 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     if options.clientSecretStdin {
         let secret = try readSecretFromStandardInput(prompt: "Client secret for '\(config.id.rawValue)' (not shown): ")
         guard !secret.isEmpty else {
-            throw CLIFailure("--client-secret-stdin read nothing from stdin", hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
+            throw CLIFailure("--client-secret-stdin read nothing from stdin",
+                             hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
         }
         clientSecret = ClientSecret(secret)
     }
@@ -198,7 +200,8 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
 
 /// The endpoints `provider show` lists, in order: label, JSON member, the configured value and
 /// the metadata's (discovered, or the configured one laid over it).
-func providerEndpoints(_ provider: ProviderConfig, _ metadata: AuthorizationServerMetadata?) -> [(label: String, member: String, configured: URL?, effective: URL?)] {
+func providerEndpoints(_ provider: ProviderConfig,
+                       _ metadata: AuthorizationServerMetadata?) -> [(label: String, member: String, configured: URL?, effective: URL?)] {
     let e = provider.endpoints, m = metadata
     return [
         ("authorization endpoint", "authorization", e.authorization, m?.authorizationEndpoint),
@@ -307,7 +310,8 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
         lines.append("issuer: none (manual endpoints, no discovery)")
     }
     lines.append("client id: \(provider.clientID)")
-    lines.append("client authentication: \(provider.clientAuthentication.rawValue)\(provider.clientAuthentication == .none ? "" : " (secret in the credential store)")")
+    let secretPlace = provider.clientAuthentication == .none ? "" : " (secret in the credential store)"
+    lines.append("client authentication: \(provider.clientAuthentication.rawValue)\(secretPlace)")
     lines.append("scopes: \(provider.scopes.joined(separator: " "))")
     if let audience = provider.audience { lines.append("audience: \(audience)") }
     if !provider.resources.isEmpty { lines.append("resources: \(provider.resources.joined(separator: " "))") }
@@ -316,9 +320,13 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
     }
     if provider.multiTenantEntra == true { lines.append("multi-tenant Entra authority: yes ({tenantid} in the issuer is the token's tid)") }
     for entry in provider.gitHosts ?? [] { lines.append("git host: \(entry.host) (username \(entry.username ?? "the account's login"))") }
-    for entry in provider.containerRegistries ?? [] { lines.append("container registry: \(entry.host) (username \(entry.username ?? "the account's login"))") }
+    for entry in provider.containerRegistries ?? [] {
+        lines.append("container registry: \(entry.host) (username \(entry.username ?? "the account's login"))")
+    }
     for (name, value) in provider.extraHeaders.sorted(by: { $0.key < $1.key }) { lines.append("header: \(name): \(value)") }
-    for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) { lines.append("authorization parameter: \(name)=\(value)") }
+    for (name, value) in provider.extraAuthorizationParameters.sorted(by: { $0.key < $1.key }) {
+        lines.append("authorization parameter: \(name)=\(value)")
+    }
     // Configured endpoints as they are; the rest as the discovery document names them, marked.
     for endpoint in providerEndpoints(provider, discovery.metadata) {
         if let url = endpoint.configured {

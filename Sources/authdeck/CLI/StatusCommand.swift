@@ -117,7 +117,8 @@ struct StatusRow {
             }
         }
         if record.hasRefreshToken {
-            lines.append("    refresh token: yes\(record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? "")")
+            let expiry = record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? ""
+            lines.append("    refresh token: yes\(expiry)")
         } else {
             lines.append("    refresh token: none")
         }
@@ -164,7 +165,8 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         Output.err("warning: the credential store could not be asked (\(problem)); the accounts' secrets may be out of reach")
     }
     if snapshot.credentialStore.isInsecure {
-        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store); use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
+        Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store);"
+            + " use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
     if options.json {
         Output.json(.object([
@@ -183,14 +185,16 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         var lines: [String] = []
         for row in rows { lines += row.text(now: now) }
         let store = snapshot.credentialStore
-        lines.append("storage backend: \(store.name)\(store.isInsecure ? " (INSECURE)" : "")\(store.isLocked ? " (locked)" : "")\(store.reason.map { " — \($0)" } ?? "")")
+        let marks = (store.isInsecure ? " (INSECURE)" : "") + (store.isLocked ? " (locked)" : "")
+        lines.append("storage backend: \(store.name)\(marks)\(store.reason.map { " — \($0)" } ?? "")")
         lines += damage.map { "file damaged: \($0.file): \($0.damage)" }
         let gitURLs = SetupGit(context.app).installedURLs()
         if !gitURLs.isEmpty { lines.append("git credential helper for: \(commaList(gitURLs)) (authdeck setup-git)") }
         Output.out(lines.joined(separator: "\n") + "\n")
     }
     if !damage.isEmpty {
-        Output.err("error: file damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed. Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
+        Output.err("error: file damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed."
+            + " Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
         return ExitCode.fileDamaged
     }
     if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }

@@ -57,8 +57,12 @@ struct TokenOptions {
         if [parsed.flag("json"), parsed.flag("execCredential"), parsed.flag("headerJson")].filter({ $0 }).count > 1 {
             return "--json, --exec-credential and --header-json are output formats; choose one"
         }
-        if parsed.flag("idToken") && parsed.flag("headerJson") { return "--header-json hands over an access token; it cannot be used with --id-token" }
-        if parsed.flag("idToken") && parsed.value("resource") != nil { return "--resource selects an access token; it cannot be used with --id-token" }
+        if parsed.flag("idToken") && parsed.flag("headerJson") {
+            return "--header-json hands over an access token; it cannot be used with --id-token"
+        }
+        if parsed.flag("idToken") && parsed.value("resource") != nil {
+            return "--resource selects an access token; it cannot be used with --id-token"
+        }
         return nil
     }
 }
@@ -71,7 +75,9 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
     let token: String
     let expiresAt: Date?
     if options.idToken {
-        let issued = try await context.run { () async throws(AppError) in try await tokens.idToken(record.id, minimumValidity: minimumValidity, notices: Output.refreshNotice) }
+        let issued = try await context.run { () async throws(AppError) in
+            try await tokens.idToken(record.id, minimumValidity: minimumValidity, notices: Output.refreshNotice)
+        }
         if options.minValidGiven { for warning in issued.warnings { Output.err("warning: \(warning)") } }
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
@@ -80,8 +86,10 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         }
         if options.headerJSON, issued.tokenType.equalsIgnoringASCIICase("DPoP") {
             // RFC 9449 §7.1: a DPoP token works only with a fresh proof per request; a static header would be refused.
-            throw CLIFailure("The access token of \(AccountResolution.handle(record)) is bound to a key (DPoP, RFC 9449): it cannot be handed over as a static Authorization header",
-                             hint: "Each request needs a fresh proof: call the API with 'authdeck api URL', or make proofs with 'authdeck proof METHOD URL'; or sign in again with the provider's dpop setting 'never'.")
+            throw CLIFailure("The access token of \(AccountResolution.handle(record)) is bound to a key (DPoP, RFC 9449):"
+                                 + " it cannot be handed over as a static Authorization header",
+                             hint: "Each request needs a fresh proof: call the API with 'authdeck api URL',"
+                                 + " or make proofs with 'authdeck proof METHOD URL'; or sign in again with the provider's dpop setting 'never'.")
         }
         printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
