@@ -146,6 +146,23 @@ struct LibraryLoaderTests {
         }
     }
 
+    @Test("Benchmark-only code is out of the shipped API: SignIn.adoptGrant is @_spi(Benchmark), and no module in Sources imports that SPI")
+    func benchmarkOnlyCodeIsSPI() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100, "found the sources")
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.drop(while: { $0 == " " }).hasPrefix("@_spi(Benchmark) import") }
+            #expect(imports.isEmpty, "\(file): \(imports) (only the storm driver and its tests import the benchmark's SPI)")
+        }
+        let adopt = try String(contentsOf: sources.appendingPathComponent("AppCore/UseCases/SignIn+AdoptGrant.swift"), encoding: .utf8)
+        let declarations = adopt.split(separator: "\n").filter { $0.contains("func adoptGrant(") }
+        #expect(declarations.count == 1, "found adoptGrant")
+        #expect(declarations.allSatisfy { $0.contains("@_spi(Benchmark) public func adoptGrant(") }, "\(declarations)")
+    }
+
     @Test("Lines in Sources fit a screen: none is wider than 150 characters")
     func sourceLinesFitAScreen() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

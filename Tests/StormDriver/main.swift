@@ -15,7 +15,7 @@
 // seconds from the first refresh start to the last finish, per-refresh seconds, the longest gap
 // between frames, frames drawn. Tokens are never printed. Exit 0 when it ran (whatever the
 // figures), 1 when it could not (bad arguments, a grant not adopted, the timeout).
-import AppCore
+@_spi(Benchmark) import AppCore
 import AppCoreLive
 import AuthEngine
 import Foundation

@@ -1,4 +1,4 @@
-import AppCore
+@_spi(Benchmark) import AppCore
 import AuthEngine
 import CredentialStore
 import Foundation

@@ -15,7 +15,10 @@ extension SignIn {
     /// - Returns: the stored account, as ``run(_:progress:)`` returns it.
     /// - Throws: ``AppError``: unknown provider, unusable response, no or a refused ID token, the
     ///   store's errors.
-    public func adoptGrant(_ providerID: ProviderID, tokenResponse: Data) async throws(AppError) -> SignInOutcome {
+    ///
+    /// Benchmark SPI, not the shipped API: only `@_spi(Benchmark) import AppCore` (the storm driver
+    /// and its tests) sees it; no module in Sources imports it.
+    @_spi(Benchmark) public func adoptGrant(_ providerID: ProviderID, tokenResponse: Data) async throws(AppError) -> SignInOutcome {
         let access = ProviderAccess(env: env)
         let provider = try access.provider(providerID)
         do {
