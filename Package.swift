@@ -7,7 +7,11 @@ import PackageDescription
 let package = Package(
     name: "authdeck",
     products: [
-        .executable(name: "authdeck", targets: ["authdeck"]),
+        // `authdeck` is the launcher (Sources/Launcher): a plain `authdeck token` answered from the
+        // vault before anything else is loaded, every other call handed to `authdeck-full`
+        // (ProgramLayout: installed in libexec/authdeck, built beside it).
+        .executable(name: "authdeck", targets: ["Launcher"]),
+        .executable(name: "authdeck-full", targets: ["authdeck"]),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -25,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", providers: [.apt(["libsecret-1-dev"])]),
         // Header only, like CCurl: libqrencode is opened with dlopen when a QR code is first drawn.
         .systemLibrary(name: "CQREncode", providers: [.apt(["libqrencode-dev"])]),
+        // Header only (glibc's <sys/xattr.h>, which Glibc's module does not include).
+        .systemLibrary(name: "CXAttr"),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // The JSON reader and writer (StrictJSON): it rejects duplicate member names, which
         // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
@@ -44,10 +50,14 @@ let package = Package(
         .target(name: "Secrets"),
         // JSON values, read strictly (duplicate names rejected) and written by jansson, with typed
         // path-aware reading: protocol documents, the metadata files and the secret sets.
-        .target(name: "StrictJSON", dependencies: ["CJansson"]),
+        .target(name: "StrictJSON", dependencies: ["CJansson", "TextSupport"]),
         // String operations without Foundation (trimming, percent-encoding, hex, path text): the
         // modules import FoundationEssentials only, so the binary carries no ICU (PERFORMANCE.md).
         .target(name: "TextSupport"),
+        // What the launcher reads without Foundation, and the full program reads the same way: the
+        // XDG directories, the git config files that could name an account, the mark on files
+        // authdeck wrote, the program layout, and the quick answer to `authdeck token`.
+        .target(name: "QuickToken", dependencies: ["TextSupport", "CSodium", "CJansson", "CKeyutils", "CXAttr"]),
         // The protocol as values and pure functions (no sockets, no clocks; JSON through StrictJSON).
         .target(name: "AuthEngine", dependencies: ["Secrets", "StrictJSON", "TextSupport"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.
@@ -55,14 +65,15 @@ let package = Package(
         // The credential store interface, records, redacting secrets, in-memory store.
         .target(name: "CredentialStore", dependencies: ["Secrets", "StrictJSON"]),
         // Secret Service, encrypted file vault, explicit plaintext file, atomic writes, locks.
-        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "TextSupport", "CSodium", "CLibSecret", "CKeyutils", "CTerminalSignals"]),
+        .target(name: "CredentialStoreLive", dependencies: ["CredentialStore", "LibraryLoader", "QuickToken", "TextSupport", "CSodium", "CLibSecret", "CKeyutils", "CTerminalSignals"]),
         // The state store (State, Action, reduce, Effect, Store), the use cases and AppEnvironment.
-        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "Secrets", "TextSupport"]),
+        .target(name: "AppCore", dependencies: ["AuthEngine", "CredentialStore", "QuickToken", "Secrets", "TextSupport"]),
         // The composition root: the engine, libcurl, libcrypto, the listener, the browser and the
         // credential store wired into AppCore's AppEnvironment (AppEnvironment.live, built once by the TUI or the CLI).
         .target(
             name: "AppCoreLive",
-            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "StrictJSON", "TextSupport"]
+            dependencies: ["AppCore", "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "QuickToken", "StrictJSON",
+                           "TextSupport"]
         ),
         // Pure rendering: state + size + theme -> Frame.
         .target(name: "TerminalUI", dependencies: ["AppCore", "StrictJSON", "TextSupport"]),
@@ -76,7 +87,7 @@ let package = Package(
             name: "authdeck",
             dependencies: [
                 "AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive",
-                "AppCore", "AppCoreLive", "AccountsScreen", "TerminalUI", "TerminalUINCurses", "TextSupport", "CBuildInfo",
+                "AppCore", "AppCoreLive", "AccountsScreen", "TerminalUI", "TerminalUINCurses", "TextSupport", "CBuildInfo", "QuickToken",
             ],
             // The shipped (release) binary links the Swift runtime, Foundation and Dispatch
             // statically: resolving their symbols across a dozen shared objects was most of
@@ -104,6 +115,17 @@ let package = Package(
                                            "-Xlinker", "--no-export-dynamic", "-L", Context.packageDirectory + "/BuildSupport"],
                                           .when(configuration: .release))]
         ),
+        // The launcher: the standard library, Glibc and the C libraries only (no Foundation, no
+        // Dispatch), so that its image maps and relocates a fraction of the full program's.
+        // Linked as the full program is (PERFORMANCE.md).
+        .executableTarget(
+            name: "Launcher",
+            dependencies: ["QuickToken"],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                                           "-Xlinker", "--no-export-dynamic", "-L", Context.packageDirectory + "/BuildSupport"],
+                                          .when(configuration: .release))]
+        ),
 
         // Test support: starts the bundled local OpenID provider (Tests/IdentityProvider) and
         // other fixture processes on 127.0.0.1, and stops them by process group; the spying
@@ -119,12 +141,14 @@ let package = Package(
         .testTarget(name: "AuthEngineLiveTests", dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"]),
         .testTarget(name: "CredentialStoreTests", dependencies: ["CredentialStore", "TestSupport"]),
         .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses", "TestSupport"]),
-        .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "TestSupport"]),
+        .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "QuickToken", "TestSupport"]),
+        // The launcher's library: the program layout, the written mark, the quick answer's rules.
+        .testTarget(name: "QuickTokenTests", dependencies: ["QuickToken"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.
         .executableTarget(
             name: "credential-store-probe",
-            dependencies: ["CredentialStore", "CredentialStoreLive"],
+            dependencies: ["CredentialStore", "CredentialStoreLive", "QuickToken"],
             path: "Tests/CredentialStoreProbe"
         ),
         .testTarget(name: "AppCoreTests", dependencies: ["AppCore", "AuthEngine", "CredentialStore", "Secrets", "StoreTesting"]),
@@ -143,7 +167,8 @@ let package = Package(
         // Against the real local provider (and, for the TUI, tmux).
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "TerminalUI", "TestSupport"]
+            dependencies: ["AuthEngine", "AuthEngineLive", "CredentialStore", "CredentialStoreLive", "AppCore", "AppCoreLive", "QuickToken", "TerminalUI",
+                           "TestSupport"]
         ),
         // The command line, run as the binary that ships (.build/release/authdeck, TestSupport's ShippedBinary) against the real local provider.
         .testTarget(

@@ -4,6 +4,7 @@ import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
 import Glibc
+import QuickToken
 import StrictJSON
 import Synchronization
 

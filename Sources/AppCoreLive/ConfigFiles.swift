@@ -3,6 +3,7 @@ import AuthEngine
 import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
+import QuickToken
 
 /// The non-secret files (JSON, 0600, atomic, under XDG directories):
 /// - `$XDG_CONFIG_HOME/authdeck/providers.json`: the configured providers;

@@ -5,6 +5,7 @@ import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
 import Glibc
+import QuickToken
 import TextSupport
 
 /// The composition root: the one place where the edges of ``AppEnvironment`` are made from the

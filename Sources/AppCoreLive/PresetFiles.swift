@@ -1,6 +1,7 @@
 import AppCore
 import CredentialStoreLive
 import FoundationEssentials
+import QuickToken
 
 /// The user's preset files: `$XDG_CONFIG_HOME/authdeck/presets/*.json` (format: presets/README.md).
 public enum PresetFiles {

@@ -1,5 +1,6 @@
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 import StrictJSON
 
 /// Non-secret JSON (account metadata, config, the store choice) in one file, written

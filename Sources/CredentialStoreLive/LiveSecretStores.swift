@@ -1,5 +1,6 @@
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 
 /// Builds the live backends and makes the selection decision.
 public enum LiveSecretStores {

@@ -1,5 +1,6 @@
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 
 #if canImport(Glibc)
 import Glibc
@@ -137,7 +138,8 @@ public enum PrivateFiles {
 
     /// Replaces `path` with `data` atomically: a temp file in the same directory (mode `mode`),
     /// written fully, fsync'd, renamed over `path`, then the directory fsync'd. A crash at any
-    /// moment leaves either the old or the new file. A failure removes the temp file.
+    /// moment leaves either the old or the new file. A failure removes the temp file. The file
+    /// carries its ``WrittenMark`` (where the file system keeps user attributes).
     /// - Throws: ``SecretStoreError/io(file:operation:cause:)``.
     public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(SecretStoreError) {
         let directory = directoryOf(path)
@@ -162,6 +164,9 @@ public enum PrivateFiles {
                 }
                 offset += n
             }
+            // What authdeck wrote, marked on the file itself (WrittenMark: the launcher's quick path
+            // trusts only files still as authdeck wrote them).
+            WrittenMark.set(fd: fd, bytes: raw)
             guard fsync(fd) == 0 else { return ("fsync", errno) }
             return nil
         }

@@ -2,6 +2,7 @@ import CKeyutils
 import CSodium
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 
 #if canImport(Glibc)
 import Glibc

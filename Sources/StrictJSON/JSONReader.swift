@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TextSupport
 
 /// One step of a path into a JSON document: an array index or an object member.
 public enum JSONPathComponent: Equatable, Sendable, CustomStringConvertible {
@@ -83,26 +84,11 @@ public enum JSONDateEncoding: Sendable {
     }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ` (seconds rounded down, as ``iso8601Style`` writes them) by
-    /// arithmetic, the inverse of ``wholeSecondsUTC(_:)`` (Hinnant's `civil_from_days`); nil outside
-    /// the years 1900–9999, which then go to ``iso8601Style``. Building that style (a Gregorian
-    /// calendar) was 8 % of `token --exec-credential` (PERFORMANCE.md).
+    /// arithmetic (``UTCTimeText/wholeSeconds(_:)``); nil outside the years 1900–9999, which then
+    /// go to ``iso8601Style``. Building that style (a Gregorian calendar) was 8 % of
+    /// `token --exec-credential` (PERFORMANCE.md).
     public static func wholeSecondsUTCText(_ date: Date) -> String? {
-        let interval = date.timeIntervalSince1970
-        guard interval >= -2_208_988_800, interval < 253_402_300_800 else { return nil }
-        let seconds = Int(interval.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        UTCTimeText.wholeSeconds(date.timeIntervalSince1970)
     }
 }
 

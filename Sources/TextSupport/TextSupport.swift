@@ -139,3 +139,27 @@ public enum PathText {
         return String(decoding: trimmedSlashes(trimmed[..<index]), as: UTF8.self)
     }
 }
+
+/// UTC times as RFC 3339 text without Foundation (the launcher has none).
+public enum UTCTimeText {
+    /// `secondsSince1970` as `YYYY-MM-DDTHH:MM:SSZ` (seconds rounded down) by arithmetic, the
+    /// inverse of StrictJSON's `wholeSecondsUTC` (Hinnant's `civil_from_days`); nil outside the
+    /// years 1900–9999.
+    public static func wholeSeconds(_ interval: Double) -> String? {
+        guard interval >= -2_208_988_800, interval < 253_402_300_800 else { return nil }
+        let seconds = Int(interval.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+}

@@ -1,6 +1,7 @@
 @testable import CredentialStoreLive
 import CredentialStore
 import Foundation
+import QuickToken
 import StrictJSON
 import Testing
 
@@ -65,6 +66,18 @@ struct FilesAndPathsTests {
         try PrivateFiles.writeAtomically(Data("new".utf8), to: path)
         #expect(String(decoding: readBytes(path), as: UTF8.self) == "new")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["f"])
+    }
+
+    @Test("An atomic write marks the file with its bytes' BLAKE2b (WrittenMark): a rewrite moves the mark, an edit in place breaks it")
+    func atomicWriteMarksTheFile() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("f")
+        try PrivateFiles.writeAtomically(Data("old".utf8), to: path)
+        #expect(WrittenMark.readUnchanged(path) == Array("old".utf8))
+        try PrivateFiles.writeAtomically(Data("newer".utf8), to: path)
+        #expect(WrittenMark.readUnchanged(path) == Array("newer".utf8))
+        try Data("edits".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(WrittenMark.readUnchanged(path) == nil)
     }
 
     @Test("An atomic write into a missing directory fails with .io naming the file and leaves nothing")

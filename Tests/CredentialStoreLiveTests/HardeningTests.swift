@@ -1,6 +1,7 @@
 @testable import CredentialStoreLive
 import CredentialStore
 import Foundation
+import QuickToken
 import StrictJSON
 import Testing
 

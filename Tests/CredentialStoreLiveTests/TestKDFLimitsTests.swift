@@ -2,6 +2,7 @@
 // it takes both variables naming the same file, or nothing changes.
 import CredentialStore
 import CredentialStoreLive
+import QuickToken
 import Testing
 
 @Suite("Minimum Argon2id limits for test vaults: only with both variables naming one file")

@@ -20,6 +20,7 @@
 import CredentialStore
 import CredentialStoreLive
 import Foundation
+import QuickToken
 
 #if canImport(Glibc)
 import Glibc

@@ -8,6 +8,7 @@ import CredentialStore
 import CredentialStoreLive
 import Foundation
 import Testing
+import QuickToken
 
 @Suite("ConfigFiles: providers.json, accounts.json, active.json, store.json and the cache as written before")
 struct ConfigFilesCompatibilityTests {

@@ -23,17 +23,26 @@ public enum ShippedBinary {
     public static let problem: String? = {
         if let reason = ProcessInfo.processInfo.environment["AUTHDECK_BINARY_UNAVAILABLE"], !reason.isEmpty { return reason }
         let fm = FileManager.default
-        guard fm.isExecutableFile(atPath: path) else {
-            return "\(path) is not built: run `swift build -c release --product authdeck` (scripts/test does)"
+        let build = "run `swift build -c release --product authdeck-full && swift build -c release --product authdeck` (scripts/test does)"
+        // The launcher and, beside it, the full program it hands every other call to.
+        let fullProgram = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("authdeck-full").path
+        let installed = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("libexec/authdeck/authdeck-full").path
+        guard fm.isExecutableFile(atPath: path) else { return "\(path) is not built: \(build)" }
+        guard fm.isExecutableFile(atPath: fullProgram) || fm.isExecutableFile(atPath: installed) else {
+            return "\(fullProgram) is not built: \(build)"
         }
         if ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].map({ !$0.isEmpty }) == true { return nil }
-        guard let built = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return nil }
         let sources = packageRoot.appendingPathComponent("Sources")
-        let newer = fm.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.first { name in
-            guard let changed = (try? fm.attributesOfItem(atPath: sources.appendingPathComponent(name).path))?[.modificationDate] as? Date
-            else { return false }
-            return changed > built
+        for binary in [path, fullProgram] {
+            guard let built = (try? fm.attributesOfItem(atPath: binary))?[.modificationDate] as? Date else { continue }
+            let newer = fm.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.first { name in
+                guard let changed = (try? fm.attributesOfItem(atPath: sources.appendingPathComponent(name).path))?[.modificationDate] as? Date
+                else { return false }
+                return changed > built
+            }
+            if let newer { return "\(binary) is older than Sources/\(newer): \(build)" }
         }
-        return newer.map { "\(path) is older than Sources/\($0): run `swift build -c release --product authdeck` (scripts/test does)" }
+        return nil
     }()
 }

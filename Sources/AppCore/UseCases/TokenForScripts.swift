@@ -1,6 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 
 /// A token for scripts (`authdeck token`, `api`, the TUI's copy): the stored one while it stays
 /// valid for the asked time, else a refreshed one (``RefreshAccount``, under the lock). The hot
@@ -60,7 +61,10 @@ public struct TokenForScripts: Sendable {
         func stored() throws(AppError) -> StoredAccessTokenEntry? {
             do { return try store.load(key).accessToken(for: resource) } catch { throw ErrorMapping.appError(error) }
         }
-        if record.refreshSentAt == nil, let entry = try stored(), entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true {
+        func fresh(_ entry: StoredAccessTokenEntry) -> Bool {
+            TokenFreshness.isFresh(expiresAt: entry.expiresAt?.timeIntervalSince1970, now: env.now().timeIntervalSince1970, validity: validity)
+        }
+        if record.refreshSentAt == nil, let entry = try stored(), fresh(entry) {
             return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer",
                           expiresAt: entry.expiresAt, warnings: warnings)
         }
@@ -72,7 +76,7 @@ public struct TokenForScripts: Sendable {
             // the access token is good, so hand it out and say what was refused.
             guard let latest = try? accounts.record(id), latest.refreshSentAt == nil, latest.needsSignInSince == nil,
                   let problem = latest.idTokenProblem, let entry = try stored(),
-                  entry.expiresAt.map({ $0.timeIntervalSince(env.now()) > validity }) ?? true else { throw error }
+                  fresh(entry) else { throw error }
             return Issued(value: AccessToken(entry.token.exposedValue), tokenType: entry.tokenType ?? "Bearer", expiresAt: entry.expiresAt,
                           warnings: warnings, refusedIDToken: "the refreshed ID token was refused (the previous one is kept): \(problem)")
         }

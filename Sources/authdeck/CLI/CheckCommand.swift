@@ -4,6 +4,7 @@ import AuthEngineLive
 import CredentialStore
 import CredentialStoreLive
 import FoundationEssentials
+import QuickToken
 import StrictJSON
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import AuthEngine
 import AuthEngineLive
 import CredentialStoreLive
 import FoundationEssentials
+import QuickToken
 
 #if canImport(Glibc)
 import Glibc

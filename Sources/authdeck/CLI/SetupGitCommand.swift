@@ -1,6 +1,7 @@
 import AppCore
 import FoundationEssentials
 import Glibc
+import QuickToken
 
 // `authdeck setup-git [--host URL] [--global|--file F] [--uninstall]`.
 
@@ -31,12 +32,11 @@ extension Commands {
     )
 }
 
-/// This executable's real path (`/proc/self/exe`), which git runs as the helper.
+/// What git runs as the helper: the launcher `authdeck` beside this full program
+/// (``ProgramLayout/launcher(fullProgram:)``), else this executable's real path (`/proc/self/exe`).
 func currentExecutablePath() -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return CommandLine.arguments[0] }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let running = ProgramLayout.runningExecutable() else { return CommandLine.arguments[0] }
+    return ProgramLayout.launcher(fullProgram: running) ?? running
 }
 
 func setupGitRun(hosts: [String], file: String?, uninstall: Bool, _ context: CLIContext) async throws -> Int32 {

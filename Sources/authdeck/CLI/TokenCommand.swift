@@ -2,6 +2,7 @@ import AppCore
 import AppCoreLive
 import AuthEngine
 import FoundationEssentials
+import QuickToken
 import Synchronization
 
 // gh's shape: per command an options struct made from the parsed arguments (validated before
@@ -38,7 +39,7 @@ struct TokenOptions {
 
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
-        minValid = parsed.value("minValid").flatMap(durationSeconds) ?? 60
+        minValid = parsed.value("minValid").flatMap(durationSeconds) ?? TokenFreshness.defaultMinimumValidity
         minValidGiven = parsed.value("minValid") != nil
         resource = parsed.value("resource") ?? parsed.value("organization").map(TokenAudience.organizationKey)
         idToken = parsed.flag("idToken")

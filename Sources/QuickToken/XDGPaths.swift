@@ -1,4 +1,6 @@
-import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The XDG base directories authdeck uses, resolved from an environment dictionary (so tests
 /// can pass their own). Each `*Home` falls back to the XDG default under `HOME`.
@@ -28,7 +30,7 @@ public struct XDGPaths: Sendable, Equatable {
 
     /// Resolves the directories; relative `XDG_*` values are ignored, as the spec says.
     public init(environment: [String: String]) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.accountHome()
         func base(_ name: String, _ fallback: String) -> String {
             if let value = environment[name], value.hasPrefix("/") { return value }
             return "\(home)/\(fallback)"
@@ -43,6 +45,16 @@ public struct XDGPaths: Sendable, Equatable {
         } else {
             runtimeDirectory = nil
         }
+    }
+
+    /// The user's home directory from the password database (`getpwuid_r`), for a process
+    /// started without `HOME`; `/` when the database has no entry.
+    static func accountHome() -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 
     /// The default encrypted vault file.

@@ -1,0 +1,61 @@
+import Glibc
+import QuickToken
+
+// `authdeck`: answers a plain `authdeck token` itself when it can (QuickAnswer), else becomes the
+// full program (ProgramLayout). Nothing here prints but the token or why the full program
+// could not be started.
+
+/// The process environment's `NAME=value` entries.
+func environmentEntries() -> [String] {
+    var result: [String] = []
+    var entry = environ
+    while let pointer = entry.pointee {
+        result.append(String(cString: pointer))
+        entry += 1
+    }
+    return result
+}
+
+/// The real path of the current directory; nil when it is gone or unreadable.
+func currentDirectory() -> String? {
+    guard let path = getcwd(nil, 0) else { return nil }
+    defer { free(path) }
+    return String(cString: path)
+}
+
+/// Writes all of `line`; false when stdout refuses it (closed, full).
+func writeOut(_ line: String) -> Bool {
+    var bytes = Array(line.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        offset += n
+    }
+    return true
+}
+
+let arguments = CommandLine.arguments
+var now = timespec()
+clock_gettime(CLOCK_REALTIME, &now)
+if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
+   let output = QuickAnswer.output(arguments: arguments, variables: environmentEntries(), directory: currentDirectory(),
+                                   now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) {
+    // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says so.
+    signal(SIGPIPE, SIG_IGN)
+    if writeOut(output) { exit(0) }
+    signal(SIGPIPE, SIG_DFL)
+}
+let launcher = ProgramLayout.runningExecutable() ?? arguments.first ?? ProgramLayout.launcherName
+var argv = arguments.map { strdup($0) } + [nil]
+var failure: Int32 = ENOENT
+for candidate in ProgramLayout.fullProgramCandidates(launcher: launcher) {
+    execv(candidate, &argv)
+    if errno != ENOENT && errno != ENOTDIR { failure = errno }
+}
+let reason = String(cString: strerror(failure))
+let places = ProgramLayout.fullProgramCandidates(launcher: launcher).joined(separator: " or ")
+let message = Array("authdeck: cannot start the full program (\(places)): \(reason); reinstall authdeck (the package, or scripts/install)\n".utf8)
+_ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+exit(1)

@@ -1,0 +1,167 @@
+import CJansson
+import TextSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `authdeck token` answered by the launcher, before the full program is loaded: the stored access
+/// token of the default account, when every input is one the full program would read without a
+/// word and its answer would be that same token. The rules are the full program's (the account
+/// resolution of `AccountResolution`, the freshness of `TokenForScripts`); this is the subset
+/// that needs no network, no prompt and nothing to say on stderr. Anything else — an option, an
+/// account named, `AUTHDECK_ACCOUNT`, a git config or directory rule that could name an account,
+/// a file not exactly as authdeck wrote it (``WrittenMark``), a store other than the vault, a key
+/// not cached, a token within a minute of its expiry, a grant under refresh or gone, a DPoP token
+/// — is nil, and the full program answers.
+public enum QuickAnswer {
+    /// The `AUTHDECK_*` variables that do not change what a plain `authdeck token` answers when
+    /// the vault's key is cached (a passphrase source is not read then; the screen's settings).
+    static let harmlessVariables = [
+        "AUTHDECK_PASSPHRASE_FILE", "AUTHDECK_PASSPHRASE_FD", "AUTHDECK_HOOK_EVENT", "AUTHDECK_THEME", "AUTHDECK_THEMES_DIR", "AUTHDECK_NOTES",
+        // The test suites' Argon2id limits for vaults they create (no vault is created here).
+        "AUTHDECK_TEST_MINIMUM_KDF_PASSPHRASE_FILE",
+    ]
+
+    /// What to print (the token and a line end; with `--exec-credential` the ExecCredential JSON,
+    /// as the full program writes it) for `arguments` (argv, with the program name) with the process
+    /// environment `variables` (`NAME=value` entries, as `environ` holds them) run in `directory`
+    /// (the real path of the current directory), at `now` (seconds since 1970); nil when the full
+    /// program must answer.
+    public static func output(arguments: [String], variables: [String], directory: String?, now: Double) -> String? {
+        let execCredential = arguments.count == 3 && arguments[2].utf8.elementsEqual("--exec-credential".utf8)
+        guard arguments.count == 2 || execCredential, arguments[1].utf8.elementsEqual("token".utf8),
+              let name = arguments.first.map(PathText.lastComponent), name.utf8.elementsEqual(ProgramLayout.launcherName.utf8),
+              let directory else { return nil }
+        // Only what the decision reads: the XDG and git variables (`GIT_*` makes the git rule
+        // run git), and authdeck's own, each of which is either harmless here or a reason to hand over.
+        var environment: [String: String] = [:]
+        for entry in variables {
+            guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
+            if key.utf8.starts(with: "AUTHDECK_".utf8) {
+                if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
+                    guard value.isEmpty || value.utf8.elementsEqual("vault".utf8) else { return nil }
+                } else if !harmlessVariables.contains(where: { $0.utf8.elementsEqual(key.utf8) }) {
+                    return nil
+                }
+            }
+            if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
+                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8), environment[key] == nil {
+                environment[key] = value
+            }
+        }
+        let paths = XDGPaths(environment: environment)
+        // The store: `AUTHDECK_STORE=vault`, or the vault recorded in store.json.
+        let store = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))
+        if environment["AUTHDECK_STORE"].map({ $0.isEmpty }) ?? true {
+            guard let store, store.string("kind").map({ $0.utf8.elementsEqual("vault".utf8) }) == true else { return nil }
+        } else if store == nil, exists("\(paths.configDirectory)/store.json") {
+            return nil
+        }
+        // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
+        guard WrittenMark.readUnchanged("\(paths.configDirectory)/providers.json") != nil,
+              !exists("\(paths.configDirectory)/bindings.json"),
+              let accounts = Document(WrittenMark.readUnchanged("\(paths.stateDirectory)/accounts.json")) else { return nil }
+        let activePath = "\(paths.stateDirectory)/active.json"
+        let active = Document(WrittenMark.readUnchanged(activePath))
+        guard active != nil || !exists(activePath) else { return nil }
+        let gitEnvironment = environment.filter { !$0.key.utf8.starts(with: "AUTHDECK_".utf8) }
+        guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else { return nil }
+        // The default account: the active one, else the only one (AccountResolution's last two rules).
+        let count = json_array_size(accounts.root)
+        guard count > 0 else { return nil }
+        var chosen: UnsafeMutablePointer<json_t>?
+        if let active {
+            guard let id = active.string("account") else { return nil }
+            for index in 0..<count {
+                let record = json_array_get(accounts.root, index)
+                if Document.string(record, "id").map({ $0.utf8.elementsEqual(id.utf8) }) == true { chosen = record }
+            }
+            // An active account that is gone is a warning in the full program.
+            guard chosen != nil else { return nil }
+        } else {
+            guard count == 1 else { return nil }
+            chosen = json_array_get(accounts.root, 0)
+        }
+        guard let record = chosen, let provider = Document.string(record, "providerID"), let subject = Document.string(record, "subject"),
+              Document.string(record, "storage").map({ $0.utf8.elementsEqual("vault".utf8) }) == true,
+              Document.isAbsentOrNull(record, "needsSignInSince"), Document.isAbsentOrNull(record, "refreshSentAt") else { return nil }
+        return StoredVault.withSecrets(vault: paths.vaultFile, provider: provider, account: subject) { envelope -> String? in
+            // `{"secrets": {…}, "version": 1}` (AccountSecretsEncoding).
+            guard let version = json_object_get(envelope, "version"), json_number_value(version) == 1,
+                  let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT,
+                  let entry = json_object_get(secrets, "defaultAccessToken"), authdeck_json_typeof(entry) == JSON_OBJECT,
+                  let token = Document.string(entry, "token") else { return nil }
+            if let type = json_object_get(entry, "tokenType"), authdeck_json_typeof(type) != JSON_NULL {
+                guard let text = Document.string(entry, "tokenType"),
+                      text.utf8.map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bearer".utf8) else { return nil }
+            }
+            var expiresAt: Double?
+            if let value = json_object_get(entry, "expiresAt"), authdeck_json_typeof(value) != JSON_NULL {
+                guard authdeck_json_typeof(value) == JSON_REAL || authdeck_json_typeof(value) == JSON_INTEGER else { return nil }
+                expiresAt = json_number_value(value)
+            }
+            guard TokenFreshness.isFresh(expiresAt: expiresAt, now: now, validity: TokenFreshness.defaultMinimumValidity) else { return nil }
+            return execCredential ? Self.execCredential(token, expiresAt: expiresAt) : token + "\n"
+        }
+    }
+
+    /// Kubernetes' ExecCredential (`client.authentication.k8s.io/v1`), written by jansson with
+    /// StrictJSON's flags (sorted members, two-space indentation) as the full program writes it;
+    /// nil when the expiry is outside what the arithmetic writes (the full program answers).
+    static func execCredential(_ token: String, expiresAt: Double?) -> String? {
+        guard let root = json_object(), let status = json_object() else { return nil }
+        defer { authdeck_json_decref(root) }
+        // Not UTF-8 (never from a provider's JSON): the full program says what it does with it.
+        guard let value = json_stringn(token, token.utf8.count) else { return nil }
+        json_object_set_new(root, "apiVersion", json_string("client.authentication.k8s.io/v1"))
+        json_object_set_new(root, "kind", json_string("ExecCredential"))
+        json_object_set_new(root, "status", status)
+        json_object_set_new(status, "token", value)
+        if let expiresAt {
+            guard let text = UTCTimeText.wholeSeconds(expiresAt) else { return nil }
+            json_object_set_new(status, "expirationTimestamp", json_string(text))
+        }
+        guard let dumped = json_dumps(root, authdeck_json_encode_flags(1, 1)) else { return nil }
+        defer { free(dumped) }
+        return String(cString: dumped) + "\n"
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 || errno != ENOENT
+    }
+}
+
+/// A JSON document parsed by jansson with StrictJSON's flags (duplicate names rejected), freed
+/// with the value.
+final class Document {
+    let root: UnsafeMutablePointer<json_t>
+
+    init?(_ bytes: [UInt8]?) {
+        guard let bytes, !bytes.isEmpty else { return nil }
+        var error = json_error_t()
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            json_loadb(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count, authdeck_json_decode_flags(), &error)
+        }
+        guard let parsed else { return nil }
+        root = parsed
+    }
+
+    deinit { authdeck_json_decref(root) }
+
+    func string(_ name: String) -> String? { Self.string(root, name) }
+
+    static func string(_ object: UnsafeMutablePointer<json_t>?, _ name: String) -> String? {
+        guard let value = json_object_get(object, name), authdeck_json_typeof(value) == JSON_STRING,
+              let text = json_string_value(value) else { return nil }
+        let length = json_string_length(value)
+        // A string with U+0000 inside is refused by the reader's flags; the length still decides.
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+    }
+
+    static func isAbsentOrNull(_ object: UnsafeMutablePointer<json_t>, _ name: String) -> Bool {
+        guard let value = json_object_get(object, name) else { return true }
+        return authdeck_json_typeof(value) == JSON_NULL
+    }
+}

@@ -1,0 +1,201 @@
+// The launcher's quick answer to `authdeck token` against the full program's, on real homes
+// signed in to the bundled provider. Which one answered is seen without any switch in the
+// binary: a copy of the launcher alone in a directory (no `authdeck-full` beside it) answers only
+// what it answers itself, and says it cannot start the full program for everything else.
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("CLI: the launcher answers a plain token itself, exactly as the full program would", .serialized)
+struct QuickTokenTests {
+    /// The full program beside the launcher (`.build/release/authdeck-full`).
+    static let fullProgram = URL(fileURLWithPath: authdeckBinary).deletingLastPathComponent().appendingPathComponent("authdeck-full").path
+
+    /// A copy of the launcher in a directory of its own: nothing to hand over to.
+    final class LoneLauncher {
+        let directory: URL
+        var path: String { directory.appendingPathComponent("authdeck").path }
+
+        init() throws {
+            if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-lone-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: authdeckBinary, toPath: path)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    enum Answer: Equatable, CustomStringConvertible {
+        /// The launcher printed this token and exited 0.
+        case quick(String)
+        /// The launcher wanted the full program.
+        case handedOver
+        case other(String)
+
+        var description: String {
+            switch self {
+            case .quick(let token): "quick (\(token.utf8.count) bytes)"
+            case .handedOver: "handed over"
+            case .other(let text): text
+            }
+        }
+    }
+
+    static func lone(_ home: CLIHome, _ launcher: LoneLauncher, _ arguments: [String] = ["token"], extra: [String: String] = [:]) async throws -> Answer {
+        let result = try await RunningCommand(arguments, environment: home.environment.merging(extra, uniquingKeysWith: { $1 }),
+                                              executable: launcher.path).wait()
+        if result.exitCode == 0, result.stderr.isEmpty { return .quick(result.stdout) }
+        if result.exitCode == 1, result.stderr.contains("cannot start the full program"), result.stdout.isEmpty { return .handedOver }
+        return .other("\(result)")
+    }
+
+    static func full(_ home: CLIHome, _ arguments: [String] = ["token"], extra: [String: String] = [:]) async throws -> RunResult {
+        try await RunningCommand(arguments, environment: home.environment.merging(extra, uniquingKeysWith: { $1 }), executable: fullProgram).wait()
+    }
+
+    static func signedIn(_ users: [String] = ["alice"], provider idp: LocalIdentityProvider? = nil) async throws -> CLIHome {
+        let idp = try await idp ?? CLIProvider.shared.provider()
+        let home = try CLIHome(provider: idp)
+        try await home.addLocalProvider(idp)
+        for user in users { try await home.login(user: user) }
+        return home
+    }
+
+    @Test("A fresh token of the active account: the launcher alone prints the full program's token (and its ExecCredential), nothing on stderr")
+    func freshTokenIsQuick() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        let full = try await Self.full(home)
+        try #require(full.exitCode == 0, "\(full)")
+        #expect(try await Self.lone(home, launcher) == .quick(full.stdout))
+        // kubectl's ExecCredential, byte for byte.
+        let credential = try await Self.full(home, ["token", "--exec-credential"])
+        try #require(credential.exitCode == 0 && credential.stdout.contains("expirationTimestamp"), "\(credential)")
+        #expect(try await Self.lone(home, launcher, ["token", "--exec-credential"]) == .quick(credential.stdout))
+        // And through the real layout (the launcher beside the full program) the same line.
+        let shipped = try await home.run(["token"])
+        #expect(shipped.exitCode == 0 && shipped.stdout == full.stdout && shipped.stderr.isEmpty, "\(shipped)")
+    }
+
+    @Test("Anything but a plain token of the default account goes to the full program: options, an account, AUTHDECK_ACCOUNT, another store")
+    func otherCallsAreHandedOver() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        for arguments in [["token", "alice"], ["token", "--json"], ["token", "--min-valid", "30"], ["token", "--exec-credential", "--json"],
+                          ["token", "--id-token"], ["status"], ["--version"], []] {
+            #expect(try await Self.lone(home, launcher, arguments) == .handedOver, "\(arguments)")
+        }
+        for extra in [["AUTHDECK_ACCOUNT": "alice"], ["AUTHDECK_STORE": "secret-service"], ["AUTHDECK_STORE": "plaintext"],
+                      ["AUTHDECK_VAULT_CACHE_SECONDS": "0"], ["AUTHDECK_SOMETHING_NEW": "1"], ["GIT_CONFIG_COUNT": "0"]] {
+            #expect(try await Self.lone(home, launcher, extra: extra) == .handedOver, "\(extra)")
+        }
+    }
+
+    @Test("Files not exactly as authdeck wrote them go to the full program: a hand edit, a damaged file, a directory rule, git config naming authdeck")
+    func untrustedFilesAreHandedOver() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        try #require(try await Self.lone(home, launcher) == .quick(Self.full(home).stdout))
+
+        // The same JSON, one space more: not what authdeck wrote.
+        let providers = try home.read(.config, "providers.json")
+        try home.write(.config, "providers.json", providers + " ")
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        let edited = try await Self.full(home)
+        #expect(edited.exitCode == 0 && !edited.stdout.isEmpty, "\(edited)")
+        try home.write(.config, "providers.json", providers)
+        #expect(try await Self.lone(home, launcher) == .quick(edited.stdout), "the bytes authdeck wrote, back in place: its mark holds again")
+
+        // A damaged accounts.json: the full program says so (exit 5), the launcher never answers.
+        let accounts = try home.read(.state, "accounts.json")
+        try home.write(.state, "accounts.json", String(accounts.prefix(40)))
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        #expect(try await Self.full(home).exitCode == 5)
+    }
+
+    @Test("A directory rule or a git config that could name the account goes to the full program")
+    func placeRulesAreHandedOver() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        try "[authdeck]\n\taccount = local/alice\n".write(to: home.root.appendingPathComponent(".gitconfig"), atomically: true, encoding: .utf8)
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        try FileManager.default.removeItem(at: home.root.appendingPathComponent(".gitconfig"))
+        #expect(try await Self.lone(home, launcher) == .quick(Self.full(home).stdout))
+
+        let bound = try await home.run(["bind", "local/alice", "--dir", home.root.path])
+        try #require(bound.exitCode == 0, "\(bound)")
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+    }
+
+    @Test("Switch, refresh, lock and logout: the launcher follows what the full program wrote, and hands over what it cannot answer")
+    func followsTheFullProgram() async throws {
+        let home = try await Self.signedIn(["alice", "bob"])
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        // The last sign-in is active.
+        let bob = try await Self.full(home)
+        #expect(try await Self.lone(home, launcher) == .quick(bob.stdout))
+        let switched = try await home.run(["switch", "local/alice"])
+        try #require(switched.exitCode == 0, "\(switched)")
+        let alice = try await Self.full(home)
+        #expect(alice.stdout != bob.stdout)
+        #expect(try await Self.lone(home, launcher) == .quick(alice.stdout))
+
+        let refreshed = try await home.run(["refresh"])
+        try #require(refreshed.exitCode == 0, "\(refreshed)")
+        let renewed = try await Self.full(home)
+        #expect(renewed.stdout != alice.stdout, "the refresh gave a new access token")
+        #expect(try await Self.lone(home, launcher) == .quick(renewed.stdout))
+
+        // No cached key: the full program asks for the passphrase (here from its file).
+        _ = try await home.run(["lock"])
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        #expect(try await home.run(["token"]).stdout == renewed.stdout)
+        #expect(try await Self.lone(home, launcher) == .quick(renewed.stdout), "the full program cached the key again")
+
+        let out = try await home.run(["logout", "local/alice", "--local-only"])
+        try #require(out.exitCode == 0, "\(out)")
+        #expect(try await Self.lone(home, launcher) == .handedOver, "no active account: the full program says what to do")
+    }
+
+    @Test("A token within a minute of its expiry is the full program's: it refreshes, and the new token is quick again")
+    func expiringTokenIsRefreshedByTheFullProgram() async throws {
+        let idp = try await LocalIdentityProvider.start(signInAccessTokenLifetime: 30)
+        defer { Task { await idp.stop() } }
+        let home = try await Self.signedIn(provider: idp)
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        let refreshed = try await home.run(["token"])
+        try #require(refreshed.exitCode == 0, "\(refreshed)")
+        #expect(try await Self.lone(home, launcher) == .quick(refreshed.stdout))
+    }
+
+    @Test("Closed stdout: the launcher writes nothing and the full program's answer stands (exit and message as before)")
+    func closedStandardOutput() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let shipped = try await home.run(["token"], stdout: .closed)
+        let full = try await RunningCommand(["token"], environment: home.environment, stdout: .closed, executable: Self.fullProgram).wait()
+        #expect(shipped.exitCode == full.exitCode && shipped.stderr == full.stderr, "launcher: \(shipped); full: \(full)")
+    }
+
+    @Test("Without the full program, every other command says what is missing and what to do, exit 1")
+    func missingFullProgram() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        let result = try await RunningCommand(["status"], environment: home.environment, executable: launcher.path).wait()
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("libexec/authdeck/authdeck-full") && result.stderr.contains("reinstall authdeck"), "\(result)")
+    }
+}
