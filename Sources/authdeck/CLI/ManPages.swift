@@ -184,7 +184,12 @@ enum ManPages {
         for (variable, meaning) in environment { lines += [".TP", "\\fB\(escape(variable))\\fR", escape(meaning)] }
         lines.append(".SH EXIT STATUS")
         for (code, meaning) in exitCodes { lines += [".TP", "\(code)", wrap(meaning)] }
-        lines += [".SH FILES", "See \\fBauthdeck\\fR(5)."]
+        lines += [".SH FILES",
+                  wrap("\\fBauthdeck\\fR is a small launcher: it answers a plain \\fBauthdeck token\\fR (and \\fBtoken \\-\\-exec\\-credential\\fR)"
+                      + " of the default account itself when the vault's key is cached, the token has more than a minute left and"
+                      + " the files it reads are as authdeck wrote them, and hands every other call, with the same arguments and"
+                      + " environment, to the full program \\fIPREFIX/libexec/authdeck/authdeck\\-full\\fR."),
+                  "The files authdeck keeps: see \\fBauthdeck\\fR(5)."]
         lines += [".SH SEE ALSO", "\\fBauthdeck\\fR(5), \\fBgit\\-credential\\fR(1), \\fBkubectl\\fR(1)"]
         return Page(fileName: "authdeck.1", text: lines.joined(separator: "\n") + "\n")
     }
@@ -215,7 +220,10 @@ enum ManPages {
                       + " over the old one) under a lock. A damaged file is never overwritten: commands name it and exit 5,"
                       + " and authdeck doctor \\-\\-repair moves it aside."),
                   wrap("Tokens and client secrets are kept only in the credential store: the Secret Service (GNOME Keyring, KWallet),"
-                      + " the encrypted vault, or a plaintext file chosen explicitly.")]
+                      + " the encrypted vault, or a plaintext file chosen explicitly."),
+                  wrap("Each file written carries the extended attribute user.authdeck.written, the BLAKE2b\\-256 of its bytes:"
+                      + " \\fBauthdeck token\\fR answers from a file without starting the full program only while the file is"
+                      + " still as authdeck wrote it. Editing a file by hand is safe; the next command that writes it marks it again.")]
         lines.append(".SH FILES")
         for (path, meaning) in fileEntries { lines += [".TP", "\\fI\(escape(path))\\fR", wrap(meaning)] }
         lines += [".SH SEE ALSO", "\\fBauthdeck\\fR(1), \\fBauthdeck\\-doctor\\fR(1)"]
