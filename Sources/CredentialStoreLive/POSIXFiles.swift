@@ -45,19 +45,7 @@ public enum PrivateFiles {
     }
 
     static func checkPrivate(_ st: stat, path: String) throws(SecretStoreError) {
-        if (st.st_mode & S_IFMT) == S_IFLNK {
-            throw .permissionDenied(file: path, cause: .init("is a symbolic link"))
-        }
-        if st.st_uid != geteuid() {
-            throw .permissionDenied(file: path, cause: .init("owned by uid \(st.st_uid), not \(geteuid())"))
-        }
-        let mode = st.st_mode & 0o777
-        if mode & 0o077 != 0 {
-            throw .permissionDenied(
-                file: path,
-                cause: .init("mode \(String(mode, radix: 8)) lets group or others read or write it (need 600/700)")
-            )
-        }
+        if let problem = FileSafety.privateProblem(st) { throw .permissionDenied(file: path, cause: .init(problem)) }
     }
 
     /// Refuses `path` (non-secret metadata that still decides where tokens go, e.g.
@@ -75,16 +63,7 @@ public enum PrivateFiles {
     }
 
     static func checkNotWritableByOthers(_ st: stat, path: String) throws(SecretStoreError) {
-        if st.st_uid != geteuid() {
-            throw .permissionDenied(file: path, cause: .init("owned by uid \(st.st_uid), not \(geteuid())"))
-        }
-        let mode = st.st_mode & 0o777
-        if mode & 0o022 != 0 {
-            throw .permissionDenied(
-                file: path,
-                cause: .init("mode \(String(mode, radix: 8)) lets group or others write it (need 600/700, or at most 644/755)")
-            )
-        }
+        if let problem = FileSafety.notWritableByOthersProblem(st) { throw .permissionDenied(file: path, cause: .init(problem)) }
     }
 
     /// Reads the whole file at `path`; nil when it does not exist. With `requirePrivate`, the
@@ -99,16 +78,17 @@ public enum PrivateFiles {
 
     /// Reads the whole file at `path`; nil when it does not exist; `check` judges the open descriptor.
     static func read(_ path: String, check: FileCheck) throws(SecretStoreError) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 {
+        // Not blocked by a FIFO put in the file's place (O_NONBLOCK; a regular file ignores it).
+        guard let (fd, st) = FileSafety.openForReading(path) else {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw .permissionDenied(file: path, cause: .init("is a symbolic link")) }
             if errno == EACCES { throw .permissionDenied(file: path, cause: errnoCause("open")) }
             throw .io(file: path, operation: "open", cause: errnoCause("open"))
         }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .io(file: path, operation: "stat", cause: errnoCause("fstat")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw .io(file: path, operation: "read", cause: .init("is not a regular file (a FIFO, a device or a directory); move it away"))
+        }
         switch check {
         case .none: break
         case .private: try checkPrivate(st, path: path)

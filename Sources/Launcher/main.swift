@@ -42,12 +42,16 @@ clock_gettime(CLOCK_REALTIME, &now)
 if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
    let output = QuickAnswer.output(arguments: arguments, variables: environmentEntries(), directory: currentDirectory(),
                                    now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) {
-    // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says so.
-    signal(SIGPIPE, SIG_IGN)
+    // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says
+    // so, with the SIGPIPE disposition the launcher inherited put back.
+    var ignore = sigaction(), inherited = sigaction()
+    ignore.__sigaction_handler.sa_handler = SIG_IGN
+    sigaction(SIGPIPE, &ignore, &inherited)
     if writeOut(output) { exit(0) }
-    signal(SIGPIPE, SIG_DFL)
+    sigaction(SIGPIPE, &inherited, nil)
 }
-let launcher = ProgramLayout.runningExecutable() ?? arguments.first ?? ProgramLayout.launcherName
+// Only from the launcher's real path (never a path relative to the current directory).
+let launcher = ProgramLayout.runningExecutable() ?? ""
 var argv = arguments.map { strdup($0) } + [nil]
 var failure: Int32 = ENOENT
 for candidate in ProgramLayout.fullProgramCandidates(launcher: launcher) {
@@ -55,7 +59,8 @@ for candidate in ProgramLayout.fullProgramCandidates(launcher: launcher) {
     if errno != ENOENT && errno != ENOTDIR { failure = errno }
 }
 let reason = String(cString: strerror(failure))
-let places = ProgramLayout.fullProgramCandidates(launcher: launcher).joined(separator: " or ")
+let candidates = ProgramLayout.fullProgramCandidates(launcher: launcher)
+let places = candidates.isEmpty ? "its own path is unknown: /proc/self/exe cannot be read" : candidates.joined(separator: " or ")
 let message = Array("authdeck: cannot start the full program (\(places)): \(reason); reinstall authdeck (the package, or scripts/install)\n".utf8)
 _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 exit(1)

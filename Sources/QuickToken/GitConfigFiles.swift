@@ -56,7 +56,9 @@ public enum GitConfigFiles {
                 } else if (info.st_mode & S_IFMT) != S_IFDIR {
                     return nil
                 }
-                guard let common = read("\(gitDirectory)/commondir").map({ String(decoding: trimmed($0), as: UTF8.self) }) else { return nil }
+                // git passes over a `.git` that is no repository (no HEAD) and looks further up: cannot tell.
+                guard access("\(gitDirectory)/HEAD", F_OK) == 0,
+                      let common = read("\(gitDirectory)/commondir").map({ String(decoding: trimmed($0), as: UTF8.self) }) else { return nil }
                 let commonDirectory = common.isEmpty ? gitDirectory : common.utf8.first == UInt8(ascii: "/") ? common : "\(gitDirectory)/\(common)"
                 return ["\(commonDirectory)/config", "\(gitDirectory)/config.worktree"]
             }
@@ -86,9 +88,10 @@ public enum GitConfigFiles {
     /// The bytes of `path` (symlinks followed); empty when it does not exist; nil when it exists
     /// but cannot be read.
     static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return errno == ENOENT || errno == ENOTDIR ? [] : nil }
+        // Not blocked by a FIFO (O_NONBLOCK); anything but a regular file cannot be told.
+        guard let (fd, info) = FileSafety.openForReading(path, followLinks: true) else { return errno == ENOENT || errno == ENOTDIR ? [] : nil }
         defer { close(fd) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -13,24 +13,30 @@ public enum ProgramLayout {
     public static let launcherName = "authdeck"
     public static let fullProgramName = "authdeck-full"
 
-    /// The full program's candidate paths for the launcher at `launcher` (a real path), installed
-    /// layout first.
+    /// authdeck's version (`authdeck --version`, the package's).
+    public static let version = "0.1.0"
+
+    /// The full program's candidate paths for the launcher at `launcher` (a real, absolute path),
+    /// installed layout first; none for a relative path (never a program found from the current
+    /// directory).
     public static func fullProgramCandidates(launcher: String) -> [String] {
+        guard launcher.utf8.first == UInt8(ascii: "/") else { return [] }
         let directory = parent(launcher)
-        return ["\(parent(directory))/libexec/authdeck/\(fullProgramName)", "\(directory)/\(fullProgramName)"]
+        return [join(parent(directory), "libexec/authdeck/\(fullProgramName)"), join(directory, fullProgramName)]
     }
 
-    /// The launcher beside the full program at `fullProgram` (a real path): what git and the
-    /// systemd units should run. Nil when `fullProgram` is not in either layout.
+    /// The launcher beside the full program at `fullProgram` (a real, absolute path): what git and
+    /// the systemd units should run. Nil when `fullProgram` is not in either layout.
     public static func launcher(fullProgram: String) -> String? {
+        guard fullProgram.utf8.first == UInt8(ascii: "/") else { return nil }
         let directory = parent(fullProgram)
-        guard fullProgram.utf8.elementsEqual("\(directory)/\(fullProgramName)".utf8) else { return nil }
+        guard fullProgram.utf8.elementsEqual(join(directory, fullProgramName).utf8) else { return nil }
         let installed = "/libexec/authdeck"
         if directory.utf8.count > installed.utf8.count, directory.utf8.reversed().starts(with: installed.utf8.reversed()) {
             let prefix = String(decoding: directory.utf8.dropLast(installed.utf8.count), as: UTF8.self)
             return "\(prefix)/bin/\(launcherName)"
         }
-        return "\(directory)/\(launcherName)"
+        return join(directory, launcherName)
     }
 
     /// This process's executable (`/proc/self/exe`, links resolved); nil when it cannot be read.
@@ -41,9 +47,23 @@ public enum ProgramLayout {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Names this process `name` for ps, pgrep and top (`/proc/self/comm`, as `prctl(PR_SET_NAME)`
+    /// does); nothing where `/proc` is missing.
+    public static func nameProcess(_ name: String) {
+        let fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = Array(name.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    /// The directory of an absolute `path`: `/a/b` → `/a`, `/a` → `/`.
     static func parent(_ path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         let head = String(path.utf8[..<slash]) ?? ""
-        return head.isEmpty ? "" : head
+        return head.isEmpty ? "/" : head
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.utf8.last == UInt8(ascii: "/") ? directory + name : "\(directory)/\(name)"
     }
 }

@@ -47,16 +47,19 @@ public enum QuickAnswer {
                 }
             }
             if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
-                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8), environment[key] == nil {
-                environment[key] = value
+                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8) {
+                // A name given twice: which one a library reads is its own choice.
+                guard environment.updateValue(value, forKey: key) == nil else { return nil }
             }
         }
         let paths = XDGPaths(environment: environment)
         // The store: `AUTHDECK_STORE=vault`, or the vault recorded in store.json.
+        // A store.json that records another store is the full program's to reconcile with the variable.
         let store = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))
+        let recordsVault = store?.string("kind").map { $0.utf8.elementsEqual("vault".utf8) } == true
         if environment["AUTHDECK_STORE"].map({ $0.isEmpty }) ?? true {
-            guard let store, store.string("kind").map({ $0.utf8.elementsEqual("vault".utf8) }) == true else { return nil }
-        } else if store == nil, exists("\(paths.configDirectory)/store.json") {
+            guard recordsVault else { return nil }
+        } else if exists("\(paths.configDirectory)/store.json"), !recordsVault {
             return nil
         }
         // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
@@ -76,7 +79,10 @@ public enum QuickAnswer {
             guard let id = active.string("account") else { return nil }
             for index in 0..<count {
                 let record = json_array_get(accounts.root, index)
-                if Document.string(record, "id").map({ $0.utf8.elementsEqual(id.utf8) }) == true { chosen = record }
+                if Document.string(record, "id").map({ $0.utf8.elementsEqual(id.utf8) }) == true {
+                    chosen = record
+                    break
+                }
             }
             // An active account that is gone is a warning in the full program.
             guard chosen != nil else { return nil }

@@ -97,21 +97,14 @@ enum StoredVault {
         bytes[offset..<(offset + width)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
-    /// The bytes of `path` (at most 16 MiB), nil when it cannot be read.
+    /// The bytes of `path` (at most 16 MiB) when it and its directory are private
+    /// (``FileSafety/privateProblem(_:)``, the directory by `lstat`: not a link); nil otherwise.
     static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let (fd, info) = FileSafety.openForReading(path) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 16 << 20 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            count += n
-        }
-        return bytes
+        var directory = stat()
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 16 << 20, FileSafety.privateProblem(info) == nil,
+              lstat(ProgramLayout.parent(path), &directory) == 0, FileSafety.privateProblem(directory) == nil else { return nil }
+        return WrittenMark.readAll(fd, size: Int(info.st_size))
     }
 }

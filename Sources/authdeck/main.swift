@@ -1,8 +1,9 @@
 import CBuildInfo
 import FoundationEssentials
 import Glibc
+import QuickToken
 
-let authdeckVersion = "0.1.0"
+let authdeckVersion = ProgramLayout.version
 
 /// `authdeck 0.1.0`, with `(commit …)` when scripts/package or scripts/install stamped the binary.
 func versionLine() -> String {
@@ -43,6 +44,9 @@ func runMain(_ arguments: [String]) async -> Int32 {
 }
 
 reserveStandardDescriptors()
+// Started by the launcher (execv of libexec/authdeck/authdeck-full), it is still `authdeck` to
+// ps, pgrep and top: the process name the kernel took from the file name, set back.
+ProgramLayout.nameProcess(ProgramLayout.launcherName)
 // Run as `docker-credential-authdeck OPERATION` (docker's helper naming), it is `docker-credential OPERATION`.
 let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
 let arguments = (invokedAs == "docker-credential-authdeck" ? ["docker-credential"] : []) + Array(CommandLine.arguments.dropFirst())

@@ -123,6 +123,60 @@ struct QuickTokenTests {
         #expect(try await Self.full(home).exitCode == 5)
     }
 
+    @Test("What the full program refuses stays refused: a vault or directory others may read, a symlinked data directory")
+    func unsafeFilesAreTheFullProgramsToRefuse() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let launcher = try LoneLauncher()
+        let vault = home.path(.data, "secrets.vault"), data = home.root.appendingPathComponent("data/authdeck").path
+        for (path, mode) in [(vault, mode_t(0o644)), (data, mode_t(0o755)), (home.path(.state, "accounts.json"), mode_t(0o666))] {
+            chmod(path, mode)
+            #expect(try await Self.lone(home, launcher) == .handedOver, "\(path) \(String(mode, radix: 8))")
+            let refused = try await Self.full(home)
+            #expect(refused.exitCode == 1 && refused.stderr.contains("lets group or others"), "\(refused)")
+            chmod(path, path == data ? 0o700 : 0o600)
+        }
+        let moved = home.root.appendingPathComponent("data/real").path
+        try FileManager.default.moveItem(atPath: data, toPath: moved)
+        try FileManager.default.createSymbolicLink(atPath: data, withDestinationPath: "real")
+        #expect(try await Self.lone(home, launcher) == .handedOver)
+        #expect(try await Self.full(home).exitCode == 1)
+    }
+
+    @Test("A FIFO in a file's place: token neither hangs nor answers, through the launcher or not; it names the file")
+    func fifoIsRefusedWithoutHanging() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        for name in ["accounts.json", "active.json"] {
+            let path = home.path(.state, name)
+            try FileManager.default.moveItem(atPath: path, toPath: path + ".kept")
+            #expect(mkfifo(path, 0o600) == 0)
+            let result = try await home.run(["token"], timeout: 20)
+            #expect(result.exitCode != 0 && result.stdout.isEmpty && result.stderr.contains(name), "\(name): \(result)")
+            unlink(path)
+            try FileManager.default.moveItem(atPath: path + ".kept", toPath: path)
+        }
+    }
+
+    @Test("Handed over, the process keeps its pid and is still called authdeck (ps, pgrep)")
+    func processNameAfterTheHandOver() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let running = try home.start(["exec", "--", "sleep", "3"])
+        var handedOver = false
+        for _ in 0..<50 where !handedOver {
+            try await Task.sleep(for: .milliseconds(50))
+            handedOver = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(running.pid)/exe"))?.hasSuffix("/authdeck-full") == true
+        }
+        #expect(handedOver)
+        // The full program names itself first thing; the exec'd sleep keeps it waiting for 3 s.
+        try await Task.sleep(for: .milliseconds(500))
+        let name = (try? String(contentsOfFile: "/proc/\(running.pid)/comm", encoding: .utf8)) ?? ""
+        #expect(name == "authdeck\n")
+        let result = await running.wait()
+        #expect(result.exitCode == 0, "\(result)")
+    }
+
     @Test("A directory rule or a git config that could name the account goes to the full program")
     func placeRulesAreHandedOver() async throws {
         let home = try await Self.signedIn()

@@ -17,6 +17,15 @@ struct ProgramLayoutTests {
         #expect(ProgramLayout.launcher(fullProgram: "/w/.build/release/authdeck-full") == "/w/.build/release/authdeck")
     }
 
+    @Test("Never a path relative to the current directory: a launcher at / looks in /libexec and /, an unknown path nowhere")
+    func onlyAbsolutePaths() {
+        #expect(ProgramLayout.fullProgramCandidates(launcher: "/authdeck") == ["/libexec/authdeck/authdeck-full", "/authdeck-full"])
+        #expect(ProgramLayout.fullProgramCandidates(launcher: "authdeck").isEmpty)
+        #expect(ProgramLayout.fullProgramCandidates(launcher: "").isEmpty)
+        #expect(ProgramLayout.launcher(fullProgram: "authdeck-full") == nil)
+        #expect(ProgramLayout.launcher(fullProgram: "/authdeck-full") == "/authdeck")
+    }
+
     @Test("A full program under another name is its own helper")
     func otherNames() {
         #expect(ProgramLayout.launcher(fullProgram: "/opt/x/authdeck") == nil)

@@ -1,14 +1,23 @@
+import CSodium
+import CXAttr
 import Foundation
-import QuickToken
+@testable import QuickToken
 import Testing
 
 @Suite("The mark on files authdeck wrote")
 struct WrittenMarkTests {
-    func temporaryFile(_ text: String, marked: Bool) throws -> String {
+    let directory: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mark-\(UUID().uuidString)").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        mkdir(path, 0o700)
+        return path
+    }()
+
+    func file(_ text: String, marked: Bool, mode: mode_t = 0o600) throws -> String {
+        let path = "\(directory)/f-\(UUID().uuidString)"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode)
         try #require(fd >= 0)
         defer { close(fd) }
+        fchmod(fd, mode)
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if marked { bytes.withUnsafeBytes { WrittenMark.set(fd: fd, bytes: $0) } }
@@ -17,9 +26,8 @@ struct WrittenMarkTests {
 
     @Test("A marked file reads back; changed in place, unmarked, missing or too large, it does not")
     func readsOnlyUnchangedFiles() throws {
-        let marked = try temporaryFile("[1, 2]\n", marked: true)
-        let unmarked = try temporaryFile("[1, 2]\n", marked: false)
-        defer { unlink(marked); unlink(unmarked) }
+        let marked = try file("[1, 2]\n", marked: true)
+        let unmarked = try file("[1, 2]\n", marked: false)
         #expect(WrittenMark.readUnchanged(marked) == Array("[1, 2]\n".utf8))
         #expect(WrittenMark.readUnchanged(marked, limit: 3) == nil)
         #expect(WrittenMark.readUnchanged(unmarked) == nil)
@@ -33,8 +41,44 @@ struct WrittenMarkTests {
 
     @Test("An empty file is marked and read back as empty")
     func emptyFile() throws {
-        let path = try temporaryFile("", marked: true)
-        defer { unlink(path) }
-        #expect(WrittenMark.readUnchanged(path) == [])
+        #expect(WrittenMark.readUnchanged(try file("", marked: true)) == [])
+    }
+
+    @Test("A mark another version wrote (here the unkeyed BLAKE2b) is not this version's")
+    func otherVersionsMark() throws {
+        let path = try file("[]", marked: false)
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&digest, 32, Array("[]".utf8), 2, nil, 0)
+        #expect(setxattr(path, WrittenMark.attribute, digest, 32, 0) == 0)
+        #expect(WrittenMark.readUnchanged(path) == nil)
+    }
+
+    @Test("A file others may write, or in a directory others may write, is not read; a FIFO is refused without blocking")
+    func unsafeFiles() throws {
+        #expect(WrittenMark.readUnchanged(try file("[]", marked: true, mode: 0o622)) == nil)
+        #expect(WrittenMark.readUnchanged(try file("[]", marked: true, mode: 0o644)) == Array("[]".utf8))
+        let open = try file("[]", marked: true)
+        chmod(directory, 0o777)
+        defer { chmod(directory, 0o700) }
+        #expect(WrittenMark.readUnchanged(open) == nil)
+        chmod(directory, 0o700)
+        let fifo = "\(directory)/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(WrittenMark.readUnchanged(fifo) == nil)
+    }
+}
+
+@Suite("The git config files that could name an account")
+struct GitConfigFilesTests {
+    @Test("A .git that is no repository (git passes over it) cannot be told: git is asked")
+    func invalidGitDirectory() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/inner/.git", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(GitConfigFiles.repositoryFiles(root + "/inner") == nil)
+        // A real one: HEAD and a config.
+        try FileManager.default.createDirectory(atPath: root + "/.git", withIntermediateDirectories: true)
+        try "ref: refs/heads/main\n".write(toFile: root + "/.git/HEAD", atomically: true, encoding: .utf8)
+        #expect(GitConfigFiles.repositoryFiles(root) == [root + "/.git/config", root + "/.git/config.worktree"])
     }
 }

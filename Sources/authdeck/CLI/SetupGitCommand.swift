@@ -33,10 +33,11 @@ extension Commands {
 }
 
 /// What git runs as the helper: the launcher `authdeck` beside this full program
-/// (``ProgramLayout/launcher(fullProgram:)``), else this executable's real path (`/proc/self/exe`).
+/// (``ProgramLayout/launcher(fullProgram:)``) when it is there, else this executable's real path (`/proc/self/exe`).
 func currentExecutablePath() -> String {
     guard let running = ProgramLayout.runningExecutable() else { return CommandLine.arguments[0] }
-    return ProgramLayout.launcher(fullProgram: running) ?? running
+    guard let launcher = ProgramLayout.launcher(fullProgram: running), access(launcher, X_OK) == 0 else { return running }
+    return launcher
 }
 
 func setupGitRun(hosts: [String], file: String?, uninstall: Bool, _ context: CLIContext) async throws -> Int32 {
