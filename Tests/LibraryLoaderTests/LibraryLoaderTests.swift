@@ -176,4 +176,24 @@ struct LibraryLoaderTests {
             #expect(wide.isEmpty, "\(file): \(wide) (wrap argument lists one per line, split long literals with +, extract a let)")
         }
     }
+
+    @Test("What builds the release builds both executables: a launcher without authdeck-full beside it cannot hand a call over")
+    func releaseBuildsMakeBothExecutables() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let places = ["scripts", ".ci"].map { root.appendingPathComponent($0) }
+        var checked = 0
+        for place in places {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: place.path)) ?? [] {
+                guard let text = try? String(contentsOf: place.appendingPathComponent(name), encoding: .utf8) else { continue }
+                let launcherOnly = text.components(separatedBy: "--product authdeck").dropFirst().contains { rest in
+                    !rest.hasPrefix("-full")
+                }
+                guard launcherOnly else { continue }
+                checked += 1
+                let buildsBoth = text.contains("--product authdeck-full")
+                #expect(buildsBoth, "\(place.lastPathComponent)/\(name) builds the launcher alone")
+            }
+        }
+        #expect(checked >= 2, "found scripts/test and scripts/demo")
+    }
 }
