@@ -5,24 +5,6 @@ import QuickToken
 // full program (ProgramLayout). Nothing here prints but the token or why the full program
 // could not be started.
 
-/// The process environment's `NAME=value` entries.
-func environmentEntries() -> [String] {
-    var result: [String] = []
-    var entry = environ
-    while let pointer = entry.pointee {
-        result.append(String(cString: pointer))
-        entry += 1
-    }
-    return result
-}
-
-/// The real path of the current directory; nil when it is gone or unreadable.
-func currentDirectory() -> String? {
-    guard let path = getcwd(nil, 0) else { return nil }
-    defer { free(path) }
-    return String(cString: path)
-}
-
 /// Writes all of `line`; false when stdout refuses it (closed, full).
 func writeOut(_ line: String) -> Bool {
     var bytes = Array(line.utf8)
@@ -37,11 +19,9 @@ func writeOut(_ line: String) -> Bool {
 }
 
 let arguments = CommandLine.arguments
-var now = timespec()
-clock_gettime(CLOCK_REALTIME, &now)
 if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
-   let output = QuickAnswer.output(arguments: arguments, variables: environmentEntries(), directory: currentDirectory(),
-                                   now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) {
+   let output = QuickAnswer.output(arguments: arguments, variables: ThisProcess.environmentEntries(),
+                                   directory: ThisProcess.currentDirectory(), now: ThisProcess.now()) {
     // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says
     // so, with the SIGPIPE disposition the launcher inherited put back.
     var ignore = sigaction(), inherited = sigaction()
@@ -51,7 +31,7 @@ if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
     sigaction(SIGPIPE, &inherited, nil)
 }
 // Only from the launcher's real path (never a path relative to the current directory).
-let launcher = ProgramLayout.runningExecutable() ?? ""
+let launcher = ThisProcess.runningExecutable() ?? ""
 var argv = arguments.map { strdup($0) } + [nil]
 var failure: Int32 = ENOENT
 for candidate in ProgramLayout.fullProgramCandidates(launcher: launcher) {

@@ -39,23 +39,6 @@ public enum ProgramLayout {
         return join(directory, launcherName)
     }
 
-    /// This process's executable (`/proc/self/exe`, links resolved); nil when it cannot be read.
-    public static func runningExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Names this process `name` for ps, pgrep and top (`/proc/self/comm`, as `prctl(PR_SET_NAME)`
-    /// does); nothing where `/proc` is missing.
-    public static func nameProcess(_ name: String) {
-        let fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = Array(name.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-    }
-
     /// The directory of an absolute `path`: `/a/b` → `/a`, `/a` → `/`.
     static func parent(_ path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }

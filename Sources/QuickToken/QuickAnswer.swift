@@ -20,16 +20,31 @@ public enum QuickAnswer {
         "AUTHDECK_PASSPHRASE_FILE", "AUTHDECK_PASSPHRASE_FD", "AUTHDECK_HOOK_EVENT", "AUTHDECK_THEME", "AUTHDECK_THEMES_DIR", "AUTHDECK_NOTES",
     ]
 
+    /// What the launcher does with a call: prints `output` and exits, or hands the call over
+    /// for `reason` (words for `authdeck doctor`; no value from a file or a variable).
+    public enum Decision: Equatable, Sendable {
+        case answer(output: String)
+        case handOver(reason: String)
+
+        public var output: String? { if case .answer(let output) = self { output } else { nil } }
+    }
+
     /// What to print (the token and a line end; with `--exec-credential` the ExecCredential JSON,
     /// as the full program writes it) for `arguments` (argv, with the program name) with the process
     /// environment `variables` (`NAME=value` entries, as `environ` holds them) run in `directory`
     /// (the real path of the current directory), at `now` (seconds since 1970); nil when the full
-    /// program must answer.
+    /// program must answer (``decide(arguments:variables:directory:now:)`` says why).
     public static func output(arguments: [String], variables: [String], directory: String?, now: Double) -> String? {
+        decide(arguments: arguments, variables: variables, directory: directory, now: now).output
+    }
+
+    /// ``output(arguments:variables:directory:now:)``, or why the full program answers.
+    public static func decide(arguments: [String], variables: [String], directory: String?, now: Double) -> Decision {
+        func handOver(_ reason: String) -> Decision { .handOver(reason: reason) }
         let execCredential = arguments.count == 3 && arguments[2].utf8.elementsEqual("--exec-credential".utf8)
         guard arguments.count == 2 || execCredential, arguments[1].utf8.elementsEqual("token".utf8),
               let name = arguments.first.map(PathText.lastComponent), name.utf8.elementsEqual(ProgramLayout.launcherName.utf8),
-              let directory else { return nil }
+              let directory else { return handOver("only a plain 'authdeck token' (or 'token --exec-credential') is answered") }
         // Only what the decision reads: the XDG and git variables (`GIT_*` makes the git rule
         // run git), and authdeck's own, each of which is either harmless here or a reason to hand over.
         var environment: [String: String] = [:]
@@ -38,18 +53,18 @@ public enum QuickAnswer {
             let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
             if key.utf8.starts(with: "AUTHDECK_".utf8) {
                 if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
-                    guard value.isEmpty || value.utf8.elementsEqual("vault".utf8) else { return nil }
+                    guard value.isEmpty || value.utf8.elementsEqual("vault".utf8) else { return handOver("AUTHDECK_STORE names another store") }
                 } else if !harmlessVariables.contains(where: { $0.utf8.elementsEqual(key.utf8) }),
                           // The test fixtures' (the browser stand-in's; Argon2id limits for vaults
                           // the tests create, and none is created here).
                           !key.utf8.starts(with: "AUTHDECK_TEST_".utf8) {
-                    return nil
+                    return handOver("\(key) is set")
                 }
             }
             if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
                 || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8) {
                 // A name given twice: which one a library reads is its own choice.
-                guard environment.updateValue(value, forKey: key) == nil else { return nil }
+                guard environment.updateValue(value, forKey: key) == nil else { return handOver("\(key) is set twice") }
             }
         }
         let paths = XDGPaths(environment: environment)
@@ -58,25 +73,30 @@ public enum QuickAnswer {
         let store = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))
         let recordsVault = store?.string("kind").map { $0.utf8.elementsEqual("vault".utf8) } == true
         if environment["AUTHDECK_STORE"].map({ $0.isEmpty }) ?? true {
-            guard recordsVault else { return nil }
+            guard recordsVault else { return handOver("the store is not the vault (store.json, as authdeck wrote it)") }
         } else if exists("\(paths.configDirectory)/store.json"), !recordsVault {
-            return nil
+            return handOver("store.json records another store, or is not as authdeck wrote it")
         }
         // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
-        guard WrittenMark.readUnchanged("\(paths.configDirectory)/providers.json") != nil,
-              !exists("\(paths.configDirectory)/bindings.json"),
-              let accounts = Document(WrittenMark.readUnchanged("\(paths.stateDirectory)/accounts.json")) else { return nil }
+        let changed = " is missing, or not as authdeck last wrote it (a hand edit, its mode, another version; the next write marks it)"
+        guard WrittenMark.readUnchanged("\(paths.configDirectory)/providers.json") != nil else { return handOver("providers.json" + changed) }
+        guard !exists("\(paths.configDirectory)/bindings.json") else { return handOver("directory rules exist (bindings.json)") }
+        guard let accounts = Document(WrittenMark.readUnchanged("\(paths.stateDirectory)/accounts.json")) else {
+            return handOver("accounts.json" + changed)
+        }
         let activePath = "\(paths.stateDirectory)/active.json"
         let active = Document(WrittenMark.readUnchanged(activePath))
-        guard active != nil || !exists(activePath) else { return nil }
+        guard active != nil || !exists(activePath) else { return handOver("active.json" + changed) }
         let gitEnvironment = environment.filter { !$0.key.utf8.starts(with: "AUTHDECK_".utf8) }
-        guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else { return nil }
+        guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else {
+            return handOver("git config here could name an account (a file git reads mentions authdeck or an include, or GIT_* is set)")
+        }
         // The default account: the active one, else the only one (AccountResolution's last two rules).
         let count = json_array_size(accounts.root)
-        guard count > 0 else { return nil }
+        guard count > 0 else { return handOver("no account is signed in") }
         var chosen: UnsafeMutablePointer<json_t>?
         if let active {
-            guard let id = active.string("account") else { return nil }
+            guard let id = active.string("account") else { return handOver("no active account") }
             for index in 0..<count {
                 let record = json_array_get(accounts.root, index)
                 if Document.string(record, "id").map({ $0.utf8.elementsEqual(id.utf8) }) == true {
@@ -85,20 +105,25 @@ public enum QuickAnswer {
                 }
             }
             // An active account that is gone is a warning in the full program.
-            guard chosen != nil else { return nil }
+            guard chosen != nil else { return handOver("the active account is not signed in any more") }
         } else {
-            guard count == 1 else { return nil }
+            guard count == 1 else { return handOver("no active account among several") }
             chosen = json_array_get(accounts.root, 0)
         }
         guard let record = chosen, let provider = Document.string(record, "providerID"), let subject = Document.string(record, "subject"),
               Document.string(record, "storage").map({ $0.utf8.elementsEqual("vault".utf8) }) == true,
-              Document.isAbsentOrNull(record, "needsSignInSince"), Document.isAbsentOrNull(record, "refreshSentAt") else { return nil }
-        return StoredVault.withSecrets(vault: paths.vaultFile, provider: provider, account: subject) { envelope -> String? in
+              Document.isAbsentOrNull(record, "needsSignInSince"), Document.isAbsentOrNull(record, "refreshSentAt") else {
+            return handOver("the account needs signing in, is being refreshed, or keeps its secrets elsewhere")
+        }
+        var reason = "the vault cannot be read here: not private to you, no key cached in the kernel keyring, or not this format"
+        let output = StoredVault.withSecrets(vault: paths.vaultFile, provider: provider, account: subject) { envelope -> String? in
+            reason = "the vault holds no default access token for the account"
             // `{"secrets": {…}, "version": 1}` (AccountSecretsEncoding).
             guard let version = json_object_get(envelope, "version"), json_number_value(version) == 1,
                   let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT,
                   let entry = json_object_get(secrets, "defaultAccessToken"), authdeck_json_typeof(entry) == JSON_OBJECT,
                   let token = Document.string(entry, "token") else { return nil }
+            reason = "the access token is not a Bearer token (a DPoP token comes with a note from the full program)"
             if let type = json_object_get(entry, "tokenType"), authdeck_json_typeof(type) != JSON_NULL {
                 guard let text = Document.string(entry, "tokenType"),
                       text.utf8.map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bearer".utf8) else { return nil }
@@ -108,9 +133,13 @@ public enum QuickAnswer {
                 guard authdeck_json_typeof(value) == JSON_REAL || authdeck_json_typeof(value) == JSON_INTEGER else { return nil }
                 expiresAt = json_number_value(value)
             }
-            guard TokenFreshness.isFresh(expiresAt: expiresAt, now: now, validity: TokenFreshness.defaultMinimumValidity) else { return nil }
+            guard TokenFreshness.isFresh(expiresAt: expiresAt, now: now, validity: TokenFreshness.defaultMinimumValidity) else {
+                reason = "the access token has a minute or less left (the full program refreshes it)"
+                return nil
+            }
             return execCredential ? Self.execCredential(token, expiresAt: expiresAt) : token + "\n"
         }
+        return output.map { Decision.answer(output: $0) } ?? handOver(reason)
     }
 
     /// Kubernetes' ExecCredential (`client.authentication.k8s.io/v1`), written by jansson with

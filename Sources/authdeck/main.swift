@@ -46,7 +46,7 @@ func runMain(_ arguments: [String]) async -> Int32 {
 reserveStandardDescriptors()
 // Started by the launcher (execv of libexec/authdeck/authdeck-full), it is still `authdeck` to
 // ps, pgrep and top: the process name the kernel took from the file name, set back.
-ProgramLayout.nameProcess(ProgramLayout.launcherName)
+ThisProcess.nameProcess(ProgramLayout.launcherName)
 // Run as `docker-credential-authdeck OPERATION` (docker's helper naming), it is `docker-credential OPERATION`.
 let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
 let arguments = (invokedAs == "docker-credential-authdeck" ? ["docker-credential"] : []) + Array(CommandLine.arguments.dropFirst())

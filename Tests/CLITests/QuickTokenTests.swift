@@ -84,6 +84,24 @@ struct QuickTokenTests {
         #expect(shipped.exitCode == 0 && same && shipped.stderr.isEmpty, "\(shipped)")
     }
 
+    @Test("doctor says whether a plain token here is the launcher's, and if not why (never the token)")
+    func doctorTellsWhoAnswers() async throws {
+        let home = try await Self.signedIn()
+        defer { home.remove() }
+        let quick = try await home.run(["doctor"])
+        #expect(quick.stdout.contains("token here: answered by the launcher alone"), "\(quick)")
+        let token = try await Self.full(home)
+        let leaks = quick.stdout.contains(token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(!leaks, "doctor printed the token")
+        let providers = try home.read(.config, "providers.json")
+        try home.write(.config, "providers.json", providers + " ")
+        let edited = try await home.run(["doctor", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(edited.stdout.utf8)) as? [String: Any]
+        let quickToken = try #require(object?["quickToken"] as? [String: Any], "\(edited)")
+        #expect(quickToken["answeredByLauncher"] as? Bool == false)
+        #expect((quickToken["reason"] as? String)?.hasPrefix("providers.json is missing, or not as authdeck last wrote it") == true)
+    }
+
     @Test("Anything but a plain token of the default account goes to the full program: options, an account, AUTHDECK_ACCOUNT, another store")
     func otherCallsAreHandedOver() async throws {
         let home = try await Self.signedIn()

@@ -1,6 +1,7 @@
 import AppCore
 import CredentialStore
 import FoundationEssentials
+import QuickToken
 import StrictJSON
 import Synchronization
 import TextSupport
@@ -34,8 +35,13 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
         steps.withLock { $0.append(step) }
         if !json { Output.err(doctorStepLine(step)) }
     }
+    // Whether a plain `authdeck token` here is the launcher's to answer (the token itself is dropped).
+    let quick = QuickAnswer.decide(arguments: [ProgramLayout.launcherName, "token"], variables: ThisProcess.environmentEntries(),
+                                   directory: ThisProcess.currentDirectory(), now: ThisProcess.now())
+    let handOverReason: String? = if case .handOver(let reason) = quick { reason } else { nil }
     if json {
         var object: [String: JSONValue] = [
+            "quickToken": .object(["answeredByLauncher": .bool(handOverReason == nil), "reason": .text(handOverReason)]),
             "healthy": .bool(report.isHealthy),
             "files": .array(report.files.map { file -> JSONValue in
                 .object(["kind": .string(file.kind.rawValue), "path": .string(file.path), "condition": .string(file.condition.label),
@@ -80,6 +86,8 @@ func doctorRun(json: Bool, repair: Bool, _ context: CLIContext) async throws -> 
                              + orphans.map(doctorKeyName).joined(separator: ", "))
         }
         lines += report.notes.map { "note: \($0)" }
+        lines.append(handOverReason.map { "token here: the full program answers (\($0))" }
+            ?? "token here: answered by the launcher alone (no full program started)")
         Output.out(lines.joined(separator: "\n") + "\n")
         if !report.damaged.isEmpty && !repair {
             Output.err("Damaged files were found; nothing was changed. Run 'authdeck doctor --repair' to move them aside"

@@ -35,7 +35,7 @@ extension Commands {
 /// What git runs as the helper: the launcher `authdeck` beside this full program
 /// (``ProgramLayout/launcher(fullProgram:)``) when it is there, else this executable's real path (`/proc/self/exe`).
 func currentExecutablePath() -> String {
-    guard let running = ProgramLayout.runningExecutable() else { return CommandLine.arguments[0] }
+    guard let running = ThisProcess.runningExecutable() else { return CommandLine.arguments[0] }
     guard let launcher = ProgramLayout.launcher(fullProgram: running), access(launcher, X_OK) == 0 else { return running }
     return launcher
 }
