@@ -121,12 +121,7 @@ struct LibraryLoaderTests {
 
     @Test("Start-up: no module imports Foundation (FoundationEssentials only), so ICU and FoundationInternationalization stay out of the static binary")
     func modulesImportFoundationEssentialsOnly() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let sources = root.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 100, "found the sources")
-        for file in files {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        for (file, text) in try Self.sourceFiles() {
             let imports = text.split(separator: "\n").filter { $0.hasPrefix("import Foundation") && $0 != "import FoundationEssentials" }
             #expect(imports.isEmpty, "\(file): \(imports) (use FoundationEssentials; TextSupport has the string helpers)")
         }
@@ -134,13 +129,8 @@ struct LibraryLoaderTests {
 
     @Test("Comments in Sources stand alone: none points at an issue number of a tracker outside the repository")
     func sourcesNameNoIssueNumbers() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let sources = root.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 100, "found the sources")
         let pattern = try Regex(#"(?i)\bissues?\s+#?[0-9]+"#)
-        for file in files {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        for (file, text) in try Self.sourceFiles() {
             let hits = text.split(separator: "\n").filter { $0.contains(pattern) }
             #expect(hits.isEmpty, "\(file): \(hits) (say what the code does and why, not which issue asked for it)")
         }
@@ -148,16 +138,11 @@ struct LibraryLoaderTests {
 
     @Test("Benchmark-only code is out of the shipped API: SignIn.adoptGrant is @_spi(Benchmark), and no module in Sources imports that SPI")
     func benchmarkOnlyCodeIsSPI() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let sources = root.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 100, "found the sources")
-        for file in files {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        for (file, text) in try Self.sourceFiles() {
             let imports = text.split(separator: "\n").filter { $0.drop(while: { $0 == " " }).hasPrefix("@_spi(Benchmark) import") }
             #expect(imports.isEmpty, "\(file): \(imports) (only the storm driver and its tests import the benchmark's SPI)")
         }
-        let adopt = try String(contentsOf: sources.appendingPathComponent("AppCore/UseCases/SignIn+AdoptGrant.swift"), encoding: .utf8)
+        let adopt = try #require(Self.sourceFiles().first { $0.file == "AppCore/UseCases/SignIn+AdoptGrant.swift" }?.text)
         let declarations = adopt.split(separator: "\n").filter { $0.contains("func adoptGrant(") }
         #expect(declarations.count == 1, "found adoptGrant")
         #expect(declarations.allSatisfy { $0.contains("@_spi(Benchmark) public func adoptGrant(") }, "\(declarations)")
@@ -165,12 +150,7 @@ struct LibraryLoaderTests {
 
     @Test("Lines in Sources fit a screen: none is wider than 150 characters")
     func sourceLinesFitAScreen() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let sources = root.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 100, "found the sources")
-        for file in files {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        for (file, text) in try Self.sourceFiles() {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let wide = lines.indices.filter { lines[$0].count > 150 }.map { "line \($0 + 1) (\(lines[$0].count))" }
             #expect(wide.isEmpty, "\(file): \(wide) (wrap argument lists one per line, split long literals with +, extract a let)")
@@ -195,5 +175,14 @@ struct LibraryLoaderTests {
             }
         }
         #expect(checked >= 2, "found scripts/test and scripts/demo")
+    }
+
+    /// Every Swift file under Sources/ (its path below Sources/ and its text).
+    static func sourceFiles() throws -> [(file: String, text: String)] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100, "found the sources")
+        return try files.map { ($0, try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8)) }
     }
 }
