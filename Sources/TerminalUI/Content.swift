@@ -269,9 +269,35 @@ enum DialogContent {
     }
 
     /// The lines of the preset form besides the preset rows.
-    static let presetFormFixedLines = 12
-
-    static func presetForm(_ p: PresetFormDialog, width: Int, presetRows: Int = .max) -> [Line] {
+    /// The preset form in at most `maxLines` lines (the terminal's height less the box): the
+    /// fields, the error and the key hints always; the field hints when they fit; the preset list
+    /// scrolls in what is left (at least one preset).
+    static func presetForm(_ p: PresetFormDialog, width: Int, maxLines: Int = .max) -> [Line] {
+        func fields(hints: Bool) -> [Line] {
+            var out: [Line] = []
+            for field in p.fields where field.kind != .preset {
+                out.append(input(field.label, field.value, focused: p.focused == field.kind, width: width))
+                if hints, !field.hint.isEmpty {
+                    for chunk in DetailContent.wrapWords(Sanitizer.visible(field.hint), width: max(20, width - 16)) {
+                        out.append([.text(String(repeating: " ", count: 16) + chunk, .textDim)])
+                    }
+                }
+            }
+            out.append([])
+            if p.submitting {
+                out.append([.text("Checking the provider's discovery document…", .statusRefreshing)])
+            } else if let error = p.error {
+                for chunk in DetailContent.wrapWords(Sanitizer.visible(error), width: max(20, width)) { out.append([.text(chunk, .statusError)]) }
+            }
+            out.append([.text("Tab next field · Enter add · Esc back", .textDim)])
+            return out
+        }
+        // The title and a blank line; the list takes at least three rows (``providerWindow``: one
+        // preset between its two "more" lines).
+        let frame = 2, fewestRows = 3
+        var rest = fields(hints: true)
+        if rest.count + frame + fewestRows > maxLines { rest = fields(hints: false) }
+        let presetRows = max(fewestRows, min(p.choices.count, maxLines - frame - rest.count))
         let presetFocused = p.focused == .preset
         var out: [Line] = [[.text("Preset", presetFocused ? .title : .text), .text("  (\(p.selected + 1) of \(p.choices.count))", .textDim)]]
         let window = providerWindow(count: p.choices.count, selected: p.selected, rows: presetRows)
@@ -284,22 +310,7 @@ enum DialogContent {
         }
         if window.below > 0 { out.append([.text("   ↓ \(window.below) more", .textDim)]) }
         out.append([])
-        for field in p.fields where field.kind != .preset {
-            out.append(input(field.label, field.value, focused: p.focused == field.kind, width: width))
-            if !field.hint.isEmpty {
-                for chunk in DetailContent.wrapWords(Sanitizer.visible(field.hint), width: max(20, width - 16)) {
-                    out.append([.text(String(repeating: " ", count: 16) + chunk, .textDim)])
-                }
-            }
-        }
-        out.append([])
-        if p.submitting {
-            out.append([.text("Checking the provider's discovery document…", .statusRefreshing)])
-        } else if let error = p.error {
-            for chunk in DetailContent.wrapWords(Sanitizer.visible(error), width: max(20, width)) { out.append([.text(chunk, .statusError)]) }
-        }
-        out.append([.text("Tab next field · Enter add · Esc back", .textDim)])
-        return out
+        return out + rest
     }
 
     static func browserWaiting(_ b: BrowserWaitingDialog, width: Int) -> [Line] {

@@ -32,8 +32,8 @@ extension Renderer {
             let r = dialogRect(size: size, width: 70, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
         case .presetForm(let p):
-            let rows = max(3, size.height - 4 - DialogContent.presetFormFixedLines)
-            let lines = DialogContent.presetForm(p, width: min(70, size.width - 6), presetRows: rows)
+            // The box's border and the dialog's margin take four rows.
+            let lines = DialogContent.presetForm(p, width: min(70, size.width - 6), maxLines: size.height - 4)
             let r = dialogRect(size: size, width: 74, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Add a provider from a preset"))
         case .browserWaiting(let b):

@@ -118,3 +118,4 @@ struct GoldenFrameTests {
         #expect(Golden.difference(Golden.frame(Golden.threeAccounts, 80, 24), from: "accounts-80x24") == nil)
     }
 }
+

@@ -31,6 +31,16 @@ struct PresetFormRenderTests {
         try assertSnapshot(f, named: "presetForm")
     }
 
+    @Test("At 80×24 with many presets and an error, every field, the error and the key hints stay on screen")
+    func smallTerminalKeepsFieldsAndError() {
+        var form = auth0Form(focused: .clientSecret, error: "Client ID: enter the client id the provider registered for authdeck.")
+        form.choices += (1...12).map { .init(name: "p\($0)", displayName: "Preset \($0)") }
+        let text = Renderer.render(Fixtures.screen(dialog: .presetForm(form)), size: Size(width: 80, height: 24), theme: mono).plainText
+        for expected in ["Client secret", "Client ID", "Domain", "enter the client id", "Tab next field · Enter add · Esc back", "▸ auth0"] {
+            #expect(text.contains(expected), "\(expected) is cut off:\n\(text)")
+        }
+    }
+
     @Test("The sign-in dialog ends with Add a provider from a preset…; Enter on it opens the form")
     func entryOpensTheForm() {
         let d = SignInDialog(providers: [ProviderOption(id: "local", name: "Local IdP")], selectedProvider: 1, addFromPreset: true)

@@ -34,9 +34,13 @@ public enum ShippedBinary {
         }
         if ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].map({ !$0.isEmpty }) == true { return nil }
         let sources = packageRoot.appendingPathComponent("Sources")
-        for binary in [path, fullProgram] {
+        // The launcher is linked from its own modules only (SwiftPM relinks it when one of them
+        // changes); the full program from all of Sources.
+        let launcherModules = ["Launcher", "QuickToken", "TextSupport", "CSodium", "CJansson", "CKeyutils", "CXAttr"]
+        for (binary, modules) in [(path, Optional(launcherModules)), (fullProgram, nil)] {
             guard let built = (try? fm.attributesOfItem(atPath: binary))?[.modificationDate] as? Date else { continue }
             let newer = fm.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.first { name in
+                if let modules, !modules.contains(where: { name.hasPrefix($0 + "/") }) { return false }
                 guard let changed = (try? fm.attributesOfItem(atPath: sources.appendingPathComponent(name).path))?[.modificationDate] as? Date
                 else { return false }
                 return changed > built
