@@ -120,7 +120,7 @@ let package = Package(
         // Linked as the full program is (PERFORMANCE.md).
         .executableTarget(
             name: "Launcher",
-            dependencies: ["QuickToken"],
+            dependencies: ["QuickToken", "TextSupport"],
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic", "-L", Context.packageDirectory + "/BuildSupport"],

@@ -1,5 +1,6 @@
 import Glibc
 import QuickToken
+import TextSupport
 
 // `authdeck`: answers a plain `authdeck token` itself when it can (QuickAnswer), else becomes the
 // full program (ProgramLayout). Nothing here prints but the token or why the full program
@@ -41,6 +42,8 @@ for candidate in ProgramLayout.fullProgramCandidates(launcher: launcher) {
 let reason = String(cString: strerror(failure))
 let candidates = ProgramLayout.fullProgramCandidates(launcher: launcher)
 let places = candidates.isEmpty ? "its own path is unknown: /proc/self/exe cannot be read" : candidates.joined(separator: " or ")
-let message = Array("authdeck: cannot start the full program (\(places)): \(reason); reinstall authdeck (the package, or scripts/install)\n".utf8)
+// The paths are the install's own, but a directory name could hold control characters: made visible.
+let message = Array(("authdeck: cannot start the full program (\(Sanitizer.visible(places))): \(reason);"
+    + " reinstall authdeck (the package, or scripts/install)\n").utf8)
 _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 exit(1)

@@ -20,9 +20,9 @@ struct QuickTokenTests {
         let directory: URL
         var path: String { directory.appendingPathComponent("authdeck").path }
 
-        init() throws {
+        init(directoryName: String = "authdeck-lone-\(UUID().uuidString)") throws {
             if let problem = ShippedBinary.problem { throw ShippedBinaryMissing(problem: problem) }
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-lone-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(directoryName)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: authdeckBinary, toPath: path)
         }
@@ -279,5 +279,10 @@ struct QuickTokenTests {
         let result = try await RunningCommand(["status"], environment: home.environment, executable: launcher.path).wait()
         #expect(result.exitCode == 1)
         #expect(result.stderr.contains("libexec/authdeck/authdeck-full") && result.stderr.contains("reinstall authdeck"), "\(result)")
+        // A directory name with an escape sequence reaches the terminal made visible.
+        let odd = try LoneLauncher(directoryName: "authdeck-lone-\u{1B}[2J-\(UUID().uuidString)")
+        let escaped = try await RunningCommand(["status"], environment: home.environment, executable: odd.path).wait()
+        #expect(escaped.exitCode == 1 && !escaped.stderr.contains("\u{1B}") && escaped.stderr.contains("cannot start the full program"),
+                "\(escaped)")
     }
 }

@@ -34,13 +34,17 @@ public enum ShippedBinary {
         }
         if ProcessInfo.processInfo.environment["AUTHDECK_BINARY"].map({ !$0.isEmpty }) == true { return nil }
         let sources = packageRoot.appendingPathComponent("Sources")
-        // The launcher is linked from its own modules only (SwiftPM relinks it when one of them
-        // changes); the full program from all of Sources.
+        // Each executable is linked from its own modules only (SwiftPM relinks it when one of them
+        // changes): the launcher from a few, the full program from all of Sources but the launcher's own.
         let launcherModules = ["Launcher", "QuickToken", "TextSupport", "CSodium", "CJansson", "CKeyutils", "CXAttr"]
-        for (binary, modules) in [(path, Optional(launcherModules)), (fullProgram, nil)] {
+        let builtFrom: [(String, (String) -> Bool)] = [
+            (path, { name in launcherModules.contains { name.hasPrefix($0 + "/") } }),
+            (fullProgram, { name in !name.hasPrefix("Launcher/") }),
+        ]
+        for (binary, isSource) in builtFrom {
             guard let built = (try? fm.attributesOfItem(atPath: binary))?[.modificationDate] as? Date else { continue }
             let newer = fm.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.first { name in
-                if let modules, !modules.contains(where: { name.hasPrefix($0 + "/") }) { return false }
+                guard isSource(name) else { return false }
                 guard let changed = (try? fm.attributesOfItem(atPath: sources.appendingPathComponent(name).path))?[.modificationDate] as? Date
                 else { return false }
                 return changed > built
