@@ -23,6 +23,8 @@ public enum WrittenMark {
 
     /// The mark of `bytes`: 32 bytes, BLAKE2b keyed with ``key``.
     static func mark(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        // Idempotent and thread-safe; the first call picks BLAKE2b's implementation for the CPU.
+        _ = sodium_init()
         var digest = [UInt8](repeating: 0, count: length)
         _ = crypto_generichash(&digest, length, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count), key, key.count)
         return digest
