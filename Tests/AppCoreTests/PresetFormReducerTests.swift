@@ -56,6 +56,12 @@ struct PresetFormReducerTests {
         #expect(store.state.presetForm?.error?.contains("--") == false)
     }
 
+    @Test("Nothing typed: the first field missing in the form's order is named (Domain before Client ID)")
+    func missingFieldsInFormOrder() {
+        let store = makeStore(formState("auth0"), session: .unimplemented(reportIssue))
+        store.send(.presetFormSubmit) { $0.presetForm?.error = "Domain: enter the tenant domain, e.g. example.eu.auth0.com" }
+    }
+
     @Test("Apple without a client secret: refused before any request")
     func appleNeedsSecret() {
         var state = formState("apple")

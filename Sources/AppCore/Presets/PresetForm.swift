@@ -108,20 +108,21 @@ public struct PresetForm: Equatable, Sendable {
         guard let preset else { throw AppError(title: "No preset to add a provider from", detail: "", disposition: .usage) }
         let name = providerName.trimmingWhitespace()
         guard !name.isEmpty else { throw AppError(title: "Name: enter a name for the provider", detail: "", disposition: .usage) }
+        // In the form's order: the preset's own fields (Domain, Tenant, Audience), then the client's.
         let clientID = clientID.trimmingWhitespace()
-        guard !clientID.isEmpty else {
-            throw AppError(title: "Client ID: enter the client id registered at \(preset.displayName)", detail: "", disposition: .usage)
-        }
-        let secret = clientSecret.exposedValue.trimmingWhitespaceAndNewlines()
-        if needsSecret && secret.isEmpty {
-            throw AppError(title: "Client secret: \(preset.displayName) authenticates the client; enter its secret", detail: "", disposition: .usage)
-        }
         var config: ProviderConfig
         do {
             config = try preset.makeProvider(id: ProviderID(name), clientID: clientID, domain: Self.given(domain, preset.domain),
                                              tenant: Self.given(tenant, preset.tenant), audience: Self.given(audience, preset.audience))
         } catch {
             throw AppError(title: Self.formText(error), detail: "", disposition: .usage)
+        }
+        guard !clientID.isEmpty else {
+            throw AppError(title: "Client ID: enter the client id registered at \(preset.displayName)", detail: "", disposition: .usage)
+        }
+        let secret = clientSecret.exposedValue.trimmingWhitespaceAndNewlines()
+        if needsSecret && secret.isEmpty {
+            throw AppError(title: "Client secret: \(preset.displayName) authenticates the client; enter its secret", detail: "", disposition: .usage)
         }
         config.adoptClientSecret(given: !secret.isEmpty)
         if let violation = config.validate().first {
