@@ -100,6 +100,9 @@ struct QuickTokenTests {
         let quickToken = try #require(object?["quickToken"] as? [String: Any], "\(edited)")
         #expect(quickToken["answeredByLauncher"] as? Bool == false)
         #expect((quickToken["reason"] as? String)?.hasPrefix("providers.json is missing, or not as authdeck last wrote it") == true)
+        // A variable's name is anybody's text: the reason that names it reaches the terminal made visible.
+        let odd = try await home.run(["doctor"], extra: ["AUTHDECK_\u{1B}[2J": "1"])
+        #expect(odd.stdout.contains("token here: the full program answers (AUTHDECK_") && !odd.stdout.contains("\u{1B}"), "\(odd)")
     }
 
     @Test("Anything but a plain token of the default account goes to the full program: options, an account, AUTHDECK_ACCOUNT, another store")
