@@ -210,11 +210,14 @@ private final class KeyWalker: @unchecked Sendable {
     func open(_ place: Place) async throws -> Bool {
         var screen = try await settled()
         for key in place.recipe { screen = try await press(key) }
-        // A sign-out runs before its results can be closed.
-        if screen.contains("Working…") {
-            screen = (try? await tmux?.waitFor("the sign-out to finish", timeout: 30) { !$0.contains("Working…") }) ?? screen
+        // Some places open after a network step (a sign-out, the discovery of a resource URL):
+        // the screen can stand still on "Working…" or "Discovering …" for longer than a settle.
+        let wanted = footer(place.context)
+        if !footerLine(screen).hasPrefix(wanted) {
+            screen = (try? await tmux?.waitFor("\(place.name) to open", timeout: 30) { footerLine($0).hasPrefix(wanted) }) ?? screen
+            screen = try await settled()
         }
-        guard footerLine(screen).hasPrefix(footer(place.context)) else {
+        guard footerLine(screen).hasPrefix(wanted) else {
             save("open " + place.name, screen)
             Issue.record("\(label): \(place.recipe.map(\.label)) did not open \(place.name) (footer \(footer(place.context)))\n\(screen)")
             return false
