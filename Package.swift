@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(name: "CQREncode", providers: [.apt(["libqrencode-dev"])]),
         // Header only (glibc's <sys/xattr.h>, which Glibc's module does not include).
         .systemLibrary(name: "CXAttr"),
+        // sd-bus, declared in a shim and opened with dlopen on use (the launcher's read of a
+        // token from the Secret Service); libsystemd-dev only for the test that checks the shim.
+        .systemLibrary(name: "CSystemdBus"),
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // The JSON reader and writer (StrictJSON): it rejects duplicate member names, which
         // Foundation's decoders resolve silently (JSONDecoder keeps the first, JSONSerialization the last).
@@ -57,7 +60,7 @@ let package = Package(
         // What the launcher reads without Foundation, and the full program reads the same way: the
         // XDG directories, the git config files that could name an account, the mark on files
         // authdeck wrote, the program layout, and the quick answer to `authdeck token`.
-        .target(name: "QuickToken", dependencies: ["TextSupport", "CSodium", "CJansson", "CKeyutils", "CXAttr"]),
+        .target(name: "QuickToken", dependencies: ["TextSupport", "LibraryLoader", "CSodium", "CJansson", "CKeyutils", "CXAttr", "CSystemdBus"]),
         // The protocol as values and pure functions (no sockets, no clocks; JSON through StrictJSON).
         .target(name: "AuthEngine", dependencies: ["Secrets", "StrictJSON", "TextSupport"]),
         // HTTP on libcurl, signatures on libcrypto, the loopback redirect listener, the browser.

@@ -2,6 +2,7 @@ import CLibSecret
 import CredentialStore
 import Dispatch
 import FoundationEssentials
+import QuickToken
 import Synchronization
 
 /// The freedesktop Secret Service (gnome-keyring, KWallet) on the session bus.
@@ -30,8 +31,8 @@ import Synchronization
 ///
 /// Per-account locks are flock files in `lockDirectory`.
 public final class SecretServiceStore: SecretStore {
-    public static let schemaName = "dev.authdeck.AccountSecrets"
-    public static let applicationAttribute = "authdeck"
+    public static let schemaName = SecretServiceItem.schemaName
+    public static let applicationAttribute = SecretServiceItem.applicationAttribute
 
     /// The deadline of one D-Bus method call.
     public let timeout: Duration
@@ -181,7 +182,7 @@ public final class SecretServiceStore: SecretStore {
 
     /// The attributes of `key`'s item as `secret_password_storev_sync` wrote them (ours and `xdg:schema`).
     static func attributes(_ key: AccountKey) -> [(String, String)] {
-        [("xdg:schema", schemaName), ("application", applicationAttribute), ("provider", key.provider), ("account", key.account)]
+        SecretServiceItem.attributes(provider: key.provider, account: key.account)
     }
 
     // MARK: The lookup, on D-Bus
@@ -195,8 +196,8 @@ public final class SecretServiceStore: SecretStore {
         case none
     }
 
-    static let busName = "org.freedesktop.secrets"
-    static let servicePath = "/org/freedesktop/secrets"
+    static let busName = SecretServiceItem.busName
+    static let servicePath = SecretServiceItem.servicePath
 
     /// The account's secret, asked of the Secret Service on the session bus directly (Secret
     /// Service API 0.2): `Service.OpenSession("plain")`, `Service.SearchItems` with the attributes

@@ -69,6 +69,8 @@ public struct LibrarySpec: Sendable, Hashable, CustomStringConvertible {
     public static let crypto = LibrarySpec(soname: "libcrypto.so.3", debianPackage: "libssl3")
     public static let ncurses = LibrarySpec(soname: "libncursesw.so.6", debianPackage: "libncursesw6")
     public static let qrencode = LibrarySpec(soname: "libqrencode.so.4", debianPackage: "libqrencode4")
+    /// sd-bus, the launcher's D-Bus client for a token in the Secret Service.
+    public static let systemd = LibrarySpec(soname: "libsystemd.so.0", debianPackage: "libsystemd0")
 }
 
 /// A library that could not be loaded, or lacks a function authdeck calls.

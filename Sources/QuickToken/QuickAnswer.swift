@@ -10,9 +10,10 @@ import Glibc
 /// resolution of `AccountResolution`, the freshness of `TokenForScripts`); this is the subset
 /// that needs no network, no prompt and nothing to say on stderr. Anything else — an option, an
 /// account named, `AUTHDECK_ACCOUNT`, a git config or directory rule that could name an account,
-/// a file not exactly as authdeck wrote it (``WrittenMark``), a store other than the vault, a key
-/// not cached, a token within a minute of its expiry, a grant under refresh or gone, a DPoP token
-/// — is nil, and the full program answers.
+/// a file not exactly as authdeck wrote it (``WrittenMark``), a store other than the vault or the
+/// Secret Service, a vault key not cached, a Secret Service that does not answer at once, a
+/// token within a minute of its expiry, a grant under refresh or gone, a DPoP token — is nil,
+/// and the full program answers.
 public enum QuickAnswer {
     /// The `AUTHDECK_*` variables that do not change what a plain `authdeck token` answers when
     /// the vault's key is cached (a passphrase source is not read then; the screen's settings).
@@ -53,7 +54,7 @@ public enum QuickAnswer {
             let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
             if key.utf8.starts(with: "AUTHDECK_".utf8) {
                 if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
-                    guard value.isEmpty || value.utf8.elementsEqual("vault".utf8) else { return handOver("AUTHDECK_STORE names another store") }
+                    guard value.isEmpty || StoreKind(value) != nil else { return handOver("AUTHDECK_STORE names another store") }
                 } else if !harmlessVariables.contains(where: { $0.utf8.elementsEqual(key.utf8) }),
                           // The test fixtures' (the browser stand-in's; Argon2id limits for vaults
                           // the tests create, and none is created here).
@@ -62,20 +63,23 @@ public enum QuickAnswer {
                 }
             }
             if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
-                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8) {
+                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8)
+                || key.utf8.elementsEqual("DBUS_SESSION_BUS_ADDRESS".utf8) {
                 // A name given twice: which one a library reads is its own choice.
                 guard environment.updateValue(value, forKey: key) == nil else { return handOver("\(key) is set twice") }
             }
         }
         let paths = XDGPaths(environment: environment)
-        // The store: `AUTHDECK_STORE=vault`, or the vault recorded in store.json.
-        // A store.json that records another store is the full program's to reconcile with the variable.
-        let store = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))
-        let recordsVault = store?.string("kind").map { $0.utf8.elementsEqual("vault".utf8) } == true
-        if environment["AUTHDECK_STORE"].map({ $0.isEmpty }) ?? true {
-            guard recordsVault else { return handOver("the store is not the vault (store.json, as authdeck wrote it)") }
-        } else if exists("\(paths.configDirectory)/store.json"), !recordsVault {
-            return handOver("store.json records another store, or is not as authdeck wrote it")
+        // The store: the one `AUTHDECK_STORE` names, or the one store.json records (StoreSelection's
+        // first two rules). A store.json that records another store than the variable names is the
+        // full program's to reconcile with it.
+        let recorded = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))?.string("kind").flatMap(StoreKind.init)
+        let named = environment["AUTHDECK_STORE"].flatMap(StoreKind.init)
+        guard let store = named ?? recorded else {
+            return handOver("no store is named: AUTHDECK_STORE is unset and store.json is missing or not as authdeck wrote it")
+        }
+        if named != nil, exists("\(paths.configDirectory)/store.json"), recorded != named {
+            return handOver("store.json records another store than AUTHDECK_STORE, or is not as authdeck wrote it")
         }
         // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
         let changed = " is missing, or not as authdeck last wrote it (a hand edit, its mode, another version; the next write marks it)"
@@ -111,35 +115,74 @@ public enum QuickAnswer {
             chosen = json_array_get(accounts.root, 0)
         }
         guard let record = chosen, let provider = Document.string(record, "providerID"), let subject = Document.string(record, "subject"),
-              Document.string(record, "storage").map({ $0.utf8.elementsEqual("vault".utf8) }) == true,
+              Document.string(record, "storage").flatMap(StoreKind.init) == store,
               Document.isAbsentOrNull(record, "needsSignInSince"), Document.isAbsentOrNull(record, "refreshSentAt") else {
             return handOver("the account needs signing in, is being refreshed, or keeps its secrets elsewhere")
         }
-        var reason = "the vault cannot be read here: not private to you, no key cached in the kernel keyring, or not this format"
-        let output = StoredVault.withSecrets(vault: paths.vaultFile, provider: provider, account: subject) { envelope -> String? in
-            reason = "the vault holds no default access token for the account"
-            // `{"secrets": {…}, "version": 1}` (AccountSecretsEncoding).
-            guard let version = json_object_get(envelope, "version"), json_number_value(version) == 1,
-                  let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT,
-                  let entry = json_object_get(secrets, "defaultAccessToken"), authdeck_json_typeof(entry) == JSON_OBJECT,
-                  let token = Document.string(entry, "token") else { return nil }
-            reason = "the access token is not a Bearer token (a DPoP token comes with a note from the full program)"
-            if let type = json_object_get(entry, "tokenType"), authdeck_json_typeof(type) != JSON_NULL {
-                guard let text = Document.string(entry, "tokenType"),
-                      text.utf8.map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bearer".utf8) else { return nil }
+        var reason: String
+        let output: String?
+        switch store {
+        case .vault:
+            reason = "the vault cannot be read here: not private to you, no key cached in the kernel keyring, or not this format"
+            output = StoredVault.withSecrets(vault: paths.vaultFile, provider: provider, account: subject) { envelope in
+                answer(envelope, now: now, execCredential: execCredential, reason: &reason)
             }
-            var expiresAt: Double?
-            if let value = json_object_get(entry, "expiresAt"), authdeck_json_typeof(value) != JSON_NULL {
-                guard authdeck_json_typeof(value) == JSON_REAL || authdeck_json_typeof(value) == JSON_INTEGER else { return nil }
-                expiresAt = json_number_value(value)
+        case .secretService:
+            guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
+                return handOver("DBUS_SESSION_BUS_ADDRESS is unset (the full program looks for the session bus)")
             }
-            guard TokenFreshness.isFresh(expiresAt: expiresAt, now: now, validity: TokenFreshness.defaultMinimumValidity) else {
-                reason = "the access token has a minute or less left (the full program refreshes it)"
-                return nil
+            reason = "the Secret Service did not hand over the item at once: not running, no unlocked item, an error, or late"
+            let attributes = SecretServiceItem.attributes(provider: provider, account: subject)
+            output = SessionBusSecret.withSecret(address: address, attributes: attributes) { bytes in
+                guard let envelope = Document(parsing: bytes) else {
+                    reason = "the Secret Service's item is not a secret set authdeck wrote"
+                    return nil
+                }
+                return answer(envelope.root, now: now, execCredential: execCredential, reason: &reason)
             }
-            return execCredential ? Self.execCredential(token, expiresAt: expiresAt) : token + "\n"
         }
         return output.map { Decision.answer(output: $0) } ?? handOver(reason)
+    }
+
+    /// What to print for the secret set `envelope` (`{"secrets": {…}, "version": 1}`, as
+    /// `AccountSecretsEncoding` writes it): the default access token when it is a Bearer token
+    /// valid for more than ``TokenFreshness/defaultMinimumValidity``; nil with `reason` set otherwise.
+    static func answer(_ envelope: UnsafeMutablePointer<json_t>, now: Double, execCredential: Bool, reason: inout String) -> String? {
+        reason = "the store holds no default access token for the account"
+        guard let version = json_object_get(envelope, "version"), json_number_value(version) == 1,
+              let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT,
+              let entry = json_object_get(secrets, "defaultAccessToken"), authdeck_json_typeof(entry) == JSON_OBJECT,
+              let token = Document.string(entry, "token") else { return nil }
+        reason = "the access token is not a Bearer token (a DPoP token comes with a note from the full program)"
+        if let type = json_object_get(entry, "tokenType"), authdeck_json_typeof(type) != JSON_NULL {
+            guard let text = Document.string(entry, "tokenType"),
+                  text.utf8.map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bearer".utf8) else { return nil }
+        }
+        var expiresAt: Double?
+        if let value = json_object_get(entry, "expiresAt"), authdeck_json_typeof(value) != JSON_NULL {
+            guard authdeck_json_typeof(value) == JSON_REAL || authdeck_json_typeof(value) == JSON_INTEGER else { return nil }
+            expiresAt = json_number_value(value)
+        }
+        guard TokenFreshness.isFresh(expiresAt: expiresAt, now: now, validity: TokenFreshness.defaultMinimumValidity) else {
+            reason = "the access token has a minute or less left (the full program refreshes it)"
+            return nil
+        }
+        return execCredential ? Self.execCredential(token, expiresAt: expiresAt) : token + "\n"
+    }
+
+    /// The stores the launcher reads: `SecretStoreKind`'s raw values for them, compared byte for byte.
+    enum StoreKind: Equatable {
+        case vault, secretService
+
+        init?(_ text: String) {
+            if text.utf8.elementsEqual("vault".utf8) {
+                self = .vault
+            } else if text.utf8.elementsEqual("secret-service".utf8) {
+                self = .secretService
+            } else {
+                return nil
+            }
+        }
     }
 
     /// Kubernetes' ExecCredential (`client.authentication.k8s.io/v1`), written by jansson with
@@ -175,13 +218,20 @@ final class Document {
     let root: UnsafeMutablePointer<json_t>
 
     init?(_ bytes: [UInt8]?) {
-        guard let bytes, !bytes.isEmpty else { return nil }
-        var error = json_error_t()
-        let parsed = bytes.withUnsafeBufferPointer { buffer in
-            json_loadb(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count, authdeck_json_decode_flags(), &error)
-        }
-        guard let parsed else { return nil }
+        guard let parsed = bytes?.withUnsafeBytes(Self.parse) else { return nil }
         root = parsed
+    }
+
+    /// Parses `bytes` where they are (a secret is not copied into an array first).
+    init?(parsing bytes: UnsafeRawBufferPointer) {
+        guard let parsed = Self.parse(bytes) else { return nil }
+        root = parsed
+    }
+
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutablePointer<json_t>? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        var error = json_error_t()
+        return json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, authdeck_json_decode_flags(), &error)
     }
 
     deinit { authdeck_json_decref(root) }

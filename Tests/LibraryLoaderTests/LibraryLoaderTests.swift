@@ -100,7 +100,7 @@ struct LibraryLoaderTests {
         #expect(throws: LibraryLoadError.self) { try LibCrypto.load(missingCrypto) }
     }
 
-    @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto, libqrencode or ncurses (they are loaded on use)")
+    @Test("The authdeck binary does not link libcurl, libsecret, GLib, libcrypto, libqrencode, ncurses or libsystemd (they are loaded on use)")
     func binaryDoesNotLinkLazyLibraries() throws {
         let binary = ShippedBinary.path
         try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")
@@ -114,7 +114,7 @@ struct LibraryLoaderTests {
         process.waitUntilExit()
         let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
         #expect(!needed.isEmpty, "readelf printed the NEEDED entries")
-        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode", "libncurses", "libtinfo"] {
+        for library in ["libcurl", "libsecret", "libglib", "libgio", "libgobject", "libcrypto", "libqrencode", "libncurses", "libtinfo", "libsystemd"] {
             #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
         }
     }

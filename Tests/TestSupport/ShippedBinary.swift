@@ -36,7 +36,7 @@ public enum ShippedBinary {
         let sources = packageRoot.appendingPathComponent("Sources")
         // Each executable is linked from its own modules only (SwiftPM relinks it when one of them
         // changes): the launcher from a few, the full program from all of Sources but the launcher's own.
-        let launcherModules = ["Launcher", "QuickToken", "TextSupport", "CSodium", "CJansson", "CKeyutils", "CXAttr"]
+        let launcherModules = ["Launcher", "QuickToken", "TextSupport", "LibraryLoader", "CSodium", "CJansson", "CKeyutils", "CXAttr", "CSystemdBus"]
         let builtFrom: [(String, (String) -> Bool)] = [
             (path, { name in launcherModules.contains { name.hasPrefix($0 + "/") } }),
             (fullProgram, { name in !name.hasPrefix("Launcher/") }),

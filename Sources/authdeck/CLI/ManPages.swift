@@ -186,7 +186,8 @@ enum ManPages {
         for (code, meaning) in exitCodes { lines += [".TP", "\(code)", wrap(meaning)] }
         lines += [".SH FILES",
                   wrap("\\fBauthdeck\\fR is a small launcher: it answers a plain \\fBauthdeck token\\fR (and \\fBtoken \\-\\-exec\\-credential\\fR)"
-                      + " of the default account itself when the vault's key is cached, the token has more than a minute left and"
+                      + " of the default account itself when the vault's key is cached (or the Secret Service answers at once, unlocked),"
+                      + " the token has more than a minute left and"
                       + " the files it reads are as authdeck wrote them, and hands every other call, with the same arguments and"
                       + " environment, to the full program \\fIPREFIX/libexec/authdeck/authdeck\\-full\\fR."),
                   "The files authdeck keeps: see \\fBauthdeck\\fR(5)."]

@@ -1,0 +1,70 @@
+// The launcher's quick answer to `authdeck token` from a real Secret Service (gnome-keyring on a
+// private bus), against the full program's; and the cases it leaves to the full program without
+// starting, prompting or waiting for anything.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("CLI: the launcher answers a plain token from the Secret Service itself, or hands it over at once", .serialized)
+struct QuickTokenSecretServiceTests {
+    typealias Lone = QuickTokenTests
+
+    /// A home signed in with no store named: the probe finds the keyring and store.json records it.
+    static func signedIn(_ keyring: GnomeKeyringSession) async throws -> CLIHome {
+        let idp = try await CLIProvider.shared.provider()
+        var home = try CLIHome(provider: idp)
+        home.environment["AUTHDECK_STORE"] = nil
+        home.environment["DBUS_SESSION_BUS_ADDRESS"] = keyring.busAddress
+        try await home.addLocalProvider(idp)
+        try await home.login()
+        let (_, status) = try await home.statusJSON()
+        let storage = (status["accounts"] as? [[String: Any]])?.first?["storage"] as? String
+        try #require(storage == "secret-service", "\(status)")
+        return home
+    }
+
+    @Test("A fresh token in gnome-keyring (the store recorded by the probe, or named): the launcher alone prints the full program's token and ExecCredential")
+    func secretServiceTokenIsQuick() async throws {
+        let keyring = try await GnomeKeyringSession.start()
+        defer { Task { await keyring.stop() } }
+        let home = try await Self.signedIn(keyring)
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        let full = try await Lone.full(home)
+        try #require(full.exitCode == 0 && !full.stdout.isEmpty, "\(full)")
+        #expect(try await Lone.lone(home, launcher) == .quick(full.stdout))
+        #expect(try await Lone.lone(home, launcher, extra: ["AUTHDECK_STORE": "secret-service"]) == .quick(full.stdout))
+        let credential = try await Lone.full(home, ["token", "--exec-credential"])
+        try #require(credential.exitCode == 0 && credential.stdout.contains("ExecCredential"), "\(credential)")
+        #expect(try await Lone.lone(home, launcher, ["token", "--exec-credential"]) == .quick(credential.stdout))
+        // The vault named against what store.json records: the full program's to reconcile.
+        #expect(try await Lone.lone(home, launcher, extra: ["AUTHDECK_STORE": "vault"]) == .handedOver)
+    }
+
+    @Test("No bus address, a keyring without the item, a bus where the service is only activatable (not started), a service that never answers: handed over")
+    func secretServiceHandedOver() async throws {
+        let keyring = try await GnomeKeyringSession.start()
+        defer { Task { await keyring.stop() } }
+        let home = try await Self.signedIn(keyring)
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": ""]) == .handedOver)
+        let empty = try await GnomeKeyringSession.start()
+        defer { Task { await empty.stop() } }
+        #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": empty.busAddress]) == .handedOver)
+        // gnome-keyring's D-Bus activation file is installed: a call that allowed auto-start would start it.
+        let bare = try await GnomeKeyringSession.start(daemon: false)
+        defer { Task { await bare.stop() } }
+        #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": bare.busAddress]) == .handedOver)
+        let owner = try await RunningCommand(["--bus=\(bare.busAddress)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                              "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"],
+                                             environment: ["PATH": "/usr/bin:/bin"], executable: "/usr/bin/dbus-send").wait()
+        #expect(owner.exitCode == 0 && owner.stdout.contains("boolean false"), "the launcher started the Secret Service: \(owner)")
+        let hung = try await FakeSecretService.start(.hang)
+        defer { Task { await hung.stop() } }
+        let asked = Date()
+        #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": hung.busAddress]) == .handedOver)
+        // Its deadline is 1 s for the three calls together; the bound leaves room for a loaded machine.
+        #expect(Date().timeIntervalSince(asked) < 10, "the launcher waited for a hung service")
+    }
+}
