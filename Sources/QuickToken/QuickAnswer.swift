@@ -49,9 +49,11 @@ public enum QuickAnswer {
         // Only what the decision reads: the XDG and git variables (`GIT_*` makes the git rule
         // run git), and authdeck's own, each of which is either harmless here or a reason to hand over.
         var environment: [String: String] = [:]
+        var systemdVariable: String?
         for entry in variables {
             guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
+            if key.utf8.starts(with: "SYSTEMD_".utf8) { systemdVariable = key }
             if key.utf8.starts(with: "AUTHDECK_".utf8) {
                 if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
                     guard value.isEmpty || StoreKind(value) != nil else { return handOver("AUTHDECK_STORE names another store") }
@@ -131,6 +133,11 @@ public enum QuickAnswer {
             guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
                 return handOver("DBUS_SESSION_BUS_ADDRESS is unset (the full program looks for the session bus)")
             }
+            guard SessionBusSecret.isOneUnixSocket(address) else {
+                return handOver("DBUS_SESSION_BUS_ADDRESS is not one unix: address (the full program reads the others)")
+            }
+            // libsystemd's logging and debugging switches: the launcher prints nothing but the token.
+            if let systemdVariable { return handOver("\(systemdVariable) is set (libsystemd reads it)") }
             reason = "the Secret Service did not hand over the item at once: not running, no unlocked item, an error, or late"
             let attributes = SecretServiceItem.attributes(provider: provider, account: subject)
             output = SessionBusSecret.withSecret(address: address, attributes: attributes) { bytes in

@@ -18,9 +18,10 @@ enum SessionBusSecret {
     static let deadline: UInt64 = 1_000_000
 
     /// The secret of the first unlocked item with `attributes`, as bytes, handed to `body`; nil
-    /// when there is none or it cannot be read here. `address` is `DBUS_SESSION_BUS_ADDRESS`.
+    /// when there is none or it cannot be read here. `address` is `DBUS_SESSION_BUS_ADDRESS`
+    /// (nil at once unless ``isOneUnixSocket(_:)``).
     static func withSecret<T>(address: String, attributes: [(String, String)], _ body: (UnsafeRawBufferPointer) -> T?) -> T? {
-        guard let bus = try? SDBus.load(), let connection = bus.connect(address) else { return nil }
+        guard isOneUnixSocket(address), let bus = try? SDBus.load(), let connection = bus.connect(address) else { return nil }
         defer { _ = bus.sd_bus_flush_close_unref(connection) }
         let end = monotonicMicroseconds() + deadline
         // (vo): the algorithm's output (empty for "plain") and the session's object path.
@@ -53,6 +54,13 @@ enum SessionBusSecret {
                 return body(value)
             } ?? nil
         })
+    }
+
+    /// Whether `address` is a single `unix:` address (D-Bus Specification §Server Addresses):
+    /// sd-bus would also run a program for `unixexec:` and try each of a `;`-separated list,
+    /// which the launcher leaves to the full program.
+    static func isOneUnixSocket(_ address: String) -> Bool {
+        address.utf8.starts(with: "unix:".utf8) && !address.utf8.contains(UInt8(ascii: ";"))
     }
 
     static func monotonicMicroseconds() -> UInt64 {

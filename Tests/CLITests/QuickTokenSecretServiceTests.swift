@@ -41,7 +41,7 @@ struct QuickTokenSecretServiceTests {
         #expect(try await Lone.lone(home, launcher, extra: ["AUTHDECK_STORE": "vault"]) == .handedOver)
     }
 
-    @Test("No bus address, a keyring without the item, a bus where the service is only activatable (not started), a service that never answers: handed over")
+    @Test("No bus address (or one that is not a unix socket), SYSTEMD_* set, a keyring without the item, a bus where the service is only activatable (not started), a service that never answers: handed over")
     func secretServiceHandedOver() async throws {
         let keyring = try await GnomeKeyringSession.start()
         defer { Task { await keyring.stop() } }
@@ -49,6 +49,11 @@ struct QuickTokenSecretServiceTests {
         defer { home.remove() }
         let launcher = try Lone.LoneLauncher()
         #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": ""]) == .handedOver)
+        // sd-bus would run a program for unixexec: (GDBus does not), and libsystemd logs at SYSTEMD_LOG_LEVEL.
+        for extra in [["DBUS_SESSION_BUS_ADDRESS": "unixexec:path=/bin/true"], ["DBUS_SESSION_BUS_ADDRESS": keyring.busAddress + ";tcp:host=x"],
+                      ["SYSTEMD_LOG_LEVEL": "debug"]] {
+            #expect(try await Lone.lone(home, launcher, extra: extra) == .handedOver, "\(extra)")
+        }
         let empty = try await GnomeKeyringSession.start()
         defer { Task { await empty.stop() } }
         #expect(try await Lone.lone(home, launcher, extra: ["DBUS_SESSION_BUS_ADDRESS": empty.busAddress]) == .handedOver)

@@ -28,14 +28,19 @@ struct SessionBusSecretTests {
         _ = try SDBus.load()
     }
 
-    @Test("A bus that is not there, or an address that is not one: nil, nothing waited for")
-    func noBus() {
-        for address in ["unix:path=/nonexistent/authdeck-test-bus", "not an address", "tcp:host=127.0.0.1,port=1"] {
+    @Test("A bus that is not there, an address that is not one, or one that would run a program: nil, nothing waited for or run")
+    func noBus() throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-unixexec-\(UUID().uuidString)").path
+        defer { unlink(marker) }
+        let run = "unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=touch%20\(marker)"
+        for address in ["unix:path=/nonexistent/authdeck-test-bus", "not an address", "tcp:host=127.0.0.1,port=1", run,
+                        "unix:path=/nonexistent/authdeck-test-bus;\(run)"] {
             let secret = SessionBusSecret.withSecret(address: address, attributes: SecretServiceItem.attributes(provider: "p", account: "a")) {
                 Array($0)
             }
             #expect(secret == nil, "\(address)")
         }
+        #expect(!FileManager.default.fileExists(atPath: marker), "a program was run for a unixexec: address")
     }
 
     @Test("The item's attributes are the ones libsecret writes for authdeck's schema, in one place")
