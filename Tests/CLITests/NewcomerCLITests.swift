@@ -28,7 +28,24 @@ struct NewcomerCLITests {
         #expect(sub.stderr.hasPrefix("error: unknown command 'ad' for 'authdeck provider'; did you mean 'add'?\nCommands: add, list, show, remove, presets. See 'authdeck help provider'."),
                 "\(sub.stderr)")
         let option = try await home.run(["logout", "--local-onyl"])
-        #expect(option.exitCode == 2 && option.stderr.hasPrefix("error: unknown option '--local-onyl'; did you mean '--local-only'?\n"), "\(option.stderr)")
+        #expect(option.exitCode == 2 && option.stderr.hasPrefix("error: unknown option '--local-onyl' for 'authdeck logout'; did you mean '--local-only'?\nOptions: "), "\(option.stderr)")
+    }
+
+    @Test("An unknown option gets the nearest option and the command's options (from the table), with where its help is")
+    func unknownOptionListsOptions() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let far = try await home.run(["token", "--bogus"])
+        #expect(far.exitCode == 2 && far.stdout.isEmpty, "\(far)")
+        #expect(far.stderr.hasPrefix("""
+            error: unknown option '--bogus' for 'authdeck token'
+            Options: --min-valid, --resource, --organization, --id-token, --json, --exec-credential, --header-json, --help. See 'authdeck help token'.
+            USAGE: authdeck token
+            """), "\(far.stderr)")
+        let near = try await home.run(["provider", "add", "--isuer", "https://op.test"])
+        #expect(near.stderr.hasPrefix("error: unknown option '--isuer' for 'authdeck provider add'; did you mean '--issuer'?\nOptions: --preset, --domain,"),
+                "\(near.stderr)")
+        #expect(near.stderr.contains("See 'authdeck help provider add'."), "\(near.stderr)")
     }
 
     @Test("authdeck help [COMMAND …] prints what COMMAND --help prints; an unknown one is a usage error with a suggestion")

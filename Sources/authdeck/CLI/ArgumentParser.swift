@@ -141,11 +141,7 @@ enum ArgumentParser {
                 inline = String(argument[argument.index(after: eq)...])
             }
             let option = command.options.first { "--" + $0.flagName == flag || ($0.short.map { "-\($0)" } == flag) }
-            guard let option else {
-                let known = command.options.map { "--" + $0.flagName } + ["--help"]
-                let guess = closest(to: flag, among: known).map { "; did you mean '\($0)'?" } ?? ""
-                return .failure(.usage(UsageError(message: "unknown option '\(flag)'\(guess)", usage: usageLine(command, path: path))))
-            }
+            guard let option else { return .failure(.usage(unknownOption(flag, in: command, path: path))) }
             switch option.kind {
             case .flag:
                 if inline != nil {
@@ -246,6 +242,16 @@ enum ArgumentParser {
         var message = "unknown command '\(word)' for '\(path.joined(separator: " "))'"
         if let guess = closest(to: word, among: names) { message += "; did you mean '\(guess)'?" }
         message += "\nCommands: \(commaList(names)). See '\(([path[0], helpCommand] + path.dropFirst()).joined(separator: " "))'."
+        return UsageError(message: message, usage: usageLine(command, path: path))
+    }
+
+    /// "unknown option '--bogus' for 'authdeck token'", the closest option when one is near, and
+    /// the options the command has (from the command table), as ``unknownCommand(_:in:path:)`` says it.
+    static func unknownOption(_ flag: String, in command: CommandSpec, path: [String]) -> UsageError {
+        let known = command.options.map { "--" + $0.flagName } + ["--help"]
+        var message = "unknown option '\(flag)' for '\(path.joined(separator: " "))'"
+        if let guess = closest(to: flag, among: known) { message += "; did you mean '\(guess)'?" }
+        message += "\nOptions: \(commaList(known)). See '\(([path[0], helpCommand] + path.dropFirst()).joined(separator: " "))'."
         return UsageError(message: message, usage: usageLine(command, path: path))
     }
 
