@@ -51,7 +51,13 @@ public enum PassphraseSource: Sendable {
     public static func fromEnvironment(_ environment: [String: String],
                                        prompt: String = "Vault passphrase (\(terminalAttempts) tries): ") -> PassphraseSource {
         if let path = environment[fileVariable], !path.isEmpty { return .file(path: path) }
-        if let fd = environment[fileDescriptorVariable].flatMap(Int32.init), fd >= 0 { return .fileDescriptor(fd) }
+        if let text = environment[fileDescriptorVariable], !text.isEmpty {
+            guard let fd = Int32(text), fd >= 0 else {
+                return .unavailable(reason: "\(fileDescriptorVariable) is not a file descriptor number (a number such as 3, of a descriptor"
+                    + " this process inherits); give one, or a 0600 file in \(fileVariable)")
+            }
+            return .fileDescriptor(fd)
+        }
         if environment[nonInteractiveVariable] == "1" {
             return .unavailable(reason: "the vault's key is not cached and nothing may ask for its passphrase here; unattended runs need"
                 + " AUTHDECK_PASSPHRASE_FILE (a 0600 file) or the Secret Service (AUTHDECK_STORE=secret-service)")

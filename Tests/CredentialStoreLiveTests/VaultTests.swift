@@ -289,6 +289,18 @@ struct VaultTests {
         #expect(try source.read() == VaultPassphrase("from-fd"))
     }
 
+    @Test("AUTHDECK_PASSPHRASE_FD that is not a descriptor number (abc, -1, 3x): unavailable, naming the variable and what to give (it was ignored, and the terminal asked)",
+          arguments: ["abc", "-1", "3x", " 3"])
+    func passphraseFDNotANumber(value: String) throws {
+        let source = PassphraseSource.fromEnvironment(["AUTHDECK_PASSPHRASE_FD": value])
+        guard case .unavailable(let reason) = source else {
+            Issue.record("\(value): \(source)")
+            return
+        }
+        #expect(reason.contains("AUTHDECK_PASSPHRASE_FD") && reason.contains("AUTHDECK_PASSPHRASE_FILE"), "\(reason)")
+        #expect(throws: SecretStoreError.self) { try source.read() }
+    }
+
     @Test("Without a controlling terminal, file or fd, the passphrase is .passphraseUnavailable, not a hang")
     func noTerminal() throws {
         let vault = ProbeVault()
