@@ -101,8 +101,9 @@ extension CredentialStoreClient {
         do {
             let chosen = try LiveSecretStores.select(environment: processEnvironment, configured: recorded?.kind)
             if chosen.isRecorded { try? files.recordStore(chosen) }
+            let made = try LiveSecretStores.make(chosen.kind, paths: paths, environment: processEnvironment, vaultLimits: vaultLimits)
             selection = .success(chosen)
-            store = LiveSecretStores.make(chosen.kind, paths: paths, environment: processEnvironment, vaultLimits: vaultLimits)
+            store = made
         } catch {
             selection = .failure(error)
             store = nil

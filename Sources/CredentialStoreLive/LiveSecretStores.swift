@@ -34,16 +34,25 @@ public enum LiveSecretStores {
     /// - Parameters:
     ///   - keyCacheTTL: how long an unlocked vault key stays cached (overridden by
     ///     `AUTHDECK_VAULT_CACHE_SECONDS`); zero disables the cache.
+    /// - Throws: ``SecretStoreError/invalidConfiguration(cause:)`` when the vault is chosen and
+    ///   `AUTHDECK_VAULT_CACHE_SECONDS` is not a whole number of seconds, 0 or more.
     public static func make(
         _ kind: SecretStoreKind, paths: XDGPaths, environment: [String: String],
         vaultLimits: VaultSecretStore.KDFLimits = .moderate, keyCacheTTL: Duration = .seconds(900)
-    ) -> any SecretStore {
+    ) throws(SecretStoreError) -> any SecretStore {
         switch kind {
         case .secretService:
             return SecretServiceStore(lockDirectory: paths.lockDirectory,
                                       interactive: environment[PassphraseSource.nonInteractiveVariable] != "1")
         case .vault:
-            let ttl = environment[keyCacheSecondsVariable].flatMap(Int64.init).map { Duration.seconds($0) } ?? keyCacheTTL
+            var ttl = keyCacheTTL
+            if let text = environment[keyCacheSecondsVariable], !text.isEmpty {
+                guard let seconds = Int64(text), seconds >= 0 else {
+                    throw .invalidConfiguration(cause: .init("\(keyCacheSecondsVariable) is not a number of seconds; give 0 or more"
+                        + " (0 keeps no key cached), or unset it for the default 900"))
+                }
+                ttl = .seconds(seconds)
+            }
             return VaultSecretStore(
                 path: paths.vaultFile, passphrase: .fromEnvironment(environment),
                 newVaultLimits: newVaultLimits(environment: environment, otherwise: vaultLimits),

@@ -126,10 +126,24 @@ struct FilesAndPathsTests {
 
 @Suite("Live store wiring")
 struct LiveStoreWiringTests {
+    @Test("AUTHDECK_VAULT_CACHE_SECONDS that is not 0 or more whole seconds (abc, -5, 1.5): invalidConfiguration naming it (it was ignored: 900 s)",
+          arguments: ["abc", "-5", "1.5"])
+    func cacheSecondsNotANumber(value: String) {
+        let paths = XDGPaths(environment: ["HOME": "/home/u"])
+        #expect {
+            _ = try LiveSecretStores.make(.vault, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": value])
+        } throws: { error in
+            guard case SecretStoreError.invalidConfiguration(let cause) = error else { return false }
+            return "\(cause)".contains("AUTHDECK_VAULT_CACHE_SECONDS")
+        }
+        // Only the vault reads it.
+        #expect(throws: Never.self) { _ = try LiveSecretStores.make(.plaintext, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": value]) }
+    }
+
     @Test("make builds each backend at its XDG location; only plaintext is insecure", arguments: SecretStoreKind.allCases)
-    func make(kind: SecretStoreKind) {
+    func make(kind: SecretStoreKind) throws {
         let paths = XDGPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1"])
-        let store = LiveSecretStores.make(kind, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": "60"])
+        let store = try LiveSecretStores.make(kind, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": "60"])
         #expect(store.kind == kind)
         #expect(store.isInsecure == (kind == .plaintext))
         switch store {

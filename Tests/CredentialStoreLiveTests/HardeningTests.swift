@@ -76,7 +76,7 @@ struct HardeningTests {
     @Test("AUTHDECK_VAULT_CACHE_SECONDS=0 disables the vault key cache: nothing is put in it and nothing is read from it")
     func zeroTTLDisablesKeyCache() throws {
         let paths = XDGPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1"])
-        let made = try #require(LiveSecretStores.make(.vault, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": "0"]) as? VaultSecretStore)
+        let made = try #require(try LiveSecretStores.make(.vault, paths: paths, environment: ["AUTHDECK_VAULT_CACHE_SECONDS": "0"]) as? VaultSecretStore)
         #expect(made.keyCacheTTL == .zero)
 
         let dir = TemporaryDirectory()

@@ -10,15 +10,15 @@ struct TestKDFLimitsTests {
     static let variable = "AUTHDECK_TEST_MINIMUM_KDF_PASSPHRASE_FILE"
 
     @Test("The variable's name (README) says test and passphrase (so the browser's environment drops it)")
-    func name() {
+    func name() throws {
         #expect(LiveSecretStores.testMinimumKDFVariable == Self.variable)
     }
 
     @Test("Both variables naming the same passphrase file: a new vault gets libsodium's minimum limits")
-    func bothNameTheFile() {
+    func bothNameTheFile() throws {
         let environment = ["AUTHDECK_PASSPHRASE_FILE": "/t/passphrase", Self.variable: "/t/passphrase"]
         #expect(LiveSecretStores.newVaultLimits(environment: environment, otherwise: .moderate) == .minimum)
-        let store = LiveSecretStores.make(.vault, paths: XDGPaths(environment: ["HOME": "/home/u"]), environment: environment)
+        let store = try LiveSecretStores.make(.vault, paths: XDGPaths(environment: ["HOME": "/home/u"]), environment: environment)
         #expect((store as? VaultSecretStore)?.newVaultLimits == .minimum)
     }
 
@@ -32,10 +32,10 @@ struct TestKDFLimitsTests {
               ["AUTHDECK_PASSPHRASE_FILE": "", TestKDFLimitsTests.variable: ""],
               ["AUTHDECK_PASSPHRASE_FILE": "/t/caf\u{E9}", TestKDFLimitsTests.variable: "/t/cafe\u{301}"],
           ])
-    func otherwiseUnchanged(_ environment: [String: String]) {
+    func otherwiseUnchanged(_ environment: [String: String]) throws {
         #expect(LiveSecretStores.newVaultLimits(environment: environment, otherwise: .moderate) == .moderate)
         #expect(LiveSecretStores.newVaultLimits(environment: environment, otherwise: .interactive) == .interactive)
-        let store = LiveSecretStores.make(.vault, paths: XDGPaths(environment: ["HOME": "/home/u"]), environment: environment)
+        let store = try LiveSecretStores.make(.vault, paths: XDGPaths(environment: ["HOME": "/home/u"]), environment: environment)
         #expect((store as? VaultSecretStore)?.newVaultLimits == .moderate)
     }
 }
