@@ -47,5 +47,7 @@ struct ReadmeGitTests {
         #expect(outputs["(cd ~/src/oss/project && authdeck which)"] == "personal (local/bob) — git config (\(root)/src/oss/project/.git/config)\n", "\(outputs)")
         let gitconfig = (try? String(contentsOf: home.root.appendingPathComponent(".gitconfig"), encoding: .utf8)) ?? ""
         #expect(!gitconfig.contains("helper"), "setup-git --uninstall removed what setup-git wrote: \(gitconfig)")
+        // Nor the section header it leaves empty.
+        #expect(!gitconfig.contains("[credential"), "setup-git --uninstall left an empty section: \(gitconfig)")
     }
 }
