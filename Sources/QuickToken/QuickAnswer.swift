@@ -174,7 +174,14 @@ public enum QuickAnswer {
             reason = "the access token has a minute or less left (the full program refreshes it)"
             return nil
         }
-        return execCredential ? Self.execCredential(token, expiresAt: expiresAt) : token + "\n"
+        if execCredential { return Self.execCredential(token, expiresAt: expiresAt) }
+        // The full program's line output makes control characters and escape sequences visible
+        // (Output, Sanitizer): such a token is its to print.
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) || Sanitizer.visible(token).utf8.elementsEqual(token.utf8) else {
+            reason = "the access token holds characters the full program makes visible (control characters, escapes)"
+            return nil
+        }
+        return token + "\n"
     }
 
     /// The stores the launcher reads: `SecretStoreKind`'s raw values for them, compared byte for byte.

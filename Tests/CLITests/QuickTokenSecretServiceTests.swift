@@ -72,4 +72,30 @@ struct QuickTokenSecretServiceTests {
         // Its deadline is 1 s for the three calls together; the bound leaves room for a loaded machine.
         #expect(Date().timeIntervalSince(asked) < 10, "the launcher waited for a hung service")
     }
+
+    @Test("A reply of the wrong type (OpenSession, SearchItems or GetSecret with a string more): handed over, as GDBus refuses it for the full program")
+    func wrongReplyType() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let fake = try await FakeSecretService.start(.lockedUnlockedByPrompt(promptDelay: .milliseconds(50)))
+        defer { Task { await fake.stop() } }
+        var home = try CLIHome(provider: idp)
+        defer { home.remove() }
+        home.environment["AUTHDECK_STORE"] = "secret-service"
+        home.environment["DBUS_SESSION_BUS_ADDRESS"] = fake.busAddress
+        home.environment["DISPLAY"] = ":authdeck-test"
+        try await home.addLocalProvider(idp)
+        try await home.login()
+        let launcher = try Lone.LoneLauncher()
+        let full = try await Lone.full(home)
+        try #require(full.exitCode == 0, "\(full)")
+        // The fake answers rightly: the launcher's answer is the full program's (the test can fail).
+        #expect(try await Lone.lone(home, launcher) == .quick(full.stdout))
+        for method in ["OpenSession", "SearchItems", "GetSecret"] {
+            try fake.answerWrongly(method)
+            #expect(try await Lone.lone(home, launcher) == .handedOver, "\(method)")
+            // The fake did answer wrongly: GDBus refuses it for the full program.
+            let refused = try await Lone.full(home)
+            #expect(refused.exitCode != 0 && refused.stderr.contains("expected"), "\(method): \(refused)")
+        }
+    }
 }

@@ -130,6 +130,13 @@ class FakeSecretService:
         self.write_state()
 
     # The state file: what a test asserts on (never a secret).
+    def wrong_reply(self):
+        try:
+            with open(self.options.wrong_reply_file) as f:
+                return f.read().strip()
+        except (OSError, TypeError):
+            return ""
+
     def write_state(self):
         state = {
             "locked": self.locked,
@@ -198,6 +205,13 @@ class FakeSecretService:
                 (ITEM.name, "Delete"): "(o)", (ITEM.name, "GetSecret"): "((oayays))", (ITEM.name, "SetSecret"): "()",
                 (PROMPT.name, "Prompt"): "()", (PROMPT.name, "Dismiss"): "()",
             }[(interface, method)]
+            if self.wrong_reply() == method:
+                # The reply with one string more than the API says ("(vo)" answered as "(vos)"),
+                # sent as a raw message: return_value would check it against the introspection.
+                message = invocation.get_message().new_method_reply()
+                message.set_body(GLib.Variant(reply[:-1] + "s)", tuple(result) + ("extra",)))
+                connection.send_message(message, Gio.DBusSendMessageFlags.NONE)
+                return
             invocation.return_value(GLib.Variant(reply, result))
 
     def Service_OpenSession(self, path, algorithm, _input):
@@ -327,6 +341,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--state", required=True)
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--wrong-reply-file", metavar="FILE",
+                        help="a file naming a method (read at each call) to answer with a reply of the wrong type")
     parser.add_argument("--locked", action="store_true")
     parser.add_argument("--dismiss", action="store_true")
     parser.add_argument("--prompt-delay", type=float, default=0.2)

@@ -50,7 +50,8 @@ public final class FakeSecretService: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("SecretServiceFake/fake-secret-service.py").path
         let stateFile = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-fake-ss-\(UUID().uuidString).json")
-        var arguments = ["--", python, script, "--state", stateFile.path, "--parent-pid", String(getpid())]
+        var arguments = ["--", python, script, "--state", stateFile.path, "--parent-pid", String(getpid()),
+                         "--wrong-reply-file", stateFile.path + ".wrong-reply"]
         func seconds(_ duration: Duration) -> String {
             String(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
         }
@@ -87,6 +88,12 @@ public final class FakeSecretService: Sendable {
                      calls: object["calls"] as? [String] ?? [])
     }
 
+    /// From now on, `method` (`OpenSession`, `SearchItems`, `GetSecret`, …) is answered with one
+    /// string more than the API's reply type ("(vo)" as "(vos)"); nil answers every call rightly again.
+    public func answerWrongly(_ method: String?) throws {
+        try Data((method ?? "").utf8).write(to: URL(fileURLWithPath: stateFile.path + ".wrong-reply"))
+    }
+
     /// What the fake wrote on stderr.
     public func stderrText() -> String { process.stderrText() }
 
@@ -94,5 +101,6 @@ public final class FakeSecretService: Sendable {
     public func stop() async {
         await process.terminate()
         try? FileManager.default.removeItem(at: stateFile)
+        try? FileManager.default.removeItem(atPath: stateFile.path + ".wrong-reply")
     }
 }
