@@ -32,6 +32,7 @@ struct LibSecret: GLibCore, @unchecked Sendable {
     /// Opens `spec` (its dependencies gio, gobject and glib come with it) and resolves every function.
     static func load(_ spec: LibrarySpec = .secret) throws(LibraryLoadError) -> LibSecret {
         let library = try DynamicLibrary.open(spec)
+        GLibMessages.toStandardError(library)
         return LibSecret(
             g_hash_table_new_full: try library.function("g_hash_table_new_full"),
             g_hash_table_insert: try library.function("g_hash_table_insert"),
@@ -65,6 +66,17 @@ struct LibSecret: GLibCore, @unchecked Sendable {
         case .success(let lib): return lib
         case .failure(let error): throw .unavailable(cause: .init(error.description))
         }
+    }
+}
+
+/// GLib's log messages, which its default writer puts on stdout below warnings (`g_debug` and
+/// `g_info`, shown when `G_MESSAGES_DEBUG` is set): stdout is the token's (`authdeck token`, the
+/// credential helpers), so every message goes to stderr. GLib 2.68 and later; without the
+/// function (an older GLib) nothing changes.
+enum GLibMessages {
+    static func toStandardError(_ library: DynamicLibrary) {
+        let useStandardError = try? library.function("g_log_writer_default_set_use_stderr", as: authdeck_g_log_writer_default_set_use_stderr_fn.self)
+        useStandardError?(1)
     }
 }
 
@@ -129,6 +141,7 @@ struct GDBus: GLibCore, @unchecked Sendable {
     /// Opens `spec` (gobject and glib come with it) and resolves every function.
     static func load(_ spec: LibrarySpec = .gio) throws(LibraryLoadError) -> GDBus {
         let library = try DynamicLibrary.open(spec)
+        GLibMessages.toStandardError(library)
         return GDBus(
             g_error_free: try library.function("g_error_free"),
             g_quark_to_string: try library.function("g_quark_to_string"),

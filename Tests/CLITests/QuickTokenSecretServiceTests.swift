@@ -41,6 +41,20 @@ struct QuickTokenSecretServiceTests {
         #expect(try await Lone.lone(home, launcher, extra: ["AUTHDECK_STORE": "vault"]) == .handedOver)
     }
 
+    @Test("GLib's debug messages switched on (G_MESSAGES_DEBUG=all): the full program's stdout holds the token alone, the messages go to stderr")
+    func glibDebugMessagesOnStderr() async throws {
+        let keyring = try await GnomeKeyringSession.start()
+        defer { Task { await keyring.stop() } }
+        let home = try await Self.signedIn(keyring)
+        defer { home.remove() }
+        let plain = try await Lone.full(home)
+        try #require(plain.exitCode == 0 && !plain.stdout.isEmpty, "\(plain)")
+        let debugged = try await Lone.full(home, extra: ["G_MESSAGES_DEBUG": "all"])
+        #expect(debugged.exitCode == 0 && debugged.stdout == plain.stdout, "\(debugged)")
+        let status = try await Lone.full(home, ["status", "--json"], extra: ["G_MESSAGES_DEBUG": "all"])
+        #expect(status.exitCode == 0 && (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) != nil, "\(status)")
+    }
+
     @Test("No bus address (or one that is not a unix socket), SYSTEMD_* set, a keyring without the item, a bus where the service is only activatable (not started), a service that never answers: handed over")
     func secretServiceHandedOver() async throws {
         let keyring = try await GnomeKeyringSession.start()
