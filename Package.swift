@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "LibraryLoaderTests", dependencies: ["LibraryLoader", "AuthEngineLive", "CredentialStoreLive", "TerminalUINCurses", "TestSupport"]),
         .testTarget(name: "CredentialStoreLiveTests", dependencies: ["CredentialStore", "CredentialStoreLive", "QuickToken", "TestSupport"]),
         // The launcher's library: the program layout, the written mark, the quick answer's rules.
-        .testTarget(name: "QuickTokenTests", dependencies: ["QuickToken", "CSodium", "CXAttr", "TestSupport"]),
+        .testTarget(name: "QuickTokenTests", dependencies: ["QuickToken", "CredentialStore", "CSodium", "CXAttr", "TestSupport"]),
         // Child process for the credential store tests (Secret Service inside dbus-run-session, SIGKILL
         // crash safety, 8-process concurrency) and the store benchmark. Not shipped.
         .executableTarget(

@@ -18,6 +18,13 @@ static inline size_t authdeck_json_encode_flags(int pretty, int precision) {
     return JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_REAL_PRECISION(precision) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
 }
 
+/* Nesting accepted by authdeck's reading above jansson's own limit (StrictJSON's and the
+   launcher's, QuickToken): a document from outside (a provider's, a resource's) at most 64 levels;
+   authdeck's own files, which embed such documents (ID token claims in accounts.json, a discovery
+   document in its cache file) a few levels down, 64 more. */
+static inline int authdeck_json_maximum_depth(void) { return 64; }
+static inline int authdeck_json_maximum_stored_depth(void) { return 128; }
+
 static inline json_type authdeck_json_typeof(const json_t *json) { return json_typeof(json); }
 
 static inline void authdeck_json_decref(json_t *json) { json_decref(json); }

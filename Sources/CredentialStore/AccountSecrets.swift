@@ -156,7 +156,7 @@ public enum AccountSecretsEncoding {
     ///   a number of seconds`; never a value), or `.unsupportedVersion` for a newer version.
     public static func decode(_ data: Data, file: String?) throws(SecretStoreError) -> AccountSecrets {
         let value: JSONValue
-        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data, maximumDepth: maximumStoredJSONDepth) } catch {
             throw .corrupt(file: file, reason: .malformedRecord(error.description))
         }
         let reader: JSONReader

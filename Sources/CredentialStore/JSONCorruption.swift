@@ -53,7 +53,7 @@ extension SecretStoreError.CorruptionReason {
         while start > 0, bytes[start] != UInt8(ascii: "["), bytes[start] != UInt8(ascii: "{") { start -= 1 }
         guard start > 0, bytes[..<start].contains(where: { !isWhitespace($0) }) else { return false }
         let rest = Data(bytes[start...])
-        switch parseJSON(rest) {
+        switch parseJSON(rest, maximumDepth: maximumStoredJSONDepth) {
         case .success: return true
         case .failure(let error):
             guard error.kind == .trailingData, error.position > 0, error.position < rest.count else { return false }

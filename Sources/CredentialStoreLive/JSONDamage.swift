@@ -23,7 +23,7 @@ enum JSONDamage {
     static func read<Value>(_ data: Data, file: String, _ read: (JSONValue) throws(JSONShapeError) -> Value) throws(SecretStoreError) -> Value {
         let value: JSONValue
         do {
-            value = try parseJSONValue(data)
+            value = try parseJSONValue(data, maximumDepth: maximumStoredJSONDepth)
         } catch {
             throw .corrupt(file: file, reason: classify(error, data: data))
         }

@@ -186,7 +186,7 @@ struct AccountsDocument {
     static func decode(_ bytes: [UInt8], path: String) throws(SecretStoreError) -> AccountsDocument {
         let data = Data(bytes)
         let value: JSONValue
-        do throws(JSONSyntaxError) { value = try parseJSONValue(data) } catch {
+        do throws(JSONSyntaxError) { value = try parseJSONValue(data, maximumDepth: maximumStoredJSONDepth) } catch {
             throw .corrupt(file: path, reason: SecretStoreError.CorruptionReason(syntax: error, in: data))
         }
         let document: AccountsDocument

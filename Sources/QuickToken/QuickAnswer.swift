@@ -141,8 +141,8 @@ public enum QuickAnswer {
             reason = "the Secret Service did not hand over the item at once: not running, no unlocked item, an error, or late"
             let attributes = SecretServiceItem.attributes(provider: provider, account: subject)
             output = SessionBusSecret.withSecret(address: address, attributes: attributes) { bytes in
-                guard let envelope = Document(parsing: bytes) else {
-                    reason = "the Secret Service's item is not a secret set authdeck wrote"
+                guard let envelope = Document(parsing: bytes), SecretSetShape.isReadable(envelope.root) else {
+                    reason = "the Secret Service's item is not a secret set the full program reads (damaged, or another program's)"
                     return nil
                 }
                 return answer(envelope.root, now: now, execCredential: execCredential, reason: &reason)

@@ -86,20 +86,21 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
 
 /// Parses `data` as one JSON text (RFC 8259) whose top level is an object or an array,
 /// strictly, with the rules of ``parseJSONObject(_:)`` (duplicate names rejected, valid UTF-8,
-/// no `\u0000`, nothing after the value, at most ``maximumJSONDepth`` levels).
+/// no `\u0000`, nothing after the value, at most `maximumDepth` levels: ``maximumJSONDepth`` for a
+/// document from outside, ``maximumStoredJSONDepth`` for authdeck's own files).
 /// - Returns: the value, or where and why it was refused.
-public func parseJSON(_ data: Data) -> Result<JSONValue, JSONSyntaxError> {
-    do throws(JSONSyntaxError) { return .success(try parseJSONValue(data)) } catch { return .failure(error) }
+public func parseJSON(_ data: Data, maximumDepth: Int = maximumJSONDepth) -> Result<JSONValue, JSONSyntaxError> {
+    do throws(JSONSyntaxError) { return .success(try parseJSONValue(data, maximumDepth: maximumDepth)) } catch { return .failure(error) }
 }
 
 /// ``parseJSON(_:)`` as a throwing function, for the token path: no `Result<JSONValue,
 /// JSONSyntaxError>` in the caller, whose metadata (a generic type with an `Error` requirement)
 /// the Swift runtime instantiates with a conformance lookup the first time (PERFORMANCE.md).
 /// - Throws: ``JSONSyntaxError`` where and why the document was refused.
-public func parseJSONValue(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+public func parseJSONValue(_ data: Data, maximumDepth: Int = maximumJSONDepth) throws(JSONSyntaxError) -> JSONValue {
     // RFC 8259 §8.1: a parser may ignore a leading byte order mark (an editor may add one to a
     // file the user edited by hand); it is never written.
-    if data.starts(with: [0xEF, 0xBB, 0xBF]) { return try parseJSONValue(data.dropFirst(3)) }
+    if data.starts(with: [0xEF, 0xBB, 0xBF]) { return try parseJSONValue(data.dropFirst(3), maximumDepth: maximumDepth) }
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw JSONSyntaxError(kind: .empty) }
     var error = json_error_t()
     let root: OpaquePointer? = data.withUnsafeBytes { bytes in
@@ -120,14 +121,20 @@ public func parseJSONValue(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
     }
     defer { authdeck_json_decref(UnsafeMutablePointer(root)) }
     do throws(JSONSyntaxError.Kind) {
-        return try jsonValue(UnsafeMutablePointer(root), depth: 0)
+        return try jsonValue(UnsafeMutablePointer(root), depth: 0, maximumDepth: maximumDepth)
     } catch {
         throw JSONSyntaxError(kind: error)
     }
 }
 
-/// Deepest nesting accepted (protocol documents nest a few levels: `address`, `keys[]`, `cnf`).
-public let maximumJSONDepth = 64
+/// Deepest nesting accepted in a document from outside (protocol documents nest a few levels:
+/// `address`, `keys[]`, `cnf`): 64.
+public let maximumJSONDepth = Int(authdeck_json_maximum_depth())
+
+/// Deepest nesting accepted in authdeck's own files (128), which embed outside documents a few
+/// levels down (an ID token's claims in `accounts.json`, a discovery document in its cache): a
+/// provider's deepest document stored cannot make the file unreadable.
+public let maximumStoredJSONDepth = Int(authdeck_json_maximum_stored_depth())
 
 /// jansson reports `duplicate object key near '"alg"'`: the quoted name, or "" when unreadable.
 private func duplicateName(inJanssonMessage text: String) -> String {
@@ -137,8 +144,8 @@ private func duplicateName(inJanssonMessage text: String) -> String {
     return name
 }
 
-private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int) throws(JSONSyntaxError.Kind) -> JSONValue {
-    guard depth < maximumJSONDepth else { throw .invalid }
+private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int, maximumDepth: Int) throws(JSONSyntaxError.Kind) -> JSONValue {
+    guard depth < maximumDepth else { throw .invalid }
     switch authdeck_json_typeof(json) {
     case JSON_OBJECT:
         var object: [String: JSONValue] = [:]
@@ -150,7 +157,7 @@ private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int) throws(
             let name = String(decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self)
             // jansson already refused byte-equal duplicates; a collision here is a canonically
             // equivalent spelling of a name already present.
-            guard object.updateValue(try jsonValue(member, depth: depth + 1), forKey: name) == nil else { throw .duplicateMember(name) }
+            guard object.updateValue(try jsonValue(member, depth: depth + 1, maximumDepth: maximumDepth), forKey: name) == nil else { throw .duplicateMember(name) }
             iterator = json_object_iter_next(json, current)
         }
         return .object(object)
@@ -160,7 +167,7 @@ private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int) throws(
         array.reserveCapacity(count)
         for index in 0..<count {
             guard let element = json_array_get(json, index) else { throw .invalid }
-            array.append(try jsonValue(element, depth: depth + 1))
+            array.append(try jsonValue(element, depth: depth + 1, maximumDepth: maximumDepth))
         }
         return .array(array)
     case JSON_STRING:

@@ -107,6 +107,21 @@ struct RecordsJSONCompatibilityTests {
         #expect(try AccountRecord.list(json: parseJSON(written).get()) == expected)
     }
 
+    @Test("Claims as deep as a provider's document may be (the deepest StrictJSON reads) stored in a record: accounts.json reads back at the depth authdeck reads its files with (a hostile provider cannot make it unreadable)")
+    func deepestClaimsReadBack() throws {
+        var deepest: JSONValue = .number(1)
+        for _ in 1..<maximumJSONDepth { deepest = .object(["x": deepest]) }
+        let text = deepest.serialized()
+        let claims = try parseJSON(text).get()
+        #expect(claims == deepest, "the deepest document a provider may send")
+        var record = Self.fullAccounts[0]
+        record.idToken?.claims = claims
+        record.accessTokens[0].informationalClaims = claims
+        let written = AccountRecord.json([record]).serialized(pretty: true)
+        let read = parseJSON(written, maximumDepth: maximumStoredJSONDepth)
+        #expect(try AccountRecord.list(json: read.get()) == [record], "\(read)")
+    }
+
     @Test("A cache file (discovery, JWKS) as JSONEncoder wrote it reads to the same document; the new writer writes the same members")
     func cacheCompatibility() throws {
         let discovery = CachedDocument(kind: .discovery, url: "https://id.example.com/.well-known/openid-configuration",

@@ -55,6 +55,33 @@ struct QuickTokenSecretServiceTests {
         #expect(status.exitCode == 0 && (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) != nil, "\(status)")
     }
 
+    @Test("An item another program damaged where the launcher does not look (a refresh token of the wrong type, the access token whole): handed over, and the full program names the damage")
+    func damagedItemHandedOver() async throws {
+        let keyring = try await GnomeKeyringSession.start()
+        defer { Task { await keyring.stop() } }
+        let home = try await Self.signedIn(keyring)
+        defer { home.remove() }
+        let (_, status) = try await home.statusJSON()
+        let account = try #require((status["accounts"] as? [[String: Any]])?.first)
+        let provider = try #require(account["provider"] as? String), subject = try #require(account["subject"] as? String)
+        let attributes = ["xdg:schema", "dev.authdeck.AccountSecrets", "application", "authdeck", "provider", provider, "account", subject]
+        let environment = ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": keyring.busAddress]
+        let stored = try await RunningCommand(["lookup"] + attributes, environment: environment, executable: "/usr/bin/secret-tool").wait()
+        try #require(stored.exitCode == 0, "\(stored.exitCode)")
+        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(stored.stdout.utf8)) as? [String: Any])
+        var secrets = try #require(envelope["secrets"] as? [String: Any])
+        secrets["refreshToken"] = 5
+        envelope["secrets"] = secrets
+        let damaged = try JSONSerialization.data(withJSONObject: envelope)
+        let written = try await RunningCommand(["store", "--label=authdeck (changed by another program)"] + attributes, environment: environment,
+                                               stdin: damaged, executable: "/usr/bin/secret-tool").wait()
+        try #require(written.exitCode == 0, "\(written.stderr)")
+        let launcher = try Lone.LoneLauncher()
+        #expect(try await Lone.lone(home, launcher) == .handedOver)
+        let full = try await Lone.full(home)
+        #expect(full.exitCode == 5 && full.stdout.isEmpty && full.stderr.contains("damaged"), "\(full.exitCode) \(full.stderr)")
+    }
+
     @Test("No bus address (or one that is not a unix socket), SYSTEMD_* set, a keyring without the item, a bus where the service is only activatable (not started), a service that never answers: handed over")
     func secretServiceHandedOver() async throws {
         let keyring = try await GnomeKeyringSession.start()

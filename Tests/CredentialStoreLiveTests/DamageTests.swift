@@ -70,6 +70,23 @@ struct DamageTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(testCase.bytes.utf8), "reading changes nothing")
     }
 
+    @Test("A provider's deepest document embedded in a file authdeck writes (claims in accounts.json, a document in its cache) reads back; a file nested past the stored depth is damage, named")
+    func deepDocumentsInFiles() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var deepest: JSONValue = .number(1)
+        for _ in 1..<maximumJSONDepth { deepest = .object(["x": deepest]) }
+        #expect(try parseJSON(deepest.serialized()).get() == deepest, "the deepest document accepted from outside")
+        let store = JSONFileStore<JSONValue>(path: "\(directory)/accounts.json", read: { $0 }, write: { $0 })
+        let embedded: JSONValue = .array([.object(["idToken": .object(["claims": deepest])])])
+        try store.write(embedded)
+        #expect(try store.read() == embedded)
+        var tooDeep: JSONValue = .number(1)
+        for _ in 0..<maximumStoredJSONDepth { tooDeep = .array([tooDeep]) }
+        try store.write(tooDeep)
+        #expect(throws: SecretStoreError.corrupt(file: store.path, reason: .notJSON("invalid at byte 0"))) { try store.read() }
+    }
+
     @Test("Moving a damaged file aside keeps its bytes under a timestamped name, mode 0600, and never replaces an earlier one")
     func moveAside() throws {
         let directory = try Self.directory()
