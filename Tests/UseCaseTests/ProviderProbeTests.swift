@@ -122,4 +122,36 @@ struct ProviderProbeTests {
             #expect(error.title.contains("exists already"))
         }
     }
+
+    @Test("A name with an invisible character (U+200B, U+202E, a control), a space or '/' is refused before any probe",
+          arguments: ["git\u{200B}hub", "work\u{202E}", "a\u{7}b", "a b", "a/b", "", "\u{E000}x"])
+    func unusableNameRefused(_ name: String) async throws {
+        let world = StubWorld()
+        var env = world.environment()
+        env.http = { _ in Self.failing(.timeout(url: "u", seconds: 10)) }
+        var config = world.provider.config
+        config.id = ProviderID(name)
+        await #expect(throws: AppError.self) { try await ProviderAdmin(env).add(config, clientSecret: nil, probe: .discovery) }
+        #expect(ProviderID.nameProblem(name) != nil)
+    }
+
+    @Test("A name that looks the same as a provider's (é as e + U+0301 beside é) is refused, naming that provider; visible Unicode names are fine")
+    func lookalikeNameRefused() async throws {
+        let world = StubWorld()
+        var env = world.environment()
+        env.http = { _ in Self.failing(.timeout(url: "u", seconds: 10)) }
+        var composed = world.provider.config
+        composed.id = ProviderID("caf\u{E9}")
+        try await ProviderAdmin(env).add(composed, clientSecret: nil, probe: .skip)
+        var decomposed = composed
+        decomposed.id = ProviderID("cafe\u{301}")
+        do {
+            try await ProviderAdmin(env).add(decomposed, clientSecret: nil, probe: .skip)
+            Issue.record("a look-alike provider was added")
+        } catch {
+            #expect(error.disposition == .usage)
+            #expect(error.title.contains("looks the same"), "\(error.title)")
+        }
+        #expect(ProviderID.nameProblem("Ünï-2.work_x") == nil)
+    }
 }

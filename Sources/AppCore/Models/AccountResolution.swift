@@ -81,7 +81,7 @@ public enum AccountResolution {
     public static func aliasProblem(_ alias: String) -> String? {
         if alias.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return "--name must not be empty or only spaces" }
         if alias.contains("/") { return "--name must not contain '/' (that is how account ids and handles are written)" }
-        if alias.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) {
+        if alias.unicodeScalars.contains(where: IdentifierText.isInvisible) {
             return "--name must not contain control or invisible characters"
         }
         return nil

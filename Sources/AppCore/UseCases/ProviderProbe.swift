@@ -56,10 +56,25 @@ extension ProviderAdmin {
         }
     }
 
+    /// `id` can name a new provider: ``ProviderID/nameProblem(_:)`` has nothing to say, and no
+    /// provider has that name, or one that looks the same (canonically equivalent: `é` as one code
+    /// point or as `e` + U+0301).
+    /// - Throws: ``AppError`` (`.usage`) naming the problem or the provider in the way.
     func ensureNameFree(_ id: ProviderID) throws(AppError) {
-        if try env.files.providers().contains(where: { $0.id == id }) {
+        if let problem = ProviderID.nameProblem(id.rawValue) {
+            throw AppError(title: "'\(id)' cannot name a provider: \(problem)",
+                           detail: "Choose a name of visible characters without spaces or '/', such as 'work' or 'github-enterprise'.",
+                           disposition: .usage)
+        }
+        let providers = try env.files.providers()
+        if providers.contains(where: { $0.id == id }) {
             throw AppError(title: "A provider named '\(id)' exists already",
                            detail: "Remove it first with 'authdeck provider remove \(id)', or choose another name.", disposition: .usage)
+        }
+        if let lookalike = providers.first(where: { $0.id.rawValue == id.rawValue }) {
+            throw AppError(title: "'\(id)' looks the same as the provider '\(lookalike.id)' but is spelled with other characters",
+                           detail: "Use 'authdeck login \(lookalike.id)' for that provider, or choose a name that looks different.",
+                           disposition: .usage)
         }
     }
 

@@ -69,9 +69,7 @@ struct ProviderAddOptions {
 
     static func validate(_ parsed: ParsedCommand) -> String? {
         let name = parsed.positional("name") ?? ""
-        if name.isEmpty || name.contains("/") || name.contains(where: \.isWhitespace) {
-            return "provider NAME must be a non-empty word without '/' or spaces, got '\(name)'"
-        }
+        if let problem = ProviderID.nameProblem(name) { return "provider NAME '\(Output.visible(name))': \(problem)" }
         if let preset = parsed.value("preset") {
             let catalog = presetCatalog(.current, warn: false)
             if catalog.preset(named: preset) == nil {
