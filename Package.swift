@@ -176,7 +176,7 @@ let package = Package(
         // The command line, run as the binary that ships (.build/release/authdeck, TestSupport's ShippedBinary) against the real local provider.
         .testTarget(
             name: "CLITests",
-            dependencies: ["AuthEngine", "AuthEngineLive", "TestSupport"],
+            dependencies: ["AuthEngine", "AuthEngineLive", "QuickToken", "TestSupport"],
             exclude: ["Snapshots"]
         ),
     ],

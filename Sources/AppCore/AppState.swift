@@ -163,6 +163,20 @@ public struct AccountState: Equatable, Sendable, Identifiable {
     }
 }
 
+extension AccountState {
+    /// The first instant at or after `now` at which ``status(now:policy:storeLocked:fileDamaged:)``
+    /// may differ from its value at `now` with nothing else changed (the record, the refresh
+    /// phase, the store): the access token's "expiring soon" threshold, its expiry, the refresh
+    /// token's expiry; nil when none is ahead. The status holds on `[now, result)`: what the
+    /// launcher's kept `status --json` (QuickStatus) is good for.
+    public func statusUnchangedUntil(now: Date, policy: ExpiryPolicy) -> Date? {
+        guard let expiresAt = record.accessTokenExpiresAt else { return nil }
+        let lifetime = record.defaultAccessToken.map { expiresAt.timeIntervalSince($0.issuedAt) } ?? .infinity
+        let expiringSoon = expiresAt.addingTimeInterval(-min(policy.expiringSoonThreshold, lifetime / 4))
+        return [expiringSoon, expiresAt, record.refreshTokenExpiresAt].compactMap { $0 }.filter { $0 >= now }.min()
+    }
+}
+
 /// A sign-in in progress (the login dialog's state after the user chose).
 /// A resource sign-in before it starts (``SignInToResource``): the request, then the plan the
 /// person confirms before anything is registered or opened.

@@ -119,9 +119,10 @@ public enum PrivateFiles {
     /// Replaces `path` with `data` atomically: a temp file in the same directory (mode `mode`),
     /// written fully, fsync'd, renamed over `path`, then the directory fsync'd. A crash at any
     /// moment leaves either the old or the new file. A failure removes the temp file. The file
-    /// carries its ``WrittenMark`` (where the file system keeps user attributes).
+    /// carries its ``WrittenMark`` (where the file system keeps user attributes). `durable` false
+    /// (a cache, rebuilt when lost): the same without either fsync, so a crash may leave the old file.
     /// - Throws: ``SecretStoreError/io(file:operation:cause:)``.
-    public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(SecretStoreError) {
+    public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600, durable: Bool = true) throws(SecretStoreError) {
         let directory = directoryOf(path)
         var template = Array("\(directory)/\(tempPrefix(for: path))XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -147,7 +148,7 @@ public enum PrivateFiles {
             // What authdeck wrote, marked on the file itself (WrittenMark: the launcher's quick path
             // trusts only files still as authdeck wrote them).
             WrittenMark.set(fd: fd, bytes: raw)
-            guard fsync(fd) == 0 else { return ("fsync", errno) }
+            guard !durable || fsync(fd) == 0 else { return ("fsync", errno) }
             return nil
         }
         if let (operation, code) = failure {
@@ -157,7 +158,7 @@ public enum PrivateFiles {
             throw .io(file: path, operation: "rename temp file onto", cause: errnoCause("rename"))
         }
         committed = true
-        try syncDirectory(directory)
+        if durable { try syncDirectory(directory) }
     }
 
     /// fsyncs a directory so that a rename in it is durable.

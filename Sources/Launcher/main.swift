@@ -20,15 +20,16 @@ func writeOut(_ line: String) -> Bool {
 }
 
 let arguments = CommandLine.arguments
+// `token` (QuickAnswer) or `status --json` (QuickStatus): each says when it can answer.
+let decide = arguments.count == 3 && arguments[1].utf8.elementsEqual("status".utf8) ? QuickStatus.decide : QuickAnswer.decide
 if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
-   let output = QuickAnswer.output(arguments: arguments, variables: ThisProcess.environmentEntries(),
-                                   directory: ThisProcess.currentDirectory(), now: ThisProcess.now()) {
+   case .answer(let output, let exitCode) = decide(arguments, ThisProcess.environmentEntries(), ThisProcess.currentDirectory(), ThisProcess.now()) {
     // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says
     // so, with the SIGPIPE disposition the launcher inherited put back.
     var ignore = sigaction(), inherited = sigaction()
     ignore.__sigaction_handler.sa_handler = SIG_IGN
     sigaction(SIGPIPE, &ignore, &inherited)
-    if writeOut(output) { exit(0) }
+    if writeOut(output) { exit(exitCode) }
     sigaction(SIGPIPE, &inherited, nil)
 }
 // Only from the launcher's real path (never a path relative to the current directory).

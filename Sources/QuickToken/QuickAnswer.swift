@@ -24,10 +24,11 @@ public enum QuickAnswer {
     /// What the launcher does with a call: prints `output` and exits, or hands the call over
     /// for `reason` (words for `authdeck doctor`; no value from a file or a variable).
     public enum Decision: Equatable, Sendable {
-        case answer(output: String)
+        /// `output` printed, then the exit status `exitCode`.
+        case answer(output: String, exitCode: Int32 = 0)
         case handOver(reason: String)
 
-        public var output: String? { if case .answer(let output) = self { output } else { nil } }
+        public var output: String? { if case .answer(let output, _) = self { output } else { nil } }
     }
 
     /// What to print (the token and a line end; with `--exec-credential` the ExecCredential JSON,
@@ -46,57 +47,16 @@ public enum QuickAnswer {
         guard arguments.count == 2 || execCredential, arguments[1].utf8.elementsEqual("token".utf8),
               let name = arguments.first.map(PathText.lastComponent), name.utf8.elementsEqual(ProgramLayout.launcherName.utf8),
               let directory else { return handOver("only a plain 'authdeck token' (or 'token --exec-credential') is answered") }
-        // Only what the decision reads: the XDG and git variables (`GIT_*` makes the git rule
-        // run git), and authdeck's own, each of which is either harmless here or a reason to hand over.
-        var environment: [String: String] = [:]
-        var systemdVariable: String?
-        for entry in variables {
-            guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
-            if key.utf8.starts(with: "SYSTEMD_".utf8) { systemdVariable = key }
-            if key.utf8.starts(with: "AUTHDECK_".utf8) {
-                if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
-                    guard value.isEmpty || StoreKind(value) != nil else { return handOver("AUTHDECK_STORE names another store") }
-                } else if !harmlessVariables.contains(where: { $0.utf8.elementsEqual(key.utf8) }),
-                          // The test fixtures' (the browser stand-in's; Argon2id limits for vaults
-                          // the tests create, and none is created here).
-                          !key.utf8.starts(with: "AUTHDECK_TEST_".utf8) {
-                    return handOver("\(key) is set")
-                }
-            }
-            if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
-                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8)
-                || key.utf8.elementsEqual("DBUS_SESSION_BUS_ADDRESS".utf8) {
-                // A name given twice: which one a library reads is its own choice.
-                guard environment.updateValue(value, forKey: key) == nil else { return handOver("\(key) is set twice") }
-            }
-        }
-        let paths = XDGPaths(environment: environment)
-        // The store: the one `AUTHDECK_STORE` names, or the one store.json records (StoreSelection's
-        // first two rules). A store.json that records another store than the variable names is the
-        // full program's to reconcile with it.
-        let recorded = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))?.string("kind").flatMap(StoreKind.init)
-        let named = environment["AUTHDECK_STORE"].flatMap(StoreKind.init)
-        guard let store = named ?? recorded else {
-            return handOver("no store is named: AUTHDECK_STORE is unset and store.json is missing or not as authdeck wrote it")
-        }
-        if named != nil, exists("\(paths.configDirectory)/store.json"), recorded != named {
-            return handOver("store.json records another store than AUTHDECK_STORE, or is not as authdeck wrote it")
-        }
-        // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
+        var reason = ""
+        guard let plain = plain(variables: variables, directory: directory, reason: &reason) else { return handOver(reason) }
+        let paths = plain.paths, store = plain.store, environment = plain.environment, systemdVariable = plain.systemdVariable
         let changed = " is missing, or not as authdeck last wrote it (a hand edit, its mode, another version; the next write marks it)"
-        guard WrittenMark.readUnchanged("\(paths.configDirectory)/providers.json") != nil else { return handOver("providers.json" + changed) }
-        guard !exists("\(paths.configDirectory)/bindings.json") else { return handOver("directory rules exist (bindings.json)") }
         guard let accounts = Document(WrittenMark.readUnchanged("\(paths.stateDirectory)/accounts.json")) else {
             return handOver("accounts.json" + changed)
         }
         let activePath = "\(paths.stateDirectory)/active.json"
         let active = Document(WrittenMark.readUnchanged(activePath))
         guard active != nil || !exists(activePath) else { return handOver("active.json" + changed) }
-        let gitEnvironment = environment.filter { !$0.key.utf8.starts(with: "AUTHDECK_".utf8) }
-        guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else {
-            return handOver("git config here could name an account (a file git reads mentions authdeck or an include, or GIT_* is set)")
-        }
         // The default account: the active one, else the only one (AccountResolution's last two rules).
         let count = json_array_size(accounts.root)
         guard count > 0 else { return handOver("no account is signed in") }
@@ -121,7 +81,6 @@ public enum QuickAnswer {
               Document.isAbsentOrNull(record, "needsSignInSince"), Document.isAbsentOrNull(record, "refreshSentAt") else {
             return handOver("the account needs signing in, is being refreshed, or keeps its secrets elsewhere")
         }
-        var reason: String
         let output: String?
         switch store {
         case .vault:
@@ -149,6 +108,81 @@ public enum QuickAnswer {
             }
         }
         return output.map { Decision.answer(output: $0) } ?? handOver(reason)
+    }
+
+    /// What every quick answer needs, found by ``plain(variables:directory:reason:)``.
+    struct Plain {
+        var paths: XDGPaths
+        var store: StoreKind
+        /// The variables the answers read (XDG, git, authdeck's own, `HOME`, `PATH`, the session bus).
+        var environment: [String: String]
+        /// A `SYSTEMD_*` variable set (libsystemd reads them).
+        var systemdVariable: String?
+    }
+
+    /// The conditions under which the full program's answer depends on nothing but the files
+    /// authdeck wrote: only harmless `AUTHDECK_*` variables, each variable given once, the store
+    /// named or recorded (and the two the same), `providers.json` as authdeck wrote it, no
+    /// directory rules, and no git config here that could name an account. Nil with `reason` set
+    /// (words for `authdeck doctor`) otherwise. Both quick answers (`token`, ``QuickStatus``) start here,
+    /// and the full program asks it before it leaves a status for the launcher.
+    static func plain(variables: [String], directory: String, reason: inout String) -> Plain? {
+        func refuse(_ text: String) -> Plain? {
+            reason = text
+            return nil
+        }
+        // Only what the decision reads: the XDG and git variables (`GIT_*` makes the git rule
+        // run git), and authdeck's own, each of which is either harmless here or a reason to hand over.
+        var environment: [String: String] = [:]
+        var systemdVariable: String?
+        for entry in variables {
+            guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = String(entry[..<equals]), value = String(entry[entry.index(after: equals)...])
+            if key.utf8.starts(with: "SYSTEMD_".utf8) { systemdVariable = key }
+            if key.utf8.starts(with: "AUTHDECK_".utf8) {
+                if key.utf8.elementsEqual("AUTHDECK_STORE".utf8) {
+                    guard value.isEmpty || StoreKind(value) != nil else { return refuse("AUTHDECK_STORE names another store") }
+                } else if !harmlessVariables.contains(where: { $0.utf8.elementsEqual(key.utf8) }),
+                          // The test fixtures' (the browser stand-in's; Argon2id limits for vaults
+                          // the tests create, and none is created here).
+                          !key.utf8.starts(with: "AUTHDECK_TEST_".utf8) {
+                    return refuse("\(key) is set")
+                }
+            }
+            if key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8) || key.utf8.starts(with: "AUTHDECK_".utf8)
+                || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8)
+                || key.utf8.elementsEqual("DBUS_SESSION_BUS_ADDRESS".utf8) {
+                // A name given twice: which one a library reads is its own choice.
+                guard environment.updateValue(value, forKey: key) == nil else { return refuse("\(key) is set twice") }
+            }
+        }
+        let paths = XDGPaths(environment: environment)
+        // The store: the one `AUTHDECK_STORE` names, or the one store.json records (StoreSelection's
+        // first two rules). A store.json that records another store than the variable names is the
+        // full program's to reconcile with it.
+        let recorded = Document(WrittenMark.readUnchanged("\(paths.configDirectory)/store.json"))?.string("kind").flatMap(StoreKind.init)
+        let named = environment["AUTHDECK_STORE"].flatMap(StoreKind.init)
+        guard let store = named ?? recorded else {
+            return refuse("no store is named: AUTHDECK_STORE is unset and store.json is missing or not as authdeck wrote it")
+        }
+        if named != nil, exists("\(paths.configDirectory)/store.json"), recorded != named {
+            return refuse("store.json records another store than AUTHDECK_STORE, or is not as authdeck wrote it")
+        }
+        // Files the full program reads on the way: each as it wrote it, or absent where that is fine.
+        let changed = " is missing, or not as authdeck last wrote it (a hand edit, its mode, another version; the next write marks it)"
+        guard WrittenMark.readUnchanged("\(paths.configDirectory)/providers.json") != nil else { return refuse("providers.json" + changed) }
+        guard !exists("\(paths.configDirectory)/bindings.json") else { return refuse("directory rules exist (bindings.json)") }
+        let gitEnvironment = environment.filter { !$0.key.utf8.starts(with: "AUTHDECK_".utf8) }
+        guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else {
+            return refuse("git config here could name an account (a file git reads mentions authdeck or an include, or GIT_* is set)")
+        }
+        return Plain(paths: paths, store: store, environment: environment, systemdVariable: systemdVariable)
+    }
+
+    /// Whether ``plain(variables:directory:reason:)`` finds the call plain (the full program, before it keeps a status).
+    public static func isPlain(variables: [String], directory: String) -> Bool {
+        var reason = ""
+        return plain(variables: variables, directory: directory, reason: &reason) != nil
     }
 
     /// What to print for the secret set `envelope` (`{"secrets": {…}, "version": 1}`, as
@@ -233,6 +267,16 @@ final class Document {
 
     init?(_ bytes: [UInt8]?) {
         guard let parsed = bytes?.withUnsafeBytes(Self.parse) else { return nil }
+        root = parsed
+    }
+
+    /// `bytes` parsed with whole numbers kept as integers (JSON_INTEGER), for a document written
+    /// back as it was read (``QuickStatus``); duplicate names rejected as by StrictJSON.
+    init?(parsingIntegers bytes: [UInt8]) {
+        var error = json_error_t()
+        guard !bytes.isEmpty, let parsed = bytes.withUnsafeBytes({ buffer in
+            json_loadb(buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count, Int(JSON_REJECT_DUPLICATES), &error)
+        }) else { return nil }
         root = parsed
     }
 

@@ -21,15 +21,7 @@ enum StoredVault {
     /// it) handed to `body`; nil when it cannot be read here.
     static func withSecrets<T>(vault path: String, provider: String, account: String,
                                _ body: (UnsafeMutablePointer<json_t>) -> T?) -> T? {
-        guard let file = readFile(path), file.count >= headerLength + tagLength, sodium_init() >= 0 else { return nil }
-        var checksum = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&checksum, 32, file, UInt64(headerBodyLength), nil, 0)
-        let magic: [UInt8] = Array("ADVAULT".utf8) + [0]
-        guard checksum[...] == file[headerBodyLength..<headerLength], file[0..<8].elementsEqual(magic),
-              file[8] == 0, file[9] == 1, file[10] == UInt8(crypto_pwhash_ALG_ARGON2ID13),
-              integer(file, 100, 8) == UInt64(file.count - headerLength),
-              (UInt64(crypto_pwhash_OPSLIMIT_MIN)...16).contains(integer(file, 12, 8)),
-              (UInt64(crypto_pwhash_MEMLIMIT_MIN)...(4 << 30)).contains(integer(file, 20, 8)) else { return nil }
+        guard let file = readFile(path), isVault(file) else { return nil }
         let salt = Array(file[28..<44])
         let ciphertextLength = file.count - headerLength
         let plaintextLength = ciphertextLength - tagLength
@@ -40,14 +32,9 @@ enum StoredVault {
             sodium_memzero(region, regionLength)
             sodium_free(region)
         }
-        let master = region, encryption = region + 32, check = region + 64, plaintext = region + 96
-        guard cachedKey(salt: salt, into: master) else { return nil }
+        let master = region, encryption = region + 32, plaintext = region + 96
+        guard cachedKey(salt: salt, into: master), keyChecks(file, master: master, scratch: region + 64) else { return nil }
         _ = crypto_kdf_derive_from_key(encryption, 32, 1, "adeckvlt", master)
-        _ = crypto_kdf_derive_from_key(check, 32, 2, "adeckvlt", master)
-        let checked = salt + Array("authdeck vault key check".utf8)
-        var keyCheck = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&keyCheck, 32, checked, UInt64(checked.count), check, 32)
-        guard keyCheck[...] == file[44..<76] else { return nil }
         let opened = file.withUnsafeBufferPointer { bytes in
             crypto_aead_xchacha20poly1305_ietf_decrypt(plaintext, nil, nil, bytes.baseAddress! + headerLength, UInt64(ciphertextLength),
                                                        bytes.baseAddress!, UInt64(headerLength), bytes.baseAddress! + 76, encryption)
@@ -60,6 +47,43 @@ enum StoredVault {
                                         authdeck_json_decode_flags(), &error) else { return nil }
         defer { authdeck_json_decref(document) }
         return body(document)
+    }
+
+    /// Whether the vault at `path` opens with the key cached in the kernel keyring, without a
+    /// prompt (its header as for ``withSecrets(vault:provider:account:_:)``, the key checked
+    /// against it; nothing decrypted).
+    static func opensWithCachedKey(vault path: String) -> Bool {
+        guard let file = readFile(path), isVault(file) else { return false }
+        guard let region = sodium_malloc(64)?.assumingMemoryBound(to: UInt8.self) else { return false }
+        defer {
+            sodium_memzero(region, 64)
+            sodium_free(region)
+        }
+        return cachedKey(salt: Array(file[28..<44]), into: region) && keyChecks(file, master: region, scratch: region + 32)
+    }
+
+    /// The header of format 1: its BLAKE2b-256 checksum, magic, version, Argon2id and its limits, the payload's length.
+    static func isVault(_ file: [UInt8]) -> Bool {
+        guard file.count >= headerLength + tagLength, sodium_init() >= 0 else { return false }
+        var checksum = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&checksum, 32, file, UInt64(headerBodyLength), nil, 0)
+        let magic: [UInt8] = Array("ADVAULT".utf8) + [0]
+        guard checksum[...] == file[headerBodyLength..<headerLength], file[0..<8].elementsEqual(magic),
+              file[8] == 0, file[9] == 1, file[10] == UInt8(crypto_pwhash_ALG_ARGON2ID13),
+              integer(file, 100, 8) == UInt64(file.count - headerLength),
+              (UInt64(crypto_pwhash_OPSLIMIT_MIN)...16).contains(integer(file, 12, 8)),
+              (UInt64(crypto_pwhash_MEMLIMIT_MIN)...(4 << 30)).contains(integer(file, 20, 8)) else { return false }
+        return true
+    }
+
+    /// Whether `master` (32 bytes) is the key of the vault `file`: the header's key check
+    /// (BLAKE2b keyed with the derived check key, `scratch` 32 bytes for it).
+    static func keyChecks(_ file: [UInt8], master: UnsafeMutablePointer<UInt8>, scratch check: UnsafeMutablePointer<UInt8>) -> Bool {
+        _ = crypto_kdf_derive_from_key(check, 32, 2, "adeckvlt", master)
+        let checked = Array(file[28..<44]) + Array("authdeck vault key check".utf8)
+        var keyCheck = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&keyCheck, 32, checked, UInt64(checked.count), check, 32)
+        return keyCheck[...] == file[44..<76]
     }
 
     /// The secrets frame of the record for `provider`/`account` (frames: u32 length, bytes; three

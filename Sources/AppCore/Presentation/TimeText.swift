@@ -1,4 +1,5 @@
 import FoundationEssentials
+import QuickToken
 
 /// The one time formatter of both front ends: durations, countdowns and relative times from an
 /// explicit `now` (pure; whole seconds rounded toward `now`).
@@ -29,7 +30,7 @@ public enum TimeText {
 
     /// The largest number of seconds the texts and countdowns work with (about 31.7 million
     /// years); anything farther is shown as that far.
-    public static let farSeconds: TimeInterval = 1e15
+    public static let farSeconds: TimeInterval = QuickStatus.farSeconds
 
     /// Token expiry countdown: "in 4m 10s" while valid, "expires now" in the last second,
     /// "expired 3m ago" after.

@@ -1,5 +1,6 @@
 import AppCore
 import AppCoreLive
+import QuickToken
 import Synchronization
 import AuthEngine
 import CredentialStore
@@ -140,7 +141,8 @@ enum Times {
 
     /// Whole seconds from `now` to `date` (negative when past), clamped to ±`TimeText.farSeconds`
     /// (an `exp` of 1e300 or an `expires_in` of 2^63 must not trap the conversion).
+    /// The launcher's arithmetic for a kept status too (QuickStatus).
     static func secondsLeft(_ date: Date, now: Date) -> Int {
-        Int(min(max(date.timeIntervalSince(now), -TimeText.farSeconds), TimeText.farSeconds).rounded(.down))
+        QuickStatus.secondsLeft(date.timeIntervalSince1970, now: now.timeIntervalSince1970)
     }
 }

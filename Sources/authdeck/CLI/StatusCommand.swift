@@ -1,7 +1,13 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
+import CredentialStore
+import CredentialStoreLive
 import FoundationEssentials
+import QuickToken
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 // gh's shape: per command an options struct made from the parsed arguments (validated before
@@ -83,6 +89,19 @@ struct StatusRow {
         return .object(object)
     }
 
+    /// The objects of ``json(now:)`` whose `secondsLeft` counts down, below `base` (this row's
+    /// path in the document), with the expiry each counts to (QuickStatus's timers).
+    func timers(at base: [JSONValue]) -> [(path: [JSONValue], expiresAt: Date)] {
+        var timers: [(path: [JSONValue], expiresAt: Date)] = []
+        if let at = record.accessTokenExpiresAt { timers.append((base + [.string("accessToken")], at)) }
+        for (index, token) in record.accessTokens.enumerated() {
+            if let at = token.expiresAt { timers.append((base + [.string("accessTokens"), .int(index)], at)) }
+        }
+        if let at = record.refreshTokenExpiresAt { timers.append((base + [.string("refreshToken")], at)) }
+        if let at = record.idToken?.expiresAt { timers.append((base + [.string("idToken")], at)) }
+        return timers
+    }
+
     /// The resource line of a provider made for a protected resource.
     static func resourceText(_ provider: ProviderConfig?) -> String? {
         guard let bound = provider?.protectedResource else { return nil }
@@ -146,6 +165,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     // The one resolution (AUTHDECK_ACCOUNT, git config, the directory rule, active); one that
     // fails (a name matching nothing, a rule to an account that is gone) is said, nothing is marked.
     var choice: ResolvedAccount?
+    var warned = !snapshot.warnings.isEmpty || !snapshot.place.notes.isEmpty
     if !snapshot.accounts.isEmpty {
         do {
             choice = try AccountResolution.choose(nil, accounts: snapshot.accounts, active: snapshot.activeAccountID,
@@ -153,6 +173,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         } catch .noDefault {
         } catch {
             Output.err("warning: \(CLIFailure(error, providers: snapshot.providers).message)")
+            warned = true
         }
     }
     for note in snapshot.place.notes { Output.err("note: \(note)") }
@@ -168,8 +189,9 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         Output.err("warning: secrets are stored in PLAINTEXT (\(snapshot.credentialStore.name) store);"
             + " use the encrypted vault (AUTHDECK_STORE=vault) or a Secret Service keyring to protect them")
     }
+    let exitCode = statusExitCode(rows, snapshot)
     if options.json {
-        Output.json(.object([
+        let document: JSONValue = .object([
             "store": .object(["backend": .string(snapshot.credentialStore.name), "insecure": .bool(snapshot.credentialStore.isInsecure),
                               "locked": .bool(snapshot.credentialStore.isLocked),
                               "reason": .text(snapshot.credentialStore.reason), "problem": .text(snapshot.credentialStore.problem),
@@ -178,7 +200,10 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
             "activeAccountSource": .text(choice?.source.label),
             "generatedAt": .string(Times.rfc3339(now)),
             "accounts": .array(rows.map { $0.json(now: now) }),
-        ]))
+        ])
+        Output.json(document)
+        let quiet = !warned && damage.isEmpty && snapshot.credentialStore.problem == nil && !snapshot.credentialStore.isInsecure
+        if quiet { keepStatus(document, rows: rows, exitCode: exitCode, snapshot: snapshot, now: now, context) }
     } else if rows.isEmpty && damage.isEmpty {
         Output.err("No account is signed in. \(CLIFailure.signInAdvice(snapshot.providers))")
     } else {
@@ -195,11 +220,49 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
     if !damage.isEmpty {
         Output.err("error: file damaged: \(damage.map(\.file).joined(separator: ", ")) cannot be read; nothing was changed."
             + " Run 'authdeck doctor' to see what is damaged and 'authdeck doctor --repair' to move it aside.")
-        return ExitCode.fileDamaged
     }
+    return exitCode
+}
+
+/// `status`'s exit status (README "Exit codes") for `rows` as loaded in `snapshot`.
+private func statusExitCode(_ rows: [StatusRow], _ snapshot: LoadedSnapshot) -> Int32 {
+    if !snapshot.allDamage.isEmpty { return ExitCode.fileDamaged }
     if snapshot.credentialStore.isLocked && !rows.isEmpty { return ExitCode.storeLocked }
     if snapshot.credentialStore.problem != nil && !rows.isEmpty { return ExitCode.failure }
     if rows.contains(where: { $0.status == .needsSignIn }) { return ExitCode.needsSignIn }
     if rows.contains(where: { $0.status.needsAttention }) { return ExitCode.failure }
     return ExitCode.ok
+}
+
+/// Leaves `document` (a `status --json` that said nothing on stderr) for the launcher to answer
+/// with while it holds (QuickStatus): only when the call is plain (QuickAnswer's conditions, for
+/// this process's variables and directory), the vault holds the secrets and opens without a
+/// prompt, no refresh is under way, and every input is as authdeck wrote it. Best effort: a
+/// status that cannot be kept is answered by the full program next time.
+private func keepStatus(_ document: JSONValue, rows: [StatusRow], exitCode: Int32, snapshot: LoadedSnapshot, now: Date, _ context: CLIContext) {
+    let paths = XDGPaths(environment: context.environment)
+    let file = QuickStatus.file(paths)
+    // A kept status that no longer holds is removed, whatever follows.
+    var kept = false
+    defer { if !kept { unlink(file) } }
+    guard snapshot.credentialStore.backend == .vault, !snapshot.credentialStore.isLocked,
+          !rows.contains(where: { $0.record.refreshSentAt != nil }), let directory = ThisProcess.currentDirectory() else { return }
+    guard QuickAnswer.isPlain(variables: context.environment.map { "\($0.key)=\($0.value)" }, directory: directory) else { return }
+    var inputs: [JSONValue] = []
+    for path in QuickStatus.inputs(paths) {
+        guard let mark = QuickStatus.fingerprint(path) else { return }
+        inputs.append(.object(["path": .string(path), "mark": .string(mark)]))
+    }
+    let until = rows.compactMap { AccountState(record: $0.record).statusUnchangedUntil(now: now, policy: context.app.policy) }.min()
+    let timers = rows.enumerated().flatMap { index, row in row.timers(at: [.string("accounts"), .int(index)]) }
+    let keep: JSONValue = .object([
+        "inputs": .array(inputs), "storeNamed": .text(context.environment["AUTHDECK_STORE"]), "until": until.map { .number($0.timeIntervalSince1970) } ?? .null, "exitCode": .int(Int(exitCode)),
+        "timers": .array(timers.map { .object(["path": .array($0.path), "expiresAt": .number($0.expiresAt.timeIntervalSince1970)]) }),
+        "document": document,
+    ])
+    do throws(SecretStoreError) {
+        try PrivateFiles.ensureDirectory(paths.cacheDirectory)
+        try PrivateFiles.writeAtomically(keep.serialized() + Data("\n".utf8), to: file, durable: false)
+        kept = true
+    } catch {}
 }

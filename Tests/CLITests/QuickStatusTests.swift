@@ -1,0 +1,151 @@
+// The launcher's answer to `authdeck status --json` (QuickStatus): the full program's last answer,
+// kept while it holds, with the time filled in; held equal to the full program's, and handed
+// over the moment anything it was made from changes.
+import Foundation
+import QuickToken
+import Testing
+import TestSupport
+
+@Suite("CLI: the launcher answers status --json from the full program's kept answer while it holds", .serialized)
+struct QuickStatusTests {
+    typealias Lone = QuickTokenTests
+
+    /// `output` with the clock's members (generatedAt, every secondsLeft) blanked.
+    static func timeless(_ output: String) -> String {
+        output.replacingOccurrences(of: #""generatedAt": "[^"]*""#, with: #""generatedAt": ""#, options: .regularExpression)
+            .replacingOccurrences(of: #""secondsLeft": -?[0-9]+"#, with: #""secondsLeft": 0"#, options: .regularExpression)
+    }
+
+    static func lone(_ home: CLIHome, _ launcher: Lone.LoneLauncher, extra: [String: String] = [:]) async throws -> RunResult {
+        try await RunningCommand(["status", "--json"], environment: home.environment.merging(extra, uniquingKeysWith: { $1 }),
+                                 executable: launcher.path).wait()
+    }
+
+    static func handedOver(_ result: RunResult) -> Bool {
+        result.exitCode == 1 && result.stderr.contains("cannot start the full program") && result.stdout.isEmpty
+    }
+
+    @Test("After the full program's status --json, the launcher alone answers with the same document (time filled in for now) and exit status")
+    func keptStatusAnswered() async throws {
+        let home = try await Lone.signedIn(["alice", "bob"])
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "nothing kept before the full program answered")
+        let full = try await Lone.full(home, ["status", "--json"])
+        try #require(full.exitCode == 0 && full.stderr.isEmpty, "\(full)")
+        let quick = try await Self.lone(home, launcher)
+        #expect(quick.exitCode == full.exitCode && quick.stderr.isEmpty, "\(quick)")
+        #expect(Self.timeless(quick.stdout) == Self.timeless(full.stdout))
+        // The clock's members are the launcher's own: generatedAt now, each secondsLeft counted from it.
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(quick.stdout.utf8)) as? [String: Any])
+        let generatedText = try #require(document["generatedAt"] as? String)
+        let generatedAt = try #require(ISO8601DateFormatter().date(from: generatedText))
+        #expect(abs(generatedAt.timeIntervalSinceNow) < 30)
+        let accounts = try #require(document["accounts"] as? [[String: Any]])
+        #expect(accounts.count == 2)
+        for account in accounts {
+            let token = try #require(account["accessToken"] as? [String: Any])
+            let expiresText = try #require(token["expiresAt"] as? String)
+            let expiresAt = try #require(ISO8601DateFormatter().date(from: expiresText))
+            let left = try #require(token["secondsLeft"] as? Int)
+            #expect(abs(Double(left) - expiresAt.timeIntervalSince(generatedAt)) <= 1, "\(left)")
+        }
+        // The full program's next answer (the launcher with its full program) is the same again.
+        let through = try await home.run(["status", "--json"])
+        #expect(Self.timeless(through.stdout) == Self.timeless(full.stdout) && through.exitCode == 0)
+    }
+
+    @Test("Anything the kept status was made from changes (a provider added, the active account switched, accounts.json edited by hand, the vault locked): handed over, and the full program keeps the new answer")
+    func changedInputsHandedOver() async throws {
+        let home = try await Lone.signedIn(["alice", "bob"])
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        func keep(_ step: String) async throws {
+            let full = try await Lone.full(home, ["status", "--json"])
+            try #require(full.exitCode == 0, "\(full)")
+            let quick = try await Self.lone(home, launcher)
+            try #require(quick.exitCode == 0 && Self.timeless(quick.stdout) == Self.timeless(full.stdout), "\(step): \(quick)")
+        }
+        try await keep("step 1")
+        let idp = try await CLIProvider.shared.provider()
+        try await home.addLocalProvider(idp, name: "second")
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "a provider was added")
+        try await keep("step 2")
+        let switched = try await home.run(["switch", "local/bob"])
+        try #require(switched.exitCode == 0, "\(switched)")
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "the active account was switched")
+        try await keep("step 3")
+        let locked = try await home.run(["lock"])
+        try #require(locked.exitCode == 0, "\(locked)")
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "the vault was locked")
+        // Unlocked again by the next command that reads a secret (the passphrase file).
+        let token = try await home.run(["token"])
+        try #require(token.exitCode == 0, "\(token)")
+        try await keep("after the vault was unlocked")
+        let accounts = home.root.appendingPathComponent("state/authdeck/accounts.json")
+        let handle = try FileHandle(forWritingTo: accounts)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(" ".utf8))
+        try handle.close()
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "accounts.json was edited by hand")
+        // Nothing is kept from a file authdeck did not write last, until it writes it again.
+        let full = try await Lone.full(home, ["status", "--json"])
+        #expect(full.exitCode == 0, "\(full)")
+        #expect(Self.handedOver(try await Self.lone(home, launcher)), "a status was kept from a hand-edited accounts.json")
+    }
+
+    @Test("A status kept with the store named by AUTHDECK_STORE is not the answer without it (the answer says where the choice came from), nor the other way round")
+    func storeNamedAsKept() async throws {
+        let home = try await Lone.signedIn(["alice"])
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        var unnamed = home.environment
+        unnamed["AUTHDECK_STORE"] = nil
+        func lone(_ environment: [String: String]) async throws -> RunResult {
+            try await RunningCommand(["status", "--json"], environment: environment, executable: launcher.path).wait()
+        }
+        let named = try await Lone.full(home, ["status", "--json"])
+        try #require(named.exitCode == 0 && named.stdout.contains("AUTHDECK_STORE=vault"), "\(named)")
+        #expect(try await lone(home.environment).exitCode == 0)
+        #expect(Self.handedOver(try await lone(unnamed)))
+        let recorded = try await RunningCommand(["status", "--json"], environment: unnamed, executable: Lone.fullProgram).wait()
+        try #require(recorded.exitCode == 0 && recorded.stdout.contains("recorded in"), "\(recorded)")
+        let quick = try await lone(unnamed)
+        #expect(quick.exitCode == 0 && Self.timeless(quick.stdout) == Self.timeless(recorded.stdout), "\(quick)")
+        #expect(Self.handedOver(try await lone(home.environment)))
+    }
+
+    @Test("A call that is not plain (an account named by AUTHDECK_ACCOUNT) keeps nothing, and the launcher hands it over")
+    func notPlainKeepsNothing() async throws {
+        let home = try await Lone.signedIn(["alice", "bob"])
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        let full = try await Lone.full(home, ["status", "--json"], extra: ["AUTHDECK_ACCOUNT": "local/bob"])
+        try #require(full.exitCode == 0, "\(full)")
+        #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent("cache/authdeck/status.json").path))
+        #expect(Self.handedOver(try await Self.lone(home, launcher)))
+        #expect(Self.handedOver(try await Self.lone(home, launcher, extra: ["AUTHDECK_ACCOUNT": "local/bob"])))
+    }
+
+    @Test("The kept status holds until an account's status could change: an instant before, the launcher answers with the time counted on; at it, the full program answers")
+    func keptUntilTheFirstChange() async throws {
+        let home = try await Lone.signedIn(["alice"])
+        defer { home.remove() }
+        let full = try await Lone.full(home, ["status", "--json"])
+        try #require(full.exitCode == 0, "\(full)")
+        let kept = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: home.root.appendingPathComponent("cache/authdeck/status.json")))
+            as? [String: Any])
+        let until = try #require(kept["until"] as? Double)
+        let variables = home.environment.map { "\($0.key)=\($0.value)" }
+        func decide(_ now: Double) -> QuickAnswer.Decision {
+            QuickStatus.decide(arguments: ["authdeck", "status", "--json"], variables: variables, directory: home.root.path, now: now)
+        }
+        let before = try #require(decide(until - 0.5).output)
+        #expect(Self.timeless(before) == Self.timeless(full.stdout))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(before.utf8)) as? [String: Any])
+        let token = try #require((document["accounts"] as? [[String: Any]])?.first?["accessToken"] as? [String: Any])
+        #expect((token["secondsLeft"] as? Int).map { $0 >= 0 && $0 <= 300 } == true, "counted on to the expiring-soon threshold: \(token)")
+        #expect(decide(until).output == nil)
+        #expect(decide(until + 3_600).output == nil)
+    }
+}
