@@ -18,6 +18,7 @@ import Glibc
 ///   with the hex of its ``WrittenMark``, or `""` when it was absent;
 /// - `storeNamed`: the value of `AUTHDECK_STORE` the answer was made with, `null` when unset
 ///   (it is said in the answer: "AUTHDECK_STORE=vault" or "recorded in store.json");
+/// - `since`: seconds since 1970 when the answer was made (a clock set back before it hands over);
 /// - `until`: seconds since 1970 before which no account's status changes (the first instant a
 ///   token's expiry, or its "expiring soon" threshold, is reached), or `null` for never;
 /// - `exitCode`: the full program's exit status;
@@ -35,14 +36,21 @@ public enum QuickStatus {
          "\(paths.stateDirectory)/accounts.json", "\(paths.stateDirectory)/active.json", paths.vaultFile]
     }
 
-    /// What the file at `path` is now: the hex of its mark when it is as authdeck wrote it, "" when
-    /// it is absent; nil when it is neither (hand-edited, unreadable, unsafe: nothing can be kept).
+    /// What the file at `path` is now: the hex of its mark when it is as authdeck wrote it, then
+    /// its inode and change time (`MARK:INODE:SECONDS.NANOSECONDS`: every atomic write makes a new
+    /// file, so a file written twice back to the same bytes is not the same), "" when it is
+    /// absent; nil when it is neither (hand-edited, unreadable, unsafe: nothing can be kept).
     public static func fingerprint(_ path: String) -> String? {
-        guard let bytes = WrittenMark.readUnchanged(path, limit: 64 << 20) else { return QuickAnswer.exists(path) ? nil : "" }
-        return bytes.withUnsafeBytes { WrittenMark.mark($0) }.map { byte in
+        var before = stat(), after = stat()
+        guard lstat(path, &before) == 0 else { return errno == ENOENT ? "" : nil }
+        guard let bytes = WrittenMark.readUnchanged(path, limit: 64 << 20), lstat(path, &after) == 0,
+              before.st_ino == after.st_ino, before.st_ctim.tv_sec == after.st_ctim.tv_sec, before.st_ctim.tv_nsec == after.st_ctim.tv_nsec
+        else { return nil }
+        let mark = bytes.withUnsafeBytes { WrittenMark.mark($0) }.map { byte in
             let digits = Array("0123456789abcdef".utf8)
             return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
         }.joined()
+        return "\(mark):\(after.st_ino):\(after.st_ctim.tv_sec).\(after.st_ctim.tv_nsec)"
     }
 
     /// Whole seconds from `now` to `expiresAt`, rounded down, within ±``farSeconds`` (status's `secondsLeft`).
@@ -93,6 +101,11 @@ public enum QuickStatus {
                   let now = fingerprint(path), now.utf8.elementsEqual(mark.utf8) else {
                 return handOver("a file the kept status was made from has changed since")
             }
+        }
+        guard let since = json_object_get(kept.root, "since"),
+              authdeck_json_typeof(since) == JSON_INTEGER || authdeck_json_typeof(since) == JSON_REAL,
+              now >= json_number_value(since) else {
+            return handOver("the clock is earlier than when the status was kept (set back)")
         }
         if authdeck_json_typeof(until) != JSON_NULL {
             guard authdeck_json_typeof(until) == JSON_INTEGER || authdeck_json_typeof(until) == JSON_REAL, now < json_number_value(until) else {

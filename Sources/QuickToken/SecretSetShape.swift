@@ -13,15 +13,16 @@ import CJansson
 ///   `refreshToken`, `idToken`, `clientSecret`, `dpopKey`, `registrationAccessToken` absent, `null`
 ///   or strings; an entry an object with the string `token`, and `expiresAt` (a number),
 ///   `tokenType` (a string) and `scope` (a list of strings) each absent, `null` or of that type.
-///   Other members are ignored, as the full program ignores them.
+///   Other members are ignored, as the full program ignores them; a name that is not ASCII in
+///   those objects is handed over (the full program may read it as one of them, ``hasASCIINames(_:)``).
 ///
 /// Never looser than the full program (what this refuses is handed over, and the full program
 /// names the damage); stricter only in the version, which must be 1 (this format's).
 enum SecretSetShape {
     static func isReadable(_ envelope: UnsafeMutablePointer<json_t>) -> Bool {
-        guard isStrict(envelope, depth: 0), authdeck_json_typeof(envelope) == JSON_OBJECT,
+        guard isStrict(envelope, depth: 0), authdeck_json_typeof(envelope) == JSON_OBJECT, hasASCIINames(envelope),
               let version = json_object_get(envelope, "version"), isNumber(version), json_number_value(version) == 1,
-              let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT,
+              let secrets = json_object_get(envelope, "secrets"), authdeck_json_typeof(secrets) == JSON_OBJECT, hasASCIINames(secrets),
               let resources = json_object_get(secrets, "resourceAccessTokens"), authdeck_json_typeof(resources) == JSON_OBJECT
         else { return false }
         var iterator = json_object_iter(resources)
@@ -36,12 +37,27 @@ enum SecretSetShape {
 
     /// `{"token": "…", "expiresAt": 1800000000, "tokenType": "Bearer", "scope": ["openid"]}`, all but `token` optional.
     static func isEntry(_ entry: UnsafeMutablePointer<json_t>?) -> Bool {
-        guard let entry, authdeck_json_typeof(entry) == JSON_OBJECT, isString(json_object_get(entry, "token")) else { return false }
+        guard let entry, authdeck_json_typeof(entry) == JSON_OBJECT, hasASCIINames(entry), isString(json_object_get(entry, "token")) else {
+            return false
+        }
         guard isAbsentOrNull(entry, "expiresAt") || isNumber(json_object_get(entry, "expiresAt")),
               isAbsentOrNull(entry, "tokenType") || isString(json_object_get(entry, "tokenType")) else { return false }
         guard !isAbsentOrNull(entry, "scope") else { return true }
         guard let scope = json_object_get(entry, "scope"), authdeck_json_typeof(scope) == JSON_ARRAY else { return false }
         return (0..<json_array_size(scope)).allSatisfy { isString(json_array_get(scope, $0)) }
+    }
+
+    /// Whether every member name of `object` is ASCII. The full program looks members up as Swift
+    /// strings, canonically: `"dpop\u{212A}ey"` (KELVIN SIGN) is its `dpopKey`, and not the
+    /// launcher's. Where members are looked up by name, any other name is handed over.
+    static func hasASCIINames(_ object: UnsafeMutablePointer<json_t>) -> Bool {
+        var iterator = json_object_iter(object)
+        while let current = iterator {
+            guard let key = json_object_iter_key(current),
+                  UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)).allSatisfy({ $0 < 0x80 }) else { return false }
+            iterator = json_object_iter_next(object, current)
+        }
+        return true
     }
 
     /// StrictJSON's rules for every value below `value` (the root at depth 0).

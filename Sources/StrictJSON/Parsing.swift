@@ -157,7 +157,8 @@ private func jsonValue(_ json: UnsafeMutablePointer<json_t>, depth: Int, maximum
             let name = String(decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self)
             // jansson already refused byte-equal duplicates; a collision here is a canonically
             // equivalent spelling of a name already present.
-            guard object.updateValue(try jsonValue(member, depth: depth + 1, maximumDepth: maximumDepth), forKey: name) == nil else { throw .duplicateMember(name) }
+            let value = try jsonValue(member, depth: depth + 1, maximumDepth: maximumDepth)
+            guard object.updateValue(value, forKey: name) == nil else { throw .duplicateMember(name) }
             iterator = json_object_iter_next(json, current)
         }
         return .object(object)

@@ -21,7 +21,7 @@ struct SecretSetShapeTests {
         envelope(#"{"defaultAccessToken":null,"resourceAccessTokens":{},"refreshToken":null,"idToken":"i","clientSecret":"c","dpopKey":"{}","registrationAccessToken":"r"}"#),
         envelope(#"{"defaultAccessToken":{"token":"t","expiresAt":null,"tokenType":null,"scope":null},"resourceAccessTokens":{},"later":{"a":[1,2]}}"#),
         envelope(#"{"resourceAccessTokens":{},"deep":"# + nested(120) + "}"),
-        envelope(#"{"resourceAccessTokens":{},"caf\u00e9":1,"cafe":2}"#),
+        envelope(#"{"resourceAccessTokens":{},"later":{"caf\u00e9":1,"cafe":2}}"#),
         String(decoding: AccountSecretsEncoding.encode(AccountSecrets(
             defaultAccessToken: StoredAccessTokenEntry(token: StoredAccessToken("t"), expiresAt: Date(timeIntervalSince1970: 1_900_000_000.5),
                                                        tokenType: "Bearer", scope: ["openid", "email"]),
@@ -30,7 +30,8 @@ struct SecretSetShapeTests {
     ]
 
     /// Secret sets the full program calls damaged: a member of the wrong type anywhere, not only in
-    /// the default access token, nesting past the stored depth, names equal as strings.
+    /// the default access token, nesting past the stored depth, names equal as strings (KELVIN
+    /// SIGN K is the full program's K: `dpop\u{212A}ey` is its `dpopKey`).
     static let damaged: [String] = [
         envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{},"refreshToken":5}"#),
         envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{},"idToken":{}}"#),
@@ -51,6 +52,7 @@ struct SecretSetShapeTests {
         envelope(#"{"defaultAccessToken":{"token":"t","scope":["openid",1]},"resourceAccessTokens":{}}"#),
         envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{},"deep":"# + nested(130) + "}"),
         envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{},"caf\u00e9":1,"cafe\u0301":2}"#),
+        envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{},"dpop\u212Aey":5}"#),
         envelope("null"),
         envelope("[]"),
         envelope(#"{"defaultAccessToken":"# + entry + #","resourceAccessTokens":{}}"#, version: #""1""#),

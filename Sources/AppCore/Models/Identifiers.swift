@@ -13,15 +13,17 @@ public struct ProviderID: RawRepresentable, Hashable, Comparable, Sendable, Expr
 
 extension ProviderID {
     /// Why `name` cannot name a new provider (`provider add NAME`), or nil: empty; a `/` (account
-    /// ids and handles are written `provider/…`); white space; or a control, format or other
-    /// invisible character (U+200B would make `git\u{200B}hub` look like `github`, U+202E would
-    /// reorder the line it is shown on). Names are compared byte for byte; one that looks the
-    /// same as another provider's is refused where the providers are known (``ProviderAdmin``).
+    /// ids and handles are written `provider/…`); or anything but visible ASCII. A name is typed
+    /// in commands, git config and scripts and read back in lists: outside ASCII, one can look
+    /// like another (U+200B makes `git\u{200B}hub` look like `github`, Cyrillic `а` `locаl` like
+    /// `local`, fillers and joiners show nothing, U+202E reorders the line). Names are compared
+    /// byte for byte; one canonically equal to another provider's (a provider named before this
+    /// rule) is refused where the providers are known (``ProviderAdmin``).
     public static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return "a provider needs a name" }
         if name.contains("/") { return "a provider name cannot contain '/' (account ids and handles are written provider/account)" }
-        if let bad = name.unicodeScalars.first(where: { $0.properties.isWhitespace || IdentifierText.isInvisible($0) }) {
-            return "a provider name cannot contain spaces or invisible characters (\(bad.codePointText))"
+        if let bad = name.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) }) {
+            return "a provider name is letters, digits and punctuation of ASCII, without spaces (\(bad.codePointText) is not)"
         }
         return nil
     }

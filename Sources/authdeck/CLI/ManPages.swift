@@ -209,7 +209,8 @@ enum ManPages {
         ("$XDG_DATA_HOME/authdeck/secrets.insecure.json", "Plaintext secrets, only when chosen with AUTHDECK_STORE=plaintext."),
         ("$XDG_CACHE_HOME/authdeck/", "Discovery documents, JWK Sets and DPoP nonces of the providers; safe to delete."),
         ("$XDG_CACHE_HOME/authdeck/status.json",
-         "The last plain status \\-\\-json, kept with the marks of the files it was made from, so that the next one is answered without loading the full program while nothing has changed; safe to delete."),
+         "The last plain status \\-\\-json, kept with the marks of the files it was made from, so that the next one is answered"
+            + " without loading the full program while nothing has changed; safe to delete."),
         ("$XDG_RUNTIME_DIR/authdeck/",
          "Lock files, the cached vault key (when the kernel keyring is unavailable) and the token files of authdeck exec."),
     ]

@@ -157,6 +157,9 @@ private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: 
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
+    // What the inputs are before they are read: an answer is kept only if they are the same after
+    // it (a write by another process in between would otherwise be kept under the new marks).
+    let inputsBefore = options.json ? QuickStatus.inputs(XDGPaths(environment: context.environment)).map(QuickStatus.fingerprint) : []
     // Damaged files are shown ("file damaged", the file named), not thrown.
     let snapshot = try context.run { () throws(AppError) in try LoadAccounts(context.app).overview() }
     for warning in snapshot.warnings { Output.err("warning: \(warning)") }
@@ -203,7 +206,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         ])
         Output.json(document)
         let quiet = !warned && damage.isEmpty && snapshot.credentialStore.problem == nil && !snapshot.credentialStore.isInsecure
-        if quiet { keepStatus(document, rows: rows, exitCode: exitCode, snapshot: snapshot, now: now, context) }
+        if quiet { keepStatus(document, rows: rows, exitCode: exitCode, snapshot: snapshot, inputsBefore: inputsBefore, now: now, context) }
     } else if rows.isEmpty && damage.isEmpty {
         Output.err("No account is signed in. \(CLIFailure.signInAdvice(snapshot.providers))")
     } else {
@@ -237,9 +240,11 @@ private func statusExitCode(_ rows: [StatusRow], _ snapshot: LoadedSnapshot) -> 
 /// Leaves `document` (a `status --json` that said nothing on stderr) for the launcher to answer
 /// with while it holds (QuickStatus): only when the call is plain (QuickAnswer's conditions, for
 /// this process's variables and directory), the vault holds the secrets and opens without a
-/// prompt, no refresh is under way, and every input is as authdeck wrote it. Best effort: a
+/// prompt, no refresh is under way, and every input is as authdeck wrote it and the same as
+/// before it was read (`inputsBefore`, ``QuickStatus/fingerprint(_:)`` of each). Best effort: a
 /// status that cannot be kept is answered by the full program next time.
-private func keepStatus(_ document: JSONValue, rows: [StatusRow], exitCode: Int32, snapshot: LoadedSnapshot, now: Date, _ context: CLIContext) {
+private func keepStatus(_ document: JSONValue, rows: [StatusRow], exitCode: Int32, snapshot: LoadedSnapshot, inputsBefore: [String?],
+                        now: Date, _ context: CLIContext) {
     let paths = XDGPaths(environment: context.environment)
     let file = QuickStatus.file(paths)
     // A kept status that no longer holds is removed, whatever follows.
@@ -249,14 +254,15 @@ private func keepStatus(_ document: JSONValue, rows: [StatusRow], exitCode: Int3
           !rows.contains(where: { $0.record.refreshSentAt != nil }), let directory = ThisProcess.currentDirectory() else { return }
     guard QuickAnswer.isPlain(variables: context.environment.map { "\($0.key)=\($0.value)" }, directory: directory) else { return }
     var inputs: [JSONValue] = []
-    for path in QuickStatus.inputs(paths) {
-        guard let mark = QuickStatus.fingerprint(path) else { return }
+    for (path, before) in zip(QuickStatus.inputs(paths), inputsBefore) {
+        guard let mark = QuickStatus.fingerprint(path), let before, before.utf8.elementsEqual(mark.utf8) else { return }
         inputs.append(.object(["path": .string(path), "mark": .string(mark)]))
     }
     let until = rows.compactMap { AccountState(record: $0.record).statusUnchangedUntil(now: now, policy: context.app.policy) }.min()
     let timers = rows.enumerated().flatMap { index, row in row.timers(at: [.string("accounts"), .int(index)]) }
     let keep: JSONValue = .object([
-        "inputs": .array(inputs), "storeNamed": .text(context.environment["AUTHDECK_STORE"]), "until": until.map { .number($0.timeIntervalSince1970) } ?? .null, "exitCode": .int(Int(exitCode)),
+        "inputs": .array(inputs), "storeNamed": .text(context.environment["AUTHDECK_STORE"]), "since": .number(now.timeIntervalSince1970),
+        "until": until.map { .number($0.timeIntervalSince1970) } ?? .null, "exitCode": .int(Int(exitCode)),
         "timers": .array(timers.map { .object(["path": .array($0.path), "expiresAt": .number($0.expiresAt.timeIntervalSince1970)]) }),
         "document": document,
     ])
