@@ -8,7 +8,7 @@ import TextSupport
 /// always the answer is nothing.
 public enum GitConfigFiles {
     /// False only when `git config` in `directory` cannot print a key of `section`: no `GIT_*`
-    /// variable in `environment` (they add values or move the files), and none of the files git
+    /// variable in `environment` that could change what it reads (``mayChangeConfig(_:)``), and none of the files git
     /// reads there — the system file (`/etc/gitconfig`, and `PREFIX/etc/gitconfig` for the git found
     /// on `PATH` in PREFIX/bin, as found and with its links resolved), the global ones (`$XDG_CONFIG_HOME/git/config` or
     /// `~/.config/git/config`, `~/.gitconfig`), the repository's `config` and `config.worktree` —
@@ -17,8 +17,22 @@ public enum GitConfigFiles {
     /// no git on `PATH` or a relative directory before it, a file that exists but cannot be read, a `.git` that is neither a directory
     /// nor a `gitdir:` file, a directory on the way up that holds a `HEAD` (a bare repository, or
     /// `directory` is inside a git directory).
+    /// Whether the variable `name` could change what `git config` reads: every `GIT_*` but those of
+    /// transports, identities, prompts, the editor and the pager (`GIT_SSL_CAINFO`, `GIT_SSH_COMMAND`,
+    /// `GIT_AUTHOR_NAME`, `GIT_ASKPASS`, `GIT_TERMINAL_PROMPT`, `GIT_EDITOR`, `GIT_PAGER`, …), which
+    /// git(1) reads elsewhere. The rest add values or move the files (`GIT_CONFIG_*`, `git -c`'s
+    /// `GIT_CONFIG_PARAMETERS`), find another repository (`GIT_DIR`, `GIT_WORK_TREE`,
+    /// `GIT_COMMON_DIR`, `GIT_CEILING_DIRECTORIES`), or are not known here: git is asked.
+    public static func mayChangeConfig(_ name: String) -> Bool {
+        guard name.utf8.starts(with: "GIT_".utf8) else { return false }
+        let elsewhere = ["GIT_SSL_", "GIT_SSH", "GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_HTTP_", "GIT_PROXY_", "GIT_CURL_"]
+        let exactly = ["GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER"]
+        if elsewhere.contains(where: { name.utf8.starts(with: $0.utf8) }) { return false }
+        return !exactly.contains(where: { name.utf8.elementsEqual($0.utf8) })
+    }
+
     public static func mayMention(_ section: String, directory: String, environment: [String: String]) -> Bool {
-        if environment.keys.contains(where: { $0.utf8.starts(with: "GIT_".utf8) }) { return true }
+        if environment.keys.contains(where: mayChangeConfig) { return true }
         guard let home = environment["HOME"], home.utf8.first == UInt8(ascii: "/"),
               let git = executable("git", searchPath: environment["PATH"] ?? "/bin:/usr/bin"),
               let repository = repositoryFiles(directory) else { return true }

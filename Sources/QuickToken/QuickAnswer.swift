@@ -174,7 +174,9 @@ public enum QuickAnswer {
         guard !exists("\(paths.configDirectory)/bindings.json") else { return refuse("directory rules exist (bindings.json)") }
         let gitEnvironment = environment.filter { !$0.key.utf8.starts(with: "AUTHDECK_".utf8) }
         guard !GitConfigFiles.mayMention("authdeck", directory: directory, environment: gitEnvironment) else {
-            return refuse("git config here could name an account (a file git reads mentions authdeck or an include, or GIT_* is set)")
+            let variable = gitEnvironment.keys.sorted().first(where: GitConfigFiles.mayChangeConfig)
+            return refuse("git config here could name an account: "
+                + (variable.map { "\($0) is set (it can change what git config reads)" } ?? "a file git reads here mentions authdeck or an include"))
         }
         return Plain(paths: paths, store: store, environment: environment, systemdVariable: systemdVariable)
     }

@@ -24,6 +24,17 @@ struct ProviderProbeCLITests {
         #expect(offline.exitCode == 0, "--no-probe adds it offline: \(offline)")
     }
 
+    @Test("A preset's issuer built from --domain that does not resolve: the advice names --domain, the option that was given, not --issuer")
+    func presetDomainNamedInAdvice() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        let add = try await home.run(["provider", "add", "work", "--preset", "auth0", "--domain", "op.test", "--client-id", "c"])
+        #expect(add.exitCode == 1, "\(add)")
+        #expect(add.stderr.contains("(DNS)") && add.stderr.contains("check --domain for a typo") && !add.stderr.contains("--issuer"), "\(add.stderr)")
+        let plain = try await home.run(["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c"])
+        #expect(plain.stderr.contains("check --issuer for a typo"), "\(plain.stderr)")
+    }
+
     @Test("Issue 21 §4: a transport error says that a proxy was configured for the request (from HTTPS_PROXY), never the proxy's user name or password")
     func transportErrorNamesTheProxy() async throws {
         let home = try CLIHome()

@@ -70,6 +70,24 @@ struct WrittenMarkTests {
 
 @Suite("The git config files that could name an account")
 struct GitConfigFilesTests {
+    @Test("git's transport, identity and prompt variables (GIT_SSL_CAINFO, GIT_SSH_COMMAND, GIT_ASKPASS…) do not change what git config reads; GIT_CONFIG_*, GIT_DIR and the unknown do",
+          arguments: [("GIT_SSL_CAINFO", false), ("GIT_SSL_NO_VERIFY", false), ("GIT_SSH_COMMAND", false), ("GIT_AUTHOR_NAME", false),
+                      ("GIT_ASKPASS", false), ("GIT_TERMINAL_PROMPT", false), ("GIT_PAGER", false), ("GIT_HTTP_USER_AGENT", false),
+                      ("GIT_CONFIG_GLOBAL", true), ("GIT_CONFIG_COUNT", true), ("GIT_CONFIG_PARAMETERS", true), ("GIT_CONFIG_NOSYSTEM", true),
+                      ("GIT_DIR", true), ("GIT_WORK_TREE", true), ("GIT_COMMON_DIR", true), ("GIT_CEILING_DIRECTORIES", true),
+                      ("GIT_TRACE", true), ("GIT_ASKPASSX", true), ("GIT_SOMETHING_NEW", true), ("HOME", false)])
+    func gitVariables(_ name: String, changes: Bool) throws {
+        #expect(GitConfigFiles.mayChangeConfig(name) == changes)
+        // In a directory with no git config that mentions authdeck, only a variable that may change it makes git be asked.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gitvars-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var environment = ["HOME": root, "PATH": "/usr/bin:/bin"]
+        #expect(!GitConfigFiles.mayMention("authdeck", directory: root, environment: environment))
+        environment[name] = name == "HOME" ? root : "x"
+        #expect(GitConfigFiles.mayMention("authdeck", directory: root, environment: environment) == changes)
+    }
+
     @Test("A .git that is no repository (git passes over it) cannot be told: git is asked")
     func invalidGitDirectory() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)").path

@@ -61,27 +61,28 @@ struct CLIFailure: Error {
         self.init(error.description, hint: next, exitCode: code)
     }
 
-    /// What to do about a failed discovery probe of `provider add`, in the command line's terms.
-    static func advice(_ probe: ProviderProbeFailure) -> String {
+    /// What to do about a failed discovery probe of `provider add`, in the command line's terms:
+    /// `issuer`, the options the issuer was given with (`--issuer`, or a preset's `--domain`).
+    static func advice(_ probe: ProviderProbeFailure, issuer: String = "--issuer") -> String {
         let todo = switch probe.cause {
         case .hostNotFound(let host):
-            "The host name \(host) does not resolve: check the --issuer for a typo, and your DNS or proxy (HTTPS_PROXY)."
+            "The host name \(host) does not resolve: check \(issuer) for a typo, and your DNS or proxy (HTTPS_PROXY)."
         case .noConnection(let host):
             "Nothing accepted a connection at \(host): check the port, that the provider is running, and your proxy (HTTPS_PROXY, NO_PROXY)."
         case .timeout: "Check the network, a firewall or your proxy."
         case .tls: "For a private CA give its PEM bundle with --ca-bundle PATH (or SSL_CERT_FILE)."
         case .interrupted: "Try again; if it persists, check a proxy in between."
-        case .tooLarge: "The answer is not a discovery document: check the --issuer URL."
+        case .tooLarge: "The answer is not a discovery document: check \(issuer)."
         case .plainHTTP: "Only loopback addresses may use http: use the provider's https issuer."
         case .cancelled: "The probe was interrupted."
         case .httpStatus:
-            "No discovery document there: check the --issuer (the provider's issuer identifier, exactly as it publishes it),"
+            "No discovery document there: check \(issuer) (the provider's issuer identifier, exactly as it publishes it),"
                 + " or give the endpoints by hand (--token-endpoint, --authorization-endpoint)."
-        case .notJSON: "The --issuer probably points at a web page, not at the provider's issuer."
+        case .notJSON: "\(issuer) probably points at a web page, not at the provider's issuer."
         case .issuerMismatch(let published, let configured):
             "The document names the issuer '\(published)', not '\(configured)'; issuers compare code unit for code unit:"
                 + " use --issuer \(published) if that is the provider you mean."
-        case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check the --issuer."
+        case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check \(issuer)."
         }
         return todo + " Add --no-probe to add it anyway (offline, or a provider that is not up yet)."
     }

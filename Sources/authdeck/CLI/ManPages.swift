@@ -188,7 +188,8 @@ enum ManPages {
                   wrap("\\fBauthdeck\\fR is a small launcher: it answers a plain \\fBauthdeck token\\fR (and \\fBtoken \\-\\-exec\\-credential\\fR)"
                       + " of the default account itself when the vault's key is cached (or the Secret Service answers at once, unlocked),"
                       + " the token has more than a minute left and"
-                      + " the files it reads are as authdeck wrote them, and hands every other call, with the same arguments and"
+                      + " the files it reads are as authdeck wrote them; it answers \\fBstatus \\-\\-json\\fR from the full program's last"
+                      + " plain answer while nothing it was made from has changed; and it hands every other call, with the same arguments and"
                       + " environment, to the full program \\fIPREFIX/libexec/authdeck/authdeck\\-full\\fR."),
                   "The files authdeck keeps: see \\fBauthdeck\\fR(5)."]
         lines += [".SH SEE ALSO", "\\fBauthdeck\\fR(5), \\fBgit\\-credential\\fR(1), \\fBkubectl\\fR(1)"]
@@ -199,15 +200,19 @@ enum ManPages {
     static let fileEntries: [(String, String)] = [
         ("$XDG_CONFIG_HOME/authdeck/providers.json",
          "The providers: issuer or endpoints, client id, scopes, preset settings. No secret (client secrets are in the credential store)."),
+        ("$XDG_CONFIG_HOME/authdeck/store.json", "Which credential store holds the secrets, and why it was chosen."),
+        ("$XDG_CONFIG_HOME/authdeck/bindings.json", "The directory rules of authdeck bind: which account a directory and those below it use."),
+        ("$XDG_CONFIG_HOME/authdeck/check.json", "Settings and hooks of authdeck check (backstopSeconds, hooks)."),
         ("$XDG_CONFIG_HOME/authdeck/presets/NAME.json", "Your presets, adding to or replacing the built-in ones (provider add \\-\\-preset)."),
         ("$XDG_CONFIG_HOME/authdeck/themes/NAME.json", "Your themes for the accounts screen."),
         ("$XDG_STATE_HOME/authdeck/accounts.json",
          "The accounts: provider, subject, names, token expiry times and scopes, the needs-sign-in mark. No token."),
         ("$XDG_STATE_HOME/authdeck/active.json", "The active account (authdeck switch)."),
-        ("$XDG_STATE_HOME/authdeck/store.json", "Which credential store holds the secrets."),
+        ("$XDG_STATE_HOME/authdeck/check-state.json", "What authdeck check last reported for each account (it says a problem once)."),
         ("$XDG_DATA_HOME/authdeck/secrets.vault", "The encrypted vault (Argon2id and XChaCha20-Poly1305), when the Secret Service is not used."),
         ("$XDG_DATA_HOME/authdeck/secrets.insecure.json", "Plaintext secrets, only when chosen with AUTHDECK_STORE=plaintext."),
-        ("$XDG_CACHE_HOME/authdeck/", "Discovery documents, JWK Sets and DPoP nonces of the providers; safe to delete."),
+        ("$XDG_CACHE_HOME/authdeck/",
+         "Discovery documents and JWK Sets of the providers (providers/), the servers' latest DPoP nonces (dpop-nonces/); safe to delete."),
         ("$XDG_CACHE_HOME/authdeck/status.json",
          "The last plain status \\-\\-json, kept with the marks of the files it was made from, so that the next one is answered"
             + " without loading the full program while nothing has changed; safe to delete."),

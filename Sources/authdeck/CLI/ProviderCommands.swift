@@ -182,8 +182,14 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
         }
         clientSecret = ClientSecret(secret)
     }
-    try await context.run { () async throws(AppError) in
+    do {
         try await ProviderAdmin(context.app).add(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+    } catch {
+        // A failed probe's advice names the options the issuer came from: a preset's --domain and --tenant, else --issuer.
+        let presetOptions = [options.domain.map { _ in "--domain" }, options.tenant.map { _ in "--tenant" }].compactMap { $0 }
+        let given = options.issuer != nil ? [] : presetOptions
+        let issuerOptions = given.isEmpty ? "--issuer" : given.joined(separator: " and ")
+        throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: issuerOptions) })
     }
     var notes = ["Added provider '\(config.id)'"]
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
