@@ -134,6 +134,7 @@ enum ScreenMapping {
                 let result: SignOutStep.Result = switch step.outcome {
                 case .done(let text): .done(text)
                 case .skipped(let text): .skipped(text)
+                case .started(let text): .done("… " + text)
                 case .failed(let error): .failed(errorLine(error))
                 }
                 return SignOutStep(name: step.step.rawValue, result: result)

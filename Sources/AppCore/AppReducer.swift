@@ -221,6 +221,14 @@ public struct AppReducer: Sendable {
 
         case .signInProgress(let progress):
             guard state.signIn?.isRunning == true else { return .none }
+            switch progress {
+            // Said beside the browser's URL, which stays shown.
+            case .waitingForPaste: return .none
+            case .pastedLineRefused(let reason):
+                flash(&state, .warn, reason)
+                return .none
+            default: break
+            }
             state.signIn?.phase = .progress(progress)
             switch progress {
             case .deviceCode(let device):
@@ -327,6 +335,10 @@ public struct AppReducer: Sendable {
             }.cancellable(EffectIDs.signOut(id))
 
         case .signOutStep(let step):
+            // A step said as started is replaced by its result.
+            if let last = state.signOut?.steps.last, last.step == step.step, case .started = last.outcome {
+                state.signOut?.steps.removeLast()
+            }
             state.signOut?.steps.append(step)
             return .none
 

@@ -79,6 +79,7 @@ extension LoopbackClient {
         case .timedOut: .timedOut
         case .cancelled: .cancelled
         case .bindFailed(let detail): .failed("could not bind a loopback port: \(detail)")
+        case .portBusy(let port, let holder): .portBusy(port: port, holder: holder)
         case .notListening: .failed("the listener is not listening")
         case nil: .failed(String(describing: type(of: error)))
         }

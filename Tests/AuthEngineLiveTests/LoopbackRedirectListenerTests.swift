@@ -249,18 +249,25 @@ struct LoopbackRedirectListenerTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test("A client registered with an exact redirect URI: the listener binds that port when it is free, else an ephemeral one")
-    func preferredPort() throws {
+    @Test("A client registered with an exact redirect URI: the listener binds exactly that port; taken, it is .portBusy naming the holder, never another port")
+    func exactPort() throws {
         let first = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4)
         let port = first.port
         first.close()
         let again = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4, port: port)
         #expect(again.port == port)
         #expect(again.redirectURI.absoluteString == "http://127.0.0.1:\(port)/callback")
-        let busy = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4, port: port)
-        #expect(busy.port != port, "the port is taken: another one")
-        again.close()
-        busy.close()
+        defer { again.close() }
+        for family in [LoopbackRedirectListener.AddressFamily.ipv4, .automatic] {
+            #expect(throws: LoopbackListenerError.portBusy(port: port, holder: "pid \(getpid()) (\(Self.processName))")) {
+                _ = try LoopbackRedirectListener(path: "/callback", addressFamily: family, port: port)
+            }
+        }
+    }
+
+    /// This process's name as the kernel keeps it (15 bytes at most).
+    static var processName: String {
+        String(decoding: (FileManager.default.contents(atPath: "/proc/self/comm") ?? Data()).prefix { $0 != 10 }, as: UTF8.self)
     }
 
 }

@@ -221,6 +221,9 @@ final class ProgressLog: Sendable {
             case .devicePending: "devicePending"
             case .deviceSlowDown: "deviceSlowDown"
             case .verifying: "verifying"
+            case .waitingForPaste: "waitingForPaste"
+            case .pastedLineRefused: "pastedLineRefused"
+            case .pastedRedirectAccepted: "pastedRedirectAccepted"
             }
         }
     }

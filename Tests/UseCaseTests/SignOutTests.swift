@@ -26,11 +26,18 @@ struct SignOutUseCaseTests {
         let steps = Mutex<[SignOutStepResult]>([])
         let outcome = await SignOut(world.environment()).run(alice.record.id, options: SignOutOptions()) { step in steps.withLock { $0.append(step) } }
         #expect(outcome.removed)
-        #expect(steps.withLock { $0 }.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .deleteLocalSecrets, .endSession])
+        let reported = steps.withLock { $0 }
+        #expect(reported.map(\.step) == [.revokeRefreshToken, .revokeAccessToken, .deleteLocalSecrets, .endSession, .endSession])
+        guard case .started(let said) = reported[3].outcome, case .done = reported[4].outcome else { Issue.record("\(reported)"); return }
+        #expect(said.contains("waiting up to 5 s"), "the bounded wait (the browser timeout when shorter than 60 s) is said before it begins: \(said)")
         #expect(world.provider.revokedTokens == [refresh, access])
         #expect(secretsAtLogoutPage.withLock { $0 } == false, "local secrets were gone before the logout page opened")
-        let logout = try #require(world.browserOpened.withLock { $0.last })
-        #expect(!logout.absoluteString.contains("id_token_hint"), "no token in the browser's argv")
+        let opened = try #require(world.browserOpened.withLock { $0.last })
+        #expect(!opened.absoluteString.contains("id_token_hint"), "no token in the browser's argv")
+        #expect(opened.path.hasPrefix("/logout-start/"), "the browser opens the listener's one-time page: \(opened)")
+        // RP-Initiated Logout 1.0 §2: the hint reaches the provider (through the 303), as it RECOMMENDS.
+        let followed = try #require(world.browserFollowed.withLock { $0.last })
+        #expect(followed.path == "/logout" && followed.absoluteString.contains("id_token_hint="), "\(followed)")
     }
 
     @Test("Sign-out clears the active account, removes the record and reports both")

@@ -51,6 +51,10 @@ final class StubProvider: Sendable {
         var introspection: [String: any Sendable]?
         /// RFC 9126: advertise `pushed_authorization_request_endpoint` (`/par`), and require it.
         var pushedAuthorization = false
+        /// Endpoint path → a status answered with an empty body (no RFC 6749 §5.2 error), as a gateway or a terse provider does.
+        var bareAnswers: [String: Int] = [:]
+        /// More discovery members (`revocation_endpoint_auth_methods_supported`, …).
+        var metadataLists: [String: [String]] = [:]
         var requirePushedAuthorization = false
         /// The next answer of `/par` instead of a 201 with `request_uri` and `expires_in`.
         var nextPARResponse: (status: Int, body: [String: String], headers: [String: String])?
@@ -159,6 +163,7 @@ final class StubProvider: Sendable {
         let script = self.script.withLock { $0 }
         let proof = Self.readProof(request)
         if let proof { proofs.withLock { $0.append((request.url.path, proof)) } }
+        if let status = script.bareAnswers[request.url.path] { return HTTPResponse(status: status) }
         switch request.url.path {
         case "/.well-known/openid-configuration":
             guard script.discoveryStatus == 200 else { return HTTPResponse(status: script.discoveryStatus) }
@@ -232,6 +237,7 @@ final class StubProvider: Sendable {
         if script.pushedAuthorization { extras["pushed_authorization_request_endpoint"] = "\(issuer)/par" }
         if script.requirePushedAuthorization { extras["require_pushed_authorization_requests"] = true }
         if let algorithms = script.dpopAlgorithms { extras["dpop_signing_alg_values_supported"] = algorithms }
+        for (name, values) in script.metadataLists { extras[name] = values }
         return extras
     }
 

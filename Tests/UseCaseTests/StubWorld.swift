@@ -29,6 +29,8 @@ final class StubWorld: Sendable {
     let dpopNonceSaves = Mutex(0)
     let clock = Mutex(t0)
     let browserOpened = Mutex<[URL]>([])
+    /// Where the browser went on from a page of the listener (a 303), in order.
+    let browserFollowed = Mutex<[URL]>([])
     let sleeps = Mutex<[Duration]>([])
     /// What the user does in the browser with an authorization URL: the callback parameters
     /// the listener then receives (several: the listener decides on each in turn).
@@ -92,7 +94,15 @@ final class StubWorld: Sendable {
             return RedirectListener(
                 redirectURI: redirectURI,
                 waitForCallback: { (_: Duration, decide) async throws(RedirectListenerFailure) -> RedirectCallback in
-                    guard let url = self.browserOpened.withLock({ $0.last }) else { throw .timedOut }
+                    guard var url = self.browserOpened.withLock({ $0.last }) else { throw .timedOut }
+                    // A page of the listener itself (sign-out's one-time start page): the browser
+                    // gets it, and follows a 303 as a browser does.
+                    if url.host == "127.0.0.1", url.port == 49152,
+                       case .respond(.redirect(let next)) = decide(RedirectCallback(method: "GET", path: url.path, parameters: [])) {
+                        self.browserFollowed.withLock { $0.append(next) }
+                        self.onBrowserOpen.withLock { $0 }(next)
+                        url = next
+                    }
                     for parameters in self.browserAction.withLock({ $0 })(url) {
                         let callback = RedirectCallback(method: "GET", path: path, parameters: parameters)
                         if case .finish = decide(callback) { return callback }

@@ -82,6 +82,9 @@ public enum RedirectListenerFailure: Error, Equatable, Sendable {
     case cancelled
     /// Binding or serving failed; `detail` is the system's text.
     case failed(String)
+    /// The exact port asked for is in use on 127.0.0.1; `holder` names what listens there when
+    /// it can be known ("pid 4242 (python3)"). Never answered with another port.
+    case portBusy(port: UInt16, holder: String?)
 }
 
 /// One listening loopback redirect endpoint (RFC 8252 §7.3).
@@ -110,12 +113,12 @@ public struct LoopbackClient: Sendable {
         self.bind = { path, _ throws(RedirectListenerFailure) in try listen(path) }
     }
 
-    /// Binds a listener for `path` on `port` when it is free (a client registered with the exact
-    /// redirect URI, port included), else on an ephemeral port.
+    /// Binds a listener for `path` on exactly `port` (a client registered with the exact redirect
+    /// URI, port included; `.portBusy` when it is taken), or on an ephemeral port when nil.
     public var bind: @Sendable (_ path: String, _ port: UInt16?) throws(RedirectListenerFailure) -> RedirectListener
     public init(bind: @escaping @Sendable (String, UInt16?) throws(RedirectListenerFailure) -> RedirectListener) { self.bind = bind }
 
-    /// A listener for `path` (on `port` when given and free).
+    /// A listener for `path` (on exactly `port` when given).
     public func listen(_ path: String, port: UInt16? = nil) throws(RedirectListenerFailure) -> RedirectListener { try bind(path, port) }
 }
 

@@ -45,6 +45,10 @@ extension ProviderConfig {
         appleClientSecret = try reader.optionalReader("appleClientSecret").map { (reader) throws(JSONShapeError) in
             try AppleClientSecretSource(json: reader)
         }
+        redirectPort = try reader.optionalInt("redirectPort").map { (port) throws(JSONShapeError) -> UInt16 in
+            guard let port = UInt16(exactly: port), port > 0 else { throw reader.shapeError("redirectPort", expected: "a port from 1 to 65535") }
+            return port
+        }
         protectedResource = try reader.optionalReader("protectedResource").map { (reader) throws(JSONShapeError) in
             try ProtectedResourceBinding(json: reader)
         }
@@ -80,6 +84,7 @@ extension ProviderConfig {
             "dpop": dpop.map { .string($0.rawValue) },
             "appleClientSecret": appleClientSecret?.json,
             "protectedResource": protectedResource?.json,
+            "redirectPort": redirectPort.map { .number(Double($0)) },
             "gitHosts": gitHosts.map { .array($0.map(\.json)) },
             "containerRegistries": containerRegistries.map { .array($0.map(\.json)) },
         ])

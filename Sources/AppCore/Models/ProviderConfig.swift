@@ -130,6 +130,24 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     public var appleClientSecret: AppleClientSecretSource?
     /// A provider made by `authdeck login URL` for a protected resource (RFC 9728); nil for others.
     public var protectedResource: ProtectedResourceBinding?
+    /// `--redirect-port`: the loopback port registered with a provider that compares redirect
+    /// URIs exactly (RFC 6749 §3.1.2.3), port included: sign-in listens on exactly
+    /// `http://127.0.0.1:PORT/callback` and sign-out on `…:PORT/logout-callback`; nil: any
+    /// free port (RFC 8252 §7.3). See ``fixedRedirectPort``.
+    public var redirectPort: UInt16?
+
+    /// The one port rule for every loopback listener of this provider (sign-in, sign-out): the
+    /// configured ``redirectPort``, else the port of the redirect URI a registration recorded
+    /// (RFC 7591, ``ProtectedResourceBinding/redirectPort``); nil: any free port.
+    public var fixedRedirectPort: UInt16? { redirectPort ?? protectedResource?.redirectPort }
+
+    /// The redirect URIs to register with the provider's client, exactly as authdeck sends them:
+    /// the sign-in's and the sign-out's (`post_logout_redirect_uri`). Without a fixed port, the
+    /// port-less form RFC 8252 §7.3 has a provider match on any port.
+    public var redirectURIsToRegister: (signIn: String, signOut: String) {
+        let authority = fixedRedirectPort.map { "127.0.0.1:\($0)" } ?? "127.0.0.1"
+        return ("http://\(authority)/callback", "http://\(authority)/logout-callback")
+    }
 
     public init(id: ProviderID, displayName: String? = nil, issuer: URL?, clientID: String,
                 clientAuthentication: ClientAuthenticationMethod = .none, scopes: [String] = ["openid", "profile", "email", "offline_access"],

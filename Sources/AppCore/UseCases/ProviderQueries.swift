@@ -48,7 +48,7 @@ public struct IntrospectAccessToken: Sendable {
                                                      http: env.http(account.provider), now: env.now())
             return .object(response.shownMembers(now: env.now()))
         } catch {
-            throw ErrorMapping.appError(error)
+            throw BareStatusAdvice.advise(error, at: .introspection(publicClient: account.client.isPublic))
         }
     }
 }

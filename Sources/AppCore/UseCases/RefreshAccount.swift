@@ -216,7 +216,7 @@ public struct RefreshAccount: Sendable {
             // Only the provider ending the grant (invalid_grant, another identity) is kept for
             // every process; a local condition (no refresh token, a secret not in this store) is
             // reported, never stored.
-            var appError = ErrorMapping.appError(error)
+            var appError = BareStatusAdvice.advise(error, at: .refresh(provider: known.providerID))
             if let authError = error as? AuthError { Self.targetHint(&appError, authError: authError, resource: resource, record: known) }
             if let authError = error as? AuthError, authError.invalidatesGrant {
                 accounts.markNeedsSignIn(id)

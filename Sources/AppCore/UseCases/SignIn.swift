@@ -46,7 +46,10 @@ public struct SignIn: Sendable {
 
     /// Runs the whole sign-in, reporting progress; cancellable (Task cancellation).
     /// - Throws: ``AppError`` (mapped engine and store errors; `.cancelled`).
-    public func run(_ request: SignInRequest, progress: @escaping @Sendable (SignInProgress) -> Void) async throws(AppError) -> SignInOutcome {
+    /// - Parameter pasted: lines pasted back while the browser flow waits, read only when no
+    ///   browser was opened here (``SignInProgress/waitingForPaste(redirectURI:fixedPort:)``).
+    public func run(_ request: SignInRequest, pasted: PastedLines? = nil,
+                    progress: @escaping @Sendable (SignInProgress) -> Void) async throws(AppError) -> SignInOutcome {
         let access = ProviderAccess(env: env)
         let provider = try access.provider(request.providerID)
         progress(.discovering)
@@ -66,6 +69,7 @@ public struct SignIn: Sendable {
             case .browser:
                 (tokens, verified, supplement) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
                                                                        audience: audience, resources: resources, noBrowser: request.noBrowser,
+                                                                       port: request.redirectPort ?? provider.fixedRedirectPort, pasted: pasted,
                                                                        dpop: dpop, progress: progress)
             case .device:
                 (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
@@ -81,10 +85,10 @@ public struct SignIn: Sendable {
     }
 
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
-                             audience: String?, resources: [String], noBrowser: Bool, dpop: DPoPSigner?,
-                             progress: @escaping @Sendable (SignInProgress) -> Void)
+                             audience: String?, resources: [String], noBrowser: Bool, port: UInt16?, pasted: PastedLines?,
+                             dpop: DPoPSigner?, progress: @escaping @Sendable (SignInProgress) -> Void)
                              async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
-        let listener = try env.loopback.listen("/callback", port: provider.protectedResource?.redirectPort)
+        let listener = try env.loopback.listen("/callback", port: port)
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
         let dpopJKT = dpop?.thumbprint
@@ -92,9 +96,14 @@ public struct SignIn: Sendable {
                                                  prompt: provider.prompt(for: scopes))
         var unsent: PendingAuthorization
         // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
+        let redirectURI = listener.redirectURI.absoluteString
         if try PushedAuthorization.shouldPush(metadata: metadata, setting: provider.par ?? .auto) {
-            unsent = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
-                                                         dpopJKT: dpopJKT, http: env.http(provider), now: env.now())
+            do {
+                unsent = try await pushAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto,
+                                                             dpopJKT: dpopJKT, http: env.http(provider), now: env.now())
+            } catch {
+                throw BareStatusAdvice.advise(error, at: .pushedAuthorization(redirectURI: redirectURI, provider: provider.id))
+            }
         } else {
             unsent = try makeAuthorizationRequest(metadata: metadata, client: client, request: authorization, crypto: env.crypto, dpopJKT: dpopJKT)
         }
@@ -103,18 +112,40 @@ public struct SignIn: Sendable {
         let pending = unsent
         let opened = noBrowser ? false : await env.browser.open(pending.authorizationURL)
         progress(.waitingForBrowser(url: pending.authorizationURL, browserOpened: opened))
-        let callback = try await listener.waitForCallback(env.browserTimeout) { callback in
+        let decide: @Sendable (RedirectCallback) -> RedirectCallbackVerdict = { callback in
             decideRedirectCallback(callback, pending: pending, metadata: metadata).verdict
         }
-        let validated = try validateAuthorizationResponse(callback: callback, pending: pending, metadata: metadata)
+        let arrival: RedirectArrival
+        if !opened, let pasted {
+            progress(.waitingForPaste(redirectURI: listener.redirectURI, fixedPort: port != nil))
+            arrival = try await RedirectArrival.first(listener: listener, timeout: env.browserTimeout, decide: decide,
+                                                      pasted: pasted, progress: progress)
+        } else {
+            arrival = .callback(try await listener.waitForCallback(env.browserTimeout, decide))
+        }
+        let callback: RedirectCallback?
+        let validated: ValidatedAuthorizationResponse
+        switch arrival {
+        case .callback(let delivered):
+            callback = delivered
+            validated = try validateAuthorizationResponse(callback: delivered, pending: pending, metadata: metadata)
+        case .codeAlone(let code):
+            callback = nil
+            validated = validateAuthorizationResponse(pastedCode: code, pending: pending)
+        }
         progress(.exchangingCode)
         let access = ProviderAccess(env: env)
-        let result = try await completeAuthorizationCodeGrant(
-            metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
-            jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now(), dpop: dpop)
+        let result: SignInResult
+        do {
+            result = try await completeAuthorizationCodeGrant(
+                metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
+                jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now(), dpop: dpop)
+        } catch {
+            throw BareStatusAdvice.advise(error, at: .codeExchange(redirectURI: redirectURI, provider: provider.id))
+        }
         // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post);
         // the tokens are already issued, so a malformed one only loses the name, not the sign-in.
-        let user = callback.parameters.first { $0.name.exactlyEquals("user") }?.value
+        let user = callback?.parameters.first { $0.name.exactlyEquals("user") }?.value
         return (result.tokens, result.idToken, user.flatMap { try? IdentitySupplement.appleUser($0) })
     }
 

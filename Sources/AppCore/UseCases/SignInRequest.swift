@@ -14,9 +14,13 @@ public struct SignInRequest: Equatable, Sendable {
     public var alias: String?
     /// Do not start a browser; only show the URL (`--no-browser`).
     public var noBrowser: Bool
+    /// `--redirect-port`: listen on exactly this port for this sign-in (else the provider's
+    /// ``ProviderConfig/fixedRedirectPort``, else any free port).
+    public var redirectPort: UInt16?
 
     public init(providerID: ProviderID, flow: Flow = .browser, extraScopes: [String] = [], audience: String? = nil,
-                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false) {
+                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false, redirectPort: UInt16? = nil) {
+        self.redirectPort = redirectPort
         self.providerID = providerID
         self.flow = flow
         self.extraScopes = extraScopes
@@ -59,4 +63,21 @@ public enum SignInProgress: Equatable, Sendable {
     case devicePending
     case deviceSlowDown(interval: Duration)
     case verifying
+    /// No browser was opened here: besides the loopback listener at `redirectURI`, a line pasted
+    /// back is read (``PastedLines``); `fixedPort` tells whether the port is the registered one
+    /// (then an `ssh -L PORT:127.0.0.1:PORT` forward delivers the redirect too).
+    case waitingForPaste(redirectURI: URL, fixedPort: Bool)
+    /// A pasted line that is not this sign-in's redirect (``PastedRedirectProblem``), said; the next line is read.
+    case pastedLineRefused(String)
+    /// The pasted redirect won; the loopback listener is closed.
+    case pastedRedirectAccepted
+}
+
+/// The lines a person pastes back while a browser sign-in waits (the address a browser on
+/// another machine ended on, or the code), read at the same time as the loopback listener waits.
+/// `next` returns nil at the end of input (the listener alone waits on) and must return soon
+/// after its Task is cancelled (the listener's redirect came first).
+public struct PastedLines: Sendable {
+    public var next: @Sendable () async -> String?
+    public init(next: @escaping @Sendable () async -> String?) { self.next = next }
 }

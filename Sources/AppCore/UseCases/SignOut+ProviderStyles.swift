@@ -57,15 +57,17 @@ extension SignOut {
 
     /// A token the provider does not revoke (``ProviderConfig/revocableTokens``, or its answer
     /// `unsupported_token_type`, RFC 7009 §2.2.1): it stays valid until it expires.
-    static func notRevocable(expiresAt: Date?) -> String {
-        guard let expiresAt else { return "cannot be revoked at this provider; valid until it expires" }
-        return "cannot be revoked at this provider; valid until \(TimeText.absolute(expiresAt, timeZone: .utc))"
+    static func notRevocable(expiresAt: Date?) -> String { "cannot be revoked at this provider; " + validUntil(expiresAt) }
+
+    /// "valid until 2026-12-03 14:00:00 UTC" (or "until it expires" when its end is unknown).
+    static func validUntil(_ expiresAt: Date?) -> String {
+        expiresAt.map { "valid until \(TimeText.absolute($0, timeZone: .utc))" } ?? "valid until it expires"
     }
 
     /// What a logout step says when ``BrowserClient/open`` started nothing: no `$BROWSER`
     /// command and no `xdg-open` could be started, or each exited with an error at once.
     static let browserNotStarted =
-        "the browser could not be started (each $BROWSER command and xdg-open failed or is missing);"
+        "the browser could not be started (no $BROWSER command started, no display for xdg-open, or the command failed);"
             + " the provider session stays open until you sign out on its site"
 
     /// Why the post-logout redirect did not come (RP-Initiated Logout 1.0 §3), after the local secrets went.
@@ -76,45 +78,7 @@ extension SignOut {
                                  specReference: "RP-Initiated Logout 1.0 §3")
         case .cancelled: AppError(title: "Ending the provider session was cancelled",
                                   detail: "Local secrets are already deleted.", disposition: .cancelled)
-        case .failed: ErrorMapping.appError(error)
-        }
-    }
-
-    /// RP-Initiated Logout with `id_token_hint` by POST (``ProviderConfig/postsIDTokenHint``):
-    /// the browser opens a one-time page of the loopback listener (`/logout-start/<256-bit
-    /// random>`, served once) whose form posts the request to the end-session endpoint; the
-    /// post-logout redirect comes back to `/logout-callback` with the sent `state`. The URL in the
-    /// browser's argv holds no token.
-    func endSessionByForm(metadata: AuthorizationServerMetadata, client: ClientConfiguration, idTokenHint: RawIDToken,
-                          step: @Sendable (SignOutStepResult) -> Void) async {
-        do {
-            let listener = try env.loopback.listen("/logout-callback")
-            defer { listener.close() }
-            let form = try makeEndSessionForm(metadata: metadata, client: client, idTokenHint: idTokenHint,
-                                              postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
-            let startPath = "/logout-start/" + makeRandomState(crypto: env.crypto)
-            var components = URLComponents(url: listener.redirectURI, resolvingAgainstBaseURL: false)
-            components?.path = startPath
-            components?.query = nil
-            guard let start = components?.url else { throw AuthError.unsupported(.invalidRedirectURI(listener.redirectURI.absoluteString)) }
-            guard await env.browser.open(start) else {
-                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
-                return
-            }
-            let served = Mutex(false)
-            let callback = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in
-                if callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(startPath) {
-                    // Served once: a second fetch (another local user racing the browser) gets nothing.
-                    return served.withLock { done in defer { done = true }; return done ? .ignore : .respond(page: form.page) }
-                }
-                return decideEndSessionCallback(callback, pending: form.pending).verdict
-            }
-            try validateEndSessionCallback(callback, pending: form.pending)
-            step(SignOutStepResult(.endSession, .done("provider session ended (id_token_hint posted from the listener's page)")))
-        } catch let error as RedirectListenerFailure {
-            step(SignOutStepResult(.endSession, .failed(Self.logoutListenerError(error))))
-        } catch {
-            step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
+        case .failed, .portBusy: ErrorMapping.appError(error)
         }
     }
 

@@ -1,6 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
+import Synchronization
 
 /// Sign-out, each step reported as it ends:
 /// 1. revoke the refresh token, then the access token (RFC 7009 §2; skipped with `localOnly`);
@@ -8,10 +9,9 @@ import FoundationEssentials
 ///    before the provider's logout page, so an interrupted sign-out never leaves revoked tokens
 ///    behind as if they were valid (kept only when revocation failed and the caller asked);
 /// 3. end the provider session (RP-Initiated Logout 1.0) through the browser and a loopback
-///    listener. The URL carries `client_id`, `post_logout_redirect_uri` and `state`, never
-///    `id_token_hint`: the browser gets the URL in its argv, where any local user can read it. A
-///    provider marked ``ProviderConfig/postsIDTokenHint`` (Auth0) gets the hint by POST from a
-///    one-time page of the listener instead (``endSessionByForm(metadata:client:idTokenHint:step:)``).
+///    listener, with `id_token_hint` handed on by a one-time page of the listener, never in the
+///    browser's argv (``endSessionThroughListener(metadata:client:config:idTokenHint:step:)``),
+///    waiting a bounded time (``confirmationWait``) for the provider to confirm.
 /// The outcome says what changed locally (``SignOutOutcome``), as ``SignInOutcome`` does: the
 /// front ends mirror it and decide nothing themselves.
 public struct SignOut: Sendable {
@@ -135,6 +135,11 @@ public struct SignOut: Sendable {
             case .success(.serviceUnavailable):
                 return (.failed(AppError(title: "Revocation not confirmed (HTTP 503)", detail: "The token must be assumed still valid.",
                                          specReference: "RFC 7009 §2.2.1", disposition: .transient(retryAfter: nil))), true)
+            case .failure(let error) where Self.publicClientRefused(error, metadata: metadata, client: client):
+                // Not a fault to retry: this provider lets only confidential clients revoke.
+                return (.skipped("the provider does not let a public client revoke tokens (its revocation_endpoint_auth_methods_supported"
+                    + " has no 'none'; HTTP 401); \(Self.validUntil(expiresAt))"),
+                        false)
             case .failure(let error): return (.failed(ErrorMapping.appError(error)), true)
             }
         }
@@ -149,6 +154,17 @@ public struct SignOut: Sendable {
         let (result, didFail) = outcome(report.accessToken, expiresAt: tokens.expiresAt)
         step(SignOutStepResult(.revokeAccessToken, result))
         return failed || didFail
+    }
+
+    /// A 401 (bare, or `invalid_client`) from a revocation endpoint whose metadata admits no
+    /// public client (RFC 8414 §2 `revocation_endpoint_auth_methods_supported` without `none`), to a public client.
+    static func publicClientRefused(_ error: AuthError, metadata: AuthorizationServerMetadata, client: ClientConfiguration) -> Bool {
+        guard client.isPublic, metadata.refusesPublicClients(at: .revocation) else { return false }
+        switch error {
+        case .httpStatus(let failure): return failure.status == 401
+        case .errorResponse(let response): return response.status == 401 || response.code == .invalidClient
+        default: return false
+        }
     }
 
     private func endSession(metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig,
@@ -170,29 +186,84 @@ public struct SignOut: Sendable {
             await endSessionWithoutRedirect(metadata: metadata, client: client, step: step)
             return
         }
-        if config.postsIDTokenHint == true, let idTokenHint {
-            await endSessionByForm(metadata: metadata, client: client, idTokenHint: idTokenHint, step: step)
-            return
-        }
+        await endSessionThroughListener(metadata: metadata, client: client, config: config, idTokenHint: idTokenHint, step: step)
+    }
+
+    /// How long sign-out waits for the provider to confirm the end of its session (the
+    /// post-logout redirect, RP-Initiated Logout 1.0 §3) once its page is open: long enough to
+    /// press a "sign out" button there, then the step says that nothing confirmed it.
+    public static let confirmationWait: Duration = .seconds(60)
+
+    /// RP-Initiated Logout 1.0 §2 through the browser and a loopback listener on the provider's
+    /// port rule (``ProviderConfig/fixedRedirectPort``, `/logout-callback`). With an ID token, the
+    /// `id_token_hint` (RECOMMENDED; a provider may end a session only with it) goes in no argv:
+    /// the browser opens a one-time page of the listener (`/logout-start/<256-bit random>`, served
+    /// once) that answers a 303 to the end-session URL, or, for a provider marked
+    /// ``ProviderConfig/postsIDTokenHint`` (Auth0), a form that POSTs it. Waits
+    /// ``confirmationWait`` for the redirect back with the sent `state`.
+    func endSessionThroughListener(metadata: AuthorizationServerMetadata, client: ClientConfiguration, config: ProviderConfig,
+                                   idTokenHint: RawIDToken?, step: @Sendable (SignOutStepResult) -> Void) async {
         do {
-            let listener = try env.loopback.listen("/logout-callback")
+            let listener = try env.loopback.listen("/logout-callback", port: config.fixedRedirectPort)
             defer { listener.close() }
-            let pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: nil,
+            let pending: PendingEndSession
+            var start: (path: String, page: RedirectPage)?
+            if let idTokenHint, config.postsIDTokenHint == true {
+                let form = try makeEndSessionForm(metadata: metadata, client: client, idTokenHint: idTokenHint,
+                                                  postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
+                pending = form.pending
+                start = ("/logout-start/" + makeRandomState(crypto: env.crypto), form.page)
+            } else {
+                pending = try makeEndSessionRequest(metadata: metadata, client: client, idTokenHint: idTokenHint,
                                                     postLogoutRedirectURI: listener.redirectURI, crypto: env.crypto)
-            guard await env.browser.open(pending.url) else {
+                if idTokenHint != nil { start = ("/logout-start/" + makeRandomState(crypto: env.crypto), .redirect(to: pending.url)) }
+            }
+            let opened: URL
+            if let start {
+                var components = URLComponents(url: listener.redirectURI, resolvingAgainstBaseURL: false)
+                components?.path = start.path
+                components?.query = nil
+                guard let url = components?.url else { throw AuthError.unsupported(.invalidRedirectURI(listener.redirectURI.absoluteString)) }
+                opened = url
+            } else {
+                opened = pending.url
+            }
+            guard await env.browser.open(opened) else {
                 step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
                 return
             }
-            let callback = try await listener.waitForCallback(min(env.browserTimeout, .seconds(120))) { callback in
-                decideEndSessionCallback(callback, pending: pending).verdict
+            let wait = min(env.browserTimeout, Self.confirmationWait)
+            step(SignOutStepResult(.endSession, .started(
+                "opened the provider's sign-out page in the browser\(idTokenHint == nil ? "" : " (with id_token_hint)");"
+                    + " waiting up to \(wait.components.seconds) s for it to confirm")))
+            let served = Mutex(false)
+            let onePage = start
+            let callback = try await listener.waitForCallback(wait) { callback in
+                if let start = onePage, callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(start.path) {
+                    // Served once: a second fetch (another local user racing the browser) gets nothing.
+                    return served.withLock { done in defer { done = true }; return done ? .ignore : .respond(page: start.page) }
+                }
+                return decideEndSessionCallback(callback, pending: pending).verdict
             }
             try validateEndSessionCallback(callback, pending: pending)
             step(SignOutStepResult(.endSession, .done("provider session ended")))
+        } catch RedirectListenerFailure.timedOut {
+            step(SignOutStepResult(.endSession, .failed(Self.notConfirmed(metadata: metadata))))
         } catch let error as RedirectListenerFailure {
             step(SignOutStepResult(.endSession, .failed(Self.logoutListenerError(error))))
         } catch {
             step(SignOutStepResult(.endSession, .failed(ErrorMapping.appError(error))))
         }
+    }
+
+    /// The honest line when the provider's page did not send the browser back in time.
+    static func notConfirmed(metadata: AuthorizationServerMetadata) -> AppError {
+        let place = metadata.endSessionEndpoint?.absoluteString ?? metadata.issuer
+        var error = AppError(title: "The provider did not confirm the sign-out",
+                             detail: "Its session may still be open; the local secrets are already deleted.",
+                             specReference: "RP-Initiated Logout 1.0 §3")
+        error.nextStep = "Close the session at \(place) if it is still open (in the browser that signed in)."
+        return error
     }
 }
 
@@ -208,6 +279,9 @@ public struct SignOutStepResult: Equatable, Sendable {
         case done(String)
         case skipped(String)
         case failed(AppError)
+        /// Under way and said now (a browser page opened, a bounded wait begun); the step's
+        /// result follows in another ``SignOutStepResult``.
+        case started(String)
     }
     public var step: Step
     public var outcome: Outcome

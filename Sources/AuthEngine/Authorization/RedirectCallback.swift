@@ -40,4 +40,7 @@ public enum RedirectPage: Sendable, Equatable {
     /// pages run no script): a request whose parameters must not be in a URL, as an end-session
     /// request with its `id_token_hint` (RP-Initiated Logout 1.0 §2 has the provider take POST).
     case postForm(title: String, message: String, action: URL, fields: [FormParameter])
+    /// `303 See Other` to `location`: the browser goes on to a URL that must not be in its argv
+    /// (an end-session request with its `id_token_hint` where the provider takes GET only).
+    case redirect(to: URL)
 }

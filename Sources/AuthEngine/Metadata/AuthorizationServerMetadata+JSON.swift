@@ -38,6 +38,8 @@ extension AuthorizationServerMetadata {
             pushedAuthorizationRequestEndpoint: try url("pushed_authorization_request_endpoint"),
             dpopSigningAlgValuesSupported: try r.optionalStrings("dpop_signing_alg_values_supported"))
         clientIDMetadataDocumentSupported = try r.optionalBool("client_id_metadata_document_supported")
+        revocationEndpointAuthMethodsSupported = try r.optionalStrings("revocation_endpoint_auth_methods_supported")
+        introspectionEndpointAuthMethodsSupported = try r.optionalStrings("introspection_endpoint_auth_methods_supported")
     }
 
     /// The document with its wire names; absent members left out, URLs as absolute strings.
@@ -65,6 +67,8 @@ extension AuthorizationServerMetadata {
             "end_session_endpoint": url(endSessionEndpoint),
             "authorization_response_iss_parameter_supported": authorizationResponseIssParameterSupported.map(JSONValue.bool),
             "client_id_metadata_document_supported": clientIDMetadataDocumentSupported.map(JSONValue.bool),
+            "revocation_endpoint_auth_methods_supported": strings(revocationEndpointAuthMethodsSupported),
+            "introspection_endpoint_auth_methods_supported": strings(introspectionEndpointAuthMethodsSupported),
             "claims_supported": strings(claimsSupported),
             "require_pushed_authorization_requests": requirePushedAuthorizationRequests.map(JSONValue.bool),
             "pushed_authorization_request_endpoint": url(pushedAuthorizationRequestEndpoint),

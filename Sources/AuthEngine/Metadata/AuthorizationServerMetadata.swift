@@ -54,6 +54,25 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     /// `client_id_metadata_document_supported` (OAuth Client ID Metadata Document draft §3):
     /// an https URL of the client's metadata document may be its `client_id`.
     public var clientIDMetadataDocumentSupported: Bool?
+    /// `revocation_endpoint_auth_methods_supported` (RFC 8414 §2): without `none`, a public client
+    /// cannot revoke (``refusesPublicClients(at:)``).
+    public var revocationEndpointAuthMethodsSupported: [String]?
+    /// `introspection_endpoint_auth_methods_supported` (RFC 8414 §2).
+    public var introspectionEndpointAuthMethodsSupported: [String]?
+
+    /// Whether the metadata says the endpoint takes no unauthenticated (public) client: its
+    /// `*_endpoint_auth_methods_supported` is given and lacks `none` (RFC 8414 §2). nil list: unknown, false.
+    public func refusesPublicClients(at endpoint: AuthenticatedEndpoint) -> Bool {
+        let methods = switch endpoint {
+        case .revocation: revocationEndpointAuthMethodsSupported
+        case .introspection: introspectionEndpointAuthMethodsSupported
+        }
+        guard let methods else { return false }
+        return !methods.containsExactly("none")
+    }
+
+    /// The endpoints with their own `*_endpoint_auth_methods_supported` member.
+    public enum AuthenticatedEndpoint: Sendable { case revocation, introspection }
 
     public init(issuer: String, authorizationEndpoint: URL? = nil, tokenEndpoint: URL? = nil, userinfoEndpoint: URL? = nil,
                 jwksURI: URL? = nil, registrationEndpoint: URL? = nil, scopesSupported: [String]? = nil,

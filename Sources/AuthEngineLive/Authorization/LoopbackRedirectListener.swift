@@ -8,6 +8,11 @@ import Synchronization
 public enum LoopbackListenerError: Error, Sendable, Equatable {
     /// No socket could be bound on the loopback address; `detail` is the system error text.
     case bindFailed(detail: String)
+    /// The port asked for (a client registered with an exact redirect URI) is in use on the
+    /// loopback address; `holder` names the process that listens there when it can be known
+    /// (``PortHolder/describe(port:)``). Never answered with another port: a provider that
+    /// compares redirect URIs exactly refuses any other.
+    case portBusy(port: UInt16, holder: String?)
     /// No request was accepted within the timeout (seconds). The listener is closed.
     case timedOut(seconds: Double)
     /// The waiting Task was cancelled or ``LoopbackRedirectListener/close()`` was called. The
@@ -75,8 +80,8 @@ public final class LoopbackRedirectListener: Sendable {
 
     /// Binds the listener. `path` must start with `/`. `connectionReadTimeout` (seconds) bounds
     /// how long one connection may take to send its whole request. Throws `.bindFailed`.
-    /// - Parameter port: the port to bind (a client registered with an exact redirect URI, port
-    ///   included); 0 (the default) or a busy one: an ephemeral port.
+    /// - Parameter port: the port to bind, exactly (a client registered with an exact redirect
+    ///   URI, port included: `.portBusy` when it is taken); 0 (the default): an ephemeral port.
     public init(path: String = "/callback", addressFamily: AddressFamily = .automatic, connectionReadTimeout: Double = 5, port: UInt16 = 0)
         throws(LoopbackListenerError)
     {
@@ -84,14 +89,17 @@ public final class LoopbackRedirectListener: Sendable {
         let bound: (descriptor: Int32, port: UInt16, address: String)
         switch addressFamily {
         case .ipv4:
-            bound = try Self.bind(ipv6: false, preferring: port)
+            bound = try Self.bind(ipv6: false, port: port)
         case .ipv6:
-            bound = try Self.bind(ipv6: true, preferring: port)
+            bound = try Self.bind(ipv6: true, port: port)
         case .automatic:
             do {
-                bound = try Self.bind(ipv6: false, preferring: port)
+                bound = try Self.bind(ipv6: false, port: port)
+            } catch .portBusy(let port, let holder) {
+                // The registered URI names 127.0.0.1: [::1] on the same port is another URI.
+                throw .portBusy(port: port, holder: holder)
             } catch {
-                bound = try Self.bind(ipv6: true, preferring: port)
+                bound = try Self.bind(ipv6: true, port: port)
             }
         }
         var pipeDescriptors: [Int32] = [-1, -1]
@@ -194,14 +202,8 @@ public final class LoopbackRedirectListener: Sendable {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: strlen(text)), as: UTF8.self)
     }
 
-    /// ``bind(ipv6:port:)`` on `port`, else (busy, refused) on an ephemeral one.
-    private static func bind(ipv6: Bool, preferring port: UInt16)
-        throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
-        if port != 0, let bound = try? bind(ipv6: ipv6, port: port) { return bound }
-        return try bind(ipv6: ipv6, port: 0)
-    }
-
-    /// Binds the loopback literal on `port` (0: ephemeral) and listens. Returns the socket, port and address.
+    /// Binds the loopback literal on `port` (0: ephemeral) and listens. Returns the socket, port and
+    /// address. A port in use is `.portBusy`, with its holder when it can be known.
     private static func bind(ipv6: Bool, port requested: UInt16) throws(LoopbackListenerError) -> (descriptor: Int32, port: UInt16, address: String) {
         let family = ipv6 ? AF_INET6 : AF_INET
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -239,7 +241,13 @@ public final class LoopbackRedirectListener: Sendable {
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
         }
-        guard bound == 0 else { throw fail("bind") }
+        guard bound == 0 else {
+            if errno == EADDRINUSE, requested != 0 {
+                _ = Glibc.close(descriptor)
+                throw .portBusy(port: requested, holder: PortHolder.describe(port: requested))
+            }
+            throw fail("bind")
+        }
         guard listen(descriptor, Int32(maximumConnections)) == 0 else { throw fail("listen") }
         _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
 
@@ -379,7 +387,12 @@ private struct CallbackServer {
                 Self.respond(connection.descriptor, status: "404 Not Found", html: nil)
                 return .closed
             case .respond(let page):
-                Self.respond(connection.descriptor, status: "200 OK", html: RedirectPageHTML.render(page))
+                if case .redirect(let location) = page {
+                    Self.respond(connection.descriptor, status: "303 See Other", html: RedirectPageHTML.render(page),
+                                 location: location.absoluteString)
+                } else {
+                    Self.respond(connection.descriptor, status: "200 OK", html: RedirectPageHTML.render(page))
+                }
                 return .closed
             case .finish(let page):
                 Self.respond(connection.descriptor, status: "200 OK", html: RedirectPageHTML.render(page))
@@ -389,11 +402,11 @@ private struct CallbackServer {
     }
 
     /// Sends a complete response (best effort; a browser that went away is fine) with
-    /// `Connection: close`.
-    static func respond(_ descriptor: Int32, status: String, html: String?) {
+    /// `Connection: close`; `location` (a 303's) must hold no CR or LF.
+    static func respond(_ descriptor: Int32, status: String, html: String?, location: String? = nil) {
         let body = Array((html ?? "<!doctype html><title>\(status)</title>\n").utf8)
-        let head = [
-            "HTTP/1.1 \(status)",
+        let locationLines = location.map { value in value.utf8.contains { $0 < 0x20 } ? [] : ["Location: \(value)"] } ?? []
+        let lines = ["HTTP/1.1 \(status)"] + locationLines + [
             "Content-Type: text/html; charset=utf-8",
             "Content-Length: \(body.count)",
             "Cache-Control: no-store",
@@ -402,8 +415,8 @@ private struct CallbackServer {
             "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'",
             "Connection: close",
             "", "",
-        ].joined(separator: "\r\n")
-        let bytes = Array(head.utf8) + body
+        ]
+        let bytes = Array(lines.joined(separator: "\r\n").utf8) + body
         var sent = 0
         while sent < bytes.count {
             let result = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -85,6 +85,8 @@ enum RedirectPageHTML {
             let inputs = fields.map { "<input type=\"hidden\" name=\"\(escape($0.name))\" value=\"\(escape($0.value))\">" }.joined()
             form = "\n<form method=\"post\" action=\"\(escape(action.absoluteString))\">\(inputs)"
                 + "<p><button type=\"submit\">Sign out</button></p></form>"
+        case .redirect:
+            (title, message, accent) = ("Continuing to the provider", "Your browser goes on to the provider's page.", "#0969da")
         }
         return """
         <!doctype html>

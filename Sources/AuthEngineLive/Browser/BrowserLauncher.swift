@@ -8,10 +8,13 @@ import Glibc
 /// 1. each entry of `$BROWSER` (a `:`-separated list of commands). A command is split on
 ///    whitespace and run without a shell; every `%s` in it is replaced by the URL, and if it
 ///    has no `%s` the URL is appended as one more argument;
-/// 2. `xdg-open URL`.
+/// 2. `xdg-open URL`, only with a display (`DISPLAY` or `WAYLAND_DISPLAY`): without one it
+///    would start a text browser in this very terminal (an SSH session, a console).
 ///
-/// A candidate whose program is not found, cannot be started, or exits non-zero within
-/// ``exitGracePeriod`` is skipped. The child runs detached: its own process group, stdin from
+/// A candidate whose program is not found or cannot be started is skipped. The first one that
+/// starts is the only one: it opened the URL if it is still running, or exited 0, after
+/// ``exitGracePeriod``; one that exits non-zero may still have opened a page, so no other
+/// candidate opens the URL again (the caller prints it). The child runs detached: its own process group, stdin from
 /// `/dev/null`, stdout and stderr to ``logPath`` (appended, created 0600) or `/dev/null`, no
 /// other inherited file descriptors (no sockets, lock files or pipes of ours), and an
 /// environment without authdeck secret variables (``childEnvironment(from:)``). It is never
@@ -52,17 +55,21 @@ public struct BrowserLauncher: Sendable {
     @discardableResult
     public func openSynchronously(_ url: URL) -> Bool {
         let childEnvironment = Self.childEnvironment(from: environment)
-        for command in Self.commands(browser: environment["BROWSER"], url: url.absoluteString) {
+        let graphical = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        for command in Self.commands(browser: environment["BROWSER"], url: url.absoluteString, graphical: graphical) {
             guard let executable = resolve(command[0]) else { continue }
-            if launch(executable: executable, arguments: command, environment: childEnvironment) {
-                return true
+            switch launch(executable: executable, arguments: command, environment: childEnvironment) {
+            case .notStarted: continue
+            case .opened: return true
+            case .failed: return false
             }
         }
         return false
     }
 
-    /// The argument vectors tried for `url`, in order (without resolving programs).
-    public static func commands(browser: String?, url: String) -> [[String]] {
+    /// The argument vectors tried for `url`, in order (without resolving programs); `graphical`:
+    /// a display is there for `xdg-open`.
+    public static func commands(browser: String?, url: String, graphical: Bool) -> [[String]] {
         var commands: [[String]] = []
         for entry in (browser ?? "").split(separator: ":") {
             var words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
@@ -74,7 +81,7 @@ public struct BrowserLauncher: Sendable {
             }
             commands.append(words)
         }
-        commands.append(["xdg-open", url])
+        if graphical { commands.append(["xdg-open", url]) }
         return commands
     }
 
@@ -125,13 +132,16 @@ public struct BrowserLauncher: Sendable {
         }
     }
 
-    /// Spawns the command detached. True if it is running, or exited 0, after the grace period.
-    private func launch(executable: String, arguments: [String], environment: [String: String]) -> Bool {
+    /// What one candidate did: not started (the next is tried), opened, or started and failed.
+    private enum Launch { case notStarted, opened, failed }
+
+    /// Spawns the command detached: opened if it is running, or exited 0, after the grace period.
+    private func launch(executable: String, arguments: [String], environment: [String: String]) -> Launch {
         var fileActions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
-        guard posix_spawn_file_actions_init(&fileActions) == 0 else { return false }
+        guard posix_spawn_file_actions_init(&fileActions) == 0 else { return .notStarted }
         defer { posix_spawn_file_actions_destroy(&fileActions) }
-        guard posix_spawnattr_init(&attributes) == 0 else { return false }
+        guard posix_spawnattr_init(&attributes) == 0 else { return .notStarted }
         defer { posix_spawnattr_destroy(&attributes) }
 
         let output = logPath ?? "/dev/null"
@@ -162,7 +172,7 @@ public struct BrowserLauncher: Sendable {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
-        guard spawned == 0 else { return false }
+        guard spawned == 0 else { return .notStarted }
 
         // Watch briefly for an early failure (e.g. xdg-open without a desktop exits 3).
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, exitGracePeriod) * 1e9)
@@ -172,9 +182,9 @@ public struct BrowserLauncher: Sendable {
             if result == pid {
                 // Exited: it worked only if it exited 0 (a launcher that hands off and returns).
                 let exitedNormally = (status & 0x7f) == 0
-                return exitedNormally && ((status >> 8) & 0xff) == 0
+                return exitedNormally && ((status >> 8) & 0xff) == 0 ? .opened : .failed
             }
-            if result < 0 { return true } // already reaped elsewhere; it did start
+            if result < 0 { return .opened } // already reaped elsewhere; it did start
             usleep(20_000)
         }
         // Still running: let it be, and reap it in the background whenever it exits.
@@ -183,6 +193,6 @@ public struct BrowserLauncher: Sendable {
             var status: Int32 = 0
             while waitpid(childID, &status, 0) < 0 && errno == EINTR {}
         }
-        return true
+        return .opened
     }
 }

@@ -79,7 +79,8 @@ enum Commands {
             .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
             .value("name", valueName: "alias", help: "An alias for the account."),
-            .flag("noBrowser", help: "Print the URL instead of opening a browser."),
+            .flag("noBrowser", help: "Print the URL instead of opening a browser; the redirect URL (or the code) can then be pasted back."),
+            RedirectPortOption.spec,
             .flag("yes", short: "y", help: "With a resource URL: sign in without asking first (scripts)."),
             .value("clientMetadataUrl", valueName: "url", help: "With a resource URL: a client id metadata document's https URL, the"
                 + " client_id where the server takes them."),
@@ -307,6 +308,7 @@ enum Commands {
                 + " offers them)."),
             .value("dpop", valueName: "auto|always|never", help: "DPoP sender-constrained tokens, RFC 9449 (default auto: when the provider"
                 + " offers them)."),
+            RedirectPortOption.spec,
             .repeated("gitHost", valueName: "host", help: "A git host its access tokens open ('authdeck setup-git', 'authdeck git-credential')."),
             .value("gitUsername", valueName: "name", help: "The username git sends with the token (default: the account's login; GitHub"
                 + " x-access-token, GitLab oauth2, Bitbucket x-token-auth)."),

@@ -1,6 +1,8 @@
 import AppCore
 import AppCoreLive
 import AuthEngine
+import AuthEngineLive
+import Glibc
 import FoundationEssentials
 import Synchronization
 
@@ -17,6 +19,8 @@ struct LoginOptions {
     var resources: [String]
     var name: String?
     var noBrowser: Bool
+    /// `--redirect-port`: this sign-in listens on exactly this port.
+    var redirectPort: UInt16?
     /// `login URL`: no question before the sign-in (scripts).
     var yes: Bool
     var clientMetadataURL: String?
@@ -30,6 +34,7 @@ struct LoginOptions {
         resources = parsed.values("resource")
         name = parsed.value("name")
         noBrowser = parsed.flag("noBrowser")
+        redirectPort = parsed.value("redirectPort").flatMap(RedirectPortOption.parse)
         yes = parsed.flag("yes")
         clientMetadataURL = parsed.value("clientMetadataUrl")
         authorizationServer = parsed.value("authorizationServer")
@@ -38,6 +43,8 @@ struct LoginOptions {
     static func validate(_ parsed: ParsedCommand) -> String? {
         if parsed.flag("device") && parsed.flag("noBrowser") { return "--device never opens a browser; drop --no-browser" }
         if let name = parsed.value("name"), let problem = AccountResolution.aliasProblem(name) { return problem }
+        if parsed.flag("device") && parsed.value("redirectPort") != nil { return "--device has no redirect; drop --redirect-port" }
+        if let problem = RedirectPortOption.problem(parsed) { return problem }
         return nil
     }
 }
@@ -71,15 +78,17 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
         throw CLIFailure(error)
     }
     let snapshot = try context.snapshot()
-    for note in options.name.map({ AccountResolution.aliasConflicts($0, among: snapshot.accounts) }) ?? [] {
-        Output.err("note: \(note)")
-    }
     try context.unlock()
     let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
-                                audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser)
+                                audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser,
+                                redirectPort: options.redirectPort)
     let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
         do throws(AppError) {
-            return .success(try await SignIn(app).run(request) { progress in reportSignInProgress(progress) })
+            // A browser on another machine: its redirect pasted on this terminal (read only when no browser opened here).
+            let reader = TerminalLineReader()
+            defer { reader?.close() }
+            let pasted = reader.map { reader in PastedLines { await reader.nextLine() } }
+            return .success(try await SignIn(app).run(request, pasted: pasted) { progress in reportSignInProgress(progress) })
         } catch {
             return .failure(error)
         }
@@ -92,6 +101,9 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     case .success(let outcome):
         let record = outcome.record
         for warning in record.tokenWarnings ?? [] { Output.err("warning: \(warning)") }
+        // Known only now: which account signed in (signing in again as itself with its alias is no conflict).
+        let others = snapshot.accounts.filter { $0.id != record.id }
+        for note in options.name.map({ AccountResolution.aliasConflicts($0, among: others) }) ?? [] { Output.err("note: \(note)") }
         let next = outcome.becameActive
             ? "; it is the active account"
             : "; switch to it with 'authdeck switch \(record.alias ?? AccountResolution.handle(record))'"
@@ -144,5 +156,41 @@ func storedInText(_ store: StoreInfo) -> String {
         Output.err("The provider asked to poll more slowly (every \(interval.components.seconds)s).")
     case .verifying:
         break
+    case .waitingForPaste(let redirectURI, let fixedPort):
+        for line in PasteInstructions.lines(redirectURI: redirectURI, fixedPort: fixedPort, environment: CLIContext.current.environment) {
+            Output.err(line)
+        }
+    case .pastedLineRefused(let reason):
+        Output.err("\(reason) Paste it again, or press Ctrl-C to cancel.")
+    case .pastedRedirectAccepted:
+        Output.err("Got the redirect you pasted.")
+    }
+}
+
+/// What a person with the browser on another machine reads while the sign-in waits: paste the
+/// address the browser ended on (or the code); in an SSH session with a registered port, the
+/// one `ssh -L` line that lets that browser deliver the redirect itself.
+enum PasteInstructions {
+    static func lines(redirectURI: URL, fixedPort: Bool, environment: [String: String]) -> [String] {
+        var lines = [
+            "After you sign in, the browser goes to \(redirectURI.absoluteString)?code=…",
+            "If it cannot reach this machine (\"This site can't be reached\"), copy the whole address from its address bar and paste it here"
+                + " (not shown), then press Enter; the code alone works too.",
+        ]
+        if fixedPort, let port = redirectURI.port, environment["SSH_CONNECTION"] != nil {
+            lines.append("Or, from the machine with the browser, forward the port and it finishes by itself:"
+                + " ssh -L \(port):127.0.0.1:\(port) \(sshDestination(environment))")
+        }
+        lines.append("Redirect address or code:")
+        return lines
+    }
+
+    /// `user@host` of this machine as the person's ssh would name it (the login name and the host name).
+    static func sshDestination(_ environment: [String: String]) -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "THIS-HOST"
+        let user = environment["USER"] ?? environment["LOGNAME"]
+        return Output.visible(user.map { "\($0)@\(host)" } ?? host)
     }
 }

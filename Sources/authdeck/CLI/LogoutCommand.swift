@@ -33,6 +33,7 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
         switch step.outcome {
         case .done(let text): Output.err("✓ \(step.step.rawValue): \(text)")
         case .skipped(let text): Output.err("- \(step.step.rawValue): skipped (\(text))")
+        case .started(let text): Output.err("… \(step.step.rawValue): \(text) (Ctrl-C stops waiting)")
         case .failed(let error):
             failures.add()
             Output.err("✗ \(step.step.rawValue): \(error.description)")

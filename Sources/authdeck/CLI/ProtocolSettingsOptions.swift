@@ -9,8 +9,11 @@ struct ProtocolSettingsOptions {
     var par: ProtocolFeatureSetting?
     var dpop: ProtocolFeatureSetting?
     var apple: AppleClientSecretSource?
+    /// `--redirect-port PORT` (``ProviderConfig/redirectPort``).
+    var redirectPort: UInt16?
 
     init(_ parsed: ParsedCommand) {
+        redirectPort = parsed.value("redirectPort").flatMap(RedirectPortOption.parse)
         par = parsed.value("par").flatMap(ProtocolFeatureSetting.init(rawValue:))
         dpop = parsed.value("dpop").flatMap(ProtocolFeatureSetting.init(rawValue:))
         if let key = parsed.value("appleKey") {
@@ -20,6 +23,7 @@ struct ProtocolSettingsOptions {
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
+        if let problem = RedirectPortOption.problem(parsed) { return problem }
         for name in ["par", "dpop"] {
             if let value = parsed.value(name), ProtocolFeatureSetting(rawValue: value) == nil {
                 return "--\(name) must be auto, always or never, got '\(value)'"
@@ -41,9 +45,27 @@ struct ProtocolSettingsOptions {
     func apply(to config: inout ProviderConfig) {
         if let par { config.par = par }
         if let dpop { config.dpop = dpop }
+        if let redirectPort { config.redirectPort = redirectPort }
         if let apple {
             config.appleClientSecret = apple
             if config.clientAuthentication == .none { config.clientAuthentication = .clientSecretPost }
         }
+    }
+}
+
+/// `--redirect-port PORT` of `provider add` and `login`: the port a provider that compares
+/// redirect URIs exactly has registered (RFC 6749 §3.1.2.3), 1 to 65535.
+enum RedirectPortOption {
+    static let spec = OptionSpec.value("redirectPort", valueName: "port", help: "Listen for the redirect on exactly this port (http://127.0.0.1:PORT/callback),"
+        + " for a provider that compares redirect URIs exactly, port included; a busy port is an error, never another port.")
+
+    static func parse(_ text: String) -> UInt16? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let port = UInt16(text), port > 0 else { return nil }
+        return port
+    }
+
+    static func problem(_ parsed: ParsedCommand) -> String? {
+        guard let text = parsed.value("redirectPort"), parse(text) == nil else { return nil }
+        return "--redirect-port must be a port from 1 to 65535 (the one registered in http://127.0.0.1:PORT/callback), got '\(Output.visible(text))'"
     }
 }

@@ -197,6 +197,13 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     }
     if let preset = config.preset, let note = presets.preset(named: preset)?.note { notes.append(note) }
     Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
+    let uris = config.redirectURIsToRegister
+    if config.fixedRedirectPort != nil {
+        Output.err("Register exactly these with the client at the provider: redirect URI \(uris.signIn), post-logout redirect URI \(uris.signOut).")
+    } else if config.preset == nil {
+        Output.err("Redirect URI to register with the client: \(uris.signIn) (any port, RFC 8252 §7.3). If the provider compares redirect URIs"
+            + " exactly, port included, register http://127.0.0.1:PORT/callback (and /logout-callback) and add --redirect-port PORT.")
+    }
     return ExitCode.ok
 }
 
@@ -343,6 +350,8 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
         lines.append("discovered endpoints: unknown, discovery failed: \(error.description)")
     }
     if let ca = provider.caBundlePath { lines.append("ca bundle: \(ca)") }
+    let uris = provider.redirectURIsToRegister
+    lines.append("redirect URIs: \(uris.signIn), \(uris.signOut)\(provider.fixedRedirectPort == nil ? " (any port)" : " (exactly this port)")")
     lines.append("pushed authorization requests (RFC 9126): \((provider.par ?? .auto).rawValue)")
     lines.append("DPoP (RFC 9449): \((provider.dpop ?? .auto).rawValue)")
     if let apple = provider.appleClientSecret {

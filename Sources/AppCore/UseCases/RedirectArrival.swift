@@ -1,0 +1,49 @@
+import AuthEngine
+import FoundationEssentials
+
+/// The redirect of a browser sign-in, from whichever comes first: the loopback listener (the
+/// browser on this machine, or one whose port is forwarded here) or a line pasted back
+/// (``PastedLines``: the browser on another machine). The other is closed; a redirect is
+/// answered once. A pasted URL becomes the ``RedirectCallback`` the listener would have made
+/// and goes through the same `decide` and validation (`state`, `iss`, the redirect URI code unit
+/// for code unit); a line that is not this sign-in's redirect is said and the next one read.
+enum RedirectArrival: Sendable {
+    case callback(RedirectCallback)
+    case codeAlone(AuthorizationCode)
+
+    /// - Throws: the listener's ``RedirectListenerFailure`` (timed out, cancelled) when no line
+    ///   wins first; a Task cancellation ends both.
+    static func first(listener: RedirectListener, timeout: Duration, decide: @escaping @Sendable (RedirectCallback) -> RedirectCallbackVerdict,
+                      pasted: PastedLines, progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> RedirectArrival {
+        let redirectURI = listener.redirectURI
+        return try await withThrowingTaskGroup(of: (arrival: RedirectArrival, pasted: Bool)?.self) { group in
+            group.addTask { (.callback(try await listener.waitForCallback(timeout, decide)), false) }
+            group.addTask {
+                while !Task.isCancelled, let line = await pasted.next() {
+                    switch parsePastedRedirect(line, redirectURI: redirectURI) {
+                    case .success(.codeAlone(let code)):
+                        return (.codeAlone(code), true)
+                    case .success(.callback(let callback)):
+                        // What the listener would answer 404 (a wrong path) is no redirect of this sign-in.
+                        if case .ignore = decide(callback) {
+                            progress(.pastedLineRefused(PastedRedirectProblem.unreadable.description))
+                            continue
+                        }
+                        return (.callback(callback), true)
+                    case .failure(let problem):
+                        progress(.pastedLineRefused(problem.description))
+                    }
+                }
+                return nil  // end of input: the listener alone waits on
+            }
+            while let next = try await group.next() {
+                guard let next else { continue }
+                group.cancelAll()
+                listener.close()
+                if next.pasted { progress(.pastedRedirectAccepted) }
+                return next.arrival
+            }
+            throw RedirectListenerFailure.cancelled
+        }
+    }
+}
