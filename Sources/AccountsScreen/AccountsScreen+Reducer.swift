@@ -184,6 +184,10 @@ extension AccountsScreen {
             return .send(.app(.presetFormEdit(.setSecret(ClientSecret(typed)))))
         case .presetFormSubmit:
             return .send(.app(.presetFormSubmit))
+        case .pasteKey(let key):
+            return .send(.app(.signInPasteKey(key)))
+        case .pasteSubmit:
+            return .send(.app(.signInPasteSubmit))
 
         case .requestSignOut(let id):
             state.confirmSignOut = id

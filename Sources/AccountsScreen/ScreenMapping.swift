@@ -172,7 +172,8 @@ enum ScreenMapping {
                 return .browserWaiting(BrowserWaitingDialog(
                     providerName: providerName, url: url.absoluteString,
                     browserNote: opened ? "Opened in your browser; finish signing in there."
-                        : "No browser could be opened here: open this URL in any browser on this machine."))
+                        : "No browser could be opened here: open this URL in any browser.",
+                    paste: flow.readsPaste ? .init(typedCount: flow.pasted?.exposedValue.count ?? 0) : nil))
             case .failed(let error):
                 return .browserWaiting(BrowserWaitingDialog(providerName: providerName, url: "", browserNote: errorLine(error).message,
                                                             stage: .failed))

@@ -28,6 +28,10 @@ public enum AppAction: Equatable, Sendable {
     case signInFinished(Result<SignInOutcome, AppError>)
     case cancelSignIn
     case dismissSignIn
+    /// A key typed in the browser sign-in's paste field (nil: backspace), while it reads one.
+    case signInPasteKey(Character?)
+    /// Enter in the paste field: the line goes to the running sign-in (``UseCaseClient/pasteRedirect``).
+    case signInPasteSubmit
     /// `login URL` in the screen: discovery and the plan, then the person's answer.
     case signInToResource(ResourceSignInRequest)
     case resourceSignInPlanned(Result<ResourceSignInPlan, AppError>)
@@ -222,10 +226,15 @@ public struct AppReducer: Sendable {
         case .signInProgress(let progress):
             guard state.signIn?.isRunning == true else { return .none }
             switch progress {
-            // Said beside the browser's URL, which stays shown.
-            case .waitingForPaste: return .none
+            // The paste field opens beside the browser's URL, which stays shown.
+            case .waitingForPaste:
+                state.signIn?.readsPaste = true
+                return .none
             case .pastedLineRefused(let reason):
                 flash(&state, .warn, reason)
+                return .none
+            case .pastedRedirectAccepted:
+                state.signIn?.readsPaste = false
                 return .none
             default: break
             }
@@ -282,6 +291,20 @@ public struct AppReducer: Sendable {
             guard state.signIn?.isRunning == false else { return .none }
             state.signIn = nil
             return .none
+
+        case .signInPasteKey(let key):
+            guard state.signIn?.isRunning == true, state.signIn?.readsPaste == true else { return .none }
+            let text = state.signIn?.pasted?.exposedValue ?? ""
+            let edited = key.map { text + String($0) } ?? String(text.dropLast())
+            // Bounded as the terminal's reader bounds a line.
+            guard edited.utf8.count <= 16 * 1024 else { return .none }
+            state.signIn?.pasted = edited.isEmpty ? nil : AuthorizationCode(edited)
+            return .none
+
+        case .signInPasteSubmit:
+            guard state.signIn?.isRunning == true, state.signIn?.readsPaste == true, let line = state.signIn?.pasted else { return .none }
+            state.signIn?.pasted = nil
+            return .run { _ in useCases.pasteRedirect(line.exposedValue) }
 
         case .signInToResource(let request):
             if state.signIn?.isRunning == true || state.resourceSignIn != nil {

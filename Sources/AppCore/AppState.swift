@@ -202,6 +202,11 @@ public struct SignInFlow: Equatable, Sendable {
     public var device: DeviceCodeDisplay?
     /// The last poll answer (`authorization_pending`, `slow_down`).
     public var pollStatus: String?
+    /// No browser opened here and the sign-in reads a pasted redirect (``SignInProgress/waitingForPaste(redirectURI:fixedPort:)``).
+    public var readsPaste = false
+    /// What is typed in the paste field so far: the address a browser elsewhere ended on (it
+    /// carries the authorization code, hence redacted), or the code.
+    public var pasted: AuthorizationCode?
     public init(request: SignInRequest, phase: Phase = .starting, device: DeviceCodeDisplay? = nil, pollStatus: String? = nil) {
         self.request = request
         self.phase = phase

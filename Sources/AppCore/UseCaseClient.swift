@@ -37,6 +37,9 @@ public struct UseCaseClient: Sendable {
     /// The confirmed plan carried out (``SignInToResource/run(_:_:progress:)``).
     public var signInToResource: @Sendable (ResourceSignInPlan, ResourceSignInRequest, _ progress: @escaping @Sendable (SignInProgress) -> Void) async
         -> Result<SignInOutcome, AppError>
+    /// A line pasted into the browser sign-in's field (the address a browser on another machine
+    /// ended on, or the code), for the running ``signIn`` to read (``PastedLines``).
+    public var pasteRedirect: @Sendable (String) -> Void
 
     public init(
         load: @escaping @Sendable () async -> Result<LoadedSnapshot, AppError>,
@@ -51,8 +54,10 @@ public struct UseCaseClient: Sendable {
         addProvider: @escaping @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>,
         planResourceSignIn: @escaping @Sendable (ResourceSignInRequest) async -> Result<ResourceSignInPlan, AppError>,
         signInToResource: @escaping @Sendable (ResourceSignInPlan, ResourceSignInRequest, @escaping @Sendable (SignInProgress) -> Void) async
-            -> Result<SignInOutcome, AppError>
+            -> Result<SignInOutcome, AppError>,
+        pasteRedirect: @escaping @Sendable (String) -> Void
     ) {
+        self.pasteRedirect = pasteRedirect
         self.load = load
         self.saveActiveAccount = saveActiveAccount
         self.signIn = signIn
@@ -72,10 +77,16 @@ public struct UseCaseClient: Sendable {
         @Sendable func result<T>(_ body: () async throws(AppError) -> T) async -> Result<T, AppError> {
             do { return .success(try await body()) } catch { return .failure(error) }
         }
+        let pasted = PastedLineMailbox()
         self.init(
             load: { await result { () throws(AppError) in try LoadAccounts(env).overview() } },
             saveActiveAccount: { id in await result { () throws(AppError) in try SwitchAccount(env).run(id) } },
-            signIn: { request, progress in await result { () async throws(AppError) in try await SignIn(env).run(request, progress: progress) } },
+            signIn: { request, progress in
+                await result { () async throws(AppError) in
+                    pasted.reset()
+                    return try await SignIn(env).run(request, pasted: pasted.lines, progress: progress)
+                }
+            },
             refresh: { id, force, notice in
                 await result { () async throws(AppError) in try await RefreshAccount(env).runAll(id, force: force, notices: notice) }
             },
@@ -102,7 +113,8 @@ public struct UseCaseClient: Sendable {
             },
             signInToResource: { plan, request, progress in
                 await result { () async throws(AppError) in try await SignInToResource(env).run(plan, request, progress: progress) }
-            })
+            },
+            pasteRedirect: { line in pasted.send(line) })
     }
 
     /// Every operation calls `report` with "unimplemented: useCases.<name>" and fails: tests
@@ -125,7 +137,8 @@ public struct UseCaseClient: Sendable {
             storedTokens: { _ in .failure(failure("storedTokens")) },
             addProvider: { _, _ in .failure(failure("addProvider")) },
             planResourceSignIn: { _ in .failure(failure("planResourceSignIn")) },
-            signInToResource: { _, _, _ in .failure(failure("signInToResource")) })
+            signInToResource: { _, _, _ in .failure(failure("signInToResource")) },
+            pasteRedirect: { _ in _ = failure("pasteRedirect") })
     }
 }
 

@@ -330,7 +330,15 @@ enum DialogContent {
             out.append([])
             for chunk in DetailContent.wrapWords(Sanitizer.visible(note), width: max(20, width)) { out.append([.text(chunk, .textDim)]) }
         }
-        out += [[], [.text(b.stage == .failed ? "Esc closes" : "Esc cancels", .textDim)]]
+        if let paste = b.paste {
+            let prompt = "Signed in on another machine? Paste the address its browser ended on (http://127.0.0.1:…/callback?code=…),"
+                + " or the code, then press Enter:"
+            out.append([])
+            for chunk in DetailContent.wrapWords(prompt, width: max(20, width)) { out.append([.text(chunk, .text)]) }
+            let typed = paste.typedCount == 0 ? "(nothing pasted yet)" : "\(String(repeating: "•", count: min(8, paste.typedCount))) \(paste.typedCount) characters (hidden)"
+            out.append([.text("› ", .keyHint), .text(typed, .textDim)])
+        }
+        out += [[], [.text(b.stage == .failed ? "Esc closes" : (b.paste == nil ? "Esc cancels" : "Enter uses the pasted address · Esc cancels"), .textDim)]]
         return out
     }
 

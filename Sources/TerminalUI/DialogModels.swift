@@ -119,7 +119,15 @@ public struct BrowserWaitingDialog: Equatable, Sendable {
     /// Where the browser flow stands; decides the heading and the Esc hint.
     public var stage: Stage
     public enum Stage: Equatable, Sendable { case contacting, waiting, verifying, failed }
-    public init(providerName: String, url: String, browserNote: String? = nil, stage: Stage = .waiting) {
+    /// The paste field, while the sign-in reads a pasted redirect (no browser opened here); the
+    /// text itself stays in the app (it carries the code): only how much was typed is shown.
+    public var paste: PasteField?
+    public struct PasteField: Equatable, Sendable {
+        public var typedCount: Int
+        public init(typedCount: Int) { self.typedCount = typedCount }
+    }
+    public init(providerName: String, url: String, browserNote: String? = nil, stage: Stage = .waiting, paste: PasteField? = nil) {
+        self.paste = paste
         self.providerName = providerName
         self.url = url
         self.browserNote = browserNote

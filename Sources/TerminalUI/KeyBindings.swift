@@ -86,6 +86,10 @@ public enum UICommand: Equatable, Sendable {
     /// A key typed in the secret field (nil: backspace); the app keeps the secret, never the model.
     case presetFormSecretKey(Character?)
     case presetFormSubmit
+    /// A key typed in the browser sign-in's paste field (nil: backspace); the app keeps the text, never the model.
+    case pasteKey(Character?)
+    /// Enter in the paste field: the pasted address (or code) goes to the running sign-in.
+    case pasteSubmit
 }
 
 /// One key binding.
@@ -268,7 +272,16 @@ public enum KeyBindings {
     ]
 
     static let browserWaiting: [KeyBinding] = [
-        KeyBinding(keys: [.escape, .char("q")], description: "Cancel the sign-in", shortDescription: "cancel") { _, _ in .cancel },
+        KeyBinding(keys: [.enter], description: "Use the pasted address the browser ended on (or the code), when no browser opened here",
+                   shortDescription: "use pasted",
+                   disabledReason: { m in
+                       if case .browserWaiting(let d) = m.dialog, let paste = d.paste {
+                           return paste.typedCount == 0 ? "paste the address first" : nil
+                       }
+                       return "a browser opened here: it finishes by itself"
+                   }) { _, _ in .pasteSubmit },
+        KeyBinding(keys: [.escape, .char("q")], description: "Cancel the sign-in (q types into the paste field while it is open)",
+                   shortDescription: "cancel") { _, _ in .cancel },
     ]
 
     static let device: [KeyBinding] = [
@@ -361,6 +374,13 @@ public enum KeyBindings {
             switch key {
             case .char(let c): return .command(.dialogSetText(text + String(c)))
             case .backspace: return .command(.dialogSetText(String(text.dropLast())))
+            default: break
+            }
+        }
+        if case .browserWaiting(let d) = m.dialog, d.paste != nil {
+            switch key {
+            case .char(let c): return .command(.pasteKey(c))
+            case .backspace: return .command(.pasteKey(nil))
             default: break
             }
         }

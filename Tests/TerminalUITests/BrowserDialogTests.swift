@@ -23,4 +23,25 @@ struct BrowserDialogTests {
         #expect(!failed.contains("If no browser opened"))
         #expect(!failed.contains("Waiting for the sign-in"))
     }
+
+    @Test("The paste field (no browser here): the prompt, how much was typed, never the text; its keys type, Enter hands it over, Esc cancels")
+    func pasteField() {
+        func screen(_ typed: Int) -> ScreenModel {
+            Fixtures.screen(dialog: .browserWaiting(BrowserWaitingDialog(providerName: "Local demo", url: "http://127.0.0.1:1/o/authorize/?client_id=x",
+                                                                         paste: .init(typedCount: typed))))
+        }
+        for size in [Size(width: 80, height: 24), Size(width: 100, height: 30)] {
+            let text = Renderer.render(screen(3), size: size, theme: BuiltInThemes.monochrome).plainText
+            #expect(text.contains("Paste the address its browser ended on") && text.contains("3 characters (hidden)"), "\(text)")
+            #expect(text.contains("Enter uses the pasted address"), "\(text)")
+        }
+        #expect(Renderer.render(screen(0), size: Size(width: 100, height: 30), theme: BuiltInThemes.monochrome).plainText.contains("(nothing pasted yet)"))
+        #expect(KeyBindings.dispatch(.char("q"), model: screen(0)) == .command(.pasteKey("q")), "q types while the field is open")
+        #expect(KeyBindings.dispatch(.backspace, model: screen(2)) == .command(.pasteKey(nil)))
+        #expect(KeyBindings.dispatch(.enter, model: screen(2)) == .command(.pasteSubmit))
+        #expect(KeyBindings.dispatch(.escape, model: screen(2)) == .command(.cancel))
+        let noField = Fixtures.screen(dialog: .browserWaiting(BrowserWaitingDialog(providerName: "P", url: "http://x")))
+        #expect(KeyBindings.dispatch(.char("q"), model: noField) == .command(.cancel), "without the field q cancels as before")
+        #expect(KeyBindings.dispatch(.enter, model: screen(0)) != .command(.pasteSubmit), "nothing to hand over yet")
+    }
 }

@@ -1,5 +1,6 @@
 import AuthEngine
 import FoundationEssentials
+import Synchronization
 
 /// The redirect of a browser sign-in, from whichever comes first: the loopback listener (the
 /// browser on this machine, or one whose port is forwarded here) or a line pasted back
@@ -44,6 +45,62 @@ enum RedirectArrival: Sendable {
                 return next.arrival
             }
             throw RedirectListenerFailure.cancelled
+        }
+    }
+}
+
+/// Lines handed over by a front end that reads them itself (the accounts screen's paste field)
+/// to the running sign-in's ``PastedLines``: ``send(_:)`` queues one, ``lines`` waits for the
+/// next (nil when its Task is cancelled), ``reset()`` drops what an earlier sign-in left.
+public final class PastedLineMailbox: Sendable {
+    private struct Box {
+        var queue: [String] = []
+        var waiter: CheckedContinuation<String?, Never>?
+    }
+    private let box = Mutex(Box())
+
+    public init() {}
+
+    public func send(_ line: String) {
+        let waiter = box.withLock { box -> CheckedContinuation<String?, Never>? in
+            if let waiter = box.waiter {
+                box.waiter = nil
+                return waiter
+            }
+            box.queue.append(line)
+            return nil
+        }
+        waiter?.resume(returning: line)
+    }
+
+    public func reset() {
+        let waiter = box.withLock { box -> CheckedContinuation<String?, Never>? in
+            box.queue.removeAll()
+            defer { box.waiter = nil }
+            return box.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    public var lines: PastedLines { PastedLines { [self] in await next() } }
+
+    private func next() async -> String? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                let ready = box.withLock { box -> String?? in
+                    if Task.isCancelled { return .some(nil) }
+                    if !box.queue.isEmpty { return .some(box.queue.removeFirst()) }
+                    box.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = box.withLock { box -> CheckedContinuation<String?, Never>? in
+                defer { box.waiter = nil }
+                return box.waiter
+            }
+            waiter?.resume(returning: nil)
         }
     }
 }
