@@ -265,6 +265,26 @@ struct LoopbackRedirectListenerTests {
         }
     }
 
+    @Test("An exact port is bound again right after a redirect was served on it (its connection in TIME_WAIT): a second sign-in, or the sign-out after it")
+    func exactPortAgainAfterARedirect() async throws {
+        let first = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4)
+        let port = first.port
+        first.close()
+        let served = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4, port: port)
+        async let callback = served.waitForCallback(timeout: 10) { _ in .finish(page: .success(title: "t", message: "m")) }
+        // The listener closes first (its answer ends with a FIN): its side of the connection waits in TIME_WAIT.
+        let client = try Self.openConnection(port: port)
+        let request = "GET /callback?code=c&state=s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+        _ = request.withCString { send(client, $0, strlen($0), 0) }
+        _ = Self.readAll(client, timeoutMilliseconds: 2000)
+        _ = try await callback
+        try await Task.sleep(for: .milliseconds(50))
+        close(client)
+        let again = try LoopbackRedirectListener(path: "/logout-callback", addressFamily: .ipv4, port: port)
+        #expect(again.port == port)
+        again.close()
+    }
+
     /// This process's name as the kernel keeps it (15 bytes at most).
     static var processName: String {
         String(decoding: (FileManager.default.contents(atPath: "/proc/self/comm") ?? Data()).prefix { $0 != 10 }, as: UTF8.self)

@@ -25,7 +25,8 @@ public enum LoopbackListenerError: Error, Sendable, Equatable {
 /// The loopback redirect listener of RFC 8252 §7.3 (native apps, loopback interface redirection).
 ///
 /// - Binds the literal `127.0.0.1` on an ephemeral port (or `[::1]`; by default it falls back to
-///   `[::1]` only when IPv4 cannot be bound). Never any other address; no `SO_REUSEADDR`.
+///   `[::1]` only when IPv4 cannot be bound). Never any other address; `SO_REUSEADDR` only on an
+///   exact port (Linux still refuses a port another socket listens on).
 /// - ``redirectURI`` is `http://127.0.0.1:PORT/callback` (or `http://[::1]:PORT/callback`).
 /// - ``waitForCallback(timeout:decide:)`` accepts HTTP/1.x requests, turns each into a
 ///   ``RedirectCallback`` (query of a GET, `application/x-www-form-urlencoded` body of a POST for
@@ -212,6 +213,15 @@ public final class LoopbackRedirectListener: Sendable {
             let error = LoopbackListenerError.bindFailed(detail: "\(step) \(ipv6 ? "[::1]" : "127.0.0.1"): \(errorText(errno))")
             _ = Glibc.close(descriptor)
             return error
+        }
+        // An exact port is bound again right after an earlier listener served a redirect on it
+        // (its connections wait in TIME_WAIT for a minute): SO_REUSEADDR, which on Linux still
+        // refuses a port another socket listens on (EADDRINUSE: `.portBusy`).
+        if requested != 0 {
+            var on: Int32 = 1
+            guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw fail("setsockopt SO_REUSEADDR")
+            }
         }
         var storage = sockaddr_storage()
         var length: socklen_t
