@@ -345,8 +345,9 @@ struct ProviderEmulatorTests {
             final = try await emulator.state()
         }
         #expect(final["end_session_requests"] as? Int == 1, "the browser stand-in opened /oidc/logout")
-        // No token in the browser's argv: the logout URL carries client_id and state, no id_token_hint.
-        #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == false)
+        // RP-Initiated Logout 1.0 §2: the hint reaches the provider (issue 35 §3), through the listener's
+        // one-time page (a 303), never in the browser's argv.
+        #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == true)
         #expect((final["end_session"] as? [String: Any])?["client_id_matches"] as? Bool == true)
         for step in ["revoke refresh token", "end provider session", "delete local secrets"] {
             #expect(logout.stderr.contains("✓ \(step)"), "\(step): \(logout.stderr)")

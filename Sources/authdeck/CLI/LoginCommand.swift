@@ -133,6 +133,7 @@ func storedInText(_ store: StoreInfo) -> String {
         if opened {
             Output.err("Opened the browser to sign in; waiting for it to finish (Ctrl-C cancels).")
             Output.err("If nothing opened, visit:\n  \(url.absoluteString)")
+            Output.err(PasteInstructions.providerRefused)
         } else {
             Output.err("Open this URL in a browser to sign in (Ctrl-C cancels):\n  \(url.absoluteString)")
         }
@@ -181,9 +182,15 @@ enum PasteInstructions {
             lines.append("Or, from the machine with the browser, forward the port and it finishes by itself:"
                 + " ssh -L \(port):127.0.0.1:\(port) \(sshDestination(environment))")
         }
+        lines.append(providerRefused)
         lines.append("Redirect address or code:")
         return lines
     }
+
+    /// The authorization endpoint's refusal reaches only the browser (RFC 6749 §4.1.2.1: never a
+    /// redirect to an unverified URI): what the person does when the page shows one.
+    static let providerRefused = "If the provider's page shows an error about the redirect URI instead, press Ctrl-C: register the URI"
+        + " 'authdeck provider show' lists exactly (or sign in with --redirect-port PORT on the port it has registered), or use --device."
 
     /// `user@host` of this machine as the person's ssh would name it (the login name and the host name).
     static func sshDestination(_ environment: [String: String]) -> String {

@@ -170,6 +170,10 @@ class StandIn:
                         log("a redirect without Location")
                         return 1
                     target = urljoin(url, location)
+                    if url == start_url and urlsplit(start_url).path.startswith("/logout-start/"):
+                        # The client's own one-time page (sign-out's /logout-start/…) sends the
+                        # browser on to the provider, as a browser follows any redirect.
+                        provider = origin_of(target)
                     if origin_of(target) != provider:
                         return self.deliver(target, referer=url)
                     method, url, data, referer = "GET", target, None, url
