@@ -2,6 +2,7 @@ import AuthEngine
 import AuthEngineLive
 import Foundation
 import Testing
+import TestSupport
 
 /// The libcurl client against real servers on 127.0.0.1 (Fixtures/HTTPFixtureScript.swift), started and
 /// stopped by PID in each test. Serialized: some tests set process environment variables that
@@ -392,21 +393,8 @@ struct CurlHTTPClientTests {
         try await body()
     }
 
-    /// A port on 127.0.0.1 with nothing listening (bound, then closed).
-    static func closedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw FixtureError("socket failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw FixtureError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A port on 127.0.0.1 with nothing listening.
+    static func closedPort() throws -> Int { try FreePort.loopback() }
 }
 
 /// A throwaway CA and a server certificate it issued (SAN `IP:127.0.0.1` by default), made with

@@ -4,23 +4,11 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @Suite("A provider that matches redirect URIs exactly, through the CLI", .serialized)
 struct ExactRedirectCLITests {
-    /// A port nobody listens on now (bound to 127.0.0.1:0 and released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try FreePort.loopback() }
 
     /// The emulator with `port`'s two URIs registered, and a home with the provider added (optionally with --redirect-port).
     func setUp(port: Int, redirectPortOption: Bool, par: Bool = true) async throws -> (ProviderEmulator, CLIHome, RunResult) {

@@ -274,27 +274,31 @@ struct KeyWalkJourneyTests {
     static func walk(width: Int, height: Int, idp: LocalIdentityProvider, resourceURL: String, captures: URL) async throws -> Int {
         let binary = ShippedBinary.path
         var walked = 0
+        // One user per walk: a sign-out with id_token_hint ends the user's grants at the provider
+        // (django-oauth-toolkit deletes them), which would end the other walk's account midway.
+        let user = width == 80 ? "alice" : "bob"
         for withAccount in [false, true] {
-            let home = try TemporaryHome(provider: idp, user: "alice", extra: ["TERM": "tmux-256color"])
+            let home = try TemporaryHome(provider: idp, user: user, extra: ["TERM": "tmux-256color"])
             defer { home.remove() }
             let add = try TmuxSession.spawnAndWait(
                 [binary, "provider", "add", "local", "--display-name", "Local demo", "--issuer", idp.issuer.absoluteString,
                  "--client-id", idp.nativeClient.clientID], environment: home.environment)
             try #require(add.status == 0, "provider add: \(add.output)")
-            // Signs alice in unless she is (the walk signs her out on purpose).
+            // Signs the user in unless they are (the walk signs them out on purpose).
             let signIn = {
                 let status = try TmuxSession.spawnAndWait([binary, "status"], environment: home.environment)
-                guard !status.output.contains("local/alice") else { return }
+                guard !status.output.contains("local/\(user)") else { return }
                 let login = try TmuxSession.spawnAndWait([binary, "login", "local"], environment: home.environment)
                 try #require(login.status == 0, "login: \(login.output)")
             }
-            // The TUI's browser opens only the provider's end-session page (so a sign-out completes);
-            // a sign-in page it leaves alone, so a browser sign-in waits until it is cancelled.
+            // The TUI's browser opens only the provider's end-session page, or the listener's one-time
+            // page that sends it there with id_token_hint (so a sign-out completes); a sign-in page it
+            // leaves alone, so a browser sign-in waits until it is cancelled.
             let browser = home.root.appendingPathComponent("end-session-only-browser")
             let standIn = home.environment["BROWSER"] ?? ""
             try Data("""
                 #!/bin/sh
-                case "$1" in '\(idp.endpoints.endSession.absoluteString)'*) exec '\(standIn)' "$@" ;; esac
+                case "$1" in '\(idp.endpoints.endSession.absoluteString)'*|http://127.0.0.1:*/logout-start/*) exec '\(standIn)' "$@" ;; esac
                 exit 0
 
                 """.utf8).write(to: browser)

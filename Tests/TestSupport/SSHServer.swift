@@ -107,7 +107,7 @@ public final class SSHServer: Sendable, CustomStringConvertible {
             var lastFailure = ""
             // A port picked free may be taken before sshd binds it: then another one, twice.
             for _ in 0..<3 {
-                let port = try freePort()
+                let port = try FreePort.loopback()
                 let config = """
                     ListenAddress 127.0.0.1
                     Port \(port)
@@ -330,24 +330,6 @@ public final class SSHServer: Sendable, CustomStringConvertible {
                 \(status.map { "exited \($0)" } ?? "hung 20 s"): \(process.stderrTail(limit: 1000))
                 """)
         }
-    }
-
-    /// A port on 127.0.0.1 with nothing listening (bound to port 0, then closed).
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SSHServerError(description: "socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = INADDR_LOOPBACK.bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw SSHServerError(description: "bind to 127.0.0.1:0 failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether a TCP connect to 127.0.0.1:`port` works and an SSH server answers: its
