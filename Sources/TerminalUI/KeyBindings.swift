@@ -278,7 +278,7 @@ public enum KeyBindings {
                        if case .browserWaiting(let d) = m.dialog, let paste = d.paste {
                            return paste.typedCount == 0 ? "paste the address first" : nil
                        }
-                       return "a browser opened here: it finishes by itself"
+                       return "no paste field here (a browser opened here, or the sign-in ended)"
                    }) { _, _ in .pasteSubmit },
         KeyBinding(keys: [.escape, .char("q")], description: "Cancel the sign-in (q types into the paste field while it is open)",
                    shortDescription: "cancel") { _, _ in .cancel },

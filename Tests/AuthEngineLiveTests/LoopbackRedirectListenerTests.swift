@@ -1,7 +1,9 @@
 import AuthEngine
-import AuthEngineLive
+@testable import AuthEngineLive
 import Foundation
+import Synchronization
 import Testing
+import TestSupport
 
 /// The loopback listener (RFC 8252 §7.3) driven by real HTTP requests from the libcurl client
 /// and raw sockets.
@@ -283,6 +285,41 @@ struct LoopbackRedirectListenerTests {
         let again = try LoopbackRedirectListener(path: "/logout-callback", addressFamily: .ipv4, port: port)
         #expect(again.port == port)
         again.close()
+    }
+
+    @Test("Who sent a request, from the kernel's socket table: this user's connection is sameUser; another user's (setpriv, as nobody) otherUser")
+    func peerUser() async throws {
+        let listener = try LoopbackRedirectListener(path: "/callback", addressFamily: .ipv4)
+        let base = "http://127.0.0.1:\(listener.port)"
+        let peers = Mutex<[String: RedirectPeer]>([:])
+        async let finished = listener.waitForCallback(timeout: 20) { callback in
+            peers.withLock { $0[callback.path] = callback.peer }
+            return callback.path == "/done" ? .finish(page: Self.success) : .ignore
+        }
+        _ = try await get(base + "/mine")
+        let asRoot = geteuid() == 0
+        if asRoot {
+            let other = try TmuxSession.spawnAndWait(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                                      "/usr/bin/curl", "-s", "-o", "/dev/null", base + "/theirs"], environment: [:])
+            #expect(other.status == 0, "\(other.output)")
+        }
+        _ = try await get(base + "/done")
+        _ = try await finished
+        #expect(peers.withLock { $0["/mine"] } == .sameUser)
+        #expect(peers.withLock { $0["/done"] } == .sameUser)
+        if asRoot { #expect(peers.withLock { $0["/theirs"] } == .otherUser) }
+    }
+
+    @Test("The socket table's line for a connection: its uid, found by the two addresses as the kernel prints them")
+    func socketTableOwner() {
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:A1B2 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1
+               1: 0100007F:1F90 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000     0        0 4243 1 0000000000000000 20 4 30 10 -1
+            """
+        #expect(PortHolder.owner(in: table, local: "0100007F:A1B2", remote: "0100007F:1F90") == 1000)
+        #expect(PortHolder.owner(in: table, local: "0100007F:1F90", remote: "0100007F:A1B2") == 0)
+        #expect(PortHolder.owner(in: table, local: "0100007F:A1B3", remote: "0100007F:1F90") == nil)
     }
 
     /// This process's name as the kernel keeps it (15 bytes at most).

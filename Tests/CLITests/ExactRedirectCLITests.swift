@@ -101,7 +101,30 @@ struct ExactRedirectCLITests {
             let refused = try await home.run(["login", "exact", "--redirect-port", bad])
             #expect(refused.exitCode == 2 && refused.stderr.contains("--redirect-port must be a port from 1 to 65535"), "\(bad): \(refused)")
         }
+        // http://127.0.0.1:80/ is http://127.0.0.1/ to a browser: the address pasted back would never match.
+        for eighty in ["80", "080"] {
+            let refused = try await home.run(["login", "exact", "--redirect-port", eighty])
+            #expect(refused.exitCode == 2 && refused.stderr.contains("cannot be told apart from no port"), "\(refused)")
+        }
         let device = try await home.run(["login", "exact", "--device", "--redirect-port", String(port)])
         #expect(device.exitCode == 2 && device.stderr.contains("--device has no redirect"), "\(device)")
+    }
+
+    @Test("A login in the background (login &) leaves the terminal's echo alone: only the foreground job reads or sets it")
+    func backgroundLoginLeavesEcho() async throws {
+        let port = try Self.freePort()
+        let (emulator, home, added) = try await setUp(port: port, redirectPortOption: true)
+        defer { home.remove() }
+        defer { Task { await emulator.stop() } }
+        try #require(added.exitCode == 0)
+        var environment = home.environment
+        environment.removeValue(forKey: "BROWSER")
+        let modes = home.root.appendingPathComponent("modes").path
+        let tmux = try TmuxSession(width: 200, height: 40, command: "/bin/bash --norc --noprofile -i", environment: environment)
+        defer { tmux.kill() }
+        try tmux.sendKeys("-l", "\(ShippedBinary.path) login exact 2>/dev/null & sleep 2; stty -a > \(modes); kill %1; echo CHECKED-\"\"ECHO\n")
+        _ = try await tmux.waitFor("the check", timeout: 20) { $0.contains("CHECKED-ECHO") }
+        let text = try String(contentsOfFile: modes, encoding: .utf8)
+        #expect(text.contains(" echo ") && !text.contains("-echo "), "the shell's terminal kept its echo: \(text)")
     }
 }

@@ -37,8 +37,9 @@ struct SignInOverSSHTests {
         let variables = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "AUTHDECK_STORE",
                          "AUTHDECK_PASSPHRASE_FILE", "AUTHDECK_TEST_MINIMUM_KDF_PASSPHRASE_FILE"]
         let assignments = variables.compactMap { name in session.home.environment[name].map { "\(name)=\(SSHServer.shellQuote($0))" } }
+        // After it, the shell reads its input: a line left in the terminal would run there.
         let remote = "env LANG=C.UTF-8 NO_COLOR=1 \(assignments.joined(separator: " ")) \(SSHServer.shellQuote(ShippedBinary.path)) login exact;"
-            + " echo EXIT=$?; sleep 600"
+            + " echo EXIT=$?; while read -r line; do eval \"$line\"; done"
         var environment = session.home.environment
         environment["TERM"] = "xterm-256color"
         return try TmuxSession(width: 400, height: 50, command: session.ssh.sshCommandLine(remoteCommand: remote, tty: true), environment: environment)
@@ -70,7 +71,8 @@ struct SignInOverSSHTests {
         defer { tmux.kill() }
         let redirect = try await browseElsewhere(tmux)
         let screen = try tmux.capture(history: 100)
-        #expect(screen.contains("ssh -L \(session.port):127.0.0.1:\(session.port) \(session.ssh.user)@"), "\(screen)")
+        // The address and port the person's ssh reached (SSH_CONNECTION), not a host name that may not resolve there.
+        #expect(screen.contains("ssh -L \(session.port):127.0.0.1:\(session.port) -p \(session.ssh.port) \(session.ssh.user)@127.0.0.1"), "\(screen)")
         #expect(screen.contains("(not shown)"), "\(screen)")
         let otherPort = redirect.replacingOccurrences(of: ":\(session.port)/", with: ":\(session.port + 1)/")
         try paste(tmux, otherPort)
@@ -84,17 +86,22 @@ struct SignInOverSSHTests {
         await stop(session)
     }
 
-    @Test("A pasted address with a forged state is refused before any token request, saying what did not match")
-    func forgedState() async throws {
+    @Test("A forged state is refused before any token request, saying what did not match, and another line read; the rest of a pasted block never reaches the shell")
+    func forgedStateThenRest() async throws {
         let session = try await start()
         let tmux = try login(session)
         defer { tmux.kill() }
         let redirect = try await browseElsewhere(tmux)
         let forged = redirect.replacingOccurrences(of: "state=", with: "state=forged")
         try paste(tmux, forged)
-        let done = try await tmux.waitFor("the refusal", timeout: 30, history: 100) { $0.contains("EXIT=") }
-        #expect(done.contains("state") && !done.contains("EXIT=0"), "\(done)")
+        _ = try await tmux.waitFor("the refusal", timeout: 10, history: 100) { $0.contains("refused before any token request") }
         #expect(try await authorizationCodeExchanges(session.emulator) == 0, "no token request")
+        // A block of lines: the redirect, then a command a shell would run after authdeck exits.
+        let marker = session.home.root.appendingPathComponent("injected").path
+        try tmux.sendKeys("-l", redirect + "\ntouch \(marker)\n")
+        let done = try await tmux.waitFor("the sign-in", timeout: 30, history: 100) { $0.contains("EXIT=") }
+        #expect(done.contains("Signed in as Alice Exact") && done.contains("EXIT=0"), "\(done)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the rest of the paste was dropped, not run")
         await stop(session)
     }
 

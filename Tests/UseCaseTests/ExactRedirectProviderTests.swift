@@ -160,4 +160,31 @@ struct ExactRedirectProviderTests {
         #expect(error.title == "The provider did not confirm the sign-out")
         #expect(error.nextStep?.contains("\(world.provider.issuer)/logout") == true, "\(error.nextStep ?? "")")
     }
+
+    @Test("Sign-out's one-time page (its answer carries the ID token) is served only to this user's connection, and another user's fetch uses nothing up")
+    func startPageOnlyForThisUser() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        let verdicts = Mutex<[String]>([])
+        var env = world.environment()
+        env.loopback = LoopbackClient { path, _ throws(RedirectListenerFailure) in
+            RedirectListener(
+                redirectURI: URL(string: "http://127.0.0.1:49152\(path)")!,
+                waitForCallback: { (_: Duration, decide) async throws(RedirectListenerFailure) -> RedirectCallback in
+                    let start = world.browserOpened.withLock { $0.last }!.path
+                    func verdict(_ peer: RedirectPeer) -> String {
+                        switch decide(RedirectCallback(method: "GET", path: start, parameters: [], peer: peer)) {
+                        case .ignore: "ignore"
+                        case .respond(.redirect(let next)): next.absoluteString.contains("id_token_hint=") ? "hint" : "redirect"
+                        default: "other"
+                        }
+                    }
+                    verdicts.withLock { $0 = [verdict(.otherUser), verdict(.unknown), verdict(.sameUser), verdict(.sameUser)] }
+                    throw .timedOut
+                },
+                close: {})
+        }
+        _ = await SignOut(env).run(alice.record.id, options: SignOutOptions()) { _ in }
+        #expect(verdicts.withLock { $0 } == ["ignore", "ignore", "hint", "ignore"], "another user: nothing; this user: once")
+    }
 }

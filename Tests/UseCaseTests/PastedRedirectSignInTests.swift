@@ -92,25 +92,44 @@ struct PastedRedirectSignInTests {
         #expect(setup.world.provider.tokenRequests.count == 1)
     }
 
-    @Test("A pasted address with another state, or another iss (RFC 9207), is refused before any token request, saying what did not match")
+    @Test("A pasted address with another state, or another iss (RFC 9207), is refused before any token request, saying what did not match; the next line is read")
     func pastedForgeriesRefused() async throws {
-        for (forged, word) in [("state", "state"), ("iss", "iss")] {
+        for (forged, word) in [("state", "state"), ("iss", "issuer")] {
             let setup = Setup(lines: [])
             setup.lines.withLock {
                 $0 = [{ url in
-                    let parameters = forged == "state" ? setup.redirect(for: url, state: "forged") : setup.redirect(for: url, issuer: "https://evil.example")
+                    let parameters = forged == "state" ? setup.redirect(for: url, state: "forged")
+                        : setup.redirect(for: url, issuer: "https://evil.example")
                     return "http://127.0.0.1:49152/callback?" + setup.query(parameters)
-                }]
+                }, { url in "http://127.0.0.1:49152/callback?" + setup.query(setup.redirect(for: url)) }]
             }
-            do {
-                _ = try await setup.run()
-                Issue.record("a forged \(forged) signed in")
-            } catch {
-                #expect("\(error.title) \(error.detail)".lowercased().contains(word), "\(error.title): \(error.detail)")
+            let outcome = try await setup.run()
+            #expect(outcome.record.id == AccountID("op/alice"), "the next line signed in")
+            let refusals = setup.progress.all.compactMap { progress -> String? in
+                if case .pastedLineRefused(let text) = progress { return text }
+                return nil
             }
-            #expect(setup.world.provider.tokenRequests.isEmpty, "no token request for a forged \(forged)")
-            #expect(setup.world.accounts.isEmpty)
+            #expect(refusals.count == 1 && refusals[0].lowercased().contains(word), "\(forged): \(refusals)")
+            #expect(setup.world.provider.tokenRequests.count == 1, "no token request for the forged \(forged)")
         }
+    }
+
+    @Test("The provider's own error, pasted with this request's state (access_denied), ends the sign-in as a delivered one does; no token request")
+    func pastedDenial() async throws {
+        let setup = Setup(lines: [])
+        setup.lines.withLock {
+            $0 = [{ url in
+                let state = setup.redirect(for: url)[1].value
+                return "error=access_denied&state=\(state)&iss=" + FormEncoding.encode(setup.world.provider.issuer)
+            }]
+        }
+        do {
+            _ = try await setup.run()
+            Issue.record("signed in")
+        } catch {
+            #expect(error.title == "Access denied", "\(error.title)")
+        }
+        #expect(setup.world.provider.tokenRequests.isEmpty)
     }
 
     @Test("The code alone, pasted: exchanged with this request's PKCE verifier")

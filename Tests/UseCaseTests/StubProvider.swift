@@ -129,7 +129,8 @@ final class StubProvider: Sendable {
     func issueCode(subject: String, nonce: String?) -> String {
         state.withLock { state in
             state.counter += 1
-            let code = "code-\(state.counter)"
+            // As long as real codes are (a pasted code alone is at least minimumCodeLength).
+            let code = "code-\(state.counter)-SplxlOBeZQQYbYS6WxSbIA"
             state.codes[code] = (subject, nonce)
             return code
         }

@@ -98,7 +98,7 @@ final class StubWorld: Sendable {
                     // A page of the listener itself (sign-out's one-time start page): the browser
                     // gets it, and follows a 303 as a browser does.
                     if url.host == "127.0.0.1", url.port == 49152,
-                       case .respond(.redirect(let next)) = decide(RedirectCallback(method: "GET", path: url.path, parameters: [])) {
+                       case .respond(.redirect(let next)) = decide(RedirectCallback(method: "GET", path: url.path, parameters: [], peer: .sameUser)) {
                         self.browserFollowed.withLock { $0.append(next) }
                         self.onBrowserOpen.withLock { $0 }(next)
                         url = next

@@ -14,7 +14,11 @@ enum RedirectArrival: Sendable {
 
     /// - Throws: the listener's ``RedirectListenerFailure`` (timed out, cancelled) when no line
     ///   wins first; a Task cancellation ends both.
+    /// - Parameter validate: the delivered redirect's checks (`state`, `iss`, …); a pasted address
+    ///   they refuse is said and another line read (a stale tab's address does not end the sign-in),
+    ///   while an authorization error that passes them (`access_denied` with this `state`) is the answer.
     static func first(listener: RedirectListener, timeout: Duration, decide: @escaping @Sendable (RedirectCallback) -> RedirectCallbackVerdict,
+                      validate: @escaping @Sendable (RedirectCallback) throws -> Void,
                       pasted: PastedLines, progress: @escaping @Sendable (SignInProgress) -> Void) async throws -> RedirectArrival {
         let redirectURI = listener.redirectURI
         return try await withThrowingTaskGroup(of: (arrival: RedirectArrival, pasted: Bool)?.self) { group in
@@ -29,6 +33,15 @@ enum RedirectArrival: Sendable {
                         if case .ignore = decide(callback) {
                             progress(.pastedLineRefused(PastedRedirectProblem.unreadable.description))
                             continue
+                        }
+                        do {
+                            try validate(callback)
+                        } catch AuthError.protocolViolation(let violation) {
+                            let said = PresentableError(from: .protocolViolation(violation))
+                            progress(.pastedLineRefused("That address was refused before any token request: \(said.title). \(said.detail)"))
+                            continue
+                        } catch {
+                            // Anything else (the provider's own error, with this state) is the answer.
                         }
                         return (.callback(callback), true)
                     case .failure(let problem):

@@ -118,8 +118,10 @@ public struct SignIn: Sendable {
         let arrival: RedirectArrival
         if !opened, let pasted {
             progress(.waitingForPaste(redirectURI: listener.redirectURI, fixedPort: port != nil))
-            arrival = try await RedirectArrival.first(listener: listener, timeout: env.browserTimeout, decide: decide,
-                                                      pasted: pasted, progress: progress)
+            arrival = try await RedirectArrival.first(
+                listener: listener, timeout: env.browserTimeout, decide: decide,
+                validate: { callback in _ = try validateAuthorizationResponse(callback: callback, pending: pending, metadata: metadata) },
+                pasted: pasted, progress: progress)
         } else {
             arrival = .callback(try await listener.waitForCallback(env.browserTimeout, decide))
         }

@@ -70,6 +70,12 @@ extension SignOut {
         "the browser could not be started (no $BROWSER command started, no display for xdg-open, or the command failed);"
             + " the provider session stays open until you sign out on its site"
 
+    /// ``browserNotStarted`` with the page to open by hand (the end-session endpoint, no hint:
+    /// the provider may ask to confirm), in the browser that signed in.
+    static func browserNotStarted(endSession: URL?) -> String {
+        browserNotStarted + (endSession.map { " (\($0.absoluteString) in the browser you signed in with)" } ?? "")
+    }
+
     /// Why the post-logout redirect did not come (RP-Initiated Logout 1.0 §3), after the local secrets went.
     static func logoutListenerError(_ error: RedirectListenerFailure) -> AppError {
         switch error {

@@ -229,7 +229,7 @@ public struct SignOut: Sendable {
                 opened = pending.url
             }
             guard await env.browser.open(opened) else {
-                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted)))
+                step(SignOutStepResult(.endSession, .skipped(Self.browserNotStarted(endSession: metadata.endSessionEndpoint))))
                 return
             }
             let wait = min(env.browserTimeout, Self.confirmationWait)
@@ -240,7 +240,10 @@ public struct SignOut: Sendable {
             let onePage = start
             let callback = try await listener.waitForCallback(wait) { callback in
                 if let start = onePage, callback.method.exactlyEquals("GET"), callback.path.exactlyEquals(start.path) {
-                    // Served once: a second fetch (another local user racing the browser) gets nothing.
+                    // Its answer carries the ID token and its address is in the browser's argv: served
+                    // once, and only to this user's connection (another local user racing the browser
+                    // gets nothing and uses nothing up).
+                    guard callback.peer == .sameUser else { return .ignore }
                     return served.withLock { done in defer { done = true }; return done ? .ignore : .respond(page: start.page) }
                 }
                 return decideEndSessionCallback(callback, pending: pending).verdict

@@ -24,6 +24,10 @@ public enum PastedRedirectProblem: Error, Sendable, Equatable, CustomStringConve
     case otherRedirectURI(expected: String, actual: String)
     /// Neither a URL, a query nor a code (spaces or control characters in it).
     case unreadable
+    /// Looks like part of an address (a host, `/callback`, `:PORT`), not the whole one nor a code.
+    case partOfAnAddress
+    /// Too short to be an authorization code (fewer than ``minimumCodeLength`` characters).
+    case tooShort
 
     public var description: String {
         switch self {
@@ -34,6 +38,10 @@ public enum PastedRedirectProblem: Error, Sendable, Equatable, CustomStringConve
                 + " sign-in."
         case .unreadable:
             "That is neither the address the browser ended on (\("http://127.0.0.1:…/callback?code=…")) nor a code."
+        case .partOfAnAddress:
+            "That looks like part of an address: paste the whole address from the browser's address bar, http:// included."
+        case .tooShort:
+            "That is too short to be an authorization code: paste the whole address from the browser's address bar."
         }
     }
 }
@@ -55,17 +63,31 @@ public func parsePastedRedirect(_ line: String, redirectURI: URL) -> Result<Past
         guard let parameters = FormEncoding.decode(String(query)) else { return .failure(.unreadable) }
         return .success(.callback(RedirectCallback(method: "GET", path: path, parameters: parameters.map { ($0.name, $0.value) })))
     }
-    let lowered = text.prefix(8).lowercased()
+    // A fragment is never sent to the listener: cut before anything else, as a browser does.
+    let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+    let lowered = withoutFragment.prefix(8).lowercased()
     if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let base = parts[0].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        guard base.utf8.elementsEqual(expected.utf8) else { return .failure(.otherRedirectURI(expected: expected, actual: String(base))) }
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts[0].utf8.elementsEqual(expected.utf8) else { return .failure(.otherRedirectURI(expected: expected, actual: String(parts[0]))) }
         return callback(query: parts.count > 1 ? parts[1] : "")
     }
-    if text.hasPrefix("?") { return callback(query: text.dropFirst()) }
-    if text.hasPrefix("code=") || text.contains("&code=") || text.hasPrefix("state=") { return callback(query: text[...]) }
+    if withoutFragment.hasPrefix("?") { return callback(query: withoutFragment.dropFirst()) }
+    // An address without its scheme, or a piece of one.
+    if withoutFragment.contains("?") || withoutFragment.contains("/callback") || withoutFragment.hasPrefix("127.0.0.1")
+        || withoutFragment.hasPrefix("localhost") || withoutFragment.hasPrefix("[::1]") || text.contains("#") {
+        return .failure(.partOfAnAddress)
+    }
+    // A query alone: any of the parameters a redirect carries (RFC 6749 §4.1.2, §4.1.2.1).
+    let names = withoutFragment.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).first ?? "" }
+    if withoutFragment.contains("="), names.contains(where: { ["code", "state", "error", "iss"].contains(String($0)) }) {
+        return callback(query: withoutFragment)
+    }
+    guard text.count >= minimumCodeLength else { return .failure(.tooShort) }
     return .success(.codeAlone(AuthorizationCode(text)))
 }
+
+/// Codes are random values (RFC 6749 §10.10); a shorter line is a stray word, not one.
+public let minimumCodeLength = 8
 
 /// A code pasted alone (``PastedRedirect/codeAlone(_:)``): nothing to compare but that it is not
 /// empty. Explicitly without the `state` and `iss` checks (RFC 6749 §10.12, RFC 9207), which

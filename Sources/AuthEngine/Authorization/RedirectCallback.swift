@@ -8,11 +8,16 @@ public struct RedirectCallback: Sendable, Equatable {
     /// The request path without the query, e.g. `/callback`.
     public var path: String
     public var parameters: [(name: String, value: String)]
+    /// Who sent the request, as the kernel's socket table says (not compared by `==`): a page
+    /// only this user may fetch (sign-out's one-time page, whose answer carries the ID token) is
+    /// served to ``RedirectPeer/sameUser`` alone.
+    public var peer: RedirectPeer
 
-    public init(method: String, path: String, parameters: [(name: String, value: String)]) {
+    public init(method: String, path: String, parameters: [(name: String, value: String)], peer: RedirectPeer = .unknown) {
         self.method = method
         self.path = path
         self.parameters = parameters
+        self.peer = peer
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -20,6 +25,15 @@ public struct RedirectCallback: Sendable, Equatable {
             && lhs.parameters.count == rhs.parameters.count
             && zip(lhs.parameters, rhs.parameters).allSatisfy { $0.name.exactlyEquals($1.name) && $0.value.exactlyEquals($1.value) }
     }
+}
+
+/// The local user behind a loopback connection: the uid of the connecting socket in
+/// `/proc/net/tcp` (or `tcp6`) compared with this process's.
+public enum RedirectPeer: Sendable, Equatable {
+    case sameUser
+    case otherUser
+    /// Not found in the socket table (or not read): treated as another user.
+    case unknown
 }
 
 /// What the listener does with a request: keep waiting (and answer 404, e.g. `/favicon.ico`

@@ -387,11 +387,12 @@ private struct CallbackServer {
         case .invalid(let status):
             Self.respond(connection.descriptor, status: status, html: nil)
             return .closed
-        case .complete(let callback, let host):
+        case .complete(var callback, let host):
             if let host, !acceptedHosts.contains(where: { $0.equalsIgnoringASCIICase(host) }) {
                 Self.respond(connection.descriptor, status: "400 Bad Request", html: nil)
                 return .closed
             }
+            callback.peer = PortHolder.peer(of: connection.descriptor)
             switch decide(callback) {
             case .ignore:
                 Self.respond(connection.descriptor, status: "404 Not Found", html: nil)

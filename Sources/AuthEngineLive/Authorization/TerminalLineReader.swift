@@ -7,6 +7,10 @@ import Synchronization
 ///
 /// - Echo is off while a line is read (it may carry the authorization code) and the terminal's
 ///   modes come back after each line, on cancellation and on close; line editing (ICANON) stays.
+///   Only the terminal's foreground job reads or sets the modes (`tcgetpgrp`): a background
+///   `login &` leaves the terminal alone until it is brought to the foreground.
+/// - A line read drops what follows it in the same paste (`tcflush`), and so does ``close()``:
+///   nothing pasted reaches the shell after authdeck exits.
 /// - ``nextLine()`` waits on a thread of its own (``DedicatedThread``), polling the terminal and
 ///   a wake pipe: a cancelled Task, or ``close()``, ends the wait at once and it returns nil.
 /// - A line is at most ``maximumLineBytes``; end of input (the terminal hung up) is nil.
@@ -52,39 +56,54 @@ public final class TerminalLineReader: Sendable {
         }
     }
 
-    /// Ends a pending and every later ``nextLine()`` (idempotent).
+    /// Ends a pending and every later ``nextLine()`` (idempotent); what was typed and not read is
+    /// dropped (it would reach the shell).
     public func close() {
         closed.withLock { $0 = true }
+        discardPendingInput()
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
     private func readLine() -> String? {
-        var saved = termios()
-        let isTerminal = tcgetattr(descriptor, &saved) == 0
-        if isTerminal {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            quiet.c_lflag |= tcflag_t(ICANON)
-            _ = tcsetattr(descriptor, TCSANOW, &quiet)
+        // The terminal's modes before this read (echo on), put back when it ends; only the
+        // foreground job reads or sets them: a background `login &` waits, and a stopped one that
+        // is brought back gets echo turned off again.
+        var saved: termios?
+        defer {
+            if var modes = saved, isForeground { _ = tcsetattr(descriptor, TCSANOW, &modes) }
         }
-        defer { if isTerminal { _ = tcsetattr(descriptor, TCSANOW, &saved) } }
         var bytes: [UInt8] = []
         defer { for index in bytes.indices { bytes[index] = 0 } }
         var chunk = [UInt8](repeating: 0, count: 1024)
         while !closed.withLock({ $0 }) {
-            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, 2, -1)
+            let foreground = isForeground
+            if foreground {
+                var modes = termios()
+                if tcgetattr(descriptor, &modes) == 0 {
+                    if saved == nil { saved = modes }
+                    if modes.c_lflag & tcflag_t(ECHO) != 0 || modes.c_lflag & tcflag_t(ICANON) == 0 {
+                        modes.c_lflag &= ~tcflag_t(ECHO)
+                        modes.c_lflag |= tcflag_t(ICANON)
+                        _ = tcsetattr(descriptor, TCSANOW, &modes)
+                    }
+                }
+            }
+            var descriptors = [pollfd(fd: foreground ? descriptor : -1, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, 250)
             if ready < 0 { if errno == EINTR { continue } else { return nil } }
             if descriptors[1].revents != 0 { return nil }
-            guard descriptors[0].revents != 0 else { continue }
+            guard foreground, descriptors[0].revents != 0 else { continue }
             let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 { if errno == EINTR || errno == EAGAIN { continue } else { return nil } }
+            if count < 0 { if errno == EINTR || errno == EAGAIN || errno == EIO { continue } else { return nil } }
             if count == 0 { return nil }
             bytes += chunk.prefix(count)
             for index in chunk.indices { chunk[index] = 0 }
             if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                // The echo was off: the person's Enter is not on the screen.
+                // The rest of a paste of several lines is dropped, not left for the shell to run
+                // after authdeck exits; the person's Enter was not echoed.
+                _ = tcflush(descriptor, TCIFLUSH)
                 _ = write(descriptor, "\n", 1)
                 var line = Array(bytes[..<end])
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
@@ -93,5 +112,18 @@ public final class TerminalLineReader: Sendable {
             if bytes.count > Self.maximumLineBytes * 4 { bytes.removeAll() }
         }
         return nil
+    }
+
+    /// Whether this process's group is the terminal's foreground job.
+    private var isForeground: Bool { tcgetpgrp(descriptor) == getpgrp() }
+
+    /// The longest line a Linux terminal in canonical mode passes on (N_TTY_BUF_SIZE less the
+    /// newline): a longer paste arrives cut at this length.
+    public static let canonicalLineLimit = 4095
+
+    /// Drops what was typed but not read (a paste of several lines), so the shell does not run it
+    /// after authdeck exits. Only from the foreground.
+    public func discardPendingInput() {
+        if isForeground { _ = tcflush(descriptor, TCIFLUSH) }
     }
 }

@@ -87,7 +87,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
             // A browser on another machine: its redirect pasted on this terminal (read only when no browser opened here).
             let reader = TerminalLineReader()
             defer { reader?.close() }
-            let pasted = reader.map { reader in PastedLines { await reader.nextLine() } }
+            let pasted = reader.map { reader in PastedLines { await PasteInstructions.nextLine(reader) } }
             return .success(try await SignIn(app).run(request, pasted: pasted) { progress in reportSignInProgress(progress) })
         } catch {
             return .failure(error)
@@ -192,12 +192,36 @@ enum PasteInstructions {
     static let providerRefused = "If the provider's page shows an error about the redirect URI instead, press Ctrl-C: register the URI"
         + " 'authdeck provider show' lists exactly (or sign in with --redirect-port PORT on the port it has registered), or use --device."
 
-    /// `user@host` of this machine as the person's ssh would name it (the login name and the host name).
+    /// `[-p PORT] user@address` of this machine as the person's ssh reached it: the server's
+    /// address and port from `SSH_CONNECTION` ("client-ip client-port server-ip server-port"), else
+    /// the host name; the login name.
     static func sshDestination(_ environment: [String: String]) -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0
-            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "THIS-HOST"
+        let connection = (environment["SSH_CONNECTION"] ?? "").split(separator: " ").map(String.init)
+        var host: String
+        if connection.count == 4 {
+            host = connection[2].contains(":") ? "[\(connection[2])]" : connection[2]
+        } else {
+            var name = [CChar](repeating: 0, count: 256)
+            host = gethostname(&name, name.count) == 0
+                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "THIS-HOST"
+        }
+        let port = connection.count == 4 && connection[3] != "22" ? "-p \(connection[3]) " : ""
         let user = environment["USER"] ?? environment["LOGNAME"]
-        return Output.visible(user.map { "\($0)@\(host)" } ?? host)
+        return Output.visible(port + (user.map { "\($0)@\(host)" } ?? host))
+    }
+
+    /// The next pasted line, as the sign-in reads it: a line the terminal cut (longer than its
+    /// canonical-mode limit) is said and skipped; the end of input (Ctrl-D) is said once.
+    static func nextLine(_ reader: TerminalLineReader) async -> String? {
+        while let line = await reader.nextLine() {
+            guard line.utf8.count < TerminalLineReader.canonicalLineLimit else {
+                Output.err("That line reached the terminal's limit of \(TerminalLineReader.canonicalLineLimit) bytes and was cut;"
+                    + " paste the code alone (the value after code=) instead.")
+                continue
+            }
+            return line
+        }
+        if !Task.isCancelled { Output.err("No more input here; waiting for the redirect to reach this machine (Ctrl-C cancels).") }
+        return nil
     }
 }

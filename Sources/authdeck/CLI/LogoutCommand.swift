@@ -37,6 +37,7 @@ func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> 
         case .failed(let error):
             failures.add()
             Output.err("✗ \(step.step.rawValue): \(error.description)")
+            if let next = error.nextStep { Output.err("  \(Output.visible(next))") }
         }
     }
     guard outcome.removed else {

@@ -65,7 +65,12 @@ enum RedirectPortOption {
     }
 
     static func problem(_ parsed: ParsedCommand) -> String? {
-        guard let text = parsed.value("redirectPort"), parse(text) == nil else { return nil }
+        guard let text = parsed.value("redirectPort") else { return nil }
+        if parse(text) == 80 {
+            // http://127.0.0.1:80/ is http://127.0.0.1/: browsers drop the default port from the address and the Host.
+            return "--redirect-port 80 cannot be told apart from no port (http://127.0.0.1/callback); register another port"
+        }
+        guard parse(text) == nil else { return nil }
         return "--redirect-port must be a port from 1 to 65535 (the one registered in http://127.0.0.1:PORT/callback), got '\(Output.visible(text))'"
     }
 }
