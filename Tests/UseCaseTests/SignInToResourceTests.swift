@@ -301,6 +301,21 @@ struct SignInToResourceTests {
         #expect(world.requests.withLock { $0 }.isEmpty)
     }
 
+    @Test("RFC 9728 §1.2, RFC 3986 §3.2.1: a resource URL with a user name or password is refused before any request, shown nowhere",
+          arguments: [
+              "https://user:s3cret-pw@mcp.example/mcp", "https://s3cret-pw@mcp.example/mcp", "http://user:s3cret-pw@127.0.0.1:8080/mcp",
+              "https://:s3cret-pw@mcp.example/mcp",
+          ])
+    func credentialsInResourceURL(_ url: String) async {
+        let world = ResourceWorld()
+        await world.expectError(ResourceSignInRequest(resourceURL: url)) { error in
+            error.disposition == .usage && error.title.contains("user name or password") && !"\(error.title) \(error.detail)".contains("s3cret-pw")
+        }
+        #expect(world.requests.withLock { $0 }.isEmpty)
+        #expect(world.world.files.withLock { $0.providers }.isEmpty)
+        #expect(world.world.browserOpened.withLock { $0 }.isEmpty)
+    }
+
     @Test("Several authorization servers: the person picks one; another is refused")
     func severalServers() async throws {
         let world = ResourceWorld()

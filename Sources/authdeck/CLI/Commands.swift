@@ -64,7 +64,7 @@ enum Commands {
             + " user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an"
             + " authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to"
             + " https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to"
-            + " that resource (an MCP server): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is"
+            + " that resource (an MCP server; a URL with user:password@ is refused before anything is sent): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is"
             + " checked (RFC 8414; S256 required); the client is the one configured for that server, a client id metadata document"
             + " (--client-metadata-url), or registered once per server (RFC 7591); the provider is named after the host, every token"
             + " request names the resource (RFC 8707) and the redirect must carry iss (RFC 9207). It asks before registering or opening a"
