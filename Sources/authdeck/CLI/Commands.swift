@@ -250,7 +250,8 @@ enum Commands {
         name: "api",
         abstract: "Call a protected API with the account's access token (Bearer, or DPoP with a fresh proof).",
         discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays"
-            + " with the URL given.",
+            + " with the URL given. The URL chooses the account: a URL inside a resource signed in with 'login URL' gets that account's"
+            + " token, a resource's token is sent to no other URL, and an account named that does not fit the URL is an error (exit 2).",
         positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
         options: [
             .value("method", short: "X", valueName: "method", help: "The HTTP method (default GET, or POST with --data)."),
