@@ -27,6 +27,13 @@ public struct URIParts: Equatable, Sendable {
     /// `host` or `host:port`: the authority without its userinfo.
     public var hostAndPort: String { port.map { "\(host):\($0)" } ?? host }
 
+    /// RFC 6454 §4: `scheme://host:port`, the port always written (the scheme's default for `http`
+    /// and `https` when the URI names none), so two origins compare code unit for code unit.
+    public var origin: String {
+        let defaultPort = scheme.utf8.elementsEqual("https".utf8) ? "443" : scheme.utf8.elementsEqual("http".utf8) ? "80" : ""
+        return "\(scheme)://\(host):\(port ?? defaultPort)"
+    }
+
     /// The URI as written, without its userinfo (safe to show when the userinfo held a password).
     public var withoutUserinfo: String {
         "\(scheme)://\(hostAndPort)\(path)" + (query.map { "?\($0)" } ?? "") + (fragment.map { "#\($0)" } ?? "")

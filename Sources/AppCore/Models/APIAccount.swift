@@ -29,8 +29,7 @@ public enum APIAccount {
     /// the scheme and host.
     public static func covers(resource: String, url: String) -> Bool {
         guard let resource = URIParts(resource), let target = URIParts(url), target.userinfo == nil, resource.userinfo == nil,
-              resource.scheme.utf8.elementsEqual(target.scheme.utf8), resource.host.utf8.elementsEqual(target.host.utf8),
-              effectivePort(resource).utf8.elementsEqual(effectivePort(target).utf8) else { return false }
+              resource.origin.utf8.elementsEqual(target.origin.utf8) else { return false }
         var base = Substring(resource.path)
         while base.hasSuffix("/") { base.removeLast() }
         if let query = resource.query {
@@ -38,10 +37,6 @@ public enum APIAccount {
         }
         let path = Substring(target.path)
         return base.isEmpty || path.utf8.elementsEqual(base.utf8) || path.utf8.starts(with: (base + "/").utf8)
-    }
-
-    static func effectivePort(_ parts: URIParts) -> String {
-        parts.port ?? (parts.scheme.utf8.elementsEqual("http".utf8) ? "80" : parts.scheme.utf8.elementsEqual("https".utf8) ? "443" : "")
     }
 
     /// The account for `url`.

@@ -229,7 +229,7 @@ public struct SignInToResource: Sendable {
             provider.protectedResource?.redirectURI = exact
             provider.protectedResource?.registration = ClientRegistrationRecord(
                 registeredAt: env.now(), registrationClientURI: registration.registrationClientURI,
-                clientSecretExpiresAt: registration.clientSecretExpiresAt)
+                clientSecretExpiresAt: registration.clientSecretExpiresAt, registrationEndpoint: endpoint)
             if registration.clientSecret != nil {
                 provider.clientAuthentication = registration.tokenEndpointAuthMethod.flatMap(ClientAuthenticationMethod.init(rawValue:))
                     ?? .clientSecretBasic
