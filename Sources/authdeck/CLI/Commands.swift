@@ -158,7 +158,8 @@ enum Commands {
         positionals: [account],
         options: [
             .value("env", valueName: "name", help: "The variable that carries the token (default AUTHDECK_TOKEN; with --token-file,"
-                + " NAME_FILE carries the path)."),
+                + " NAME_FILE carries the path): a name programs read as a credential, ending in _TOKEN, _API_KEY, _APIKEY, _ACCESS_KEY,"
+                + " PASSWORD, _PASSWD, _SECRET, _AUTH, _PAT or _PWD, or TF_TOKEN_<host>."),
             .flag("tokenFile", help: "Hand over a file kept fresh instead of the token itself (for commands that run longer than a token lives)."),
             .value("minValid", valueName: "seconds", help: "The token is valid at least this long when handed over, and the file is renewed"
                 + " this long before expiry (default 60)."),
