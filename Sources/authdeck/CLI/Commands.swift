@@ -13,6 +13,8 @@ enum ExitCode {
     static let storeLocked: Int32 = 4
     /// A file authdeck keeps is damaged (nothing was changed): run `authdeck doctor`.
     static let fileDamaged: Int32 = 5
+    /// The person answered no at a question (`login URL`'s plan): nothing was registered or stored.
+    static let declined: Int32 = 6
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }

@@ -41,7 +41,7 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
         let answer = readLine(strippingNewline: true)?.trimmingWhitespace().lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
             Output.err("Not signed in; nothing was registered or stored.")
-            return ExitCode.interrupted
+            return ExitCode.declined
         }
     }
     try context.unlock()
