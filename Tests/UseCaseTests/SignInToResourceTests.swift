@@ -341,6 +341,21 @@ struct SignInToResourceTests {
         #expect(world.sent("POST", "https://as.example/register").isEmpty)
     }
 
+    @Test("Issue 34: a --client-metadata-url with a user name or password, or not https, is refused before anything is registered, shown nowhere",
+          arguments: ["https://user:pw-secret@client.example/authdeck.json", "http://client.example/authdeck.json",
+                      "https://client.example/authdeck.json#pw-secret", "not a url pw-secret@x"])
+    func clientMetadataURLChecked(_ document: String) async {
+        let world = ResourceWorld()
+        world.routes.withLock {
+            $0["GET https://as.example/.well-known/oauth-authorization-server"] = ResourceWorld.asm(extra: #","code_challenge_methods_supported":["S256"],"client_id_metadata_document_supported":true"#)
+        }
+        await world.expectError(ResourceSignInRequest(resourceURL: ResourceWorld.resource, clientMetadataURL: document)) { error in
+            error.disposition == .usage && !"\(error.title) \(error.detail)".contains("pw-secret")
+        }
+        #expect(world.world.files.withLock { $0.providers }.isEmpty)
+        #expect(world.world.browserOpened.withLock { $0 }.isEmpty)
+    }
+
     @Test("No registration endpoint and no metadata document: refused with what to do")
     func noRegistration() async {
         let world = ResourceWorld()

@@ -41,6 +41,21 @@ public struct SignInToResource: Sendable {
                        specReference: "RFC 9728 §1.2, RFC 3986 §3.2.1", disposition: .usage)
     }
 
+    /// A client id metadata document's URL (`--client-metadata-url`), which becomes the
+    /// `client_id` sent to the server and kept in `providers.json`: an https URL without a user
+    /// name or password (which would go with it everywhere) and without a fragment; refused
+    /// otherwise without echoing what may be a password.
+    /// - Throws: ``AppError`` (`.usage`).
+    public static func checkClientMetadataURL(_ document: String) throws(AppError) {
+        let parts = URIParts(document)
+        guard let parts, parts.userinfo == nil, parts.fragment == nil, parts.scheme.utf8.elementsEqual("https".utf8) else {
+            let shown = parts.map { "\($0.scheme)://\($0.hostAndPort)\($0.path)" + ($0.query.map { "?\($0)" } ?? "") } ?? "(not shown: it is not a URL)"
+            throw AppError(title: "--client-metadata-url must be an https URL without user name, password or fragment",
+                           detail: "Got \(shown). A client id metadata document is named by its https URL alone: it is the client_id the"
+                               + " server sees and fetches.", disposition: .usage)
+        }
+    }
+
     // MARK: - Steps 1–2
 
     /// The resource's challenge, then its protected-resource metadata: the challenge's
@@ -108,6 +123,7 @@ public struct SignInToResource: Sendable {
     /// - Throws: `.usage` when several servers are listed and none (or another) is picked;
     ///   ``AuthError/resourceStep(_:url:cause:)`` errors; file errors.
     public func plan(_ discovery: ResourceDiscovery, _ request: ResourceSignInRequest) async throws(AppError) -> ResourceSignInPlan {
+        if let document = request.clientMetadataURL { try Self.checkClientMetadataURL(document) }
         let servers = discovery.metadata.authorizationServers
         let issuer: String
         if let picked = request.authorizationServer {
