@@ -354,6 +354,7 @@ struct SignInToResourceTests {
         }
         #expect(world.world.files.withLock { $0.providers }.isEmpty)
         #expect(world.world.browserOpened.withLock { $0 }.isEmpty)
+        #expect(throws: Never.self) { try SignInToResource.checkClientMetadataURL("http://127.0.0.1:8080/authdeck.json") }
     }
 
     @Test("No registration endpoint and no metadata document: refused with what to do")

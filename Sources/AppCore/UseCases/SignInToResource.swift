@@ -42,15 +42,18 @@ public struct SignInToResource: Sendable {
     }
 
     /// A client id metadata document's URL (`--client-metadata-url`), which becomes the
-    /// `client_id` sent to the server and kept in `providers.json`: an https URL without a user
-    /// name or password (which would go with it everywhere) and without a fragment; refused
+    /// `client_id` sent to the server and kept in `providers.json`: an https URL (http only on a
+    /// loopback address) without a user name or password (which would go with it everywhere)
+    /// and without a fragment; refused
     /// otherwise without echoing what may be a password.
     /// - Throws: ``AppError`` (`.usage`).
     public static func checkClientMetadataURL(_ document: String) throws(AppError) {
         let parts = URIParts(document)
-        guard let parts, parts.userinfo == nil, parts.fragment == nil, parts.scheme.utf8.elementsEqual("https".utf8) else {
+        guard let parts, parts.userinfo == nil, parts.fragment == nil,
+              parts.scheme.utf8.elementsEqual("https".utf8)
+                || (parts.scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(parts.host)) else {
             let shown = parts.map { "\($0.scheme)://\($0.hostAndPort)\($0.path)" + ($0.query.map { "?\($0)" } ?? "") } ?? "(not shown: it is not a URL)"
-            throw AppError(title: "--client-metadata-url must be an https URL without user name, password or fragment",
+            throw AppError(title: "--client-metadata-url must be an https URL (http only on loopback) without user name, password or fragment",
                            detail: "Got \(shown). A client id metadata document is named by its https URL alone: it is the client_id the"
                                + " server sees and fetches.", disposition: .usage)
         }
