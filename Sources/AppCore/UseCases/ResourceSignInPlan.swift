@@ -90,7 +90,8 @@ public struct ResourceSignInPlan: Equatable, Sendable {
 
 extension ResourceSignInPlan {
     /// What the person confirms, one line each: the resource, its metadata, the authorization
-    /// server, the client, the provider, the scopes and whether tokens are bound to a key.
+    /// server, the client, the provider, whose tokens the resource receives (the account signed
+    /// in as at that server, for it alone), the scopes and whether tokens are bound to a key.
     /// Server text: escape before showing.
     public var summaryLines: [String] {
         let client = switch self.client {
@@ -105,6 +106,8 @@ extension ResourceSignInPlan {
             "Authorization server: \(authorizationServer.issuer)",
             "Client:               \(client)",
             "Provider:             \(providerID)",
+            "It receives:          tokens of the account you sign in as at \(authorizationServer.issuer), for \(discovery.resource) alone"
+                + " (RFC 8707)",
         ]
         if !scopes.isEmpty { lines.append("Scopes:               \(scopes.joined(separator: " "))") }
         if discovery.metadata.wantsDPoP { lines.append("Tokens:               bound to a key (DPoP, RFC 9449)") }
