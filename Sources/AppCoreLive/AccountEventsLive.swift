@@ -128,8 +128,10 @@ extension AccountEventsClient {
     /// Runs one hook for one event: `sh -c CMD` in its own process group with `AUTHDECK_EVENT`,
     /// `AUTHDECK_ACCOUNT` (the id), `AUTHDECK_PROVIDER`, `AUTHDECK_MESSAGE` and ``hookVariable``; never a token (the
     /// environment is authdeck's own, which holds none, without its secret variables); stdin
-    /// `/dev/null`, stdout to stderr, or both to `/dev/null` when `quiet` (``ChildProcess``
-    /// detached); ended (SIGTERM, then SIGKILL half a second later, to its group) after `limit`
+    /// `/dev/null`, stdout and stderr to a pipe of its own, which authdeck copies to its stderr
+    /// while the hook runs and closes when it ends (a background child the hook starts never
+    /// holds the caller's stderr: `$(authdeck check 2>&1)` returns when check does), or both to
+    /// `/dev/null` when `quiet` (``ChildProcess`` detached); ended (SIGTERM, then SIGKILL half a second later, to its group) after `limit`
     /// seconds, or at once when SIGINT, SIGTERM or SIGHUP arrives, which is then raised again as
     /// it was handled before (by default: this process ends by it). A failure is said, never fatal.
     static func runHook(_ command: String, told: CheckLedger.Told, environment: [String: String], quiet: Bool, limit: Double = 10,
@@ -140,12 +142,29 @@ extension AccountEventsClient {
         child["AUTHDECK_PROVIDER"] = told.provider.rawValue
         child["AUTHDECK_MESSAGE"] = told.message
         child[hookVariable] = told.event.rawValue
+        var ends: [Int32] = [-1, -1]
+        let piped = !quiet && pipe(&ends) == 0
+        if piped { for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) } }
         let hook: ChildProcess
         do {
-            hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true, quiet: quiet)
+            hook = try ChildProcess.spawn(["/bin/sh", "-c", command], environment: child, keeping: [], detached: true, quiet: quiet,
+                                          output: piped ? ends[1] : nil)
         } catch {
+            if piped { close(ends[0]); close(ends[1]) }
             report("authdeck: the hook '\(command)' could not start")
             return
+        }
+        if piped {
+            close(ends[1])
+            _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        }
+        // What the hook wrote is copied to stderr as it comes, and once more when it is gone; then
+        // the pipe is closed, whoever still holds its other end.
+        defer {
+            if piped {
+                forwardToStandardError(ends[0])
+                close(ends[0])
+            }
         }
         // SIGINT, SIGTERM or SIGHUP meanwhile (Ctrl-C, systemd stopping the unit, a closed
         // terminal): the hook's group is ended before this process goes as the signal says.
@@ -167,6 +186,7 @@ extension AccountEventsClient {
                 raise(interruption)
                 return
             }
+            if piped { forwardToStandardError(ends[0]) }
             if let status = hook.reap() {
                 if status > 128 {
                     report("authdeck: the hook '\(command)' for \(told.event.rawValue) was ended by signal \(status - 128)")
@@ -181,6 +201,21 @@ extension AccountEventsClient {
                 return
             }
             usleep(20_000)
+        }
+    }
+
+    /// Copies what `descriptor` (non-blocking) holds now to stderr.
+    static func forwardToStandardError(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            var offset = 0
+            while offset < count {
+                let written = buffer[offset..<count].withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+                if written <= 0 { break }
+                offset += written
+            }
         }
     }
 }

@@ -27,23 +27,28 @@ public struct ChildProcess: Sendable {
     /// Starts `command` (`command[0]` looked up in the child's `PATH`, as `execvp` does); every
     /// descriptor above 2 not in `keeping` is closed in the child. `detached`: in a process group
     /// of its own (ended with ``endGroup()``), stdin from `/dev/null` and stdout to our stderr, or
-    /// with `quiet` stdout and stderr to `/dev/null` (the hooks: a terminal screen stays whole).
+    /// both stdout and stderr to `output` when given (the hooks: a pipe authdeck drains), or with
+    /// `quiet` to `/dev/null` (the hooks in the accounts screen: a terminal screen stays whole).
     /// - Throws: ``SpawnFailure`` (not found, not executable, or the spawn's errno).
     public static func spawn(_ command: [String], environment: [String: String], keeping: Set<Int32>, detached: Bool = false,
-                             quiet: Bool = false) throws -> ChildProcess {
+                             quiet: Bool = false, output: Int32? = nil) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in openDescriptors().subtracting(keeping) { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        // The standard descriptors first: `output` is among the descriptors closed after.
         if detached {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             if quiet {
                 posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
                 posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            } else if let output {
+                posix_spawn_file_actions_adddup2(&actions, output, 1)
+                posix_spawn_file_actions_adddup2(&actions, output, 2)
             } else {
                 posix_spawn_file_actions_adddup2(&actions, 2, 1)
             }
         }
+        for descriptor in openDescriptors().subtracting(keeping) { posix_spawn_file_actions_addclose(&actions, descriptor) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

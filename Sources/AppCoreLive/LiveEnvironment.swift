@@ -167,6 +167,10 @@ extension CredentialStoreClient {
                     let fileStore = store as? any FileBackedSecretStore
                     let path = fileStore?.path ?? "Secret Service (application=authdeck)"
                     if fileStore != nil, access(path, F_OK) != 0 { return FileHealth(kind: .secrets, path: path, condition: .missing) }
+                    // The permissions every read refuses, before asking whether it opens (locked or not).
+                    if let problem = fileStore?.permissionProblem() {
+                        return FileHealth(kind: .secrets, path: path, condition: .unreadable(problem.description))
+                    }
                     if let vault = store as? VaultSecretStore, !vault.opensWithoutAsking() {
                         return FileHealth(kind: .secrets, path: path, condition: .locked("the vault's passphrase is needed to check it"))
                     }
@@ -197,6 +201,12 @@ extension CredentialStoreClient {
                 do { return try fileStore.moveAside(now: now) } catch { throw ErrorMapping.appError(error) }
             },
             inspect: { info in
+                // A file store: the permissions `token` would be refused for (one check, AccountsFile.permissionProblem).
+                if let fileStore = store as? any FileBackedSecretStore {
+                    var info = info
+                    if let problem = fileStore.permissionProblem() { info.problem = problem.description }
+                    return info
+                }
                 guard let keyring = store as? SecretServiceStore else { return info }
                 var info = info
                 do throws(SecretStoreError) {

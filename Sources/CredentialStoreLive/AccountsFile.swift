@@ -21,9 +21,28 @@ struct AccountsFile: Sendable {
 
     /// The file's bytes, or nil when it does not exist.
     func read() throws(SecretStoreError) -> [UInt8]? {
+        try checkDirectory()
+        return try PrivateFiles.read(path, requirePrivate: true).map { Array($0) }
+    }
+
+    /// The directory holding the file is private (owner only, no symlink), when it exists.
+    func checkDirectory() throws(SecretStoreError) {
         var st = stat()
         if lstat(directory, &st) == 0 { try PrivateFiles.checkPrivate(st, path: directory) }
-        return try PrivateFiles.read(path, requirePrivate: true).map { Array($0) }
+    }
+
+    /// What ``read()`` would refuse for the permissions of the directory and the file (the
+    /// same rules, ``PrivateFiles/checkPrivate(_:)``), found without reading or decrypting it:
+    /// `status` and `doctor` ask it, so they say what `token` meets even when the vault is locked.
+    func permissionProblem() -> SecretStoreError? {
+        do throws(SecretStoreError) {
+            try checkDirectory()
+            var st = stat()
+            if lstat(path, &st) == 0 { try PrivateFiles.checkPrivate(st, path: path) }
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Under the store lock: reads the file (nil if absent), lets `body` compute the new bytes
@@ -57,12 +76,17 @@ public protocol FileBackedSecretStore: SecretStore {
     var path: String { get }
     /// Moves the file aside under the store lock; the new path, nil when there was no file.
     func moveAside(now: Date) throws(SecretStoreError) -> String?
+    /// What every read refuses about the permissions of the file and its directory, found
+    /// without reading it (``AccountsFile/permissionProblem()``); nil when they are private.
+    func permissionProblem() -> SecretStoreError?
 }
 
 extension VaultSecretStore: FileBackedSecretStore {
     public func moveAside(now: Date) throws(SecretStoreError) -> String? { try file.moveAside(now: now) }
+    public func permissionProblem() -> SecretStoreError? { file.permissionProblem() }
 }
 
 extension PlaintextFileSecretStore: FileBackedSecretStore {
     public func moveAside(now: Date) throws(SecretStoreError) -> String? { try file.moveAside(now: now) }
+    public func permissionProblem() -> SecretStoreError? { file.permissionProblem() }
 }

@@ -66,6 +66,28 @@ struct CredentialHelperRequestTests {
         #expect(!CredentialHost(host: "kelvin.example").matches("\u{212A}elvin.example"), "KELVIN SIGN is not k")
     }
 
+    @Test("Hosts: a * stands for DNS labels only (letters, digits, '-', '.'): ?, #, \\, @, %, _ and empty labels never match",
+          arguments: ["evil.test?.gcr.io", "evil.test#.gcr.io", "evil.test\\.gcr.io", "a@b.gcr.io", "evil%2f.gcr.io", "a..gcr.io", ".x.gcr.io",
+                      "a b.gcr.io", "a_b.gcr.io"])
+    func wildcardLabels(_ name: String) {
+        #expect(!CredentialHost(host: "*.gcr.io").matches(name), "\(name.debugDescription)")
+        #expect(CredentialHost(host: "*.gcr.io").matches("us.eu.gcr.io"))
+        #expect(!CredentialHost(host: "*-docker.pkg.dev").matches("evil.test?europe-docker.pkg.dev"))
+    }
+
+    @Test("docker: the ServerURL is an RFC 3986 URL: the host from its authority (not after ? or #), the scheme in any case, no \\")
+    func dockerServerURLParsing() throws {
+        for (text, host) in [("https://evil.test?.gcr.io", "evil.test"), ("https://evil.test#.gcr.io", "evil.test"), ("evil.test?.gcr.io", "evil.test"),
+                             ("HTTP://gcr.io", "gcr.io")] {
+            #expect(try DockerCredentialRequest.parse(Array(text.utf8)).host == host, "\(text)")
+        }
+        #expect(try DockerCredentialRequest.parse(Array("HTTP://gcr.io".utf8)).scheme == "http")
+        #expect(try DockerCredentialRequest.parse(Array("gcr.io".utf8)).scheme == "https")
+        for bad in ["https://evil.test\\.gcr.io", "evil.test\\.gcr.io", "https://evil%2e.gcr.io", "https://a@b@gcr.io", "https://gcr.io:99999"] {
+            #expect(throws: CredentialRequestError.self, "\(bad)") { try DockerCredentialRequest.parse(Array(bad.utf8)) }
+        }
+    }
+
     @Test("providers.json: git hosts and registries read back as written; a provider without them writes neither member")
     func providerHostsJSON() throws {
         var config = ProviderConfig(id: "gh", issuer: nil, clientID: "c")

@@ -19,12 +19,30 @@ struct ExecRulesTests {
     }
 
     @Test("Variable names are POSIX portable names, not AUTHDECK_EXEC, and none the shell, ld.so or libc give a meaning", arguments: [
-        ("AUTHDECK_TOKEN", true), ("GH_TOKEN", true), ("_x1", true), ("", false), ("1X", false), ("A-B", false),
+        ("AUTHDECK_TOKEN", true), ("GH_TOKEN", true), ("_x1_TOKEN", true), ("", false), ("1X", false), ("A-B", false),
         ("TOKÉN", false), ("A B", false), ("AUTHDECK_EXEC", false), ("PATH", false), ("LD_PRELOAD", false), ("HOME", false),
-        ("IFS", false), ("LC_ALL", false), ("AUTHDECK_PASSPHRASE_FILE", false), ("XDG_RUNTIME_DIR", false), ("MYPATH", true),
+        ("IFS", false), ("LC_ALL", false), ("AUTHDECK_PASSPHRASE_FILE", false), ("XDG_RUNTIME_DIR", false), ("MY_TOKEN", true),
     ])
     func variableNames(_ name: String, _ valid: Bool) {
         #expect((ExecRules.variableNameProblem(name) == nil) == valid, "\(name)")
+    }
+
+    @Test("Issue 34: --env allows by rule, names programs read as a credential (…_TOKEN, …_API_KEY, …PASSWORD, …_SECRET, …_AUTH, TF_TOKEN_…)",
+          arguments: ["GH_TOKEN", "GITHUB_TOKEN", "AUTHDECK_TOKEN", "CLOUDSDK_AUTH_ACCESS_TOKEN", "OPENAI_API_KEY", "DATADOG_APIKEY", "PGPASSWORD",
+                      "REGISTRY_PASSWORD", "CLIENT_SECRET", "NPM_CONFIG__AUTH", "AWS_SECRET_ACCESS_KEY", "GITLAB_PAT", "MYSQL_PWD",
+                      "TF_TOKEN_app_terraform_io", "EXAMPLE_MCP_TOKEN", "github_token", "TOKEN", "API_KEY"])
+    func credentialNamesAllowed(_ name: String) {
+        #expect(ExecRules.variableNameProblem(name) == nil, "\(ExecRules.variableNameProblem(name) ?? "")")
+    }
+
+    @Test("Issue 34: names programs run, resolve or evaluate are refused, naming the rule (proxies, GIT_SSH_COMMAND, NODE_OPTIONS, PAGER…)",
+          arguments: ["http_proxy", "HTTPS_PROXY", "ALL_PROXY", "no_proxy", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "PROMPT_COMMAND",
+                      "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "RUBYOPT", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL",
+                      "BROWSER", "GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "MYPATH", "LD_TOKEN", "BASH_FUNC_TOKEN", "CURL_CA_BUNDLE",
+                      "GIT_CONFIG_PARAMETERS", "JAVA_TOOL_OPTIONS", "_x1"])
+    func otherNamesRefused(_ name: String) {
+        let problem = ExecRules.variableNameProblem(name)
+        #expect(problem?.contains("_TOKEN") == true, "the message names the rule: \(problem ?? "accepted")")
     }
 
     @Test("Renewal: min-valid before expiry, at most half the time left, at least 1 s ahead, never without an expiry")

@@ -80,6 +80,19 @@ struct AuthorizationRequestTests {
             == .unsupported(.invalidResourceIndicator(resource)))
     }
 
+    @Test("RFC 9728 §1.2, RFC 3986 §3.2.1: a resource with a user name or password is refused, the message without them",
+          arguments: ["https://user:pw-secret@api.test/mcp", "http://pw-secret@127.0.0.1:9/x"])
+    func credentialsInResource(_ resource: String) {
+        let error = authError { try build(AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI, resources: [resource])) }
+        guard case .unsupported(.credentialsInResourceIndicator(let shown)) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(!shown.contains("pw-secret"))
+        #expect(!PresentableError(from: error!).detail.contains("pw-secret"))
+        #expect(throws: AuthError.self) { try validateResourceIndicator(resource) }
+    }
+
     @Test("AREQ-08, OIDC Core §3.1.2.1: prompt=none with max_age=0 is refused")
     func promptMaxAgeContradiction() {
         #expect(authError { try build(AuthorizationRequest(scopes: ["openid"], redirectURI: OP.redirectURI, prompt: "none", maxAge: 0)) }

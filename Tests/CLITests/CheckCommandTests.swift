@@ -229,6 +229,29 @@ struct CheckCommandTests {
         }
     }
 
+    @Test("Issue 34: a hook that starts a background child does not keep check's stderr open ($(authdeck check 2>&1) returns at once); its output is shown")
+    func hookBackgroundChild() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: authdeckBinary)
+        process.arguments = ["check", "--backstop", "0", "--hook", "echo hook-said-this >&2; echo and-this; sleep 20 &"]
+        process.environment = home.environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        // What $(…) does: read to the end of the output, which comes when every writer has closed it.
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 12, "the output ended only with the hook's background child: \(text)")
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("hook-said-this") && text.contains("and-this"), "\(text)")
+    }
+
     @Test("Never asks for the vault passphrase: without a cached key or a passphrase file, exit 4 with what unattended runs need")
     func neverPrompts() async throws {
         let idp = try await CLIProvider.shared.provider()

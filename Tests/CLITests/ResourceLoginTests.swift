@@ -171,6 +171,33 @@ struct ResourceLoginTests {
         await server.stop()
     }
 
+    @Test("Issue 34: answering n to the plan at a terminal exits 6 (declined), not 130 (Ctrl-C); nothing registered or opened")
+    func declinedAtTheQuestion() async throws {
+        let server = try await ResourceServerFixture.start()
+        let home = try Self.home()
+        defer { home.remove() }
+        // A terminal on stdin (script(1) runs the binary on a pseudo-terminal), the answer typed there.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(authdeckBinary)' login '\(server.resourceURL(scenario: "ok"))'", "/dev/null"]
+        process.environment = home.environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        try await Task.sleep(for: .seconds(2))
+        input.fileHandleForWriting.write(Data("n\n".utf8))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 6, "\(text)")
+        #expect(text.contains("Not signed in"), "\(text)")
+        let log = try await server.log()
+        #expect(!log.contains { $0.endpoint == "register" || $0.endpoint == "authorize" })
+        #expect(try await Self.providers(home).isEmpty)
+        await server.stop()
+    }
+
     @Test("two-servers: the person names one with --authorization-server")
     func twoServers() async throws {
         let server = try await ResourceServerFixture.start()

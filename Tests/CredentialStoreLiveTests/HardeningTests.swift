@@ -73,6 +73,23 @@ struct HardeningTests {
         #expect(storeError { _ = try locks.tryLock(alice) }?.caseName == "permissionDenied")
     }
 
+    @Test("Issue 34: permissionProblem finds what every read refuses (a 0644 vault, a 0755 directory) without reading, even locked",
+          arguments: [(false, mode_t(0o644)), (true, mode_t(0o755))])
+    func permissionProblemIsTheReadsRule(directory: Bool, mode: mode_t) throws {
+        let dir = TemporaryDirectory()
+        let folder = dir.file("data")
+        #expect(mkdir(folder, 0o700) == 0)
+        let vault = VaultSecretStore(path: folder + "/secrets.vault", passphrase: .value(testPassphrase), newVaultLimits: .minimum)
+        try vault.save(secrets("r"), for: alice)
+        #expect(vault.permissionProblem() == nil)
+        chmod(directory ? folder : vault.path, mode)
+        let locked = VaultSecretStore(path: vault.path, passphrase: .file(path: dir.file("absent")))
+        #expect(locked.permissionProblem()?.caseName == "permissionDenied", "found without the passphrase")
+        #expect(storeError { _ = try vault.load(alice) }?.caseName == "permissionDenied", "and the read refuses it")
+        chmod(directory ? folder : vault.path, directory ? 0o700 : 0o600)
+        #expect(locked.permissionProblem() == nil)
+    }
+
     @Test("AUTHDECK_VAULT_CACHE_SECONDS=0 disables the vault key cache: nothing is put in it and nothing is read from it")
     func zeroTTLDisablesKeyCache() throws {
         let paths = XDGPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1"])

@@ -30,4 +30,21 @@ struct CallAPITests {
         _ = try await CallAPI(world.environment()).run(alice.record.id, method: .get, url: url, headers: [], body: nil)
         #expect(world.provider.count("/token") == 1)
     }
+
+    @Test("RFC 8707: after login URL, api URL sends that resource's token there; the resource's token goes to no other URL, nothing sent")
+    func resourceTokenStaysWithItsResource() async throws {
+        let world = ResourceWorld()
+        let (_, outcome) = try await world.signIn()
+        let env = world.environment()
+        let snapshot = try LoadAccounts(env).run()
+        let inside = try #require(URL(string: "https://mcp.example/mcp/tools"))
+        #expect(try CallAPI(env).account(for: inside, query: nil, in: snapshot, environmentAccount: nil).record.id == outcome.record.id)
+        world.routes.withLock { $0["GET https://mcp.example/mcp/tools"] = HTTPResponse(status: 200) }
+        #expect(try await CallAPI(env).run(outcome.record.id, method: .get, url: inside, headers: [], body: nil).status == 200)
+        let sent = world.requests.withLock { $0.count }
+        let elsewhere = try #require(URL(string: "https://api.example/items"))
+        await #expect(throws: AppError.self) { try await CallAPI(env).run(outcome.record.id, method: .get, url: elsewhere, headers: [], body: nil) }
+        #expect(world.requests.withLock { $0.count } == sent, "nothing sent outside the resource")
+        #expect(throws: APIAccountFailure.self) { try CallAPI(env).account(for: elsewhere, query: nil, in: snapshot, environmentAccount: nil) }
+    }
 }

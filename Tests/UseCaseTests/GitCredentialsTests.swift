@@ -89,4 +89,37 @@ struct GitCredentialsTests {
         await #expect(throws: CredentialHelperFailure.self) { try await GitCredentials(world.environment()).get(Self.request(), environmentAccount: nil) }
         #expect(world.files.withLock { $0.accounts.count } == 1, "never signed out")
     }
+
+    @Test("docker: the ServerURL parsed as RFC 3986, then matched: evil.test?.gcr.io, #.gcr.io and \\.gcr.io get no token; HTTP://gcr.io is http",
+          arguments: ["https://evil.test?.gcr.io", "https://evil.test#.gcr.io", "evil.test?.gcr.io", "https://evil.test/.gcr.io",
+                      "https://evil.test\\.gcr.io", "https://evil.test%2F.gcr.io", "HTTP://gcr.io", "http://eu.gcr.io", "hTTp://eu.gcr.io/v2/"])
+    func dockerServerURLs(_ serverURL: String) async throws {
+        let world = StubWorld()
+        world.files.withLock { $0.providers[0].containerRegistries = [CredentialHost(host: "gcr.io"), CredentialHost(host: "*.gcr.io")] }
+        _ = try await signedIn(world)
+        let env = world.environment()
+        do {
+            let request = try DockerCredentialRequest.parse(Array(serverURL.utf8))
+            #expect(try await DockerCredentials(env).get(request, environmentAccount: nil) == nil, "a token for \(serverURL)")
+        } catch {
+            // Refused (not a URL, or plain http off loopback): no token either.
+        }
+        #expect(try await DockerCredentials(env).get(DockerCredentialRequest.parse(Array("HTTPS://EU.gcr.io/v2/".utf8)), environmentAccount: nil) != nil)
+    }
+
+    @Test("git: a host= that is not one RFC 3986 authority (evil.test?.gcr.io, #, \\, userinfo) gets no token; the same parser as docker's",
+          arguments: ["evil.test?.gcr.io", "evil.test#.gcr.io", "evil.test\\.gcr.io", "evil.test/.gcr.io", "a@x.gcr.io", "evil.test%2F.gcr.io"])
+    func gitHostValues(_ host: String) async throws {
+        let world = StubWorld()
+        Self.served(world, host: "*.gcr.io")
+        _ = try await signedIn(world)
+        let env = world.environment()
+        do {
+            #expect(try await GitCredentials(env).get(Self.request(host), environmentAccount: nil) == nil, "a token for \(host)")
+        } catch {
+        }
+        #expect(try await GitCredentials(env).get(Self.request("EU.gcr.io"), environmentAccount: nil) != nil)
+        let viaURL = try GitCredentialRequest.parse(Array("url=https://evil.test?.gcr.io/x\n".utf8))
+        #expect(viaURL.host == "evil.test", "url= splits its authority as RFC 3986 does")
+    }
 }

@@ -54,7 +54,7 @@ struct PlacesTests {
             $0 = { arguments, directory in
                 runs.withLock { $0.append(arguments) }
                 #expect(directory == "/repo")
-                if arguments.first == "rev-parse" { return GitRun(status: 0, stdout: "/repo/.git\n.git\n", stderr: "") }
+                if arguments.contains("rev-parse") { return GitRun(status: 0, stdout: "/repo/.git\n.git\n", stderr: "") }
                 return GitRun(status: 0, stdout: "local\0file:.git/config\0op/alice\0local\0file:/repo/team.gitconfig\0op/bob\0", stderr: "")
             }
         }
@@ -78,7 +78,7 @@ struct PlacesTests {
         world.git.withLock {
             $0 = { arguments, _ in
                 // What Debian's git prints in /repo/src/deep.
-                if arguments.first == "rev-parse" { return GitRun(status: 0, stdout: "/repo/.git\n../../.git\nsrc/deep/\n", stderr: "") }
+                if arguments.contains("rev-parse") { return GitRun(status: 0, stdout: "/repo/.git\n../../.git\nsrc/deep/\n", stderr: "") }
                 return GitRun(status: 0, stdout: "local\0file:.git/config\0op/bob\0", stderr: "")
             }
         }
@@ -106,5 +106,53 @@ struct PlacesTests {
         let refused = #expect(throws: AppError.self) { try Places(changed).bind(alice.id, directory: "/gone/dir") }
         #expect(refused?.disposition == .usage, "a directory that does not exist is the person's to fix: \(String(describing: refused))")
         #expect(world.bindings.withLock { $0 }.isEmpty, "nothing is saved for it")
+    }
+
+    /// git in a directory committed into another repository that looks like a bare one (`tool.git/`
+    /// with `config`, `HEAD`, `refs/`): what Debian's git 2.39 prints there.
+    static func committedBareRepository(_ world: StubWorld, explicitGitDir: Bool = false, gitDir: String = "/work/outer/tool.git") {
+        world.git.withLock {
+            $0 = { arguments, _ in
+                if arguments.contains("rev-parse") {
+                    if arguments.contains("safe.bareRepository=explicit"), !explicitGitDir {
+                        return GitRun(status: 128, stdout: "", stderr: "fatal: cannot use bare repository '\(gitDir)' (safe.bareRepository is 'explicit')\n")
+                    }
+                    return GitRun(status: 0, stdout: "\(gitDir)\n.\n\n", stderr: "")
+                }
+                return GitRun(status: 0, stdout: "local\0file:config\0op/bob\0", stderr: "")
+            }
+        }
+    }
+
+    @Test("Issue 34: a bare repository git found by looking (a committed tool.git/) never chooses the identity; which says what was ignored")
+    func committedBareRepositoryIgnored() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world, as: "alice").record
+        _ = try await signedIn(world, as: "bob")
+        world.files.withLock { $0.active = alice.id }
+        Self.committedBareRepository(world)
+        world.directory.withLock { $0 = "/work/outer/tool.git" }
+        let env = world.environment()
+        let place = Places(env).read()
+        #expect(place.gitConfig == nil)
+        #expect(place.notes.count == 1 && place.notes[0].contains("/work/outer/tool.git/config") && place.notes[0].contains("bare repository"),
+                "\(place.notes)")
+        #expect(try Places(env).choose(nil, in: try LoadAccounts(env).run(), environmentAccount: nil).record.id == alice.id)
+    }
+
+    @Test("Issue 34: a bare repository GIT_DIR names counts (git's safe.bareRepository=explicit), and so does the .git directory of a work tree")
+    func explicitBareRepositoryCounts() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world, as: "alice").record
+        let bob = try await signedIn(world, as: "bob").record
+        world.files.withLock { $0.active = alice.id }
+        Self.committedBareRepository(world, explicitGitDir: true)
+        world.directory.withLock { $0 = "/work/outer/tool.git" }
+        #expect(Places(world.environment()).read().gitConfig?.value == "op/bob")
+        Self.committedBareRepository(world, gitDir: "/repo/.git")
+        world.directory.withLock { $0 = "/repo/.git" }
+        let env = world.environment()
+        #expect(Places(env).read().gitConfig?.file == "/repo/.git/config")
+        #expect(try Places(env).choose(nil, in: try LoadAccounts(env).run(), environmentAccount: nil).record.id == bob.id)
     }
 }

@@ -301,6 +301,21 @@ struct SignInToResourceTests {
         #expect(world.requests.withLock { $0 }.isEmpty)
     }
 
+    @Test("RFC 9728 §1.2, RFC 3986 §3.2.1: a resource URL with a user name or password is refused before any request, shown nowhere",
+          arguments: [
+              "https://user:s3cret-pw@mcp.example/mcp", "https://s3cret-pw@mcp.example/mcp", "http://user:s3cret-pw@127.0.0.1:8080/mcp",
+              "https://:s3cret-pw@mcp.example/mcp",
+          ])
+    func credentialsInResourceURL(_ url: String) async {
+        let world = ResourceWorld()
+        await world.expectError(ResourceSignInRequest(resourceURL: url)) { error in
+            error.disposition == .usage && error.title.contains("user name or password") && !"\(error.title) \(error.detail)".contains("s3cret-pw")
+        }
+        #expect(world.requests.withLock { $0 }.isEmpty)
+        #expect(world.world.files.withLock { $0.providers }.isEmpty)
+        #expect(world.world.browserOpened.withLock { $0 }.isEmpty)
+    }
+
     @Test("Several authorization servers: the person picks one; another is refused")
     func severalServers() async throws {
         let world = ResourceWorld()
@@ -324,6 +339,22 @@ struct SignInToResourceTests {
         #expect(plan.client == .metadataDocument(document))
         #expect(world.world.files.withLock { $0.providers }.first?.clientID == document)
         #expect(world.sent("POST", "https://as.example/register").isEmpty)
+    }
+
+    @Test("Issue 34: a --client-metadata-url with a user name or password, or not https, is refused before anything is registered, shown nowhere",
+          arguments: ["https://user:pw-secret@client.example/authdeck.json", "http://client.example/authdeck.json",
+                      "https://client.example/authdeck.json#pw-secret", "not a url pw-secret@x"])
+    func clientMetadataURLChecked(_ document: String) async {
+        let world = ResourceWorld()
+        world.routes.withLock {
+            $0["GET https://as.example/.well-known/oauth-authorization-server"] = ResourceWorld.asm(extra: #","code_challenge_methods_supported":["S256"],"client_id_metadata_document_supported":true"#)
+        }
+        await world.expectError(ResourceSignInRequest(resourceURL: ResourceWorld.resource, clientMetadataURL: document)) { error in
+            error.disposition == .usage && !"\(error.title) \(error.detail)".contains("pw-secret")
+        }
+        #expect(world.world.files.withLock { $0.providers }.isEmpty)
+        #expect(world.world.browserOpened.withLock { $0 }.isEmpty)
+        #expect(throws: Never.self) { try SignInToResource.checkClientMetadataURL("http://127.0.0.1:8080/authdeck.json") }
     }
 
     @Test("No registration endpoint and no metadata document: refused with what to do")

@@ -122,8 +122,13 @@ public struct GitConfigAccount: Equatable, Sendable {
     }
 
     /// The value that counts among `entries` (the last that counts), and a note for each that does not.
-    /// - Parameter gitDirectories: the repository's git directory and common directory (absolute, real paths).
-    public static func counted(_ entries: [GitConfigAccount], gitDirectories: [String]) -> (account: GitConfigAccount?, notes: [String]) {
+    /// - Parameters:
+    ///   - gitDirectories: the repository's git directory and common directory (absolute, real paths).
+    ///   - discoveredBareRepository: the git directory of a bare repository git found by looking
+    ///     rather than through `GIT_DIR` (git's `safe.bareRepository=explicit` refuses it): its
+    ///     `local` and `worktree` values never count, as a committed `tool.git/` could set them.
+    public static func counted(_ entries: [GitConfigAccount], gitDirectories: [String],
+                               discoveredBareRepository: String? = nil) -> (account: GitConfigAccount?, notes: [String]) {
         var chosen: GitConfigAccount?
         var notes: [String] = []
         for entry in entries {
@@ -131,7 +136,12 @@ public struct GitConfigAccount: Equatable, Sendable {
             case "system", "global", "command":
                 chosen = entry
             case "local", "worktree":
-                if gitDirectories.contains(where: { DirectoryBinding.path(entry.file, isWithin: $0) }) {
+                if let discoveredBareRepository {
+                    notes.append("authdeck.account in \(entry.file) is not used: \(discoveredBareRepository) is a bare repository git found"
+                        + " by looking from here (a directory committed into another repository can look like one), and a bare repository"
+                        + " counts only when GIT_DIR names it (git's safe.bareRepository=explicit); choose the account here with"
+                        + " 'authdeck bind' or AUTHDECK_ACCOUNT")
+                } else if gitDirectories.contains(where: { DirectoryBinding.path(entry.file, isWithin: $0) }) {
                     chosen = entry
                 } else {
                     notes.append("authdeck.account in \(entry.file) is not used: the repository's config includes it from outside"

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Secrets
+import TextSupport
 
 // The requests of the two credential-helper protocols authdeck answers: git's (gitcredentials(7),
 // git-credential(1)) and docker's (docker-credential-helpers). Both arrive on stdin from another
@@ -97,33 +98,25 @@ public enum CredentialRequestError: Error, Equatable, Sendable, CustomStringConv
     }
 }
 
-/// `scheme://[user@]host[:port][/path]`, split without percent-decoding (hosts are compared as sent).
+/// `scheme://[user@]host[:port][/path]` (git's `url=`), split as RFC 3986 §3 splits it by
+/// ``URIParts`` — the one parser of both helpers' requests — without percent-decoding (hosts
+/// are compared as sent). Not a URI (a `\\`, a space, two `@`, a `%` in the host): nil.
 public struct HelperURL: Equatable, Sendable {
+    /// Lower case (RFC 3986 §3.1).
     public var scheme: String
     public var username: String?
+    /// `host` or `host:port`, the host in lower case (§3.2.2).
     public var host: String
+    /// The path without its leading `/` (nil when empty); no query, no fragment.
     public var path: String?
 
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
-        guard let colon = bytes.indices.first(where: { bytes[$0...].starts(with: Array("://".utf8)) }) else { return nil }
-        scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-        var rest = Substring(String(decoding: bytes[(colon + 3)...], as: UTF8.self))
-        var authority = rest
-        path = nil
-        if let slash = rest.firstIndex(of: "/") {
-            authority = rest[..<slash]
-            let tail = rest[rest.index(after: slash)...]
-            path = tail.isEmpty ? nil : String(tail)
-        }
-        rest = authority
-        username = nil
-        if let at = rest.lastIndex(of: "@") {
-            username = String(rest[..<at])
-            rest = rest[rest.index(after: at)...]
-        }
-        guard !scheme.isEmpty, !rest.isEmpty, !rest.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 } ?? false }) else { return nil }
-        host = String(rest)
+        guard let parts = URIParts(text) else { return nil }
+        scheme = parts.scheme
+        username = parts.userinfo
+        host = parts.hostAndPort
+        let path = parts.path.drop { $0 == "/" }
+        self.path = path.isEmpty ? nil : String(path)
     }
 }
 
@@ -133,8 +126,10 @@ public struct HelperURL: Equatable, Sendable {
 public struct DockerCredentialRequest: Equatable, Sendable {
     /// The server URL as received (trimmed): echoed back as `ServerURL`.
     public var serverURL: String
-    /// The host (`host` or `host:port`, lower case) the URL names.
+    /// The host (`host` or `host:port`, lower case) the URL's authority names (RFC 3986 §3.2).
     public var host: String
+    /// `https` or `http`, lower case (RFC 3986 §3.1: `HTTP://` is `http://`); `https` when the URL names none.
+    public var scheme: String
 
     /// - Throws: ``CredentialRequestError`` (empty, too long, a line break or control character inside, no host).
     public static func parse(_ bytes: some Collection<UInt8>) throws(CredentialRequestError) -> DockerCredentialRequest {
@@ -151,9 +146,9 @@ public struct DockerCredentialRequest: Equatable, Sendable {
             throw .badServerURL("contains a line break or control character")
         }
         let url = serverURL.contains("://") ? HelperURL(serverURL) : HelperURL("https://" + serverURL)
-        guard let url, url.username == nil, url.scheme == "https" || url.scheme == "http" else {
+        guard let url, url.username == nil, url.scheme.utf8.elementsEqual("https".utf8) || url.scheme.utf8.elementsEqual("http".utf8) else {
             throw .badServerURL("is not a registry host or an http(s) URL")
         }
-        return DockerCredentialRequest(serverURL: serverURL, host: url.host.lowercased())
+        return DockerCredentialRequest(serverURL: serverURL, host: url.host, scheme: url.scheme)
     }
 }

@@ -19,9 +19,31 @@ public enum ExecRules {
     /// The suffix of the variable that names the token file (`AUTHDECK_TOKEN_FILE`).
     public static let fileSuffix = "_FILE"
 
+    /// The endings (ASCII case ignored) of the names programs read as a credential and nothing
+    /// else: `GH_TOKEN`, `CLOUDSDK_AUTH_ACCESS_TOKEN`, `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`,
+    /// `PGPASSWORD`, `CLIENT_SECRET`, `NPM_CONFIG__AUTH`, `GITLAB_PAT`, `MYSQL_PWD`. Not
+    /// `_CREDENTIALS`: the best-known one (`GOOGLE_APPLICATION_CREDENTIALS`) names a file, and a
+    /// token there is printed in the "file not found" error.
+    public static let credentialSuffixes = ["TOKEN", "API_KEY", "APIKEY", "ACCESS_KEY", "PASSWORD", "PASSWD", "SECRET", "_AUTH", "_PAT", "_PWD"]
+    /// Terraform's per-host tokens (`TF_TOKEN_app_terraform_io`).
+    public static let credentialPrefixes = ["TF_TOKEN_"]
+    /// The rule in words, for the refusal and the documentation.
+    public static let credentialRule = "a name ending in _TOKEN, _API_KEY, _APIKEY, _ACCESS_KEY, PASSWORD, _PASSWD, _SECRET, _AUTH, _PAT or _PWD"
+        + " (ASCII case ignored), or TF_TOKEN_<host>"
+
+    /// Whether `name` is one programs read as a credential (``credentialSuffixes``, ``credentialPrefixes``).
+    public static func isCredentialName(_ name: String) -> Bool {
+        let upper = name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+        return credentialSuffixes.contains { upper.count >= $0.utf8.count && upper.suffix($0.utf8.count).elementsEqual($0.utf8) }
+            || credentialPrefixes.contains { name.utf8.starts(with: $0.utf8) && name.utf8.count > $0.utf8.count }
+    }
+
     /// Why `name` cannot carry the token, or nil: a portable environment variable name (POSIX.1-2017
-    /// §8.1: ASCII letters, digits and `_`, not starting with a digit), and not one authdeck sets
-    /// for itself.
+    /// §8.1: ASCII letters, digits and `_`, not starting with a digit), not one authdeck sets for
+    /// itself or the loader and shell give a meaning, and allowed by rule: a name programs read as
+    /// a credential (``isCredentialName(_:)``). Any other name may be run, resolved or evaluated by
+    /// some program (`http_proxy` sent the token to DNS as a proxy's host name; `GIT_SSH_COMMAND`,
+    /// `GIT_ASKPASS`, `PROMPT_COMMAND`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `PAGER` run it), so none is.
     public static func variableNameProblem(_ name: String) -> String? {
         let bytes = Array(name.utf8)
         guard let first = bytes.first else { return "--env needs a variable name, got an empty one" }
@@ -33,6 +55,11 @@ public enum ExecRules {
         if reservedNames.contains(where: { $0.utf8.elementsEqual(name.utf8) }) || reservedPrefixes.contains(where: { name.hasPrefix($0) }) {
             return "--env \(name) already means something to the shell, the dynamic loader or the C library"
                 + " (a token there breaks the command or is printed by it); choose a name such as GH_TOKEN"
+        }
+        guard isCredentialName(name) else {
+            return "--env \(name) is not a name programs read as a credential: exec puts the token only in \(credentialRule)"
+                + " (other names may be run or resolved by a program: proxies, GIT_SSH_COMMAND, NODE_OPTIONS, PAGER…); choose a name"
+                + " such as GH_TOKEN"
         }
         return nil
     }

@@ -72,11 +72,15 @@ public struct ClientRegistrationRecord: Equatable, Sendable {
     public var registrationClientURI: URL?
     /// `client_secret_expires_at`; nil: no secret, or one that never expires.
     public var clientSecretExpiresAt: Date?
+    /// The `registration_endpoint` registered at (RFC 7591 §3): the origin the registration access
+    /// token may be sent to (nil in records kept before it was: read from the server's metadata).
+    public var registrationEndpoint: URL?
 
-    public init(registeredAt: Date, registrationClientURI: URL? = nil, clientSecretExpiresAt: Date? = nil) {
+    public init(registeredAt: Date, registrationClientURI: URL? = nil, clientSecretExpiresAt: Date? = nil, registrationEndpoint: URL? = nil) {
         self.registeredAt = registeredAt
         self.registrationClientURI = registrationClientURI
         self.clientSecretExpiresAt = clientSecretExpiresAt
+        self.registrationEndpoint = registrationEndpoint
     }
 }
 
@@ -115,7 +119,8 @@ extension ProtectedResourceBinding {
                           }
                           return ClientRegistrationRecord(registeredAt: registeredAt,
                                                           registrationClientURI: try reader.optionalURL("registrationClientURI"),
-                                                          clientSecretExpiresAt: try reader.optionalDate("clientSecretExpiresAt", .secondsSince1970))
+                                                          clientSecretExpiresAt: try reader.optionalDate("clientSecretExpiresAt", .secondsSince1970),
+                                                          registrationEndpoint: try reader.optionalURL("registrationEndpoint"))
                       })
         redirectURI = try reader.optionalString("redirectURI")
     }
@@ -130,6 +135,7 @@ extension ProtectedResourceBinding {
                     "registeredAt": .date(registration.registeredAt, .secondsSince1970),
                     "registrationClientURI": registration.registrationClientURI.map { .string($0.absoluteString) },
                     "clientSecretExpiresAt": registration.clientSecretExpiresAt.map { .date($0, .secondsSince1970) },
+                    "registrationEndpoint": registration.registrationEndpoint.map { .string($0.absoluteString) },
                 ])
             },
         ])

@@ -220,8 +220,8 @@ extension ProviderConfig {
 /// A host a provider's access tokens are good for outside OAuth (a git server, a container
 /// registry), and the username the host expects with the token as password.
 public struct CredentialHost: Equatable, Sendable {
-    /// `host` or `host:port`, lower case; a leading `*` stands for any non-empty prefix without
-    /// `/` or `:` (`*.gcr.io`, `*-docker.pkg.dev`).
+    /// `host` or `host:port`, lower case; a leading `*` stands for one or more DNS labels (ASCII
+    /// letters, digits and `-`, joined by `.`: `*.gcr.io`, `*-docker.pkg.dev`).
     public var host: String
     /// The username sent with the token (`x-access-token`, `oauth2`, `oauth2accesstoken`); nil:
     /// the account's own username (its login).
@@ -240,7 +240,18 @@ public struct CredentialHost: Equatable, Sendable {
         guard pattern.first == UInt8(ascii: "*") else { return name == pattern }
         let suffix = pattern.dropFirst()
         guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) else { return false }
-        return !name.prefix(name.count - suffix.count).contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") }
+        return Self.isLabels(name.prefix(name.count - suffix.count))
+    }
+
+    /// Whether `bytes` is one or more DNS labels (RFC 1123 §2.1: letters, digits, `-`) joined by
+    /// `.`, none empty: what a `*` may stand for (never `?`, `#`, `\`, `@`, `%`, `/` or `:`).
+    static func isLabels(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).allSatisfy { label in
+            !label.isEmpty && label.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "-")
+            }
+        }
     }
 
     /// The username for `account` (its login when the host names none; `oauth2` without one).

@@ -8,12 +8,27 @@ public struct CallAPI: Sendable {
     let env: AppEnvironment
     public init(_ env: AppEnvironment) { self.env = env }
 
+    /// The account `url` calls for (``APIAccount``): `query` and `environmentAccount` as every
+    /// command takes them; the place is read only when the choice reaches it.
+    public func account(for url: URL, query: String?, in snapshot: LoadedSnapshot,
+                        environmentAccount: String?) throws(APIAccountFailure) -> ResolvedAccount {
+        try APIAccount.choose(url: url.absoluteString, in: snapshot, explicit: query != nil || environmentAccount?.isEmpty == false) {
+            () throws(AccountResolutionError) in try Places(env).choose(query, in: snapshot, environmentAccount: environmentAccount)
+        }
+    }
+
     /// - Parameter headers: extra headers; an `Authorization` header is refused by the front end.
-    /// - Throws: ``AppError`` for the token; a transport failure as `.transient`.
+    /// - Throws: ``AppError`` for the token; a transport failure as `.transient`; `.usage` for an
+    ///   account whose token is bound to a resource `url` is outside (RFC 8707: sent nowhere else).
     public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader],
                     body: Data?) async throws(AppError) -> HTTPResponse {
         let record = try Accounts(env: env).record(id)
         let provider = try? ProviderAccess(env: env).provider(record.providerID)
+        if let bound = APIAccount.boundResource(of: provider), !APIAccount.covers(resource: bound, url: url.absoluteString) {
+            throw AppError(title: "\(AccountResolution.handle(record))'s token is for the resource \(bound) only",
+                           detail: "A token bound to a resource (RFC 8707) is never sent elsewhere, and \(url.absoluteString) is outside it.",
+                           specReference: "RFC 8707 §2", disposition: .usage)
+        }
         let token = try await TokenForScripts(env).accessToken(id, minimumValidity: .seconds(30))
         var http = env.http(provider)
         var all: [HTTPHeader] = []

@@ -1,3 +1,4 @@
+import CredentialStore
 import FoundationEssentials
 
 /// `authdeck check`: the backstop that finds a grant that died quietly. Each account whose last
@@ -113,12 +114,36 @@ public struct CheckAccounts: Sendable {
         return (.ok, "")
     }
 
+    /// The store is read on every run, whether or not an account is due: a locked (or damaged)
+    /// store is `.storeLocked` (`.fileDamaged`) every time, never "ok" until the backstop comes
+    /// round. One account's secrets are read (the vault decrypted, the keyring asked without a
+    /// prompt); any other trouble is left to the refreshes that meet it.
+    func readStore(_ records: [AccountRecord]) throws(AppError) {
+        guard let first = records.first else { return }
+        func stopsEveryCheck(_ error: AppError) -> Bool {
+            switch error.disposition {
+            case .storeLocked, .fileDamaged: true
+            default: false
+            }
+        }
+        let store: any SecretStore
+        do { store = try env.credentials.store() } catch {
+            if stopsEveryCheck(error) { throw error }
+            return
+        }
+        do { _ = try store.loadIfPresent(Accounts.key(first)) } catch {
+            let mapped = ErrorMapping.appError(error)
+            if stopsEveryCheck(mapped) { throw mapped }
+        }
+    }
+
     /// Checks `records` one after another; `notices`: what a refresh on the way says (a provider
     /// that is slow, ``RefreshNotice``), as for `token` and `refresh`.
     /// - Throws: ``AppError`` with `.storeLocked` or `.fileDamaged` (nothing can be checked
     ///   unattended then; said once).
     public func run(_ records: [AccountRecord], settings: Settings,
                     notices: (@Sendable (RefreshNotice) -> Void)? = nil) async throws(AppError) -> [Outcome] {
+        try readStore(records)
         var outcomes: [Outcome] = []
         for record in records {
             var current = record

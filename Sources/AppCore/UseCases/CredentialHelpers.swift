@@ -1,5 +1,6 @@
 import AuthEngine
 import FoundationEssentials
+import TextSupport
 
 /// Why a credential helper answers nothing for a host its providers serve (the front end writes
 /// it to stderr, where git and docker show it).
@@ -114,10 +115,12 @@ public struct GitCredentials: Sendable {
     }
 
     func account(_ request: GitCredentialRequest, environmentAccount: String?) throws(CredentialHelperFailure) -> (AccountRecord, CredentialHost)? {
-        guard let scheme = request.protocolName, let host = request.host, !host.isEmpty else { return nil }
+        guard let scheme = request.protocolName?.asciiLowercased, let host = request.host, !host.isEmpty else { return nil }
+        // The same RFC 3986 authority docker's ServerURL is read for: anything else is no host authdeck serves.
+        guard URIParts.hostAndPort(host, scheme: scheme) != nil else { return nil }
         let served = try HostAccounts(env: env).account(for: host, in: \.gitHosts, username: request.username, environmentAccount: environmentAccount)
         guard let served else { return nil }
-        guard scheme == "https" || (scheme == "http" && URLPolicy.isLoopbackIPLiteral(Self.hostname(host))) else {
+        guard scheme.utf8.elementsEqual("https".utf8) || (scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(Self.hostname(host))) else {
             throw .problem(AppError(title: "authdeck sends tokens to \(host) only over https",
                                     detail: "Plain http is used only for loopback addresses (127.0.0.0/8, ::1);"
                                         + " change the remote to https://\(host)/…",
@@ -142,7 +145,7 @@ public struct DockerCredentials: Sendable {
     public func get(_ request: DockerCredentialRequest, environmentAccount: String?) async throws(CredentialHelperFailure) -> HelperCredential? {
         guard let (record, entry) = try HostAccounts(env: env).account(for: request.host, in: \.containerRegistries, username: nil,
                                                                     environmentAccount: environmentAccount) else { return nil }
-        if request.serverURL.hasPrefix("http://"), !URLPolicy.isLoopbackIPLiteral(GitCredentials.hostname(request.host)) {
+        if request.scheme.utf8.elementsEqual("http".utf8), !URLPolicy.isLoopbackIPLiteral(GitCredentials.hostname(request.host)) {
             throw .problem(AppError(title: "authdeck sends tokens to \(request.host) only over https", disposition: .usage))
         }
         return try await HostAccounts(env: env).credential(record, host: entry)

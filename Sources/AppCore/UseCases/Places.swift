@@ -20,8 +20,18 @@ public struct Places: Sendable {
            let run = env.git.run(["config", "--show-scope", "--show-origin", "--null", "--get-all", "authdeck.account"], real), run.status == 0 {
             var entries = GitConfigAccount.entries(run.stdout, directory: real)
             var gitDirectories: [String] = []
+            var discoveredBare: String?
             if entries.contains(where: { $0.scope == "local" || $0.scope == "worktree" }) {
-                if let rev = env.git.run(["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-prefix"], real), rev.status == 0 {
+                // git's safe.bareRepository=explicit: a bare repository git finds by looking (a directory
+                // committed into another repository can look like one) is used only when GIT_DIR names it.
+                let revParse = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-prefix"]
+                var rev = env.git.run(["-c", "safe.bareRepository=explicit"] + revParse, real)
+                if rev?.status != 0, let plain = env.git.run(revParse, real), plain.status == 0 {
+                    let gitDirectory = String(plain.stdout.prefix { $0 != "\n" })
+                    // git 2.39 refuses the `.git` directory of a work tree too (later versions do not): that one counts.
+                    if PathText.lastComponent(gitDirectory).utf8.elementsEqual(".git".utf8) { rev = plain } else { discoveredBare = gitDirectory }
+                }
+                if let rev, rev.status == 0 {
                     let lines = rev.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                     gitDirectories = lines.prefix(2).filter { !$0.isEmpty }.compactMap { path in
                         env.place.realPath(path.hasPrefix("/") ? path : "\(real)/\(path)")
@@ -37,7 +47,7 @@ public struct Places: Sendable {
                     entries[index].file = env.place.realPath(entries[index].file) ?? entries[index].file
                 }
             }
-            (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories)
+            (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories, discoveredBareRepository: discoveredBare)
         }
         do {
             place.rule = DirectoryBinding.match(real, in: try env.place.bindings())

@@ -1,6 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
+import TextSupport
 
 /// Adding and removing providers. A provider's client secret lives in the credential store,
 /// never in the providers file; its cached discovery and JWKS go with it.
@@ -77,6 +78,23 @@ public struct ProviderAdmin: Sendable {
         do { stored = try env.credentials.store().loadIfPresent(.providerClient(provider.id.rawValue)) } catch { throw ErrorMapping.appError(error) }
         guard let uri = binding.registration?.registrationClientURI, let token = stored?.registrationAccessToken else {
             return .kept(reason: "the server gave no registration_client_uri and registration_access_token to delete it with (RFC 7592 §3)")
+        }
+        // The registration access token goes only to the origin it was issued from (the registration endpoint's).
+        let endpoint: URL
+        if let kept = binding.registration?.registrationEndpoint {
+            endpoint = kept
+        } else {
+            guard let advertised = try? await ProviderAccess(env: env).metadata(provider).registrationEndpoint else {
+                return .kept(reason: "the registration endpoint's origin could not be read (the server's metadata), so the registration access"
+                                 + " token is not sent to \(uri.absoluteString)")
+            }
+            endpoint = advertised
+        }
+        guard let clientOrigin = URIParts(uri.absoluteString)?.origin, let endpointOrigin = URIParts(endpoint.absoluteString)?.origin,
+              clientOrigin.utf8.elementsEqual(endpointOrigin.utf8) else {
+            return .kept(reason: "its registration_client_uri \(uri.absoluteString) is on another origin than the registration endpoint"
+                             + " \(endpoint.absoluteString), so the registration access token is not sent there (RFC 7592 §3); delete the client"
+                             + " at the server by hand if it should go")
         }
         do throws(AuthError) {
             let request: HTTPRequest

@@ -234,12 +234,18 @@ public struct SignIn: Sendable {
         let becameActive = try await store.withAccountLock(key, clock: env.clock) { () async throws -> Bool in
             // The secrets first, then the metadata that points at them.
             try store.save(secrets, for: key)
-            try files.saveAccount(record)
-            // The first account (or one replacing a vanished active account) becomes active.
+            // The first account (or one replacing a vanished active account) becomes active. Then
+            // active.json is written before the record: a reader (accounts.json, then active.json,
+            // no lock) sees the state before this sign-in or after it, never several accounts
+            // and none active (before the record, an active id it does not find counts as none).
             let active = try activeAccounts.activeAccount().id
             let accounts = try files.accounts()
-            guard active == nil || !accounts.contains(where: { $0.id == active }) else { return active == id }
+            guard active == nil || !(active == id || accounts.contains(where: { $0.id == active })) else {
+                try files.saveAccount(record)
+                return active == id
+            }
             try activeAccounts.saveActiveAccount(id)
+            try files.saveAccount(record)
             return true
         }
         AccountEvents(env).signed(.signedIn, record)

@@ -1,117 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
-
-/// What signing in to a resource by its URL asks for (`authdeck login URL`).
-public struct ResourceSignInRequest: Equatable, Sendable {
-    /// The resource's URL as given (`https://mcp.example.com/mcp`).
-    public var resourceURL: String
-    /// `--scope`: scopes added to the challenge's (or the metadata's `scopes_supported`).
-    public var extraScopes: [String]
-    /// `--client-metadata-url`: a client id metadata document's URL, used as the `client_id` where
-    /// the server advertises `client_id_metadata_document_supported`.
-    public var clientMetadataURL: String?
-    /// The authorization server picked among several (an issuer of `authorization_servers`).
-    public var authorizationServer: String?
-    public var alias: String?
-    public var noBrowser: Bool
-
-    public init(resourceURL: String, extraScopes: [String] = [], clientMetadataURL: String? = nil, authorizationServer: String? = nil,
-                alias: String? = nil, noBrowser: Bool = false) {
-        self.resourceURL = resourceURL
-        self.extraScopes = extraScopes
-        self.clientMetadataURL = clientMetadataURL
-        self.authorizationServer = authorizationServer
-        self.alias = alias
-        self.noBrowser = noBrowser
-    }
-}
-
-/// Steps 1–2 found: the resource's metadata, and where (RFC 9728).
-public struct ResourceDiscovery: Equatable, Sendable {
-    /// The URL asked for.
-    public var requestedURL: String
-    public var metadata: ProtectedResourceMetadata
-    public var metadataURL: String
-    public var location: ProtectedResourceMetadataLocation
-    /// The challenge's `scope` (RFC 6750 §3), when it had one.
-    public var challengeScope: [String]?
-    /// The resource indicator every token request names: the metadata's `resource`.
-    public var resource: String { metadata.resource }
-
-    public init(requestedURL: String, metadata: ProtectedResourceMetadata, metadataURL: String, location: ProtectedResourceMetadataLocation,
-                challengeScope: [String]? = nil) {
-        self.requestedURL = requestedURL
-        self.metadata = metadata
-        self.metadataURL = metadataURL
-        self.location = location
-        self.challengeScope = challengeScope
-    }
-}
-
-/// Where the client comes from (step 4), decided before anything is registered.
-public enum ResourceClientPlan: Equatable, Sendable {
-    /// The provider made for this resource and server earlier: signed in again with it.
-    case existingProvider(ProviderID)
-    /// A provider for the same issuer (configured by hand, or made for another resource): its client.
-    case sharedClient(from: ProviderID)
-    /// The client id metadata document URL as the `client_id`.
-    case metadataDocument(String)
-    /// RFC 7591 registration at this endpoint.
-    case register(URL)
-}
-
-/// Step 3 done and step 4 decided: what the person confirms before anything is registered or opened.
-public struct ResourceSignInPlan: Equatable, Sendable {
-    public var discovery: ResourceDiscovery
-    public var authorizationServer: AuthorizationServerMetadata
-    /// Where the server's metadata was found.
-    public var discoveryKind: DiscoveryKind
-    public var metadataURL: String
-    public var client: ResourceClientPlan
-    /// The provider signed in with: the existing one, or the name the new one gets (from the host).
-    public var providerID: ProviderID
-    /// The scopes the new provider asks for (the challenge's, else `scopes_supported`).
-    public var scopes: [String]
-    /// Notes for the person (a metadata document the server does not take, …).
-    public var notes: [String]
-
-    public init(discovery: ResourceDiscovery, authorizationServer: AuthorizationServerMetadata, discoveryKind: DiscoveryKind, metadataURL: String,
-                client: ResourceClientPlan, providerID: ProviderID, scopes: [String], notes: [String] = []) {
-        self.discovery = discovery
-        self.authorizationServer = authorizationServer
-        self.discoveryKind = discoveryKind
-        self.metadataURL = metadataURL
-        self.client = client
-        self.providerID = providerID
-        self.scopes = scopes
-        self.notes = notes
-    }
-}
-
-extension ResourceSignInPlan {
-    /// What the person confirms, one line each: the resource, its metadata, the authorization
-    /// server, the client, the provider, the scopes and whether tokens are bound to a key.
-    /// Server text: escape before showing.
-    public var summaryLines: [String] {
-        let client = switch self.client {
-        case .existingProvider(let id): "provider '\(id)' (made for this resource earlier)"
-        case .sharedClient(let from): "the client of provider '\(from)' (same authorization server)"
-        case .metadataDocument(let url): "client id metadata document \(url)"
-        case .register(let endpoint): "a new registration at \(endpoint.absoluteString) (RFC 7591), kept for this server"
-        }
-        var lines = [
-            "Resource:             \(discovery.resource)",
-            "Its metadata:         \(discovery.metadataURL)",
-            "Authorization server: \(authorizationServer.issuer)",
-            "Client:               \(client)",
-            "Provider:             \(providerID)",
-        ]
-        if !scopes.isEmpty { lines.append("Scopes:               \(scopes.joined(separator: " "))") }
-        if discovery.metadata.wantsDPoP { lines.append("Tokens:               bound to a key (DPoP, RFC 9449)") }
-        return lines
-    }
-}
+import TextSupport
 
 /// Signing in to a resource by its URL: the protected-resource metadata (RFC 9728), the
 /// authorization server's metadata (RFC 8414, OpenID discovery), the client (configured, client
@@ -136,6 +26,39 @@ public struct SignInToResource: Sendable {
         return true
     }
 
+    /// A resource's URL carries no user name or password (RFC 9728 §1.2: a resource identifier is
+    /// a URL; RFC 3986 §3.2.1: credentials in one are deprecated): refused before anything is
+    /// sent (HTTP would send them as Basic authentication), shown (the plan's lines) or stored
+    /// (`resource=` in every request, `providers.json`). The message shows the URL without them.
+    /// - Throws: ``AppError`` (`.usage`).
+    public static func refuseCredentials(in resourceURL: String) throws(AppError) {
+        let parts = URIParts(resourceURL)
+        guard parts?.userinfo != nil || (parts == nil && URLPolicy.redactingUserInfo(resourceURL) != resourceURL) else { return }
+        throw AppError(title: "The resource URL carries a user name or password",
+                       detail: "A resource is named by its URL alone (RFC 9728 §1.2, RFC 8707 §2); authdeck signs in with tokens and never sends"
+                           + " the resource a password. Give it without 'user:password@': "
+                           + (parts?.withoutUserinfo ?? URLPolicy.redactingUserInfo(resourceURL)),
+                       specReference: "RFC 9728 §1.2, RFC 3986 §3.2.1", disposition: .usage)
+    }
+
+    /// A client id metadata document's URL (`--client-metadata-url`), which becomes the
+    /// `client_id` sent to the server and kept in `providers.json`: an https URL (http only on a
+    /// loopback address) without a user name or password (which would go with it everywhere)
+    /// and without a fragment; refused
+    /// otherwise without echoing what may be a password.
+    /// - Throws: ``AppError`` (`.usage`).
+    public static func checkClientMetadataURL(_ document: String) throws(AppError) {
+        let parts = URIParts(document)
+        guard let parts, parts.userinfo == nil, parts.fragment == nil,
+              parts.scheme.utf8.elementsEqual("https".utf8)
+                || (parts.scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(parts.host)) else {
+            let shown = parts.map { "\($0.scheme)://\($0.hostAndPort)\($0.path)" + ($0.query.map { "?\($0)" } ?? "") } ?? "(not shown: it is not a URL)"
+            throw AppError(title: "--client-metadata-url must be an https URL (http only on loopback) without user name, password or fragment",
+                           detail: "Got \(shown). A client id metadata document is named by its https URL alone: it is the client_id the"
+                               + " server sees and fetches.", disposition: .usage)
+        }
+    }
+
     // MARK: - Steps 1–2
 
     /// The resource's challenge, then its protected-resource metadata: the challenge's
@@ -144,6 +67,7 @@ public struct SignInToResource: Sendable {
     /// root also its origin).
     /// - Throws: ``AppError`` from ``AuthError/resourceStep(_:url:cause:)`` naming the step and URL.
     public func discover(_ resourceURL: String) async throws(AppError) -> ResourceDiscovery {
+        try Self.refuseCredentials(in: resourceURL)
         do throws(AuthError) {
             let candidates: [(URL, ProtectedResourceMetadataLocation)]
             let wellKnown: [(URL, ProtectedResourceMetadataLocation)]
@@ -202,6 +126,7 @@ public struct SignInToResource: Sendable {
     /// - Throws: `.usage` when several servers are listed and none (or another) is picked;
     ///   ``AuthError/resourceStep(_:url:cause:)`` errors; file errors.
     public func plan(_ discovery: ResourceDiscovery, _ request: ResourceSignInRequest) async throws(AppError) -> ResourceSignInPlan {
+        if let document = request.clientMetadataURL { try Self.checkClientMetadataURL(document) }
         let servers = discovery.metadata.authorizationServers
         let issuer: String
         if let picked = request.authorizationServer {
@@ -323,7 +248,7 @@ public struct SignInToResource: Sendable {
             provider.protectedResource?.redirectURI = exact
             provider.protectedResource?.registration = ClientRegistrationRecord(
                 registeredAt: env.now(), registrationClientURI: registration.registrationClientURI,
-                clientSecretExpiresAt: registration.clientSecretExpiresAt)
+                clientSecretExpiresAt: registration.clientSecretExpiresAt, registrationEndpoint: endpoint)
             if registration.clientSecret != nil {
                 provider.clientAuthentication = registration.tokenEndpointAuthMethod.flatMap(ClientAuthenticationMethod.init(rawValue:))
                     ?? .clientSecretBasic

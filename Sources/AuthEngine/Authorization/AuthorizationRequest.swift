@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TextSupport
 
 /// What the user asks for in an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1).
 public struct AuthorizationRequest: Sendable, Equatable {
@@ -155,12 +156,18 @@ func authorizationParameters(metadata: AuthorizationServerMetadata, client: Clie
     return (endpoint, parameters, pending)
 }
 
-/// RFC 8707 §2: a `resource` is an absolute URI without a fragment.
-/// - Throws: `.unsupported(.invalidResourceIndicator)`.
+/// RFC 8707 §2: a `resource` is an absolute URI without a fragment; and without a user name or
+/// password (RFC 9728 §1.2, RFC 3986 §3.2.1: credentials in a URI are deprecated), which would
+/// ride in every `resource=` parameter and the browser's URL.
+/// - Throws: `.unsupported(.invalidResourceIndicator)`, `.unsupported(.credentialsInResourceIndicator)` (the URI without them).
 public func validateResourceIndicator(_ resource: String) throws(AuthError) {
+    if let parts = URIParts(resource), parts.userinfo != nil { throw .unsupported(.credentialsInResourceIndicator(parts.withoutUserinfo)) }
     guard let components = URLComponents(string: resource), let scheme = components.scheme, !scheme.isEmpty,
           components.fragment == nil, !resource.contains("#") else {
-        throw .unsupported(.invalidResourceIndicator(resource))
+        throw .unsupported(.invalidResourceIndicator(URLPolicy.redactingUserInfo(resource)))
+    }
+    if components.user != nil || components.password != nil {
+        throw .unsupported(.credentialsInResourceIndicator(URLPolicy.redactingUserInfo(resource)))
     }
 }
 

@@ -181,6 +181,8 @@ public enum UnsupportedReason: Sendable, Equatable {
     case contradictoryPromptAndMaxAge
     /// RFC 8707 §2: a `resource` must be an absolute URI without a fragment.
     case invalidResourceIndicator(String)
+    /// RFC 9728 §1.2, RFC 3986 §3.2.1: a `resource` with a user name or password; the value is the URI without them.
+    case credentialsInResourceIndicator(String)
     /// RFC 8252 §7.3, RFC 6749 §3.1.2: the redirect URI is not acceptable (fragment, `localhost`, http off loopback).
     case invalidRedirectURI(String)
     /// RFC 6749 §3.1: a parameter would be sent twice.

@@ -132,6 +132,9 @@ public struct PresentableError: Sendable, Equatable {
                                     "RFC 6749 §7.1, RFC 9449 §5")
         case .contradictoryPromptAndMaxAge: ("`prompt=none` with `max_age=0` contradict each other.", "OIDC Core §3.1.2.1")
         case .invalidResourceIndicator(let value): ("The resource `\(value)` must be an absolute URI without a fragment.", "RFC 8707 §2")
+        case .credentialsInResourceIndicator(let value):
+            ("The resource \(value) was given with a user name or password; a resource is a URI without credentials: give it without"
+                + " `user:password@` (authdeck sends tokens, never a password).", "RFC 9728 §1.2, RFC 8707 §2, RFC 3986 §3.2.1")
         case .invalidRedirectURI(let value): ("The redirect URI `\(value)` is not acceptable (fragment, `localhost` or http off loopback).",
                                               "RFC 8252 §7.3, §8.3")
         case .repeatedParameter(let name): ("The parameter `\(name)` would be sent twice.", "RFC 6749 §3.1")

@@ -50,8 +50,9 @@ public enum ProtectedResourceDiscovery {
     /// resource has a path other than `/`), then the root (RFC 9728 §3.1; MCP authorization
     /// "Protected Resource Metadata Discovery Requirements"). The resource's query is dropped
     /// (§3.1: "any terminating slash … and query … removed" for the identifier's path).
-    /// - Throws: `.unsupported(.insecureURL)`, `.unsupported(.invalidResourceIndicator)`.
+    /// - Throws: `.unsupported(.insecureURL)`, `.unsupported(.invalidResourceIndicator)`, `.unsupported(.credentialsInResourceIndicator)`.
     public static func wellKnownURLs(resource: String) throws(AuthError) -> [(URL, ProtectedResourceMetadataLocation)] {
+        try validateResourceIndicator(resource)
         guard let components = URLComponents(string: resource), let scheme = components.scheme, let host = components.percentEncodedHost,
               !host.isEmpty, let url = URL(string: resource), components.fragment == nil else {
             throw .unsupported(.invalidResourceIndicator(resource))

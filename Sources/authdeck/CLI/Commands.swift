@@ -13,6 +13,8 @@ enum ExitCode {
     static let storeLocked: Int32 = 4
     /// A file authdeck keeps is damaged (nothing was changed): run `authdeck doctor`.
     static let fileDamaged: Int32 = 5
+    /// The person answered no at a question (`login URL`'s plan): nothing was registered or stored.
+    static let declined: Int32 = 6
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }
@@ -64,7 +66,7 @@ enum Commands {
             + " user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an"
             + " authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to"
             + " https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to"
-            + " that resource (an MCP server): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is"
+            + " that resource (an MCP server; a URL with user:password@ is refused before anything is sent): its protected resource metadata (RFC 9728) names the authorization server, whose metadata is"
             + " checked (RFC 8414; S256 required); the client is the one configured for that server, a client id metadata document"
             + " (--client-metadata-url), or registered once per server (RFC 7591); the provider is named after the host, every token"
             + " request names the resource (RFC 8707) and the redirect must carry iss (RFC 9207). It asks before registering or opening a"
@@ -159,7 +161,8 @@ enum Commands {
         positionals: [account],
         options: [
             .value("env", valueName: "name", help: "The variable that carries the token (default AUTHDECK_TOKEN; with --token-file,"
-                + " NAME_FILE carries the path)."),
+                + " NAME_FILE carries the path): a name programs read as a credential, ending in _TOKEN, _API_KEY, _APIKEY, _ACCESS_KEY,"
+                + " PASSWORD, _PASSWD, _SECRET, _AUTH, _PAT or _PWD, or TF_TOKEN_<host>."),
             .flag("tokenFile", help: "Hand over a file kept fresh instead of the token itself (for commands that run longer than a token lives)."),
             .value("minValid", valueName: "seconds", help: "The token is valid at least this long when handed over, and the file is renewed"
                 + " this long before expiry (default 60)."),
@@ -251,7 +254,8 @@ enum Commands {
         name: "api",
         abstract: "Call a protected API with the account's access token (Bearer, or DPoP with a fresh proof).",
         discussion: "Prints the response body on stdout; exits 1 for HTTP 400 and above. Redirects are not followed, so the token stays"
-            + " with the URL given.",
+            + " with the URL given. The URL chooses the account: a URL inside a resource signed in with 'login URL' gets that account's"
+            + " token, a resource's token is sent to no other URL, and an account named that does not fit the URL is an error (exit 2).",
         positionals: [account, PositionalSpec(name: "url", optional: false, help: "The https URL to call (http only on loopback).")],
         options: [
             .value("method", short: "X", valueName: "method", help: "The HTTP method (default GET, or POST with --data)."),

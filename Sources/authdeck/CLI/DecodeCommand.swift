@@ -220,7 +220,17 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
         : nil
     let url = try checkSecureURL(options.url, named: "<url>", hint: accountFirst)
     let snapshot = try context.snapshot()
-    let record = try context.account(options.account, in: snapshot)
+    // The URL chooses: a signed-in resource's own account; a resource's token nowhere else (APIAccount).
+    let record: AccountRecord
+    do throws(APIAccountFailure) {
+        record = try CallAPI(context.app).account(for: url, query: options.account, in: snapshot,
+                                                  environmentAccount: context.environment["AUTHDECK_ACCOUNT"]).record
+    } catch {
+        switch error {
+        case .resolution(let error): throw CLIFailure(error, providers: snapshot.providers)
+        case .mismatch(let error): throw CLIFailure(error)
+        }
+    }
     var body: Data?
     if let data = options.data {
         if data == "@-" {

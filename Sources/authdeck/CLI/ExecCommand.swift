@@ -41,9 +41,7 @@ struct ExecOptions {
         if let text = parsed.value("minValid"), durationSeconds(text) == nil {
             return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
         }
-        if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
-            return "--resource '\(resource)' must be an absolute URI without a fragment (RFC 8707 §2)"
-        }
+        if let resource = parsed.value("resource"), let problem = resourceIndicatorProblem(resource) { return problem }
         if parsed.trailing.first?.isEmpty == true { return "the command after '--' is empty" }
         return nil
     }

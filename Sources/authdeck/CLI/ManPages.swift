@@ -164,6 +164,7 @@ enum ManPages {
         (ExitCode.storeLocked, "The credential store is locked: the vault passphrase is unavailable or wrong, or the keyring is locked;"
             + " nothing was stored."),
         (ExitCode.fileDamaged, "A file authdeck keeps is damaged; nothing was changed (run authdeck doctor)."),
+        (ExitCode.declined, "Declined: the answer to a question was no (login URL's plan); nothing was registered or stored."),
         (ExitCode.interrupted, "Interrupted by Ctrl-C (SIGINT)."),
     ]
 

@@ -12,6 +12,8 @@ import Glibc
 /// `authdeck login URL`: discovery, the person's confirmation (or `--yes`), then the sign-in.
 func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
     let url = options.provider ?? ""
+    // Before anything says the URL: a password in it is not shown, sent or stored.
+    try context.run { () throws(AppError) in try SignInToResource.refuseCredentials(in: url) }
     if options.device || options.audience != nil || !options.resources.isEmpty {
         throw CLIFailure(usageMessage: "--device, --audience and --resource do not go with a resource URL",
                          hint: "The resource is the URL itself: authdeck login \(Output.visible(url)) [--scope SCOPE].")
@@ -39,7 +41,7 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
         let answer = readLine(strippingNewline: true)?.trimmingWhitespace().lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
             Output.err("Not signed in; nothing was registered or stored.")
-            return ExitCode.interrupted
+            return ExitCode.declined
         }
     }
     try context.unlock()

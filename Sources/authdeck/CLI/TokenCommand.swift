@@ -52,9 +52,7 @@ struct TokenOptions {
         if let text = parsed.value("minValid"), durationSeconds(text) == nil {
             return "--min-valid must be a number of seconds from 0 to \(Int(maximumMinValid)) (10 years), got '\(text)'"
         }
-        if let resource = parsed.value("resource"), (try? validateResourceIndicator(resource)) == nil {
-            return "--resource '\(resource)' must be an absolute URI without a fragment (RFC 8707 §2)"
-        }
+        if let resource = parsed.value("resource"), let problem = resourceIndicatorProblem(resource) { return problem }
         if [parsed.flag("json"), parsed.flag("execCredential"), parsed.flag("headerJson")].filter({ $0 }).count > 1 {
             return "--json, --exec-credential and --header-json are output formats; choose one"
         }

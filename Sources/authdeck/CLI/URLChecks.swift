@@ -32,3 +32,14 @@ func checkSecureURL(_ text: String, named: String, role: URLPolicy.ConfiguredURL
 func checkProviderConfig(_ config: ProviderConfig) throws {
     if let violation = config.validate().first { throw CLIFailure(usageMessage: violation.description, hint: violation.hint) }
 }
+
+/// What is wrong with a `--resource` value (RFC 8707 §2), in the engine's words; nil when it is
+/// a resource indicator. A user name or password in it is never echoed.
+func resourceIndicatorProblem(_ resource: String) -> String? {
+    do throws(AuthError) {
+        try validateResourceIndicator(resource)
+        return nil
+    } catch {
+        return "--resource: \(PresentableError(from: error).detail)"
+    }
+}
