@@ -19,4 +19,15 @@ struct ProviderRedirectPortJSONTests {
         #expect(config.redirectURIsToRegister.signIn == "http://127.0.0.1:8765/callback")
         #expect(config.redirectURIsToRegister.signOut == "http://127.0.0.1:8765/logout-callback")
     }
+
+    @Test("A preset may set the registered port (provider.redirectPort), as a provider that registers one fixed URI needs")
+    func presetData() throws {
+        let preset = try ProviderPreset.parse(Data("""
+            {"name": "fixed-port", "displayName": "Fixed port", "identity": "idToken", "revocation": "rfc7009", "logout": "endSession",
+             "provider": {"issuer": "https://op.example", "redirectPort": 8765},
+             "sources": {"provider.redirectPort": "https://op.example/docs/redirect-uris"}}
+            """.utf8), file: "fixed-port.json")
+        let config = try preset.makeProvider(id: "fp", clientID: "c", domain: nil, tenant: nil)
+        #expect(config.redirectPort == 8765 && config.fixedRedirectPort == 8765)
+    }
 }
