@@ -79,7 +79,8 @@ struct DirectoryAccountsTests {
         #expect(here.exitCode == 0 && here.stdout == bobToken.stdout && !here.stdout.isEmpty)
 
         let removed = try await runAuthdeck(["unbind"], in: link, home: home)
-        #expect(removed.exitCode == 0 && removed.stderr.contains("Removed the rule for \(Self.realPath(real))"), "\(removed)")
+        #expect(removed.exitCode == 0 && removed.stderr.contains("Removed the rule for \(Self.realPath(real)) (local/bob)"),
+                "unbind names the account as bind did, not by its id: \(removed)")
         let again = try await runAuthdeck(["unbind", "--dir", real.path], in: home.root, home: home)
         #expect(again.exitCode == 1 && again.stderr.contains("No rule for \(Self.realPath(real))"), "\(again)")
         let after = try await runAuthdeck(["which"], in: sub, home: home)
