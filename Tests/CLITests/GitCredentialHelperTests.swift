@@ -101,6 +101,11 @@ struct GitCredentialHelperTests {
         #expect(gitconfig.contains("[credential \"http://\(server.host)\"]\n\thelper = \n\thelper = !'\(URL(fileURLWithPath: authdeckBinary).resolvingSymlinksInPath().path)' git-credential\n"), "\(gitconfig)")
         let twice = try await home.run(["setup-git"])
         #expect(twice.stderr.contains("Already set up"), "\(twice)")
+        // A host no provider serves: refused, nothing written (git would ask authdeck and get nothing).
+        let unserved = try await home.run(["setup-git", "--host", "https://git.unserved.example"])
+        #expect(unserved.exitCode == 1 && unserved.stderr.contains("No provider serves https://git.unserved.example")
+                    && unserved.stderr.contains("--git-host HOST"), "\(unserved)")
+        #expect(try String(contentsOf: home.root.appendingPathComponent(".gitconfig"), encoding: .utf8) == gitconfig, "nothing written")
         let status = try await home.run(["status"])
         #expect(status.stdout.contains("git credential helper for: http://\(server.host)"), "\(status.stdout)")
 

@@ -123,3 +123,16 @@ struct GitCredentialsTests {
         #expect(viaURL.host == "evil.test", "url= splits its authority as RFC 3986 does")
     }
 }
+
+@Suite("setup-git's hosts (use case)")
+struct SetupGitHostsTests {
+    @Test("A URL whose host no provider lists among its git hosts is unserved (matched as git-credential matches: a *. pattern, ASCII case)")
+    func unservedURLs() throws {
+        let world = StubWorld()
+        world.files.withLock {
+            $0.providers[0].gitHosts = [CredentialHost(host: "git.example.com", username: nil), CredentialHost(host: "*.corp.example", username: nil)]
+        }
+        let urls = ["https://git.example.com", "https://GIT.example.com", "https://a.corp.example", "https://other.example", "https://corp.example"]
+        #expect(try SetupGit(world.environment()).unservedURLs(urls) == ["https://other.example", "https://corp.example"])
+    }
+}

@@ -43,6 +43,16 @@ public struct SetupGit: Sendable {
         return urls
     }
 
+    /// The URLs whose host no provider lists among its git hosts (``ProviderConfig/gitHosts``,
+    /// matched as `git-credential` matches them): git would ask authdeck for them and get nothing.
+    public func unservedURLs(_ urls: [String]) throws(AppError) -> [String] {
+        let providers = try env.files.providers()
+        return urls.filter { url in
+            guard let host = HelperURL(url)?.host else { return true }
+            return !providers.contains { ($0.gitHosts ?? []).contains { $0.matches(host) } }
+        }
+    }
+
     /// The values of `credential.<url>.helper` in `scope`, in order (empty: none, or no git).
     func helpers(_ url: String, scope: Scope) -> [String] {
         let arguments = ["config"] + scope.arguments + ["--null", "--get-all", "credential.\(url).helper"]

@@ -57,6 +57,13 @@ func setupGitRun(hosts: [String], file: String?, uninstall: Bool, _ context: CLI
                                    : "git no longer asks authdeck for \(commaList(removed)) (removed from \(place)).")
         return ExitCode.ok
     }
+    // A host no provider serves: git would ask authdeck, get nothing, and ask for a username.
+    let unserved = try context.run { () throws(AppError) in try setup.unservedURLs(urls) }
+    if !unserved.isEmpty {
+        throw CLIFailure("No provider serves \(commaList(unserved)): git would ask authdeck and get no answer",
+                         hint: "A provider's git hosts are given when it is added: 'authdeck provider add NAME … --git-host HOST'"
+                             + " ('authdeck provider show NAME' lists them); then run setup-git again.")
+    }
     let added = try context.run { () throws(AppError) in try setup.install(urls, scope: scope, executable: executable) }
     let already = urls.filter { !added.contains($0) }
     if !added.isEmpty { Output.err("git now asks authdeck for the credentials of \(commaList(added)) (in \(place)).") }
