@@ -82,7 +82,9 @@ public enum PassphraseSource: Sendable {
     /// unlock prompt's count of tries.
     /// - Throws: ``SecretStoreError/passphraseUnavailable(cause:)``; ``SecretStoreError/permissionDenied(file:cause:)``
     ///   for a passphrase file that others can read.
-    public func read(confirm: Bool = false, newVaultAt newVault: String? = nil) throws(SecretStoreError) -> VaultPassphrase {
+    /// - Parameter triesLeft: after a wrong try, how many are left: the terminal's prompt says that
+    ///   number instead of the first prompt's count.
+    public func read(confirm: Bool = false, newVaultAt newVault: String? = nil, triesLeft: Int? = nil) throws(SecretStoreError) -> VaultPassphrase {
         let value: String
         switch self {
         case .value(let passphrase):
@@ -97,7 +99,8 @@ public enum PassphraseSource: Sendable {
             }
         case .terminal(let prompt):
             if let newVault { tell(Self.newVaultNotice(path: newVault)) }
-            let first = try Self.promptWithoutEcho(newVault == nil ? prompt : "New vault passphrase: ")
+            let again = triesLeft.map { "Vault passphrase (\($0) \($0 == 1 ? "try" : "tries") left): " }
+            let first = try Self.promptWithoutEcho(newVault == nil ? again ?? prompt : "New vault passphrase: ")
             if confirm {
                 let second = try Self.promptWithoutEcho(newVault == nil ? "Repeat: " : "Repeat the new passphrase: ")
                 guard first == second else {

@@ -248,7 +248,8 @@ public final class VaultSecretStore: SecretStore {
         // or descriptor gives the same answer every time, so it gets one.
         let attempts = passphrase.isInteractive ? PassphraseSource.terminalAttempts : 1
         for attempt in 1...attempts {
-            let keys = try derive(passphrase.read(), salt: header.salt, limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
+            let keys = try derive(passphrase.read(triesLeft: attempt == 1 ? nil : attempts - attempt + 1), salt: header.salt,
+                                  limits: KDFLimits(opsLimit: header.opsLimit, memLimit: header.memLimit))
             if Self.same(keys.keyCheck, header.keyCheck) {
                 remember(keys)
                 return keys
