@@ -56,6 +56,10 @@ struct ExactRedirectCLITests {
         let shown = try await home.run(["provider", "show", "exact"])
         #expect(shown.stdout.contains("redirect URIs: http://127.0.0.1:\(port)/callback, http://127.0.0.1:\(port)/logout-callback (exactly this port)"),
                 "\(shown)")
+        let shownJSON = try await home.run(["provider", "show", "exact", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shownJSON.stdout.utf8)) as? [String: Any], "\(shownJSON)")
+        #expect(object["redirectPort"] as? Int == port)
+        #expect(object["redirectURIs"] as? [String] == ["http://127.0.0.1:\(port)/callback", "http://127.0.0.1:\(port)/logout-callback"])
 
         // The port taken by this test process: an error naming it, and no other port tried.
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -73,8 +73,8 @@ public enum ErrorMapping {
             return AppError(title: "The loopback redirect listener failed", detail: detail, specReference: "RFC 8252 §7.3", disposition: .other)
         case .portBusy(let port, let holder):
             var error = AppError(title: "Port \(port) on 127.0.0.1 is in use\(holder.map { " by \($0)" } ?? "")",
-                                 detail: "The provider expects its redirects on exactly this port of 127.0.0.1 (the one registered with it),"
-                                     + " so no other port is tried.",
+                                 detail: "This sign-in listens on exactly this port of 127.0.0.1 (the provider's --redirect-port, or the"
+                                     + " one given for this sign-in), so no other port is tried.",
                                  specReference: "RFC 6749 §3.1.2.3", disposition: .other)
             error.nextStep = "Stop what listens on port \(port) and try again, or sign in once on another port registered with the"
                 + " provider: --redirect-port PORT."

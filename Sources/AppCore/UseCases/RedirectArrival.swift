@@ -37,8 +37,10 @@ enum RedirectArrival: Sendable {
                         do {
                             try validate(callback)
                         } catch AuthError.protocolViolation(let violation) {
+                            // The title names what did not match; the detail's advice is for a delivered redirect.
                             let said = PresentableError(from: .protocolViolation(violation))
-                            progress(.pastedLineRefused("That address was refused before any token request: \(said.title). \(said.detail)"))
+                            progress(.pastedLineRefused("That address was refused before any token request: \(said.title)."
+                                + " It is not this sign-in's redirect (an earlier tab's?)."))
                             continue
                         } catch {
                             // Anything else (the provider's own error, with this state) is the answer.

@@ -143,7 +143,13 @@ public struct SignIn: Sendable {
                 metadata: metadata, client: client, response: validated, http: env.http(provider), crypto: env.crypto,
                 jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now(), dpop: dpop)
         } catch {
-            throw BareStatusAdvice.advise(error, at: .codeExchange(redirectURI: redirectURI, provider: provider.id))
+            var advised = BareStatusAdvice.advise(error, at: .codeExchange(redirectURI: redirectURI, provider: provider.id))
+            if callback == nil, (error as? AuthError)?.invalidatesGrant == true {
+                // A code pasted alone had nothing to check before the exchange (no state, no iss).
+                advised.nextStep = "The code pasted alone was refused: it may have been cut or mistyped. Sign in again and paste the whole"
+                    + " address from the browser's address bar: authdeck login \(provider.id)."
+            }
+            throw advised
         }
         // Sign in with Apple posts its one-time `user` JSON with the code (response_mode=form_post);
         // the tokens are already issued, so a malformed one only loses the name, not the sign-in.

@@ -62,7 +62,8 @@ enum Commands {
     static let login = CommandSpec(
         name: "login",
         abstract: "Sign in to a provider, or to a resource by its URL, through the browser or the device flow.",
-        discussion: "The browser is opened with $BROWSER, then xdg-open; with --no-browser the URL is printed to stderr. With --device the"
+        discussion: "The browser is opened with $BROWSER, then xdg-open (with a display); with --no-browser, or when no browser opens, the URL"
+            + " is printed to stderr and the address the browser ended on (or the code) can be pasted back on this terminal. With --device the"
             + " user code and verification URI are printed to stderr (and a QR code when stderr is a terminal). With --code an"
             + " authorization code handed over by an app or web page is exchanged instead (Sign in with Apple, which redirects only to"
             + " https URIs). Ctrl-C cancels and stores nothing. Given an http(s) URL that is not a provider's name, authdeck signs in to"

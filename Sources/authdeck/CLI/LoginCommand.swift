@@ -189,7 +189,7 @@ enum PasteInstructions {
 
     /// The authorization endpoint's refusal reaches only the browser (RFC 6749 §4.1.2.1: never a
     /// redirect to an unverified URI): what the person does when the page shows one.
-    static let providerRefused = "If the provider's page shows an error about the redirect URI instead, press Ctrl-C: register the URI"
+    static let providerRefused = "If the provider's page shows an error about the redirect URI, press Ctrl-C: register the URI"
         + " 'authdeck provider show' lists exactly (or sign in with --redirect-port PORT on the port it has registered), or use --device."
 
     /// `[-p PORT] user@address` of this machine as the person's ssh reached it: the server's

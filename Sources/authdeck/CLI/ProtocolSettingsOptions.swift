@@ -56,8 +56,9 @@ struct ProtocolSettingsOptions {
 /// `--redirect-port PORT` of `provider add` and `login`: the port a provider that compares
 /// redirect URIs exactly has registered (RFC 6749 §3.1.2.3), 1 to 65535.
 enum RedirectPortOption {
-    static let spec = OptionSpec.value("redirectPort", valueName: "port", help: "Listen for the redirect on exactly this port (http://127.0.0.1:PORT/callback),"
-        + " for a provider that compares redirect URIs exactly, port included; a busy port is an error, never another port.")
+    static let spec = OptionSpec.value("redirectPort", valueName: "port", help: "Listen for redirects on exactly this port, for a provider that"
+        + " compares redirect URIs exactly, port included (register http://127.0.0.1:PORT/callback and …/logout-callback); a busy port is"
+        + " an error, never another port.")
 
     static func parse(_ text: String) -> UInt16? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let port = UInt16(text), port > 0 else { return nil }

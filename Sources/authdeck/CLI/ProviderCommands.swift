@@ -274,6 +274,8 @@ func providerJSON(_ provider: ProviderConfig, accounts: Int, discovery: Provider
         "caBundle": .text(provider.caBundlePath),
         "preset": .text(provider.preset),
         "plainHTTPLoopback": .bool(plain),
+        "redirectPort": provider.fixedRedirectPort.map { .int(Int($0)) } ?? .null,
+        "redirectURIs": .strings([provider.redirectURIsToRegister.signIn, provider.redirectURIsToRegister.signOut]),
         "accounts": .int(accounts),
     ])
 }
