@@ -144,7 +144,7 @@ public struct SignIn: Sendable {
                 jwksCache: access.jwksCache(provider, metadata: metadata), now: env.now(), dpop: dpop)
         } catch {
             var advised = BareStatusAdvice.advise(error, at: .codeExchange(redirectURI: redirectURI, provider: provider.id))
-            if callback == nil, (error as? AuthError)?.invalidatesGrant == true {
+            if callback == nil, error.invalidatesGrant {
                 // A code pasted alone had nothing to check before the exchange (no state, no iss).
                 advised.nextStep = "The code pasted alone was refused: it may have been cut or mistyped. Sign in again and paste the whole"
                     + " address from the browser's address bar: authdeck login \(provider.id)."
