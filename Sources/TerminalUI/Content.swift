@@ -335,10 +335,12 @@ enum DialogContent {
                 + " or the code, then press Enter:"
             out.append([])
             for chunk in DetailContent.wrapWords(prompt, width: max(20, width)) { out.append([.text(chunk, .text)]) }
-            let typed = paste.typedCount == 0 ? "(nothing pasted yet)" : "\(String(repeating: "•", count: min(8, paste.typedCount))) \(paste.typedCount) characters (hidden)"
+            let dots = String(repeating: "•", count: min(8, paste.typedCount))
+            let typed = paste.typedCount == 0 ? "(nothing pasted yet)" : "\(dots) \(paste.typedCount) characters (hidden)"
             out.append([.text("› ", .keyHint), .text(typed, .textDim)])
         }
-        out += [[], [.text(b.stage == .failed ? "Esc closes" : (b.paste == nil ? "Esc cancels" : "Enter uses the pasted address · Esc cancels"), .textDim)]]
+        let keys = b.stage == .failed ? "Esc closes" : (b.paste == nil ? "Esc cancels" : "Enter uses the pasted address · Esc cancels")
+        out += [[], [.text(keys, .textDim)]]
         return out
     }
 

@@ -44,10 +44,12 @@ public struct URIParts: Equatable, Sendable {
         // No byte of a URI is a space, a control character or a `\` (§2; a `\` is `/` to WHATWG parsers and not to others).
         guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) else { return nil }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, Self.isAlpha(bytes[0]),
-              bytes[..<colon].allSatisfy({ Self.isAlpha($0) || Self.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
+              bytes[..<colon].allSatisfy({ Self.isAlpha($0) || Self.isDigit($0)
+                  || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
               bytes[(colon + 1)...].starts(with: "//".utf8) else { return nil }
         let authorityStart = colon + 3
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.endIndex
         var authority = bytes[authorityStart..<authorityEnd]
         let ats = authority.indices.filter { authority[$0] == UInt8(ascii: "@") }
         guard ats.count <= 1 else { return nil }

@@ -56,7 +56,7 @@ struct SignInOverSSHTests {
     }
 
     func paste(_ tmux: TmuxSession, _ text: String) throws {
-        try tmux.sendKeys("-l", text)
+        try tmux.sendKeys("-l", "--", text)  // a code may begin with a dash
         try tmux.sendKeys("Enter")
     }
 
@@ -98,7 +98,7 @@ struct SignInOverSSHTests {
         #expect(try await authorizationCodeExchanges(session.emulator) == 0, "no token request")
         // A block of lines: the redirect, then a command a shell would run after authdeck exits.
         let marker = session.home.root.appendingPathComponent("injected").path
-        try tmux.sendKeys("-l", redirect + "\ntouch \(marker)\n")
+        try tmux.sendKeys("-l", "--", redirect + "\ntouch \(marker)\n")
         let done = try await tmux.waitFor("the sign-in", timeout: 30, history: 100) { $0.contains("EXIT=") }
         #expect(done.contains("Signed in as Alice Exact") && done.contains("EXIT=0"), "\(done)")
         #expect(!FileManager.default.fileExists(atPath: marker), "the rest of the paste was dropped, not run")

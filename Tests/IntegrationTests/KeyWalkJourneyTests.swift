@@ -189,8 +189,9 @@ private final class KeyWalker: @unchecked Sendable {
             return quitExpected
         }
         // A sign-out in progress cannot be closed (its Esc is disabled until it is done).
+        // At most SignOut.confirmationWait (60 s) when the provider does not confirm; then the step fails and it ends.
         if screen.contains("Working…") {
-            screen = (try? await tmux?.waitFor("the sign-out to finish", timeout: 30) { !$0.contains("Working…") }) ?? screen
+            screen = (try? await tmux?.waitFor("the sign-out to finish", timeout: 75) { !$0.contains("Working…") }) ?? screen
         }
         for _ in 0..<5 where !footerLine(screen).hasPrefix(footer(.accounts)) {
             screen = try await press(.escape)
@@ -231,9 +232,13 @@ private final class KeyWalker: @unchecked Sendable {
         for place in places(resourceURL: resourceURL) where withAccount || !place.needsAccount {
             for key in place.keys {
                 guard try await open(place) else { _ = try await reset(after: "opening \(place.name)", quitExpected: false); break }
-                let screen = try await press(key)
+                var screen = try await press(key)
                 let what = "\(key.label) in \(place.name)"
                 let quits = [.global, .accounts, .detail].contains(place.context) && KeyBindings.dispatch(key, model: emptyScreen) == .command(.quit)
+                // A quit ends the process; on a loaded machine the shell's marker can come after the screen settled.
+                if quits, !screen.contains(exitMarker) {
+                    screen = (try? await tmux?.waitFor("the exit marker", timeout: 15) { $0.contains(exitMarker) }) ?? screen
+                }
                 if !screen.contains(exitMarker) && !(screen.split(separator: "\n").first?.contains("authdeck") ?? false) {
                     save(what, screen)
                     Issue.record("\(label): no header after \(what)\n\(screen)")

@@ -85,7 +85,8 @@ public enum APIAccount {
     }
 
     static func several(_ candidates: [AccountRecord], resource: String, url: String) -> AppError {
-        AppError(title: "Several accounts are signed in to the resource \(resource): \(candidates.map(AccountResolution.handle).joined(separator: ", "))",
+        AppError(title: "Several accounts are signed in to the resource \(resource): "
+                     + candidates.map(AccountResolution.handle).joined(separator: ", "),
                  detail: "Name the one to call \(url) with: authdeck api ACCOUNT URL.", disposition: .usage)
     }
 }

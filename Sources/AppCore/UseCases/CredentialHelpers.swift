@@ -120,7 +120,8 @@ public struct GitCredentials: Sendable {
         guard URIParts.hostAndPort(host, scheme: scheme) != nil else { return nil }
         let served = try HostAccounts(env: env).account(for: host, in: \.gitHosts, username: request.username, environmentAccount: environmentAccount)
         guard let served else { return nil }
-        guard scheme.utf8.elementsEqual("https".utf8) || (scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(Self.hostname(host))) else {
+        let loopbackHTTP = scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(Self.hostname(host))
+        guard scheme.utf8.elementsEqual("https".utf8) || loopbackHTTP else {
             throw .problem(AppError(title: "authdeck sends tokens to \(host) only over https",
                                     detail: "Plain http is used only for loopback addresses (127.0.0.0/8, ::1);"
                                         + " change the remote to https://\(host)/…",

@@ -47,7 +47,8 @@ public struct Places: Sendable {
                     entries[index].file = env.place.realPath(entries[index].file) ?? entries[index].file
                 }
             }
-            (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories, discoveredBareRepository: discoveredBare)
+            (place.gitConfig, place.notes) = GitConfigAccount.counted(entries, gitDirectories: gitDirectories,
+                                                                      discoveredBareRepository: discoveredBare)
         }
         do {
             place.rule = DirectoryBinding.match(real, in: try env.place.bindings())

@@ -52,7 +52,8 @@ public struct SignInToResource: Sendable {
         guard let parts, parts.userinfo == nil, parts.fragment == nil,
               parts.scheme.utf8.elementsEqual("https".utf8)
                 || (parts.scheme.utf8.elementsEqual("http".utf8) && URLPolicy.isLoopbackIPLiteral(parts.host)) else {
-            let shown = parts.map { "\($0.scheme)://\($0.hostAndPort)\($0.path)" + ($0.query.map { "?\($0)" } ?? "") } ?? "(not shown: it is not a URL)"
+            let shown = parts.map { "\($0.scheme)://\($0.hostAndPort)\($0.path)" + ($0.query.map { "?\($0)" } ?? "") }
+                ?? "(not shown: it is not a URL)"
             throw AppError(title: "--client-metadata-url must be an https URL (http only on loopback) without user name, password or fragment",
                            detail: "Got \(shown). A client id metadata document is named by its https URL alone: it is the client_id the"
                                + " server sees and fetches.", disposition: .usage)
