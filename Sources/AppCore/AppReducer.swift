@@ -292,19 +292,8 @@ public struct AppReducer: Sendable {
             state.signIn = nil
             return .none
 
-        case .signInPasteKey(let key):
-            guard state.signIn?.isRunning == true, state.signIn?.readsPaste == true else { return .none }
-            let text = state.signIn?.pasted?.exposedValue ?? ""
-            let edited = key.map { text + String($0) } ?? String(text.dropLast())
-            // Bounded as the terminal's reader bounds a line.
-            guard edited.utf8.count <= 16 * 1024 else { return .none }
-            state.signIn?.pasted = edited.isEmpty ? nil : AuthorizationCode(edited)
-            return .none
-
-        case .signInPasteSubmit:
-            guard state.signIn?.isRunning == true, state.signIn?.readsPaste == true, let line = state.signIn?.pasted else { return .none }
-            state.signIn?.pasted = nil
-            return .run { _ in useCases.pasteRedirect(line.exposedValue) }
+        case .signInPasteKey, .signInPasteSubmit:
+            return reducePasteField(&state, action, useCases: useCases)
 
         case .signInToResource(let request):
             if state.signIn?.isRunning == true || state.resourceSignIn != nil {
