@@ -65,14 +65,6 @@ public struct ScreenModel: Equatable, Sendable {
         return visibleAccounts.first { $0.id == selection }
     }
 
-    /// True while something on screen changes with time (a countdown, a retry timer, a device
-    /// code expiry, a flash that expires): the run loop ticks once a second only then.
-    public var needsTick: Bool {
-        if case .device = dialog { return true }
-        if flash?.expiresAt != nil { return true }
-        return visibleAccounts.contains { $0.accessExpiresAt != nil || $0.status.isTimed }
-    }
-
     /// The instants whose countdowns are on screen (or drive a state change).
     var timedInstants: [Date] {
         var out: [Date] = []

@@ -192,7 +192,7 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
     /// The default access token's info (`resource == nil`), if any.
     public var defaultAccessToken: AccessTokenInfo? { accessTokens.first { $0.resource == nil } ?? accessTokens.first }
 
-    /// The earliest expiry among the account's access tokens.
+    /// The default access token's expiry (`defaultAccessToken`), not the earliest of all.
     public var accessTokenExpiresAt: Date? { defaultAccessToken?.expiresAt }
 
     /// Scopes added and removed by the last refresh (`nil` when there was none).

@@ -42,9 +42,6 @@ public final class Store<State: Equatable & Sendable, Action: Sendable>: Sendabl
         start(effect, id: nil)
     }
 
-    /// Whether any effect is still running (for the CLI, which waits for its flow to end).
-    public var hasRunningEffects: Bool { inner.withLock { !$0.running.isEmpty || !$0.untracked.isEmpty } }
-
     /// Cancels every running effect.
     public func cancelAll() {
         let tasks = inner.withLock { inner -> [Task<Void, Never>] in
