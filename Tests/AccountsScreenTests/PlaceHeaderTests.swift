@@ -3,7 +3,7 @@ import AppCore
 import Foundation
 import Testing
 
-/// Issue 23 §3: the accounts screen's header says which account the directory it was started in
+/// The accounts screen's header says which account the directory it was started in
 /// resolves to, and why, when a place chose it (a rule, git config).
 @Suite("Accounts screen header: the directory's choice")
 struct PlaceHeaderTests {

@@ -5,7 +5,7 @@ import Foundation
 import TerminalUI
 import Testing
 
-/// Issue 25: an account of a provider made by `login URL` shows its resource and client on the
+/// An account of a provider made by `login URL` shows its resource and client on the
 /// overview, with the issuer (its authorization server).
 @Suite("Accounts screen: a protected resource's account")
 struct ResourceOverviewTests {

@@ -3,7 +3,7 @@ import AuthEngine
 import FoundationEssentials
 import Testing
 
-/// Issue 34 §1: `api URL` chooses by the URL. A URL inside a signed-in resource uses that
+/// `api URL` chooses by the URL. A URL inside a signed-in resource uses that
 /// resource's account; a token bound to a resource (RFC 8707) goes nowhere else; an explicit
 /// account that does not fit the URL is an error, not a silent send.
 @Suite("api URL: the account the URL calls for (RFC 8707, RFC 9728)")

@@ -3,7 +3,7 @@ import AuthEngine
 import FoundationEssentials
 import Testing
 
-/// Issue 23 §3: one precedence everywhere — argument, `$AUTHDECK_ACCOUNT`, git config, the
+/// One precedence everywhere — argument, `$AUTHDECK_ACCOUNT`, git config, the
 /// directory rule, the active account, the only account — with the source of the choice.
 @Suite("Account precedence: argument, environment, git config, directory rule, active")
 struct AccountPrecedenceTests {

@@ -87,7 +87,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("A slow provider: the TUI flashes 'provider is slow' until the refresh's own result replaces it (issue 16 item 5)")
+    @Test("A slow provider: the TUI flashes 'provider is slow' until the refresh's own result replaces it")
     func slowProviderFlash() async {
         let alice = record("alice")
         var session = UseCaseClient.unimplemented(reportIssue)
@@ -109,7 +109,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("A refresh token replayed after an unknown outcome and refused: the TUI says so plainly, not only 'needs sign-in' (issue 16 item 5)")
+    @Test("A refresh token replayed after an unknown outcome and refused: the TUI says so plainly, not only 'needs sign-in'")
     func replayRefusedIsSaid() async {
         let alice = record("alice")
         let invalidGrant = AppError(title: "invalid_grant", detail: "reused", specReference: "RFC 6749 §5.2", disposition: .needsSignIn)
@@ -515,7 +515,7 @@ struct AppReducerTests {
         await store.finish()
     }
 
-    @Test("Copy after an unknown refresh outcome: the replayed refresh token is said in the note, never silent (issue 16 item 5)")
+    @Test("Copy after an unknown refresh outcome: the replayed refresh token is said in the note, never silent")
     func copyAfterReplaySaysSo() async {
         let alice = record("alice")
         let replay = RefreshNotice.replayAfterUnknownOutcome(account: "Alice", sentAt: t0)

@@ -2,7 +2,7 @@ import AppCore
 import Foundation
 import Testing
 
-/// Issue 13: timestamp units of known claims are preset data (`claimTimeUnits`), read by the one
+/// Timestamp units of known claims are preset data (`claimTimeUnits`), read by the one
 /// function every claim view uses (``ClaimTime/date(claim:_:provider:)``).
 @Suite("Claim timestamp units from the provider (ClaimTime)")
 struct ClaimTimeTests {

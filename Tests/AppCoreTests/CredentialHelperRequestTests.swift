@@ -4,7 +4,7 @@ import FoundationEssentials
 import Testing
 
 /// The two credential-helper protocols' requests (gitcredentials(7), docker-credential-helpers)
-/// and the host data of providers (issue 23 §1, §2).
+/// and the host data of providers (§2).
 @Suite("Credential helper requests: git's key=value lines, docker's server URL, provider hosts")
 struct CredentialHelperRequestTests {
     static func git(_ text: String) throws(CredentialRequestError) -> GitCredentialRequest { try GitCredentialRequest.parse(Array(text.utf8)) }

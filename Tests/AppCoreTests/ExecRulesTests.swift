@@ -27,7 +27,7 @@ struct ExecRulesTests {
         #expect((ExecRules.variableNameProblem(name) == nil) == valid, "\(name)")
     }
 
-    @Test("Issue 34: --env allows by rule, names programs read as a credential (…_TOKEN, …_API_KEY, …PASSWORD, …_SECRET, …_AUTH, TF_TOKEN_…)",
+    @Test("exec --env allows by rule, names programs read as a credential (…_TOKEN, …_API_KEY, …PASSWORD, …_SECRET, …_AUTH, TF_TOKEN_…)",
           arguments: ["GH_TOKEN", "GITHUB_TOKEN", "AUTHDECK_TOKEN", "CLOUDSDK_AUTH_ACCESS_TOKEN", "OPENAI_API_KEY", "DATADOG_APIKEY", "PGPASSWORD",
                       "REGISTRY_PASSWORD", "CLIENT_SECRET", "NPM_CONFIG__AUTH", "AWS_SECRET_ACCESS_KEY", "GITLAB_PAT", "MYSQL_PWD",
                       "TF_TOKEN_app_terraform_io", "EXAMPLE_MCP_TOKEN", "github_token", "TOKEN", "API_KEY"])
@@ -35,7 +35,7 @@ struct ExecRulesTests {
         #expect(ExecRules.variableNameProblem(name) == nil, "\(ExecRules.variableNameProblem(name) ?? "")")
     }
 
-    @Test("Issue 34: names programs run, resolve or evaluate are refused, naming the rule (proxies, GIT_SSH_COMMAND, NODE_OPTIONS, PAGER…)",
+    @Test("Names programs run, resolve or evaluate are refused, naming the rule (proxies, GIT_SSH_COMMAND, NODE_OPTIONS, PAGER…)",
           arguments: ["http_proxy", "HTTPS_PROXY", "ALL_PROXY", "no_proxy", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "PROMPT_COMMAND",
                       "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "RUBYOPT", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL",
                       "BROWSER", "GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "MYPATH", "LD_TOKEN", "BASH_FUNC_TOKEN", "CURL_CA_BUNDLE",

@@ -6,7 +6,7 @@ import StoreTesting
 import Synchronization
 import Testing
 
-@Suite("The accounts screen's paste field (issue 35 §2: a browser on another machine)")
+@Suite("The accounts screen's paste field (a browser on another machine)")
 struct PasteRedirectStoryTests {
     @Test("No browser opened here: the field opens, keys edit it (kept redacted), Enter hands the line to the running sign-in once")
     func pasteField() async {

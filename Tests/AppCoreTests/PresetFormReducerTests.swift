@@ -15,7 +15,7 @@ private func formState(_ preset: String) -> AppState {
     return state
 }
 
-@Suite("The sign-in dialog's Add a provider from a preset form (issue 13)")
+@Suite("The sign-in dialog's Add a provider from a preset form")
 struct PresetFormReducerTests {
     @Test("The fields follow the preset's data: Auth0 asks for Domain and Audience, Keycloak for Domain and Tenant, GitHub for neither")
     func fieldsFollowThePreset() {

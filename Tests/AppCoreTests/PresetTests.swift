@@ -1,4 +1,4 @@
-// Provider presets as data (issue 13): presets/*.json, the embedded copies, the user's files, the
+// Provider presets as data: presets/*.json, the embedded copies, the user's files, the
 // errors that name file and field, and the generic mapping onto ProviderConfig.
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-// The metadata files without Codable (issue 12): files written by the earlier JSONEncoder code
+// The metadata files without Codable: files written by the earlier JSONEncoder code
 // (AccountsFixtures, ProvidersFixtures) read to the same values through the StrictJSON mappings;
 // the new writer writes the same members (so the value read back is the same); damaged records
 // are named by index and field.
@@ -135,7 +135,7 @@ struct RecordsJSONCompatibilityTests {
         }
     }
 
-    @Test("Issue 21 §2: a JWKS fetched by a key lookup says so in its cache file (forKeyLookup, only when true), so the cool-down holds across processes")
+    @Test("A JWKS fetched by a key lookup says so in its cache file (forKeyLookup, only when true), so the cool-down holds across processes")
     func cacheForKeyLookup() throws {
         let looked = CachedDocument(kind: .jwks, url: "https://id.example.com/jwks", body: "{}", fetchedAt: Self.d(1_900_000_000), maxAgeSeconds: 300, forKeyLookup: true)
         guard case .object(let members) = looked.json else { Issue.record("not an object"); return }

@@ -34,7 +34,7 @@ private func queued(_ name: String, force: Bool = false) -> QueuedRefresh {
                   expiresAt: t0.addingTimeInterval(expiries.first { $0.0 == name }!.1))
 }
 
-@Suite("Refresh storm: the scheduler's bound (issue 12)")
+@Suite("Refresh storm: the scheduler's bound")
 struct RefreshQueueReducerTests {
     let records = expiries.map { record($0.0, expiresIn: $0.1) }
     var ids: [AccountID] { records.map(\.id) }

@@ -78,7 +78,7 @@ struct ResourceSignInStoryTests {
         await store.finish()
     }
 
-    @Test("Issue 34: the plan says whose tokens the resource will receive, from which server, and that they are for it alone")
+    @Test("The plan says whose tokens the resource will receive, from which server, and that they are for it alone")
     func planSaysWhoseTokens() {
         let line = Self.plan.summaryLines.first { $0.hasPrefix("It receives:") }
         #expect(line == "It receives:          tokens of the account you sign in as at https://as.example, for https://mcp.example/mcp alone (RFC 8707)")

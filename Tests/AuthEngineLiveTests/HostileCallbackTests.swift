@@ -3,7 +3,7 @@ import AuthEngineLive
 import Foundation
 import Testing
 
-/// Issue 14: callbacks that do not match, over a real socket, with the engine's own verdict
+/// Callbacks that do not match, over a real socket, with the engine's own verdict
 /// (`decideRedirectCallback`), as LiveSession wires it.
 @Suite("Loopback listener with hostile callbacks (RFC 6749 §10.12, RFC 8252 §8.10)")
 struct HostileCallbackTests {

@@ -76,7 +76,7 @@ struct HostileProvider {
     static let discovery = #"{"issuer":"{base}","authorization_endpoint":"{base}/authorize","token_endpoint":"{base}/token","userinfo_endpoint":"{base}/userinfo","jwks_uri":"{base}/jwks","response_types_supported":["code"],"subject_types_supported":["public"],"id_token_signing_alg_values_supported":["RS256"]}"#
 }
 
-/// Issue 14 and the catalogue end to end: the engine, libcurl and libcrypto against a provider
+/// The catalogue end to end: the engine, libcurl and libcrypto against a provider
 /// that serves crafted documents over a real socket. Each rejection also checks that no further
 /// protocol call followed (the OIDF suite's pass condition for negative modules).
 @Suite("Hostile provider end to end (real HTTP, real RS256)", .serialized)
@@ -207,7 +207,7 @@ struct HostileProviderTests {
         #expect(try await provider.requests() == ["GET /.well-known/openid-configuration", "POST /token"])
     }
 
-    @Test("RFC 7519 §5.2 (issue 21 §4): a validly signed ID token whose header says cty JWT over plain claims is refused as a nested JWT, before any key is fetched")
+    @Test("RFC 7519 §5.2: a validly signed ID token whose header says cty JWT over plain claims is refused as a nested JWT, before any key is fetched")
     func nestedJWTAnnouncedEndToEnd() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -309,7 +309,7 @@ struct HostileProviderTests {
         #expect(await expectAuthError { try await userInfo() } == .protocolViolation(.userInfoSubjectMismatch(expected: "alice", actual: "mallory")))
         #expect(await expectAuthError { try await userInfo() } == .protocolViolation(.duplicateMember(name: "sub", context: "UserInfo response")))
     }
-    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a UserInfo answer of type application/jwt, RS256-signed with the provider's key, is verified and its claims read; one signed by another key is refused")
+    @Test("UI-07, OIDC Core §5.3.2: a UserInfo answer of type application/jwt, RS256-signed with the provider's key, is verified and its claims read; one signed by another key is refused")
     func signedUserInfoEndToEnd() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,7 +1,7 @@
 import Testing
 @testable import AuthEngineLive
 
-/// Issue 21 §4: which proxy libcurl takes from the environment for a request, as a transport
+/// Which proxy libcurl takes from the environment for a request, as a transport
 /// error names it — never with its user name or password.
 @Suite("The proxy a request goes through (libcurl's environment rules)")
 struct ProxyEnvironmentTests {

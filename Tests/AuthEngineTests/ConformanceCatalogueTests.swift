@@ -198,7 +198,7 @@ struct ConformanceCatalogueTests {
         #expect(DPoP.nonceChallenge(HTTPResponse(status: 401, headers: ["WWW-Authenticate": "Bearer", "DPoP-Nonce": "x"])) == nil)
     }
 
-    @Test("RFC 9449 §8.2 (issue 21 §4): a server's latest DPoP nonce is saved once per change and read by the next process's store on first use")
+    @Test("RFC 9449 §8.2: a server's latest DPoP nonce is saved once per change and read by the next process's store on first use")
     func dpopNonceKeptBetweenProcesses() {
         let kept = Mutex<[String: String]>([:])
         let saves = Mutex(0)

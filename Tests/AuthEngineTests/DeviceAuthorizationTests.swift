@@ -22,7 +22,7 @@ struct DeviceAuthorizationTests {
         #expect(formBody(request) == [FormParameter("scope", "openid profile"), FormParameter("client_id", "rp-native")])
     }
 
-    @Test("Issue 27 (Auth0): the device request carries the authorization request's audience, resources and extra parameters, not the browser-only ones")
+    @Test("Auth0: the device request carries the authorization request's audience, resources and extra parameters, not the browser-only ones")
     func requestCarriesAuthorizationParameters() throws {
         let client = ClientConfiguration(clientID: "rp-native", extraAuthorizationParameters: [
             FormParameter("organization", "org_1"), FormParameter("response_mode", "form_post"), FormParameter("prompt", "consent"),
@@ -56,7 +56,7 @@ struct DeviceAuthorizationTests {
         #expect(!authorization.verificationURIIsSuspicious)
     }
 
-    @Test("DEV-03, issue 21 §4: an unusable verification_uri_complete is dropped with a note; verification_uri and the code stay",
+    @Test("DEV-03: an unusable verification_uri_complete is dropped with a note; verification_uri and the code stay",
           arguments: [("/device?user_code=WDJB", "is a relative reference, not an absolute URI"), ("http://evil.example/device", "is not an https URL"),
                       ("", "is a relative reference, not an absolute URI"), ("https:/device", "is not an https URL"),
                       ("javascript:alert(1)", "is not an https URL")])
@@ -70,7 +70,7 @@ struct DeviceAuthorizationTests {
         #expect(authorization.notes == [.verificationURICompleteDropped(reason: reason)])
     }
 
-    @Test("DEV-03, issue 21 §4: verification_uri_complete as a number is dropped with a note, not a failed sign-in")
+    @Test("DEV-03: verification_uri_complete as a number is dropped with a note, not a failed sign-in")
     func verificationURICompleteNotAString() throws {
         let response = jsonResponse(["device_code": "dc", "user_code": "U", "verification_uri": "https://op.test/device",
                                      "verification_uri_complete": 42, "expires_in": 600])

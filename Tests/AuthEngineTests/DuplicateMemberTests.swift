@@ -14,7 +14,7 @@ func rawClaims(_ extra: String = "") -> String {
         + (extra.isEmpty ? "" : "," + extra) + "}"
 }
 
-/// Issue 14: duplicate JSON member names (RFC 7515 §4, RFC 7519 §4, RFC 8259 §4, PARSE-09).
+/// Duplicate JSON member names (RFC 7515 §4, RFC 7519 §4, RFC 8259 §4, PARSE-09).
 @Suite("Duplicate JSON member names are refused (RFC 7515 §4, RFC 7519 §4, PARSE-09)")
 struct DuplicateMemberTests {
     func validate(_ raw: RawIDToken) throws -> VerifiedIDToken {

@@ -1,4 +1,4 @@
-// Microsoft Entra multi-tenant authorities (issue 13): `{tenantid}` in the discovery issuer is the
+// Microsoft Entra multi-tenant authorities: `{tenantid}` in the discovery issuer is the
 // token's `tid` only on Microsoft's login hosts or for a client marked multi-tenant Entra.
 import AuthEngine
 import Foundation

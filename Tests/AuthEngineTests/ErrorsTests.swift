@@ -51,7 +51,7 @@ struct ErrorsTests {
         #expect(parseRetryAfter(nil, now: testNow) == nil)
     }
 
-    @Test("Issue 27: a 429 without Retry-After waits until X-RateLimit-Reset (UTC epoch seconds, Auth0 and GitHub); Retry-After wins when both are sent")
+    @Test("A 429 without Retry-After waits until X-RateLimit-Reset (UTC epoch seconds, Auth0 and GitHub); Retry-After wins when both are sent")
     func rateLimitReset() {
         let reset = String(Int(testNow.timeIntervalSince1970) + 42)
         #expect(retryDelay(HTTPResponse(status: 429, headers: ["X-RateLimit-Reset": reset]), now: testNow) == 42)
@@ -133,7 +133,7 @@ struct PresentableErrorTests {
         if case .unsupported = error { #expect(presentable.specReference != nil) }
     }
 
-    @Test("Issue 27: a resource server's refusal (userinfo 401 invalid_token, 403 insufficient_scope) cites RFC 6750 §3.1; a token endpoint's RFC 6749 §5.2",
+    @Test("A resource server's refusal (userinfo 401 invalid_token, 403 insufficient_scope) cites RFC 6750 §3.1; a token endpoint's RFC 6749 §5.2",
           arguments: [(OAuthErrorCode.invalidToken, 401, "RFC 6750 §3.1"), (.insufficientScope, 403, "RFC 6750 §3.1"), (.invalidGrant, 400, "RFC 6749 §5.2")])
     func errorResponseClause(_ code: OAuthErrorCode, _ status: Int, _ clause: String) {
         #expect(PresentableError(from: .errorResponse(OAuthErrorResponse(code: code, status: status))).specReference == clause)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import AuthEngine
 
-/// Issue 14: protocol identifiers are compared code unit for code unit. Swift's `==` says
+/// Protocol identifiers are compared code unit for code unit. Swift's `==` says
 /// `"caf\u{E9}" == "cafe\u{301}"` (canonical equivalence) and `"\u{212A}" == "K"` (KELVIN SIGN);
 /// each test serves the canonically equivalent but different spelling and expects the mismatch.
 @Suite("Exact comparison of protocol identifiers (code units, no Unicode normalisation)")

@@ -111,7 +111,7 @@ struct IDTokenTests {
         Case(name: "IDT-25 typ at+jwt", header: ["alg": "RS256", "kid": "k1", "typ": "at+jwt"], expected: .protocolViolation(.unexpectedJWTType("at+jwt"))),
         Case(name: "IDT-25 typ logout+jwt", header: ["alg": "RS256", "kid": "k1", "typ": "logout+jwt"], expected: .protocolViolation(.unexpectedJWTType("logout+jwt"))),
         Case(name: "IDT-25 typ dpop+jwt", header: ["alg": "RS256", "kid": "k1", "typ": "dpop+jwt"], expected: .protocolViolation(.unexpectedJWTType("dpop+jwt"))),
-        Case(name: "IDT-25 sibling, RFC 7519 §5.2 (issue 21 §4): cty JWT on a claims payload announces a nested JWT", header: ["alg": "RS256", "kid": "k1", "cty": "JWT"],
+        Case(name: "IDT-25 sibling, RFC 7519 §5.2: cty JWT on a claims payload announces a nested JWT", header: ["alg": "RS256", "kid": "k1", "cty": "JWT"],
              expected: .protocolViolation(.nestedJWT(contentType: "JWT"))),
         Case(name: "IDT-25 sibling, RFC 7519 §5.2: cty application/jwt (any case) too", header: ["alg": "RS256", "kid": "k1", "typ": "JWT", "cty": "Application/JWT"],
              expected: .protocolViolation(.nestedJWT(contentType: "Application/JWT"))),

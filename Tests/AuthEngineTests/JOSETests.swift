@@ -198,7 +198,7 @@ struct JOSETests {
         #expect(try await cache.key(for: JOSEHeader(algorithm: "RS256", keyID: "A"), algorithm: .rs256, now: testNow.addingTimeInterval(3)) == Self.keyA)
     }
 
-    @Test("JWKS-04, issue 21 §2: a kid rotated in 5 s after a fetch is looked up although the cool-down is 30 s")
+    @Test("JWKS-04: a kid rotated in 5 s after a fetch is looked up although the cool-down is 30 s")
     func rotationSecondsAfterFetchIsFound() async throws {
         let fetcher = Fetcher([JWKSet(keys: [Self.keyA]), JWKSet(keys: [Self.keyA, Self.keyB])])
         let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
@@ -208,7 +208,7 @@ struct JOSETests {
         #expect(fetcher.count == 2)
     }
 
-    @Test("Issue 21 §2: a flood of bogus kids makes one lookup per cool-down, the first at once")
+    @Test("A flood of bogus kids makes one lookup per cool-down, the first at once")
     func bogusKidFloodOneLookupPerCooldown() async throws {
         let fetcher = Fetcher([JWKSet(keys: [Self.keyA])])
         let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }
@@ -226,7 +226,7 @@ struct JOSETests {
         #expect(fetcher.count == 3)
     }
 
-    @Test("Issue 21 §2: concurrent tokens with unknown kids share one lookup")
+    @Test("Concurrent tokens with unknown kids share one lookup")
     func concurrentLookupsShareOneFetch() async throws {
         let fetches = Mutex(0)
         let cache = JWKSCache(unknownKeyCooldown: 30) { () async throws(AuthError) -> JWKSet in
@@ -245,7 +245,7 @@ struct JOSETests {
         #expect(fetches.withLock { $0 } == 2)
     }
 
-    @Test("JWKS-05, issue 21 §2: a lookup that fails (503) does not start the cool-down; the next token looks up again and is accepted")
+    @Test("JWKS-05: a lookup that fails (503) does not start the cool-down; the next token looks up again and is accepted")
     func failedLookupDoesNotStartCooldown() async throws {
         let fetcher = Fetcher([JWKSet(keys: [Self.keyA])])
         let cache = JWKSCache(minimumRefetchAge: 30, unknownKeyCooldown: 30) { () throws(AuthError) -> JWKSet in try fetcher.next() }

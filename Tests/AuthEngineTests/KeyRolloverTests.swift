@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import AuthEngine
 
-/// Issue 14: key rollover. Providers publish the old and the new signing key, sometimes under
+/// Key rollover. Providers publish the old and the new signing key, sometimes under
 /// one `kid`; every candidate that fits (`kty`, `use`, `alg`, `crv`) is tried, and the token is
 /// accepted when one verifies.
 @Suite("Key rollover: every fitting candidate is tried (OIDC Core §10.1.1, RFC 7517 §4.5)")

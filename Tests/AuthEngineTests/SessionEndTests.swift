@@ -45,7 +45,7 @@ struct SessionEndTests {
         #expect(error == .unsupported(.missingEndpoint("revocation_endpoint")))
     }
 
-    @Test("Issue 3: revoke the refresh token, then the access token; each outcome reported")
+    @Test("Revoke the refresh token, then the access token; each outcome reported")
     func revokeOrder() async throws {
         let stub = StubHTTPClient()
         stub.on(.post, "https://op.test/revoke", respond: HTTPResponse(status: 200), jsonResponse(["error": "unsupported_token_type"], status: 400))
@@ -82,7 +82,7 @@ struct SessionEndTests {
         #expect(try !processIntrospectionResponse(jsonResponse(["active": false]), now: testNow).isActive(now: testNow))
     }
 
-    @Test("INT-04, RFC 7662 §2.2 (issue 21 §4): an inactive answer shows only active false — never the other members sent; active past exp likewise")
+    @Test("INT-04, RFC 7662 §2.2: an inactive answer shows only active false — never the other members sent; active past exp likewise")
     func inactiveShowsOnlyActiveFalse() throws {
         let inactive = try processIntrospectionResponse(jsonResponse(["active": false, "scope": "openid admin", "sub": "alice", "username": "alice",
                                                                       "client_id": "rp-native"]), now: testNow)
@@ -126,7 +126,7 @@ struct SessionEndTests {
         #expect(!String(describing: pending).contains("h.p.s"))
     }
 
-    @Test("LOG-01, RP-Initiated Logout 1.0 §2 by POST (issue 27, Auth0): the form carries id_token_hint, client_id, post_logout_redirect_uri and state; the pending URL holds no hint")
+    @Test("LOG-01, RP-Initiated Logout 1.0 §2 by POST (Auth0): the form carries id_token_hint, client_id, post_logout_redirect_uri and state; the pending URL holds no hint")
     func endSessionForm() throws {
         let crypto = TestCrypto(random: [Data(repeating: 0xC3, count: 32)])
         let (pending, page) = try makeEndSessionForm(metadata: OP.metadata(), client: OP.client, idTokenHint: RawIDToken("h.p.s"),

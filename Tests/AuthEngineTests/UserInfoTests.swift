@@ -71,7 +71,7 @@ struct UserInfoTests {
                                        http: http.client, now: testNow, verifyingSigned: verifier)
     }
 
-    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a signed UserInfo (application/jwt) is verified with the provider's JWKS and its claims are shown")
+    @Test("UI-07, OIDC Core §5.3.2: a signed UserInfo (application/jwt) is verified with the provider's JWKS and its claims are shown")
     func signedUserInfoVerified() async throws {
         let info = try await fetchSigned(Self.signed())
         #expect(info.subject == "alice")

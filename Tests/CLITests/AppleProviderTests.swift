@@ -148,7 +148,7 @@ struct AppleProviderTests {
         await emulator.stop()
     }
 
-    @Test("Apple (issue 27): README's web line — a web page's code is exchanged with its redirect_uri (--redirect-uri) and plain nonce (--nonce); without --redirect-uri Apple refuses it and the error says to add it")
+    @Test("Apple: README's web line — a web page's code is exchanged with its redirect_uri (--redirect-uri) and plain nonce (--nonce); without --redirect-uri Apple refuses it and the error says to add it")
     func appleWebCodeNeedsRedirectURI() async throws {
         let emulator = try await ProviderEmulator.start("apple")
         let home = try CLIHome()
@@ -174,7 +174,7 @@ struct AppleProviderTests {
         await emulator.stop()
     }
 
-    @Test("Apple (issue 27): the accounts screen under tmux with a Sign in with Apple account: the name from the first sign-in's user JSON, r refreshes it (no new refresh token), the account stays valid")
+    @Test("Apple: the accounts screen under tmux with a Sign in with Apple account: the name from the first sign-in's user JSON, r refreshes it (no new refresh token), the account stays valid")
     func appleAccountInTheAccountsScreen() async throws {
         try #require(TmuxSession.tmuxPath != nil, "tmux is required (scripts/apt-packages.txt)")
         try #require(ShippedBinary.problem == nil, "\(ShippedBinary.problem ?? "")")

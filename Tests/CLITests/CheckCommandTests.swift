@@ -229,7 +229,7 @@ struct CheckCommandTests {
         }
     }
 
-    @Test("Issue 34: a hook that starts a background child does not keep check's stderr open ($(authdeck check 2>&1) returns at once); its output is shown")
+    @Test("A hook that starts a background child does not keep check's stderr open ($(authdeck check 2>&1) returns at once); its output is shown")
     func hookBackgroundChild() async throws {
         let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)

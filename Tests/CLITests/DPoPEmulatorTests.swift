@@ -63,7 +63,7 @@ struct DPoPEmulatorTests {
         #expect(logout.exitCode == 0, "logout: \(logout)")
         await emulator.stop()
     }
-    @Test("RFC 9449 §8.2 (issue 21 §4): the token endpoint's nonce is kept in the cache directory (0600, per server), so a refresh in a new process sends one request")
+    @Test("RFC 9449 §8.2: the token endpoint's nonce is kept in the cache directory (0600, per server), so a refresh in a new process sends one request")
     func nonceKeptBetweenProcesses() async throws {
         let emulator = try await ProviderEmulator.start("auth0", ["--dpop"])
         var home = try CLIHome()

@@ -1,4 +1,4 @@
-// Issue 23 §3 with the shipped binary: `bind`, `unbind`, `which`, git config's authdeck.account
+// With the shipped binary: `bind`, `unbind`, `which`, git config's authdeck.account
 // read by Debian's git (includeIf, the repository's own config, a work-tree file it includes),
 // symlinked directories, a rule to a removed account, and concurrent `token` calls from two bound
 // directories that leave active.json as it was, byte for byte.

@@ -1,4 +1,4 @@
-// Issue 23 §2 with the shipped binary: docker's credential-helper protocol, the binary run as
+// With the shipped binary: docker's credential-helper protocol, the binary run as
 // `docker-credential-authdeck` (a symlink of that name, as docker finds helpers on $PATH).
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-// Issue 35 against Tests/ProviderEmulators/exact.py, a provider that compares redirect URIs
+// Against Tests/ProviderEmulators/exact.py, a provider that compares redirect URIs
 // exactly and refuses with bare statuses, through the shipped binary: --redirect-port, the busy
 // port, the bare 403 at PAR, and sign-out with id_token_hint that finishes.
 import Foundation

@@ -1,4 +1,4 @@
-// Issue 23 §1 with real clients: Debian's git, through `authdeck setup-git`, against `git
+// With real clients: Debian's git, through `authdeck setup-git`, against `git
 // http-backend` behind a server that accepts Basic auth only when the password is an access
 // token the local provider's introspection calls active (Tests/GitServer/git-server.py).
 import Foundation

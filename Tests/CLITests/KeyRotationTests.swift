@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 21 §2: the real local provider rotates its signing key (OIDC Core §10.1.1) seconds after
+/// The real local provider rotates its signing key (OIDC Core §10.1.1) seconds after
 /// authdeck fetched its JWKS; the shipped binary finds the new key at once. Each test has its own
 /// provider (its key and JWKS are changed) and its own home (its own JWKS cache file).
 @Suite("Key rotation against the real local provider (OIDC Core §10.1.1)", .serialized)
@@ -16,7 +16,7 @@ struct KeyRotationTests {
         return signature?["verified"] as? Bool == true ? signature?["keyId"] as? String : nil
     }
 
-    @Test("JWKS-04, issue 21 §2: the provider rotates its key between two sign-ins seconds apart; the second sign-in verifies with the new key")
+    @Test("JWKS-04: the provider rotates its key between two sign-ins seconds apart; the second sign-in verifies with the new key")
     func rotationBetweenTwoSignIns() async throws {
         let idp = try await LocalIdentityProvider.start(fixtureControl: true)
         defer { Task { await idp.stop() } }
@@ -29,7 +29,7 @@ struct KeyRotationTests {
         #expect(try await Self.verifiedKeyID(home, handle: "local/bob") == kid)
     }
 
-    @Test("JWKS-04, issue 21 §2: a refresh right after sign-in whose new ID token is signed with a rotated key verifies")
+    @Test("JWKS-04: a refresh right after sign-in whose new ID token is signed with a rotated key verifies")
     func rotationBeforeRefresh() async throws {
         let idp = try await LocalIdentityProvider.start(fixtureControl: true)
         defer { Task { await idp.stop() } }
@@ -41,7 +41,7 @@ struct KeyRotationTests {
         #expect(try await Self.verifiedKeyID(home, handle: "local/alice") == kid)
     }
 
-    @Test("Issue 21 §2: the JWKS answers 503 during one refresh; the next refresh, seconds later, looks the key up again and verifies")
+    @Test("The JWKS answers 503 during one refresh; the next refresh, seconds later, looks the key up again and verifies")
     func jwksOutageThenNextRefresh() async throws {
         let idp = try await LocalIdentityProvider.start(fixtureControl: true)
         defer { Task { await idp.stop() } }

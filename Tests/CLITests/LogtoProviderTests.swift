@@ -17,7 +17,7 @@ struct LogtoProviderTests {
         return try #require(decoded["claims"] as? [String: Any], "not a JWT")
     }
 
-    @Test("Logto: prompt=consent with offline_access, no resource in the code exchange (issue 27); one JWT per resource by refresh with resource (RFC 8707 2.2), organization token, userinfo extras, ms dates, revoke + end session without a redirect")
+    @Test("Logto: prompt=consent with offline_access, no resource in the code exchange; one JWT per resource by refresh with resource (RFC 8707 2.2), organization token, userinfo extras, ms dates, revoke + end session without a redirect")
     func logtoEndToEnd() async throws {
         let emulator = try await ProviderEmulator.start("logto")
         let issuer = emulator.baseURL + "/oidc"
@@ -36,10 +36,10 @@ struct LogtoProviderTests {
         #expect(authorize["resources"] as? [String] == [Self.api, Self.billing], "both resource parameters sent")
         #expect(authorize["code_challenge_method"] as? String == "S256")
         #expect(((authorize["scope"] as? String) ?? "").split(separator: " ").contains("offline_access"), "the preset's default scopes")
-        // Issue 27: node-oidc-provider drops offline_access without prompt=consent (no refresh token).
+        // node-oidc-provider drops offline_access without prompt=consent (no refresh token).
         #expect(authorize["prompt"] as? String == "consent", "consent asked with offline_access: \(authorize)")
         let exchange = try #require((state["token_requests"] as? [[String: Any]])?.first { $0["grant_type"] as? String == "authorization_code" })
-        #expect(exchange["resource"] is NSNull, "issue 27: the code exchange leaves resource out, as Logto's SDKs do: \(exchange)")
+        #expect(exchange["resource"] is NSNull, "the code exchange leaves resource out, as Logto's SDKs do: \(exchange)")
         // Right after sign-in: the default token is the opaque one, which userinfo takes (a resource's
         // JWT gets 401 invalid_token there).
         let firstUserinfo = try await home.run(["userinfo", "logto"])
@@ -57,7 +57,7 @@ struct LogtoProviderTests {
         state = try await emulator.state()
         let refreshes = (state["token_requests"] as? [[String: Any]] ?? []).filter { $0["grant_type"] as? String == "refresh_token" }
         #expect(refreshes.compactMap { $0["resource"] as? String } == [Self.api, Self.billing], "one refresh with resource each")
-        // Issue 21 §4: each per-resource refresh carries the grant's scope (what the account was granted).
+        // Each per-resource refresh carries the grant's scope (what the account was granted).
         let granted = try #require((try await home.statusJSON().1["accounts"] as? [[String: Any]])?.first?["scopes"] as? [String])
         #expect(refreshes.allSatisfy { ($0["scope"] as? String)?.split(separator: " ").map(String.init) == granted }, "\(refreshes) vs \(granted)")
         let notGranted = try await home.run(["token", "logto", "--resource", "https://other.example.test"])

@@ -73,7 +73,7 @@ struct PresetEmulatorTests {
         await s.emulator.stop()
     }
 
-    @Test("DEV-03, issue 21 §4: a relative verification_uri_complete is dropped with a note; verification_uri and the code are printed and the device sign-in completes")
+    @Test("DEV-03: a relative verification_uri_complete is dropped with a note; verification_uri and the code are printed and the device sign-in completes")
     func relativeVerificationURIComplete() async throws {
         let s = try await start("google", emulatorArguments: ["--verification-uri-complete", "relative"],
                                 addArguments: { ["--preset", "google", "--issuer", $0, "--client-secret-stdin"] },

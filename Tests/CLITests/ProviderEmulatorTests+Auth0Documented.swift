@@ -1,4 +1,4 @@
-// Issue 27, Auth0 as its documentation says, through the real binary against the emulator:
+// Auth0 as its documentation says, through the real binary against the emulator:
 // the device request carries the audience, what /oauth/revoke cannot revoke is said, a proof
 // answered with a Bearer token is shown as Bearer, mfa_required and 429 are named errors.
 import Foundation
@@ -17,7 +17,7 @@ extension ProviderEmulatorTests {
         return home
     }
 
-    @Test("Auth0 (issue 27): login --device sends the provider's audience to /oauth/device/code, so the device account holds the API's JWT")
+    @Test("Auth0: login --device sends the provider's audience to /oauth/device/code, so the device account holds the API's JWT")
     func auth0DeviceFlowCarriesAudience() async throws {
         let emulator = try await ProviderEmulator.start("auth0")
         let home = try CLIHome()
@@ -37,7 +37,7 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("Auth0 preset (issue 27): sign-out revokes the refresh token at /oauth/revoke and says the access token cannot be revoked there, with its expiry; nothing is sent for it")
+    @Test("Auth0 preset: sign-out revokes the refresh token at /oauth/revoke and says the access token cannot be revoked there, with its expiry; nothing is sent for it")
     func auth0SignOutSaysWhatCannotBeRevoked() async throws {
         let emulator = try await ProviderEmulator.start("auth0")
         let home = try await auth0SignedIn(emulator)
@@ -51,7 +51,7 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("Auth0 DPoP (issue 27): a proof answered with token_type Bearer is shown as Bearer (no token binding), not as what was offered")
+    @Test("Auth0 DPoP: a proof answered with token_type Bearer is shown as Bearer (no token binding), not as what was offered")
     func auth0BearerAfterProofIsNotShownAsDPoP() async throws {
         let emulator = try await ProviderEmulator.start("auth0", ["--dpop", "--dpop-bound", "no"])
         let home = try await auth0SignedIn(emulator)
@@ -66,7 +66,7 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("Auth0 (issue 27): mfa_required on a refresh says an interactive sign-in is needed (exit 3); 429 with X-RateLimit-Reset says when to retry (exit 1)",
+    @Test("Auth0: mfa_required on a refresh says an interactive sign-in is needed (exit 3); 429 with X-RateLimit-Reset says when to retry (exit 1)",
           arguments: ["mfa_required", "rate_limited"])
     func auth0RefreshErrorsAreNamed(_ mode: String) async throws {
         let emulator = try await ProviderEmulator.start("auth0", ["--refresh-error", mode])
@@ -86,7 +86,7 @@ extension ProviderEmulatorTests {
 }
 
 extension ProviderEmulatorTests {
-    @Test("Auth0 preset (issue 27): RP-initiated logout carries id_token_hint, posted from a one-time page of the loopback listener; the browser's argv holds no token")
+    @Test("Auth0 preset: RP-initiated logout carries id_token_hint, posted from a one-time page of the loopback listener; the browser's argv holds no token")
     func auth0LogoutPostsIDTokenHint() async throws {
         let emulator = try await ProviderEmulator.start("auth0")
         var home = try await auth0SignedIn(emulator)

@@ -1,4 +1,4 @@
-// Auth0 and GitHub gaps of issue 13 through the real binary against the emulators: encrypted
+// Auth0 and GitHub gaps through the real binary against the emulators: encrypted
 // access tokens, /v2/logout, ID-token audience arrays, bad_refresh_token, GitHub's
 // token deletion API and "does not expire".
 import AuthEngine
@@ -122,7 +122,7 @@ extension ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("GitHub App with a client secret (issue 27): sign-out says the refresh token goes only with the whole authorization; logout --revoke-grant deletes it (DELETE /applications/{client_id}/grant)")
+    @Test("GitHub App with a client secret: sign-out says the refresh token goes only with the whole authorization; logout --revoke-grant deletes it (DELETE /applications/{client_id}/grant)")
     func gitHubSignOutRefreshTokenAndGrant() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--app-tokens", "--slow-down", "0", "--interval", "1"])
         let home = try CLIHome()

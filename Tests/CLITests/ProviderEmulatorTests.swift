@@ -102,7 +102,7 @@ struct ProviderEmulatorTests {
         return await login.wait(timeout: 40)
     }
 
-    @Test("GitHub device flow: HTTP 200 slow_down with a new interval is obeyed (RFC 8628 3.5), comma scopes, no expiry, identity from /user, userinfo by the preset's subject member (issue 27)")
+    @Test("GitHub device flow: HTTP 200 slow_down with a new interval is obeyed (RFC 8628 3.5), comma scopes, no expiry, identity from /user, userinfo by the preset's subject member")
     func gitHubDeviceFlow() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--slow-down", "1", "--interval", "1"])
         let home = try CLIHome()
@@ -155,7 +155,7 @@ struct ProviderEmulatorTests {
         let user = try jsonObject(api.stdout)
         #expect(user["login"] as? String == "octocat" && user["id"] as? Int == 583231)
         #expect(try await emulator.state()["user_requests"] as? Int == usersBefore + 1)
-        // Issue 27: userinfo reads the account from /user as sign-in did (the preset's subject
+        // Userinfo reads the account from /user as sign-in did (the preset's subject
         // member, `id`), not from a `sub` GitHub never sends.
         let userinfo = try await home.run(["userinfo", "gh"])
         #expect(userinfo.exitCode == 0 && userinfo.stdout.contains("login: octocat") && userinfo.stdout.contains("id: 583231"), "\(userinfo)")
@@ -223,7 +223,7 @@ struct ProviderEmulatorTests {
         await emulator.stop()
     }
 
-    @Test("GitHub-App user tokens: expires_in and a rotating refresh token; authdeck refresh renews with the newest refresh token (RFC 6749 6); status names no issuer and an empty grant, token --json the handle (issue 27)")
+    @Test("GitHub-App user tokens: expires_in and a rotating refresh token; authdeck refresh renews with the newest refresh token (RFC 6749 6); status names no issuer and an empty grant, token --json the handle")
     func gitHubAppUserTokens() async throws {
         let emulator = try await ProviderEmulator.start("github", ["--app-tokens", "--slow-down", "0", "--interval", "1"])
         let home = try CLIHome()
@@ -238,7 +238,7 @@ struct ProviderEmulatorTests {
         let expiresAt = try #require(parseRFC3339(access["expiresAt"]), "\(access)")
         #expect(abs(expiresAt.timeIntervalSinceNow - 28800) < 60, "expires_in 28800 s")
         #expect((account["refreshToken"] as? [String: Any])?["present"] as? Bool == true)
-        // Issue 27: no issuer for a provider configured by endpoints, and what an empty grant means.
+        // No issuer for a provider configured by endpoints, and what an empty grant means.
         #expect(account["issuer"] is NSNull, "\(account)")
         let text = try await home.run(["status"])
         #expect(text.stdout.contains(", configured by endpoints (no issuer)") && !text.stdout.contains("issuer http"), "\(text.stdout)")
@@ -345,7 +345,7 @@ struct ProviderEmulatorTests {
             final = try await emulator.state()
         }
         #expect(final["end_session_requests"] as? Int == 1, "the browser stand-in opened /oidc/logout")
-        // RP-Initiated Logout 1.0 §2: the hint reaches the provider (issue 35 §3), through the listener's
+        // RP-Initiated Logout 1.0 §2: the hint reaches the provider, through the listener's
         // one-time page (a 303), never in the browser's argv.
         #expect((final["end_session"] as? [String: Any])?["has_id_token_hint"] as? Bool == true)
         #expect((final["end_session"] as? [String: Any])?["client_id_matches"] as? Bool == true)

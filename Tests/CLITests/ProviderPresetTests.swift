@@ -1,5 +1,5 @@
 // `authdeck provider presets` and `provider add --preset` with the user's own preset files, through
-// the real binary (issue 13: presets as data).
+// the real binary (presets as data).
 import Foundation
 import Testing
 

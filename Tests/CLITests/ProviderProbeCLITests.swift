@@ -1,4 +1,4 @@
-// Issue 16, "Issuer checks": `provider add` fetches the issuer's discovery document first and
+// Issuer checks: `provider add` fetches the issuer's discovery document first and
 // says at once what failed (exit 1, nothing saved); `--no-probe` adds offline. The real binary
 // against the local provider, a closed loopback port and a name that never resolves (.test).
 import Foundation
@@ -35,7 +35,7 @@ struct ProviderProbeCLITests {
         #expect(plain.stderr.contains("check --issuer for a typo"), "\(plain.stderr)")
     }
 
-    @Test("Issue 21 §4: a transport error says that a proxy was configured for the request (from HTTPS_PROXY), never the proxy's user name or password")
+    @Test("A transport error says that a proxy was configured for the request (from HTTPS_PROXY), never the proxy's user name or password")
     func transportErrorNamesTheProxy() async throws {
         let home = try CLIHome()
         defer { home.remove() }

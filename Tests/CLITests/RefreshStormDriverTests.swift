@@ -1,4 +1,4 @@
-// The refresh-storm benchmark's parts (issue 12) on a few accounts: the bundled provider's
+// The refresh-storm benchmark's parts on a few accounts: the bundled provider's
 // mint-grants fixture, the test-only storm-driver (the TUI's store on the live environment).
 import Foundation
 import Testing
@@ -10,7 +10,7 @@ private let stormDriverBinary: String = {
     return packageRoot.appendingPathComponent(".build/debug/storm-driver").path
 }()
 
-@Suite("Refresh storm driver (issue 12)", .serialized)
+@Suite("Refresh storm driver", .serialized)
 struct RefreshStormDriverTests {
     @Test("django-oauth-toolkit (bundled provider): 6 minted accounts expiring in the same second are all refreshed by the TUI's scheduler, never more than 4 at once, one token request each")
     func stormDriverOnSixAccounts() async throws {

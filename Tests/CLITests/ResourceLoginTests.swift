@@ -171,7 +171,7 @@ struct ResourceLoginTests {
         await server.stop()
     }
 
-    @Test("Issue 34: answering n to the plan at a terminal exits 6 (declined), not 130 (Ctrl-C); nothing registered or opened")
+    @Test("Answering n to the plan at a terminal exits 6 (declined), not 130 (Ctrl-C); nothing registered or opened")
     func declinedAtTheQuestion() async throws {
         let server = try await ResourceServerFixture.start()
         let home = try Self.home()

@@ -1,4 +1,4 @@
-// Issue 35 §2: authdeck in a real SSH session (Tests/TestSupport/SSHServer: Debian's sshd on
+// authdeck in a real SSH session (Tests/TestSupport/SSHServer: Debian's sshd on
 // 127.0.0.1) under tmux, no browser there; the browser "elsewhere" (curl, redirects not followed)
 // ends on the loopback address without delivering it, and the test pastes that address into the
 // session: refused for another port and for a forged state, accepted as a whole address and as

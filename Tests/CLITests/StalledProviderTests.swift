@@ -1,4 +1,4 @@
-// Issue 16 item 5 against the bundled provider (django-oauth-toolkit: refresh tokens rotate, a
+// Against the bundled provider (django-oauth-toolkit: refresh tokens rotate, a
 // reused one is invalid_grant, the old access token is revoked), paused with SIGSTOP to its
 // process group: TCP still accepts, nothing answers.
 import Foundation
@@ -9,7 +9,7 @@ import TestSupport
 import Glibc
 #endif
 
-@Suite("A stalled provider with two processes, and a refresh killed mid-flight (issue 16 item 5)", .serialized)
+@Suite("A stalled provider with two processes, and a refresh killed mid-flight", .serialized)
 struct StalledProviderCLITests {
     /// Waits (polling the file, bounded) until `accounts.json` holds `needle`.
     private func waitForAccountsFile(_ home: CLIHome, containing needle: String, timeout: Double = 60) async -> Bool {

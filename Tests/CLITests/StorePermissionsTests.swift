@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Issue 34 §3: `status`, `doctor` and `token` agree on a vault others may read (one check,
+/// `status`, `doctor` and `token` agree on a vault others may read (one check,
 /// `AccountsFile.permissionProblem`): `token` refuses it, so `status` is not "valid" and exit 0.
 @Suite("A vault with loose permissions: status, doctor and token agree", .serialized)
 struct StorePermissionsTests {

@@ -73,7 +73,7 @@ struct HardeningTests {
         #expect(storeError { _ = try locks.tryLock(alice) }?.caseName == "permissionDenied")
     }
 
-    @Test("Issue 34: permissionProblem finds what every read refuses (a 0644 vault, a 0755 directory) without reading, even locked",
+    @Test("PermissionProblem finds what every read refuses (a 0644 vault, a 0755 directory) without reading, even locked",
           arguments: [(false, mode_t(0o644)), (true, mode_t(0o755))])
     func permissionProblemIsTheReadsRule(directory: Bool, mode: mode_t) throws {
         let dir = TemporaryDirectory()

@@ -1,4 +1,4 @@
-// store.json without Codable (issue 12): what JSONEncoder wrote reads to the same selection, and
+// store.json without Codable: what JSONEncoder wrote reads to the same selection, and
 // the mapping round trips.
 import CredentialStore
 import Foundation

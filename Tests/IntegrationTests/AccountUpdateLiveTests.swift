@@ -1,5 +1,5 @@
 // MetadataFiles.updateAccount on the live accounts.json (AppCoreLive): one read-modify-write under
-// the file's lock that writes nothing when the record is unchanged (issue 12: a refresh's I/O).
+// the file's lock that writes nothing when the record is unchanged (a refresh's I/O).
 import AppCore
 import AppCoreLive
 import Foundation

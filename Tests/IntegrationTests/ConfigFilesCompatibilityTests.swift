@@ -1,4 +1,4 @@
-// The metadata and cache files through ConfigFiles and the live cache (issue 12: no Codable):
+// The metadata and cache files through ConfigFiles and the live cache (no Codable):
 // files exactly as the earlier JSONEncoder code wrote them (commit a2688cc) read back; what is
 // written now reads back too, 0600, and a damaged record is named by index and field.
 import AppCore

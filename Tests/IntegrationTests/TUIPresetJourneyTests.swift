@@ -1,4 +1,4 @@
-// Issue 13 through the real `authdeck` binary under tmux: with no provider configured, the sign-in
+// Through the real `authdeck` binary under tmux: with no provider configured, the sign-in
 // dialog's "Add a provider from a preset…" adds one from a user preset file (pointing at the
 // bundled local provider, the domain its host and port) through ProviderAdmin's discovery probe,
 // selects it, and signs alice in with the browser flow. Captures go to test-output/tui-preset/.
@@ -8,7 +8,7 @@ import TestSupport
 
 private let presetJourneyRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-@Suite("The TUI adds a provider from a preset under tmux (issue 13)", .serialized)
+@Suite("The TUI adds a provider from a preset under tmux", .serialized)
 struct TUIPresetJourneyTests {
     @Test("Sign-in dialog: Add a provider from a preset… (a user preset for the local provider): a refused probe keeps the fields, then added, selected, signed in")
     func addFromPresetThenSignIn() async throws {

@@ -1,4 +1,4 @@
-// storm-driver: a test-only executable for the refresh-storm benchmark (issue 12). It runs the
+// storm-driver: a test-only executable for the refresh-storm benchmark. It runs the
 // TUI's Store/AppReducer with the live environment (AppCoreLive) on a throw-away authdeck home,
 // as `authdeck` with no subcommand does, minus ncurses: its frame loop maps the state to a
 // ScreenModel and renders it (TerminalUI) on the main thread every 20 ms.

@@ -1,4 +1,4 @@
-// The token path's cheaper reading (issue 12): whole-second UTC dates by arithmetic instead of
+// The token path's cheaper reading: whole-second UTC dates by arithmetic instead of
 // building Date.ISO8601FormatStyle, and parsing without a Result type; both must agree exactly
 // with what they replace.
 import Foundation

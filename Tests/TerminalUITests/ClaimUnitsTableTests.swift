@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import TerminalUI
 
-@Suite("Claims table: timestamp units from the provider (issue 13)")
+@Suite("Claims table: timestamp units from the provider")
 struct ClaimUnitsTableTests {
     @Test("Logto's claimTimeUnits: a millisecond created_at below the 1e11 guess shows its 1973 date marked (ms); without the provider it is seconds")
     func logtoUnitsInTheClaimTable() throws {

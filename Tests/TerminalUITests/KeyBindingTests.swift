@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Key bindings as data: dispatch, footer, help")
 struct KeyBindingTests {
-    @Test("Issue 6 keys on the accounts pane map to intents", arguments: [
+    @Test("Keys on the accounts pane map to intents", arguments: [
         (KeyEvent.char("j"), UICommand.moveSelection(by: 1)),
         (.down, .moveSelection(by: 1)),
         (.char("k"), .moveSelection(by: -1)),

@@ -19,7 +19,7 @@ private func auth0Form(focused: PresetForm.Field = .domain, error: String? = nil
         focused: focused, error: error)
 }
 
-@Suite("The sign-in dialog's Add a provider from a preset form (issue 13)")
+@Suite("The sign-in dialog's Add a provider from a preset form")
 struct PresetFormRenderTests {
     let mono = BuiltInThemes.monochrome
 

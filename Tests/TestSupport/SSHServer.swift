@@ -1,5 +1,5 @@
 // A real OpenSSH server (Debian `openssh-server`) on 127.0.0.1 for tests that run authdeck in an
-// SSH session (issue 35): its own sshd_config, host key, client key and authorized_keys in a
+// SSH session: its own sshd_config, host key, client key and authorized_keys in a
 // 0700 temp dir, sshd in its own process group, stopped by pid — never by name.
 import Foundation
 import Synchronization

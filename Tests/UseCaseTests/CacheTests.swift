@@ -82,7 +82,7 @@ struct ProviderCacheTests {
         return keyID
     }
 
-    @Test("Issue 21 §2: a key rotated between two sign-ins 3 s apart — the second sign-in looks the new kid up and verifies")
+    @Test("A key rotated between two sign-ins 3 s apart — the second sign-in looks the new kid up and verifies")
     func rotationBetweenTwoSignIns() async throws {
         let world = StubWorld()
         _ = try await signedIn(world, as: "alice")
@@ -93,7 +93,7 @@ struct ProviderCacheTests {
         #expect(world.provider.count("/jwks") == 2)
     }
 
-    @Test("Issue 21 §2: a refresh right after sign-in whose ID token is signed with a new key verifies (same process and a new one)")
+    @Test("A refresh right after sign-in whose ID token is signed with a new key verifies (same process and a new one)")
     func rotationBeforeRefresh() async throws {
         for sameProcess in [true, false] {
             let world = StubWorld()
@@ -108,7 +108,7 @@ struct ProviderCacheTests {
         }
     }
 
-    @Test("Issue 21 §2: the JWKS answers 503 during one refresh; the next refresh, seconds later, looks the key up again and verifies")
+    @Test("The JWKS answers 503 during one refresh; the next refresh, seconds later, looks the key up again and verifies")
     func jwksOutageThenNextRefreshSucceeds() async throws {
         for sameProcess in [true, false] {
             let world = StubWorld()
@@ -129,7 +129,7 @@ struct ProviderCacheTests {
         }
     }
 
-    @Test("Issue 21 §2: a flood of refreshes with bogus kids makes at most one JWKS lookup per 30 s, across processes too")
+    @Test("A flood of refreshes with bogus kids makes at most one JWKS lookup per 30 s, across processes too")
     func bogusKidFloodOneLookupPerInterval() async throws {
         let world = StubWorld()
         let env = world.environment()

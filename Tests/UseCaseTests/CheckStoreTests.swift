@@ -18,7 +18,7 @@ struct LockedSecretStore: SecretStore {
 
 @Suite("check and a locked store (use case, stub environment)")
 struct CheckStoreTests {
-    @Test("Issue 34: check with a locked store is storeLocked on every run, whatever the backstop (no account due is no 'ok')")
+    @Test("Check with a locked store is storeLocked on every run, whatever the backstop (no account due is no 'ok')")
     func lockedStoreEveryRun() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world).record

@@ -4,12 +4,12 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 34 §3: a reader of `accounts.json` and `active.json` (no lock, in that order, as `token`
+/// A reader of `accounts.json` and `active.json` (no lock, in that order, as `token`
 /// and the launcher read them) sees the state before a sign-in or after it, never one between:
 /// several accounts and none active ("No active account among 2", exit 2).
 @Suite("accounts.json and active.json as a reader sees them during a sign-in (use case, stub environment)")
 struct ConsistentFilesTests {
-    @Test("Issue 34: after the active account signed out, a login's writes never show a reader several accounts and none active")
+    @Test("After the active account signed out, a login's writes never show a reader several accounts and none active")
     func readerBetweenTheWrites() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world, as: "alice").record

@@ -50,7 +50,7 @@ struct DPoPUseCaseTests {
         #expect(proofs.first?.proof.claims["jti"] != proofs.last?.proof.claims["jti"], "a fresh proof for the retry")
     }
 
-    @Test("DPoP RFC 9449 §8.2 (issue 21 §4): a refresh in a new process against a nonce-requiring token endpoint sends one request, with the kept nonce")
+    @Test("DPoP RFC 9449 §8.2: a refresh in a new process against a nonce-requiring token endpoint sends one request, with the kept nonce")
     func nonceKeptForTheNextProcess() async throws {
         let world = world()
         world.provider.script.withLock { $0.tokenEndpointNonce = "n-1" }

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A provider that compares redirect URIs exactly and answers refusals with a bare status
-/// (issue 35 §1, §3, §4): the port rule, and errors that say what to do next.
+/// (§3, §4): the port rule, and errors that say what to do next.
 @Suite("Providers that match redirect URIs exactly (use case, stub environment)")
 struct ExactRedirectProviderTests {
     final class Ports: Sendable {

@@ -82,7 +82,7 @@ struct UseCaseFindingsTests {
         #expect(!progress.names.contains("deviceCode"), "never shown to the user")
     }
 
-    @Test("DEV-03, issue 21 §4: a verification_uri_complete that is not https (javascript:) is never shown, and the sign-in goes on with verification_uri")
+    @Test("DEV-03: a verification_uri_complete that is not https (javascript:) is never shown, and the sign-in goes on with verification_uri")
     func insecureVerificationURICompleteIsDropped() async throws {
         let world = StubWorld()
         world.provider.script.withLock { $0.verificationURIComplete = "javascript:alert(1)" }
@@ -92,7 +92,7 @@ struct UseCaseFindingsTests {
         #expect(shown.count == 1 && shown[0].verificationURIComplete == nil && shown[0].notes.count == 1)
     }
 
-    @Test("INT-04, RFC 7662 §2.2 (issue 21 §4): introspection of an inactive token shows only active false, not the members the server sent")
+    @Test("INT-04, RFC 7662 §2.2: introspection of an inactive token shows only active false, not the members the server sent")
     func inactiveIntrospectionShowsOnlyActive() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)
@@ -103,7 +103,7 @@ struct UseCaseFindingsTests {
             == .object(["active": .bool(true), "scope": .string("openid"), "sub": .string("alice")]))
     }
 
-    @Test("UI-07, OIDC Core §5.3.2 (issue 21 §4): a signed UserInfo answer is verified with the provider's JWKS and its claims shown; one for another audience is refused")
+    @Test("UI-07, OIDC Core §5.3.2: a signed UserInfo answer is verified with the provider's JWKS and its claims shown; one for another audience is refused")
     func signedUserInfoIsVerifiedAndShown() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)

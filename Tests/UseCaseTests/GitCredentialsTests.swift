@@ -3,7 +3,7 @@ import AuthEngine
 import Foundation
 import Testing
 
-/// git's credential helper over the stub world (issue 23 §1): which account, the token, and
+/// git's credential helper over the stub world: which account, the token, and
 /// `erase` as "refresh once".
 @Suite("git credential helper (use case, stub environment)")
 struct GitCredentialsTests {

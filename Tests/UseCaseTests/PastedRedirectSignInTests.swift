@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The browser sign-in of a person whose browser runs on another machine (issue 35 §2): the
+/// The browser sign-in of a person whose browser runs on another machine: the
 /// redirect pasted back races the loopback listener; whichever comes first wins.
 @Suite("Sign-in with the redirect pasted back (use case, stub environment)")
 struct PastedRedirectSignInTests {

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 23 §3 over the stub world: rules by real path, git config through the git edge, and
+/// Over the stub world: rules by real path, git config through the git edge, and
 /// nothing of it ever writes the active account.
 @Suite("Per-directory accounts (use case, stub environment)")
 struct PlacesTests {
@@ -124,7 +124,7 @@ struct PlacesTests {
         }
     }
 
-    @Test("Issue 34: a bare repository git found by looking (a committed tool.git/) never chooses the identity; which says what was ignored")
+    @Test("A bare repository git found by looking (a committed tool.git/) never chooses the identity; which says what was ignored")
     func committedBareRepositoryIgnored() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world, as: "alice").record
@@ -140,7 +140,7 @@ struct PlacesTests {
         #expect(try Places(env).choose(nil, in: try LoadAccounts(env).run(), environmentAccount: nil).record.id == alice.id)
     }
 
-    @Test("Issue 34: a bare repository GIT_DIR names counts (git's safe.bareRepository=explicit), and so does the .git directory of a work tree")
+    @Test("A bare repository GIT_DIR names counts (git's safe.bareRepository=explicit), and so does the .git directory of a work tree")
     func explicitBareRepositoryCounts() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world, as: "alice").record

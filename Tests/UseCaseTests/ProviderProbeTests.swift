@@ -3,7 +3,7 @@ import AuthEngine
 import Foundation
 import Testing
 
-/// Issue 16, "Issuer checks": `provider add` probes discovery (OIDC Discovery 1.0 §4, RFC 8414
+/// Issuer checks: `provider add` probes discovery (OIDC Discovery 1.0 §4, RFC 8414
 /// §3) and says at once what failed; `--no-probe` adds offline.
 @Suite("provider add probes discovery (use case, stub environment)")
 struct ProviderProbeTests {

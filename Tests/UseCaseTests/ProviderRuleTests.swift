@@ -5,8 +5,8 @@ import Foundation
 import Synchronization
 import Testing
 
-// Issue 27: what a provider does is preset data, read by the use cases (stub environment).
-@Suite("Provider rules as preset data (issue 27; use case, stub environment)")
+// What a provider does is preset data, read by the use cases (stub environment).
+@Suite("Provider rules as preset data (use case, stub environment)")
 struct ProviderRuleTests {
     @Test("Auth0 (revocableTokens: refresh_token): sign-out revokes the refresh token only and says the access token cannot be revoked, with its expiry")
     func accessTokenNotRevocable() async throws {
@@ -38,7 +38,7 @@ struct ProviderRuleTests {
         #expect(text.contains("opened in the browser") && text.contains("compared exactly"), "\(text)")
     }
 
-    @Test("Issue 27: a browser that could not be started is said as such at sign-out (not 'no browser'), and the session is said to stay open")
+    @Test("A browser that could not be started is said as such at sign-out (not 'no browser'), and the session is said to stay open")
     func browserNotStarted() async throws {
         let world = StubWorld()
         world.files.withLock { $0.providers[0].logoutStyle = .endSessionWithoutRedirect }

@@ -4,9 +4,9 @@ import CredentialStore
 import Foundation
 import Testing
 
-/// `SignIn.adoptGrant`: how the refresh-storm benchmark (issue 12) stores the bundled provider's
+/// `SignIn.adoptGrant`: how the refresh-storm benchmark stores the bundled provider's
 /// minted grants, with the checks of a sign-in.
-@Suite("Adopting a minted grant (refresh storm benchmark, issue 12)")
+@Suite("Adopting a minted grant (refresh storm benchmark)")
 struct RefreshBenchGrantsTests {
     private func response(_ world: StubWorld, idToken: String?) throws -> Data {
         var body: [String: Any] = ["access_token": "minted-access-token", "token_type": "Bearer", "expires_in": 30,

@@ -3,7 +3,7 @@ import CredentialStore
 import Foundation
 import Testing
 
-/// Issue 16 item 5, follow-up: a refresh that another process is legitimately waiting for (it
+/// A refresh that another process is legitimately waiting for (it
 /// holds the account's lock) is "refreshing (another process)"; only with the lock free is the
 /// outcome of the marked refresh unknown. Stub environment (the in-memory store's locks).
 @Suite("A refresh held by another process is not an unknown outcome (LoadAccounts.overview, stub environment)")

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 12 (hot path): a refresh reads and writes `accounts.json` as few times as its rules
+/// A refresh reads and writes `accounts.json` as few times as its rules
 /// allow. The counts model the live file: `accounts` is one read of the whole file; `saveAccount`
 /// is a read-modify-write (one read, one write); ``MetadataFiles/updateAccount`` is one read and
 /// at most one write (none when the record is unchanged), as the live one under the file's lock.

@@ -95,7 +95,7 @@ struct RefreshUseCaseTests {
         #expect(world.accounts.first?.idTokenProblem == nil)
     }
 
-    @Test("IDT-12, issue 21 §4: a refreshed ID token issued a week ago (exp ahead) is refused; the rotated tokens are kept, the previous ID token stays")
+    @Test("IDT-12: a refreshed ID token issued a week ago (exp ahead) is refused; the rotated tokens are kept, the previous ID token stays")
     func refreshRefusesWeekOldIDToken() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)

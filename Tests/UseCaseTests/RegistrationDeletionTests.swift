@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `provider remove` of a provider `login URL` registered (RFC 7592 §2.3): the registration access
-/// token goes only to a `registration_client_uri` on the registration endpoint's origin (issue 34 §1).
+/// token goes only to a `registration_client_uri` on the registration endpoint's origin.
 @Suite("provider remove: RFC 7592 deletion only at the registration endpoint's origin (use case, stub environment)")
 struct RegistrationDeletionTests {
     static func registered(clientURI: String) async throws -> ResourceWorld {

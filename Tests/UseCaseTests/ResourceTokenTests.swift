@@ -53,7 +53,7 @@ struct ResourceTokenUseCaseTests {
         #expect(world.accounts.first?.accessTokens.contains { $0.resource == key } == true)
         #expect(world.storedSecrets()?.accessToken(for: key) != nil)
     }
-    @Test("Logto, RFC 8707 §2.2 (issue 21 §4): a per-resource or organization refresh sends scope as the grant had it; the default refresh sends none")
+    @Test("Logto, RFC 8707 §2.2: a per-resource or organization refresh sends scope as the grant had it; the default refresh sends none")
     func perResourceRefreshSendsGrantScope() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)
@@ -66,7 +66,7 @@ struct ResourceTokenUseCaseTests {
         #expect(world.provider.tokenRequests.last?["scope"] == nil, "the default token's refresh keeps the whole grant (RFC 6749 §6)")
     }
 
-    @Test("Logto, RFC 8707 §2 (issue 21 §4): invalid_target on a per-resource refresh says the account must sign in with --resource")
+    @Test("Logto, RFC 8707 §2: invalid_target on a per-resource refresh says the account must sign in with --resource")
     func invalidTargetHint() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)

@@ -169,7 +169,7 @@ struct SignInUseCaseTests {
         #expect(world.browserOpened.withLock { $0.isEmpty }, "the device flow never opens a browser")
     }
 
-    @Test("DEV-03, issue 21 §4: a relative verification_uri_complete does not end the device sign-in; the display has the note and no complete URI")
+    @Test("DEV-03: a relative verification_uri_complete does not end the device sign-in; the display has the note and no complete URI")
     func deviceFlowRelativeCompleteURI() async throws {
         let world = StubWorld()
         world.provider.script.withLock { $0.verificationURIComplete = "/device?user_code=ABCD-EFGH" }
@@ -182,7 +182,7 @@ struct SignInUseCaseTests {
         #expect(display?.notes.count == 1)
     }
 
-    @Test("IDT-12, issue 21 §4: an ID token issued a week ago (exp still ahead) ends the sign-in; nothing is stored")
+    @Test("IDT-12: an ID token issued a week ago (exp still ahead) ends the sign-in; nothing is stored")
     func signInRefusesWeekOldIDToken() async throws {
         let world = StubWorld()
         let now = Int(world.now.timeIntervalSince1970)

@@ -341,7 +341,7 @@ struct SignInToResourceTests {
         #expect(world.sent("POST", "https://as.example/register").isEmpty)
     }
 
-    @Test("Issue 34: a --client-metadata-url with a user name or password, or not https, is refused before anything is registered, shown nowhere",
+    @Test("A --client-metadata-url with a user name or password, or not https, is refused before anything is registered, shown nowhere",
           arguments: ["https://user:pw-secret@client.example/authdeck.json", "http://client.example/authdeck.json",
                       "https://client.example/authdeck.json#pw-secret", "not a url pw-secret@x"])
     func clientMetadataURLChecked(_ document: String) async {

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 16 item 5: a stalled provider, or a process that dies with a refresh request out, must
+/// A stalled provider, or a process that dies with a refresh request out, must
 /// not sign accounts out silently. Stub environment: the HTTP edge is scripted per story, the
 /// clock and `sleep` are the world's (no timed waits).
 @Suite("Stalled provider and unknown refresh outcomes (use case, stub environment)")

@@ -28,7 +28,7 @@ struct TokenForScriptsTests {
         #expect(world.provider.count("/token") == 2, "one exchange, one refresh")
     }
 
-    @Test("A refresh whose new ID token is refused still hands out its new access token, with the reason on stderr (issue 16 item 4)")
+    @Test("A refresh whose new ID token is refused still hands out its new access token, with the reason on stderr")
     func refusedRefreshedIDTokenStillGivesTheAccessToken() async throws {
         let world = StubWorld()
         let alice = try await signedIn(world)
