@@ -94,7 +94,7 @@ extension ProviderAdmin {
     private static func explain(_ error: TransportError, provider: ProviderConfig) -> (cause: ProviderProbeFailure.Cause, facts: String?) {
         let host = provider.issuer.map { url in (url.host ?? "the host") + (url.port.map { ":\($0)" } ?? "") } ?? "the host"
         switch error {
-        case .connection(_, let detail) where detail.lowercased().contains("resolve"): return (.hostNotFound(host: host), detail)
+        case .connection(_, let detail) where error.unresolvedHost != nil: return (.hostNotFound(host: host), detail)
         case .connection(_, let detail): return (.noConnection(host: host), detail)
         case .timeout(_, let seconds): return (.timeout(seconds: Int(seconds.rounded(.up))), "no answer within \(Int(seconds.rounded(.up))) s")
         case .tls(_, let detail): return (.tls, detail)

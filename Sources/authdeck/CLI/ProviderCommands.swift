@@ -216,7 +216,7 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
         notes.append("plain HTTP on loopback (accepted for local providers only)")
     }
-    if let preset = config.preset, let note = presets.preset(named: preset)?.note { notes.append(note) }
+    if let preset = config.preset, let note = presets.preset(named: preset)?.note(for: config) { notes.append(note) }
     Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
     let uris = config.redirectURIsToRegister
     if config.fixedRedirectPort != nil {
