@@ -215,13 +215,15 @@ enum DialogContent {
         return [.text(DisplayWidth.pad(label, to: 15), focused ? .title : .text), .text(" " + shown, focused ? .inputFocused : .input)]
     }
 
-    /// The lines of the sign-in dialog besides the provider rows.
-    static let signInFixedLines = 10
-
     /// The provider rows shown: all of them when they fit in `rows`, else a window that keeps the
-    /// selection visible, with "↑ N more" / "↓ N more" lines standing for the rest.
+    /// selection visible, with "↑ N more" / "↓ N more" lines standing for the rest (below three
+    /// rows, the selection alone: the title's "(N of M)" counts the rest).
     static func providerWindow(count: Int, selected: Int, rows: Int) -> (range: Range<Int>, above: Int, below: Int) {
-        guard count > rows, rows >= 3 else { return (0..<count, 0, 0) }
+        guard count > rows else { return (0..<count, 0, 0) }
+        if rows < 3 {
+            let start = min(max(0, selected), max(0, count - 1))
+            return (start..<(start + 1), 0, 0)
+        }
         let visible = rows - 2  // room for the two "more" lines
         let start = min(max(0, selected - visible / 2), count - visible)
         return (start..<(start + visible), start, count - start - visible)
@@ -400,15 +402,22 @@ enum DialogContent {
 
     static func signOutProgress(_ p: SignOutProgressDialog, width: Int) -> [Line] {
         var out: [Line] = [[.text("Signing out ", .text), .text(Sanitizer.visible(p.accountName), .title)], []]
+        // A step and what came of it on one line when it fits in `width`, else what came of it wrapped below, indented.
+        func step(_ head: String, _ role: StyleRole, _ result: String, _ resultRole: StyleRole) -> [Line] {
+            let text = Sanitizer.visible(result)
+            if DisplayWidth.of(head) + 2 + DisplayWidth.of(text) <= width { return [[.text(head, role), .text(": " + text, resultRole)]] }
+            return [[.text(head, role), .text(":", resultRole)]]
+                + DetailContent.wrapWords(text, width: max(10, width - 2)).map { [.text("  " + $0, resultRole)] }
+        }
         for s in p.steps {
             let name = Sanitizer.visible(s.name)
             switch s.result {
             case .pending: out.append([.text("· " + name, .stepPending)])
             case .running: out.append([.text("… " + name, .statusRefreshing)])
-            case .done(let t): out.append([.text("✓ " + name, .stepOK), .text(": " + Sanitizer.visible(t), .text)])
-            case .skipped(let t): out.append([.text("– " + name, .stepSkipped), .text(": " + Sanitizer.visible(t), .textDim)])
+            case .done(let t): out += step("✓ " + name, .stepOK, t, .text)
+            case .skipped(let t): out += step("– " + name, .stepSkipped, t, .textDim)
             case .failed(let e):
-                out.append([.text("✗ " + name, .stepFailed), .text(": " + Sanitizer.visible(e.message), .statusError)])
+                out += step("✗ " + name, .stepFailed, e.message, .statusError)
                 if let c = e.clause { out.append([.text("  see " + Sanitizer.visible(c), .textDim)]) }
             }
         }

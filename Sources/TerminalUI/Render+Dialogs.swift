@@ -6,9 +6,15 @@ import TextSupport
 extension Renderer {
     // MARK: Dialogs
 
+    /// The rows a dialog's box may take: below the header, above the flash line and the footer.
+    static func dialogMaxHeight(_ size: Size) -> Int { size.height - 3 }
+
+    /// The widest of `lines`, in columns.
+    static func widest(_ lines: [Line]) -> Int { lines.map { $0.reduce(0) { $0 + $1.width } }.max() ?? 0 }
+
     static func dialogRect(size: Size, width: Int, height: Int) -> Rect {
         let w = min(width, size.width - 2)
-        let h = min(height, size.height - 2)
+        let h = min(height, dialogMaxHeight(size))
         return Rect(x: (size.width - w) / 2, y: max(1, (size.height - h) / 2), width: w, height: h)
     }
 
@@ -25,10 +31,9 @@ extension Renderer {
     static func drawDialog(_ f: inout Frame, _ m: ScreenModel, _ d: Dialog, size: Size) {
         switch d {
         case .signIn(let s):
-            // The provider list scrolls inside the dialog: as many rows as the terminal leaves.
-            let rows = max(3, size.height - 4 - DialogContent.signInFixedLines)
+            // The provider list scrolls inside the dialog: as many rows as the terminal leaves (less the box's border).
             // Lines as wide as the box's inside (``dialogRect`` less border and margins).
-            let lines = DialogContent.signIn(s, width: min(70, size.width - 2) - 4, providerRows: rows)
+            let lines = DialogContent.signIn(s, width: min(70, size.width - 2) - 4, maxLines: dialogMaxHeight(size) - 2)
             let r = dialogRect(size: size, width: 70, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign in"))
         case .presetForm(let p):
@@ -43,12 +48,13 @@ extension Renderer {
         case .device(let dev):
             drawDevice(&f, m, dev, size: size)
         case .signOutConfirm(let c):
+            // As wide as its longest line (the terminal permitting): nothing cut while there is room.
             let lines = DialogContent.signOutConfirm(c)
-            let r = dialogRect(size: size, width: 64, height: lines.count + 2)
+            let r = dialogRect(size: size, width: max(64, widest(lines) + 4), height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
         case .signOutProgress(let p):
-            let lines = DialogContent.signOutProgress(p, width: min(64, size.width - 6))
-            let r = dialogRect(size: size, width: 68, height: lines.count + 2)
+            let lines = DialogContent.signOutProgress(p, width: size.width - 6)
+            let r = dialogRect(size: size, width: max(68, widest(lines) + 4), height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Sign out"))
         case .resourceSignInConfirm(let c):
             let lines = DialogContent.resourceSignInConfirm(c)
@@ -58,7 +64,7 @@ extension Renderer {
     }
 
     static func drawDevice(_ f: inout Frame, _ m: ScreenModel, _ d: DeviceDialog, size: Size) {
-        let maxW = size.width - 2, maxH = size.height - 2
+        let maxW = size.width - 2, maxH = dialogMaxHeight(size)
         // A 32-column text column keeps a version-4 QR code (33 modules, quiet zone 2) beside it
         // on an 80×24 terminal.
         let textW = min(32, max(20, maxW - 4))
@@ -99,6 +105,9 @@ extension Renderer {
 
     // MARK: Help
 
+    /// The columns a key's meaning keeps at least in the help overlay (its start, then "…").
+    static let helpMeaningWidth = 16
+
     static func drawHelp(_ f: inout Frame, _ m: ScreenModel, size: Size, theme: Theme) {
         let r = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
         var inner = drawDialogBox(&f, r, title: "Keys · theme \(Sanitizer.visible(theme.name)) · ? or Esc closes")
@@ -126,8 +135,16 @@ extension Renderer {
                 entries.append(l)
             }
         }
-        let columns = max(1, min(3, (entries.count + inner.height - 1) / inner.height))
+        // Columns only as many as leave each key room for (the start of) its meaning; what does not
+        // fit is counted on the last row, never dropped unsaid.
+        let fitting = max(1, (inner.width + 2) / (keyWidth + 1 + Self.helpMeaningWidth + 2))
+        let columns = max(1, min(3, fitting, (entries.count + inner.height - 1) / inner.height))
         let colW = (inner.width - (columns - 1) * 2) / columns
+        let room = columns * inner.height
+        if entries.count > room {
+            let rest = entries.count - room + 1
+            entries = Array(entries.prefix(room - 1)) + [[.text("↓ \(rest) more: a larger terminal shows them", .textDim)]]
+        }
         for c in 0..<columns {
             let chunk = entries.dropFirst(c * inner.height).prefix(inner.height)
             for (i, l) in chunk.enumerated() {

@@ -104,4 +104,24 @@ struct DemoScriptTests {
         #expect(lines[..<exitLine].suffix(4).contains { $0.contains("Demo users:  alice / ") && $0.contains("bob / ") }, "\(after)")
         #expect(after.contains("DEMO-EXIT-STATUS=0"), "\(after)")
     }
+
+    @Test("Issue 34 §4: README's Install, the demo, scripts/install and scripts/package and scripts/test agree on one release build (scripts/build: the two products, nothing else), so a new user following README compiles it once")
+    func oneReleaseBuild() throws {
+        func text(_ path: String) throws -> String { try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8) }
+        let build = try text("scripts/build")
+        let commands = build.split(separator: "\n").filter { $0.hasPrefix("swift build") }
+        #expect(commands == ["swift build -c release --product authdeck-full \"$@\"", "swift build -c release --product authdeck \"$@\""])
+        // A command line of README's shell blocks that builds the release: only scripts/build.
+        let readme = try text("README.md")
+        let blocks = readme.components(separatedBy: "```sh").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        for line in blocks.joined(separator: "\n").split(separator: "\n") where line.contains("swift build") {
+            Issue.record("README builds apart from scripts/build: \(line)")
+        }
+        #expect(blocks.joined().contains("scripts/build "), "README's Install builds with scripts/build")
+        for script in ["scripts/demo", "scripts/test", "scripts/install", "scripts/package"] {
+            let source = try text(script)
+            #expect(!source.split(separator: "\n").contains { !$0.hasPrefix("#") && $0.contains("swift build -c release") }, "\(script) builds on its own")
+        }
+        #expect(try text("scripts/demo").contains("scripts/build"))
+    }
 }

@@ -25,7 +25,7 @@ struct NewcomerCLITests {
         let far = try await home.run(["frobnicate"])
         #expect(far.stderr.hasPrefix("error: unknown command 'frobnicate' for 'authdeck'\nCommands: \(Self.commandList)."), "\(far.stderr)")
         let sub = try await home.run(["provider", "ad"])
-        #expect(sub.stderr.hasPrefix("error: unknown command 'ad' for 'authdeck provider'; did you mean 'add'?\nCommands: add, list, show, remove, presets. See 'authdeck help provider'."),
+        #expect(sub.stderr.hasPrefix("error: unknown command 'ad' for 'authdeck provider'; did you mean 'add'?\nCommands: add, set, list, show, remove, presets. See 'authdeck help provider'."),
                 "\(sub.stderr)")
         let option = try await home.run(["logout", "--local-onyl"])
         #expect(option.exitCode == 2 && option.stderr.hasPrefix("error: unknown option '--local-onyl' for 'authdeck logout'; did you mean '--local-only'?\nOptions: "), "\(option.stderr)")

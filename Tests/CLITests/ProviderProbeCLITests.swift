@@ -65,4 +65,24 @@ struct ProviderProbeCLITests {
         #expect(wrong.stderr.contains("(HTTP 404)"), "\(wrong.stderr)")
         try await home.addLocalProvider(idp)
     }
+
+    @Test("Issue 34 §2: provider set changes a saved provider in place (git host, scopes; a list replaced, the rest kept); the probe's failure changes nothing and says 'not changed' with '--no-probe to change it'; --preset is add's alone")
+    func providerSetInPlace() async throws {
+        let home = try CLIHome()
+        defer { home.remove() }
+        #expect(try await home.run(["provider", "add", "work", "--issuer", "https://op.test/o", "--client-id", "c", "--no-probe"]).exitCode == 0)
+        let set = try await home.run(["provider", "set", "work", "--git-host", "git.example", "--scope", "openid repo", "--no-probe"])
+        #expect(set.exitCode == 0 && set.stderr.contains("Changed provider 'work'"), "\(set)")
+        let shown = try await home.run(["provider", "show", "work"])
+        #expect(shown.stdout.contains("git host: git.example") && shown.stdout.contains("scopes: openid repo")
+            && shown.stdout.contains("client id: c") && shown.stdout.contains("issuer: https://op.test/o"), "\(shown.stdout)")
+        let probed = try await home.run(["provider", "set", "work", "--issuer", "https://elsewhere.test/o"])
+        #expect(probed.exitCode == 1 && probed.stderr.contains("not changed") && probed.stderr.contains("(DNS)")
+            && probed.stderr.contains("--no-probe to change it anyway"), "\(probed)")
+        #expect(try await home.run(["provider", "show", "work"]).stdout.contains("issuer: https://op.test/o"), "nothing changed")
+        let preset = try await home.run(["provider", "set", "work", "--preset", "auth0"])
+        #expect(preset.exitCode == 2 && preset.stderr.contains("unknown option '--preset'"), "\(preset)")
+        let unknown = try await home.run(["provider", "set", "nope", "--no-probe"])
+        #expect(unknown.exitCode == 2 && unknown.stderr.contains("Unknown provider 'nope'"), "\(unknown)")
+    }
 }

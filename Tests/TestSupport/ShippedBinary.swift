@@ -2,7 +2,7 @@
 import Foundation
 
 /// The `authdeck` executable that end-to-end tests run: `$AUTHDECK_BINARY` when set, else the
-/// release build README makes (`swift build -c release` → `.build/release/authdeck`: static Swift
+/// release build README makes (`scripts/build` → `.build/release/authdeck`: static Swift
 /// runtime, FoundationEssentials only, libraries opened on use). Never the debug build: the test
 /// process links full Foundation and a dynamic runtime, so a debug binary hides what differs.
 public enum ShippedBinary {
@@ -23,7 +23,7 @@ public enum ShippedBinary {
     public static let problem: String? = {
         if let reason = ProcessInfo.processInfo.environment["AUTHDECK_BINARY_UNAVAILABLE"], !reason.isEmpty { return reason }
         let fm = FileManager.default
-        let build = "run `swift build -c release --product authdeck-full && swift build -c release --product authdeck` (scripts/test does)"
+        let build = "run scripts/build (scripts/test does, into .build-release)"
         // The launcher and, beside it, the full program it hands every other call to.
         let fullProgram = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("authdeck-full").path
         let installed = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()

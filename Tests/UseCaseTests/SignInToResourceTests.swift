@@ -122,12 +122,31 @@ struct SignInToResourceTests {
         #expect(body["application_type"] == .string("native"))
         #expect(body["token_endpoint_auth_method"] == .string("none"))
         #expect(body["redirect_uris"] == .strings(["http://127.0.0.1:49152/callback", SignInToResource.redirectURI]))
-        // The account is the grant for the resource, named from the host.
+        // The account is the grant for the resource, named by it (host and path).
         #expect(outcome.record.providerID == "mcp.example")
-        #expect(outcome.record.displayName == "mcp.example")
+        #expect(outcome.record.displayName == "mcp.example/mcp")
+        #expect(AccountResolution.handle(outcome.record) == "mcp.example/mcp.example")
         #expect(world.world.storedSecrets(ResourceWorld.resource).map { _ in true } == nil)
         let key = AccountKey(provider: "mcp.example", account: ResourceWorld.resource)
         #expect(try world.world.secrets.loadIfPresent(key)?.defaultAccessToken?.token.exposedValue == "at-1")
+    }
+
+    @Test("Issue 34 §2: a resource account whose server says only a subject (userinfo {\"sub\":\"1\"}) is named by the resource (host[:port]/path), not '1: 1'; the person when the server names one, as other accounts; the provider shows the resource",
+          arguments: [(#"{"sub":"1"}"#, "mcp.example/mcp", "mcp.example/1"),
+                      (#"{"sub":"1","preferred_username":"alice","name":"Alice Example"}"#, "Alice Example", "mcp.example/alice")])
+    func resourceAccountNames(_ userinfo: String, _ displayName: String, _ handle: String) async throws {
+        let world = ResourceWorld()
+        world.routes.withLock {
+            $0["GET https://as.example/.well-known/oauth-authorization-server"] = ResourceWorld.asm(
+                extra: #","code_challenge_methods_supported":["S256"],"userinfo_endpoint":"https://as.example/userinfo""#)
+            $0["GET https://as.example/userinfo"] = ResourceWorld.json(userinfo)
+        }
+        let (_, outcome) = try await world.signIn()
+        #expect(outcome.record.displayName == displayName)
+        #expect(AccountResolution.handle(outcome.record) == handle)
+        #expect(world.world.files.withLock { $0.providers.first?.displayName } == "mcp.example/mcp")
+        #expect(ResourceAccountName.label("http://127.0.0.1:8123/mcp/") == "127.0.0.1:8123/mcp")
+        #expect(ResourceAccountName.label("https://Example.COM") == "example.com")
     }
 
     @Test("Discovery requests carry no token, no cookie and follow no redirect by themselves")

@@ -20,8 +20,14 @@ public enum ErrorMapping {
         } else {
             disposition = .other
         }
+        // A name that does not resolve is as likely a typo as a network down: never only "temporary".
+        var nextStep: String?
+        if case .transport(let transport) = error.underlying, let host = transport.unresolvedHost {
+            nextStep = "The host name \(host) does not resolve (DNS): check the provider's address for a typo ('authdeck provider show'),"
+                + " then your network, DNS or proxy (HTTPS_PROXY)."
+        }
         return AppError(title: oneLine(presentable.title), detail: oneLine(presentable.detail), specReference: presentable.specReference,
-                        disposition: disposition)
+                        disposition: disposition, nextStep: nextStep)
     }
 
     /// Error texts are one line: a line break from outside (an `error_description`) could

@@ -1,5 +1,6 @@
 import AuthEngine
 import FoundationEssentials
+import TextSupport
 
 /// What makes a provider one for a protected resource (`authdeck login URL`, RFC 9728): the
 /// resource its tokens are for, where its metadata and its authorization server's metadata were
@@ -141,3 +142,18 @@ extension ProtectedResourceBinding {
         ])
     }
 }
+
+/// How an account signed in by a resource's URL is named when its authorization server names
+/// nobody (no `name`, `preferred_username` or `email` in the ID token or userinfo): by the resource,
+/// as a person reads it.
+public enum ResourceAccountName {
+    /// `host[:port]/path` of `resource` (RFC 3986 §3.2.2: the host lower-cased; no scheme, query or
+    /// trailing `/`): `127.0.0.1:8123/mcp`, `mcp.example.com`. The resource itself when it is not a URI.
+    public static func label(_ resource: String) -> String {
+        guard let parts = URIParts(resource) else { return resource }
+        var path = Substring(parts.path)
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return parts.hostAndPort.asciiLowercased + path
+    }
+}
+

@@ -15,6 +15,9 @@ public enum ProviderConfigViolation: Error, Sendable, Equatable, CustomStringCon
     case issuer(URLPolicy.ConfiguredURLViolation)
     /// An endpoint (named by its option, e.g. `token-endpoint`) breaks a URL rule.
     case endpoint(String, URLPolicy.ConfiguredURLViolation)
+    /// A resource indicator (`--resource`, or `--audience` written as a URI) that is not one, or
+    /// carries a user name or password (RFC 8707 §2, RFC 3986 §3.2.1); `problem` never echoes them.
+    case resource(option: String, problem: String)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum ProviderConfigViolation: Error, Sendable, Equatable, CustomStringCon
         case .clientIDCharacters(let what): "--client-id contains \(what)"
         case .issuer(let violation): "the issuer \(violation)"
         case .endpoint(let option, let violation): "--\(option) \(violation)"
+        case .resource(let option, let problem): "--\(option): \(problem)"
         }
     }
 
@@ -30,6 +34,7 @@ public enum ProviderConfigViolation: Error, Sendable, Equatable, CustomStringCon
         case .emptyClientID: "Give the client ID the provider shows for your registered application (RFC 6749 §2.2)."
         case .clientIDCharacters: "Copy the client ID again without spaces or line breaks; it is printable ASCII only (RFC 6749 Appendix A.1)."
         case .issuer(let violation), .endpoint(_, let violation): violation.hint
+        case .resource: "Give the resource as the API's URI without `user:password@` (authdeck sends tokens, never a password)."
         }
     }
 }
@@ -68,6 +73,23 @@ extension ProviderConfig {
                 violations.append(.endpoint(option, violation))
             }
         }
+        // RFC 8707 §2: saved resources go into every token request (and the browser's argv): never a password.
+        for resource in resources {
+            if let problem = Self.resourceProblem(resource) { violations.append(.resource(option: "resource", problem: problem)) }
+        }
+        if let audience, let parts = URIParts(audience), parts.userinfo != nil {
+            violations.append(.resource(option: "audience", problem: "\(parts.withoutUserinfo) was given with a user name or password"))
+        }
         return violations
+    }
+
+    /// What is wrong with `resource` as an RFC 8707 resource indicator, in the engine's words (nil: nothing).
+    static func resourceProblem(_ resource: String) -> String? {
+        do throws(AuthError) {
+            try validateResourceIndicator(resource)
+            return nil
+        } catch {
+            return PresentableError(from: error).detail
+        }
     }
 }

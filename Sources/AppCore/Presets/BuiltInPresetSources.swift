@@ -54,8 +54,8 @@ extension BuiltInPresets {
           "identity": "idToken",
           "revocation": "rfc7009",
           "logout": "endSessionOrAuth0V2Logout",
-          "note": "Auth0: add --audience for your API's access token (without it the access token is opaque or encrypted) and offline_access for \#
-        a refresh token; DPoP is an Auth0 early-access feature, used when discovery advertises it (--dpop never turns it off)",
+          "note": "Auth0: offline_access (a default scope) gives a refresh token; add --audience for your API's access token (without it the \#
+        access token is opaque or encrypted); DPoP is an Auth0 early-access feature, used when discovery advertises it (--dpop never turns it off)",
           "provider": {
             "displayName": "Auth0 ({domain})",
             "issuer": "https://{domain}/",

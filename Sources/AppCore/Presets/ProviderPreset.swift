@@ -41,8 +41,19 @@ public struct ProviderPreset: Sendable, Equatable {
     public var identity: IdentitySource
     public var revocation: RevocationStyle
     public var logout: LogoutStyle
-    /// Printed after `provider add`.
+    /// Printed after `provider add` (``note(for:)``).
     public var note: String?
+
+    /// The note for `provider` as added: its `; `-separated parts less one that says to add an
+    /// option the provider has already (`add --audience` with an audience, `add --resource` with
+    /// a resource), the preset's name ("Auth0: ") kept in front; nil when nothing is left.
+    public func note(for provider: ProviderConfig) -> String? {
+        guard let note else { return nil }
+        let given = [("add --audience", provider.audience != nil), ("add --resource", !provider.resources.isEmpty)]
+        let name = note.firstRange(of: ": ").map { String(note[..<$0.upperBound]) } ?? ""
+        let parts = note.dropFirst(name.count).components(separatedBy: "; ").filter { part in !given.contains { $0.1 && part.contains($0.0) } }
+        return parts.isEmpty ? nil : name + parts.joined(separator: "; ")
+    }
     /// Documentation URL per fact: keys are field paths of the file (`provider.issuer`, `logout`).
     public var sources: [String: String]
     /// The `provider` object of the file (ProviderConfig fields; strings are templates).

@@ -31,8 +31,9 @@ extension ProviderAdmin {
     /// Fetches `provider`'s discovery document and checks it as sign-in would (HTTP 200, JSON,
     /// the same `issuer` code unit for code unit, the required members). A provider with manual
     /// endpoints (no issuer) has nothing to fetch: no request.
-    /// - Throws: ``AppError`` as described at ``add(_:clientSecret:probe:)``.
-    public func probe(_ provider: ProviderConfig) async throws(AppError) {
+    /// - Throws: ``AppError`` as described at ``add(_:clientSecret:probe:)``, its title saying the
+    ///   provider was not `action` ("added", "changed").
+    public func probe(_ provider: ProviderConfig, action: String = "added") async throws(AppError) {
         guard let issuer = provider.issuer?.absoluteString else { return }
         var request: HTTPRequest
         do { request = try Discovery.makeRequest(issuer: issuer) } catch { throw ErrorMapping.appError(error) }
@@ -45,14 +46,14 @@ extension ProviderAdmin {
             let (cause, facts) = Self.explain(error, provider: provider)
             // The transport names the URL with its note (the proxy configured for the request).
             let named = error.url.flatMap { $0.utf8.starts(with: url.utf8) ? $0 : nil } ?? url
-            throw Self.probeFailure(provider, url: named, ErrorMapping.appError(AuthError.transport(error)), cause, facts: facts)
+            throw Self.probeFailure(provider, action, url: named, ErrorMapping.appError(AuthError.transport(error)), cause, facts: facts)
         }
         do {
             _ = try ProviderAccess.readDiscovery(response, provider: provider, issuer: issuer, requestURL: request.url)
         } catch {
             let cause = Self.explain(error, issuer: issuer)
             let facts: String? = if case .httpStatus(let status) = cause { "answered HTTP \(status)" } else { nil }
-            throw Self.probeFailure(provider, url: url, ErrorMapping.appError(error), cause, facts: facts)
+            throw Self.probeFailure(provider, action, url: url, ErrorMapping.appError(error), cause, facts: facts)
         }
     }
 
@@ -78,11 +79,12 @@ extension ProviderAdmin {
         }
     }
 
-    private static func probeFailure(_ provider: ProviderConfig, url: String, _ error: AppError, _ cause: ProviderProbeFailure.Cause,
+    private static func probeFailure(_ provider: ProviderConfig, _ action: String, url: String, _ error: AppError,
+                                     _ cause: ProviderProbeFailure.Cause,
                                      facts: String? = nil) -> AppError {
         let failure = ProviderProbeFailure(url: url, cause: cause)
         let what = facts ?? (error.detail.isEmpty ? error.title : "\(error.title). \(error.detail)")
-        var appError = AppError(title: "Provider '\(provider.id)' not added: its discovery document failed (\(failure.label))",
+        var appError = AppError(title: "Provider '\(provider.id)' not \(action): its discovery document failed (\(failure.label))",
                                 detail: "GET \(url): \(what)", specReference: error.specReference, disposition: .other)
         appError.probe = failure
         return appError
@@ -92,7 +94,7 @@ extension ProviderAdmin {
     private static func explain(_ error: TransportError, provider: ProviderConfig) -> (cause: ProviderProbeFailure.Cause, facts: String?) {
         let host = provider.issuer.map { url in (url.host ?? "the host") + (url.port.map { ":\($0)" } ?? "") } ?? "the host"
         switch error {
-        case .connection(_, let detail) where detail.lowercased().contains("resolve"): return (.hostNotFound(host: host), detail)
+        case .connection(_, let detail) where error.unresolvedHost != nil: return (.hostNotFound(host: host), detail)
         case .connection(_, let detail): return (.noConnection(host: host), detail)
         case .timeout(_, let seconds): return (.timeout(seconds: Int(seconds.rounded(.up))), "no answer within \(Int(seconds.rounded(.up))) s")
         case .tls(_, let detail): return (.tls, detail)

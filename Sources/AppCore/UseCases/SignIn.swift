@@ -1,6 +1,7 @@
 import AuthEngine
 import CredentialStore
 import FoundationEssentials
+import TextSupport
 
 /// What a finished sign-in produced.
 public struct SignInOutcome: Equatable, Sendable {
@@ -224,9 +225,12 @@ public struct SignIn: Sendable {
             accessTokens: [TokenConversions.accessTokenInfo(tokens, resource: nil)], hasRefreshToken: tokens.refreshToken != nil,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, idToken: idToken.map(TokenConversions.idTokenInfo),
             signedInAt: tokens.receivedAt, storage: store.kind)
-        if idToken == nil, provider.protectedResource != nil, subject.utf8.elementsEqual(provider.protectedResource?.resource.utf8 ?? "".utf8) {
-            record.displayName = provider.displayName
-            record.username = provider.displayName
+        // A resource's server that names nobody: the account is named by the resource (not `1: 1`, its bare subject twice).
+        let named = ["name", "preferred_username", "login", "email"].contains { claims[$0]?.stringValue?.isEmpty == false }
+        if let bound = provider.protectedResource, !named, supplement == nil {
+            record.displayName = ResourceAccountName.label(bound.resource)
+            // The grant itself (no subject at all): the handle names the resource's host.
+            if subject.utf8.elementsEqual(bound.resource.utf8) { record.username = URIParts(bound.resource)?.hostAndPort.asciiLowercased }
         }
         record.tokenWarnings = TokenConversions.warnings(tokens)
         record.emailVerified = identity.emailVerified

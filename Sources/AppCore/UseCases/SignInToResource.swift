@@ -289,8 +289,8 @@ public struct SignInToResource: Sendable {
     public static let redirectURI = "http://127.0.0.1/callback"
 
     private func makeProvider(_ plan: ResourceSignInPlan, clientID: String, origin: ProtectedResourceBinding.ClientOrigin) -> ProviderConfig {
-        let host = URLComponents(string: plan.discovery.resource)?.host ?? plan.providerID.rawValue
-        var provider = ProviderConfig(id: plan.providerID, displayName: host, issuer: URL(string: plan.authorizationServer.issuer),
+        var provider = ProviderConfig(id: plan.providerID, displayName: ResourceAccountName.label(plan.discovery.resource),
+                                      issuer: URL(string: plan.authorizationServer.issuer),
                                       clientID: clientID,
                                       scopes: plan.scopes, resources: [plan.discovery.resource])
         provider.protectedResource = ProtectedResourceBinding(resource: plan.discovery.resource, metadataURL: plan.discovery.metadataURL,

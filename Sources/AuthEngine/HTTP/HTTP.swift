@@ -86,6 +86,12 @@ public enum TransportError: Error, Sendable, Equatable {
     /// The request was cancelled by the caller.
     case cancelled
 
+    /// The host name that did not resolve (DNS: libcurl's "Could not resolve host"), else nil.
+    public var unresolvedHost: String? {
+        guard case .connection(let url, let detail) = self, detail.lowercased().contains("could not resolve host") else { return nil }
+        return URLComponents(string: url)?.host ?? "the host"
+    }
+
     /// Whether the server may have received (and acted on) the request: false only when it
     /// certainly never left (refused before sending, no connection, TLS handshake failed). A
     /// timeout counts as "may have": a stalled server can still answer a queued request later.

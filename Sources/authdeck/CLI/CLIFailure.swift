@@ -63,7 +63,7 @@ struct CLIFailure: Error {
 
     /// What to do about a failed discovery probe of `provider add`, in the command line's terms:
     /// `issuer`, the options the issuer was given with (`--issuer`, or a preset's `--domain`).
-    static func advice(_ probe: ProviderProbeFailure, issuer: String = "--issuer") -> String {
+    static func advice(_ probe: ProviderProbeFailure, issuer: String = "--issuer", action: String = "add") -> String {
         let todo = switch probe.cause {
         case .hostNotFound(let host):
             "The host name \(host) does not resolve: check \(issuer) for a typo, and your DNS or proxy (HTTPS_PROXY)."
@@ -84,7 +84,7 @@ struct CLIFailure: Error {
                 + " use --issuer \(published) if that is the provider you mean."
         case .invalidDocument: "The discovery document breaks a rule sign-in relies on (above): check \(issuer)."
         }
-        return todo + " Add --no-probe to add it anyway (offline, or a provider that is not up yet)."
+        return todo + " Add --no-probe to \(action) it anyway (offline, or a provider that is not up yet)."
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: ExitCode.usage) }

@@ -272,7 +272,7 @@ enum Commands {
     static let provider = CommandSpec(
         name: "provider",
         abstract: "Manage the configured identity providers.",
-        subcommands: [providerAdd, providerList, providerShow, providerRemove, providerPresets]
+        subcommands: [providerAdd, providerSet, providerList, providerShow, providerRemove, providerPresets]
     )
 
     static let providerAdd = CommandSpec(

@@ -78,12 +78,17 @@ struct ProviderAddOptions {
         } else if parsed.value("domain") != nil || parsed.value("tenant") != nil {
             return "--domain and --tenant fill in a preset: add --preset NAME (see 'authdeck provider presets')"
         }
-        if let problem = ProtocolSettingsOptions.validate(parsed) { return problem }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
-        if let violation = ProviderConfig.validateClientID(parsed.value("clientId") ?? "") { return "\(violation). \(violation.hint)" }
         if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
             return "give --issuer URL (discovery), or --authorization-endpoint and --token-endpoint, or --preset NAME"
         }
+        return validateSettings(parsed)
+    }
+
+    /// The checks `provider add` and `provider set` share: each option given is well formed.
+    static func validateSettings(_ parsed: ParsedCommand) -> String? {
+        if let problem = ProtocolSettingsOptions.validate(parsed) { return problem }
+        if let id = parsed.value("clientId"), let violation = ProviderConfig.validateClientID(id) { return "\(violation). \(violation.hint)" }
         if let method = parsed.value("clientAuthentication"), ClientAuthenticationMethod(rawValue: method) == nil {
             return "--client-authentication must be none, client_secret_basic or client_secret_post, got '\(method)'"
         }
@@ -120,6 +125,19 @@ struct ProviderAddOptions {
         } else {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
+        try apply(to: &config)
+        if config.needsClientSecret && !clientSecretStdin {
+            throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret:"
+                + " pipe it in with --client-secret-stdin")
+        }
+        return config
+    }
+
+    /// The options given, laid over `config` (a preset's, or the saved provider's for `provider
+    /// set`): a list option given replaces the list; `--header` and `--authorization-parameter` add
+    /// or replace one by name.
+    /// - Throws: ``CLIFailure`` for a URL the checks refuse or a configuration ``checkProviderConfig(_:)`` refuses.
+    func apply(to config: inout ProviderConfig) throws {
         if let issuer { config.issuer = try checkSecureURL(issuer, named: "--issuer", role: .issuer) }
         if let clientID { config.clientID = clientID }
         if let displayName { config.displayName = displayName }
@@ -157,12 +175,27 @@ struct ProviderAddOptions {
             throw CLIFailure.usage("without --issuer, --token-endpoint is required (and --authorization-endpoint for the browser flow)")
         }
         config.adoptClientSecret(given: clientSecretStdin, method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
-        if config.needsClientSecret && !clientSecretStdin {
-            throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret:"
-                + " pipe it in with --client-secret-stdin")
-        }
         try checkProviderConfig(config)  // also what a preset built from --domain
-        return config
+    }
+
+    /// `--client-secret-stdin`'s secret (nil without it), read without echo.
+    func clientSecret(for id: ProviderID) throws -> ClientSecret? {
+        guard clientSecretStdin else { return nil }
+        let secret = try readSecretFromStandardInput(prompt: "Client secret for '\(id.rawValue)' (not shown): ")
+        guard !secret.isEmpty else {
+            throw CLIFailure("--client-secret-stdin read nothing from stdin",
+                             hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
+        }
+        return ClientSecret(secret)
+    }
+}
+
+extension ProviderAddOptions {
+    /// The options a failed probe's advice names: a preset's --domain and --tenant, else --issuer.
+    var issuerOptions: String {
+        let presetOptions = [domain.map { _ in "--domain" }, tenant.map { _ in "--tenant" }].compactMap { $0 }
+        let given = issuer != nil ? [] : presetOptions
+        return given.isEmpty ? "--issuer" : given.joined(separator: " and ")
     }
 }
 
@@ -173,29 +206,17 @@ enum ArgumentParserNames {
 func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
     let presets = presetCatalog(context, warn: options.preset != nil)
     let config = try options.configuration(presets: presets)
-    var clientSecret: ClientSecret?
-    if options.clientSecretStdin {
-        let secret = try readSecretFromStandardInput(prompt: "Client secret for '\(config.id.rawValue)' (not shown): ")
-        guard !secret.isEmpty else {
-            throw CLIFailure("--client-secret-stdin read nothing from stdin",
-                             hint: "Pipe the secret in, e.g. 'authdeck provider add … --client-secret-stdin < secret-file'.")
-        }
-        clientSecret = ClientSecret(secret)
-    }
+    let clientSecret = try options.clientSecret(for: config.id)
     do {
         try await ProviderAdmin(context.app).add(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
     } catch {
-        // A failed probe's advice names the options the issuer came from: a preset's --domain and --tenant, else --issuer.
-        let presetOptions = [options.domain.map { _ in "--domain" }, options.tenant.map { _ in "--tenant" }].compactMap { $0 }
-        let given = options.issuer != nil ? [] : presetOptions
-        let issuerOptions = given.isEmpty ? "--issuer" : given.joined(separator: " and ")
-        throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: issuerOptions) })
+        throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: options.issuerOptions) })
     }
     var notes = ["Added provider '\(config.id)'"]
     if config.isLoopbackHTTP || [config.endpoints.token, config.endpoints.authorization].compactMap({ $0 }).contains(where: isLoopbackHTTP) {
         notes.append("plain HTTP on loopback (accepted for local providers only)")
     }
-    if let preset = config.preset, let note = presets.preset(named: preset)?.note { notes.append(note) }
+    if let preset = config.preset, let note = presets.preset(named: preset)?.note(for: config) { notes.append(note) }
     Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
     let uris = config.redirectURIsToRegister
     if config.fixedRedirectPort != nil {

@@ -1,0 +1,53 @@
+import AppCore
+import AppCoreLive
+import FoundationEssentials
+
+// MARK: - provider set
+
+extension Commands {
+    /// `provider add`'s options but the preset's (the preset was chosen when the provider was added).
+    static let providerSet = CommandSpec(
+        name: "set",
+        abstract: "Change a provider in place: its signed-in accounts and their tokens stay.",
+        discussion: "Takes the options of 'provider add' but --preset, --domain and --tenant; an option not given keeps its value, a list"
+            + " option given (--scope, --resource, --git-host, --registry, --trusted-audience) replaces the list, --header and"
+            + " --authorization-parameter add or replace one by name. The discovery document is fetched first as by 'provider add'"
+            + " (--no-probe skips it) and nothing changes when that fails. Another issuer, token endpoint or client id while"
+            + " accounts are signed in is refused: their grants belong to that server and client (log them out first, or add"
+            + " another provider). The change applies from each account's next sign-in or refresh.",
+        positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
+        options: providerAdd.options.filter { !["preset", "domain", "tenant"].contains($0.name) },
+        validate: { parsed in
+            let name = parsed.positional("name") ?? ""
+            if let problem = ProviderID.nameProblem(name) { return "provider NAME '\(Output.visible(name))': \(problem)" }
+            return ProviderAddOptions.validateSettings(parsed)
+        },
+        run: { try await providerSetRun(ProviderAddOptions($0), .current) }
+    )
+}
+
+func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
+    let snapshot = try context.snapshot()
+    guard var config = snapshot.providers.first(where: { $0.id.rawValue.utf8.elementsEqual(options.name.utf8) }) else {
+        throw CLIFailure("Unknown provider '\(Output.visible(options.name))'",
+                         hint: "See 'authdeck provider list'; add one with 'authdeck provider add'.", exitCode: ExitCode.usage)
+    }
+    let before = config
+    try options.apply(to: &config)
+    let clientSecret = try options.clientSecret(for: config.id)
+    do {
+        try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+    } catch {
+        throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: "--issuer", action: "change") })
+    }
+    let accounts = snapshot.accounts.filter { $0.providerID == config.id }.count
+    let kept = accounts == 0 ? ""
+        : " (\(accounts) signed-in account\(accounts == 1 ? "" : "s") kept; the change applies from the next sign-in or refresh)"
+    Output.err(config == before && clientSecret == nil ? "Provider '\(config.id)' is unchanged (no option changed it)."
+                                                       : "Changed provider '\(config.id)'\(kept).")
+    if config.fixedRedirectPort != before.fixedRedirectPort {
+        let uris = config.redirectURIsToRegister
+        Output.err("Register exactly these with the client at the provider: redirect URI \(uris.signIn), post-logout redirect URI \(uris.signOut).")
+    }
+    return ExitCode.ok
+}

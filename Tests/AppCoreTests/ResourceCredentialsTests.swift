@@ -1,0 +1,33 @@
+import AppCore
+import Foundation
+import Testing
+
+/// Issue 34 §1 "Credentials in a resource URL", for `provider add --resource` and `provider set`:
+/// `login URL` and `login --resource` refused a user name or password, but a provider's saved
+/// resources went into providers.json, every token request and the browser's argv with them.
+@Suite("A provider's resources and audience carry no credentials")
+struct ResourceCredentialsTests {
+    private func config(resources: [String] = [], audience: String? = nil) -> ProviderConfig {
+        var config = ProviderConfig(id: "work", issuer: URL(string: "https://op.example")!, clientID: "c")
+        config.resources = resources
+        config.audience = audience
+        return config
+    }
+
+    @Test("A --resource or --audience URI with a user name or password is refused before saving, the password shown nowhere", arguments: [
+        ("https://user:s3cret@api.example/mcp", String?.none, "--resource"), ("https://s3cret@api.example/", String?.none, "--resource"),
+        (String?.none, "https://user:s3cret@api.example/", "--audience"),
+    ] as [(String?, String?, String)])
+    func credentialsRefused(_ resource: String?, _ audience: String?, _ option: String) {
+        let violations = config(resources: resource.map { [$0] } ?? [], audience: audience).validate()
+        let violation = violations.first
+        #expect(violation?.description.hasPrefix(option + ":") == true, "\(violations)")
+        #expect(violation?.description.contains("s3cret") == false && violation?.hint.contains("s3cret") == false, "\(violations)")
+        #expect(violation?.description.contains("api.example") == true, "names the resource without them: \(violations)")
+    }
+
+    @Test("Resources and audiences without credentials pass, an audience that is no URI (Auth0's identifiers) too")
+    func plainOnesPass() {
+        #expect(config(resources: ["https://api.example/mcp", "urn:example:api"], audience: "my-api").validate().isEmpty)
+    }
+}

@@ -1,0 +1,83 @@
+import AppCore
+import AuthEngine
+import CredentialStore
+import Foundation
+import Testing
+
+/// Issue 34 §2: `provider set NAME …` changes a saved provider in place, with `provider add`'s
+/// probe, keeping its accounts and their tokens; a change that would orphan their grants (another
+/// authorization server or client) is refused with the next step.
+@Suite("provider set changes a provider in place (use case, stub environment)")
+struct ProviderChangeTests {
+    @Test("Git hosts, scopes and the redirect port change after a probe; the signed-in account and its tokens stay")
+    func changeKeepsAccounts() async throws {
+        let world = StubWorld()
+        _ = try await signedIn(world)
+        let before = try #require(world.storedSecrets())
+        var changed = world.provider.config
+        changed.gitHosts = [CredentialHost(host: "git.example", username: nil)]
+        changed.scopes = ["openid", "offline_access", "repo"]
+        changed.redirectPort = 8765
+        let requestsBefore = world.provider.requests.withLock { $0.count }
+        try await ProviderAdmin(world.environment()).change(changed, clientSecret: nil, probe: .discovery)
+        let saved = try #require(world.files.withLock { $0.providers.first { $0.id == "op" } })
+        #expect(saved.gitHosts?.map(\.host) == ["git.example"] && saved.scopes.contains("repo") && saved.fixedRedirectPort == 8765)
+        #expect(world.files.withLock { $0.accounts.map(\.id) } == [AccountID("op/alice")])
+        #expect(world.storedSecrets() == before, "the account's tokens stay")
+        let probes = world.provider.requests.withLock { Array($0.dropFirst(requestsBefore)) }
+        #expect(probes.map(\.url.path) == ["/.well-known/openid-configuration"] && probes.first?.timeout == ProviderAdmin.probeTimeout)
+    }
+
+    @Test("Another issuer or client id with signed-in accounts is refused naming them and what to do; nothing changes")
+    func grantChangeRefused() async throws {
+        let world = StubWorld()
+        _ = try await signedIn(world)
+        let original = world.provider.config
+        for change: (inout ProviderConfig) -> Void in [{ $0.issuer = URL(string: "https://other.example")! }, { $0.clientID = "other-client" }] {
+            var changed = original
+            change(&changed)
+            do {
+                try await ProviderAdmin(world.environment()).change(changed, clientSecret: nil, probe: .skip)
+                Issue.record("a change orphaning the account's grant was saved")
+            } catch {
+                #expect(error.disposition == .usage)
+                #expect(error.title.contains("not changed") && error.title.contains("op/alice"), "\(error.title)")
+                #expect(error.detail.contains("'authdeck logout op/alice'") && error.detail.contains("provider add"), "\(error.detail)")
+            }
+            #expect(world.files.withLock { $0.providers.first { $0.id == "op" } } == original)
+        }
+    }
+
+    @Test("Without accounts the issuer may change; a failed probe changes nothing and says 'not changed'")
+    func issuerWithoutAccountsAndFailedProbe() async throws {
+        let world = StubWorld()
+        var changed = world.provider.config
+        changed.issuer = URL(string: "https://elsewhere.example")!
+        await #expect(throws: AppError.self) { try await ProviderAdmin(world.environment()).change(changed, clientSecret: nil, probe: .discovery) }
+        do { try await ProviderAdmin(world.environment()).change(changed, clientSecret: nil, probe: .discovery) } catch {
+            #expect(error.title.contains("not changed") && error.probe != nil, "\(error.title)")
+        }
+        #expect(world.files.withLock { $0.providers.first?.issuer } == world.provider.config.issuer)
+        try await ProviderAdmin(world.environment()).change(changed, clientSecret: nil, probe: .skip)
+        #expect(world.files.withLock { $0.providers.first?.issuer } == changed.issuer)
+    }
+
+    @Test("An unknown provider is a usage error; a confidential client needs a secret stored or given, which is then stored")
+    func unknownAndSecret() async throws {
+        let world = StubWorld()
+        var unknown = world.provider.config
+        unknown.id = "nope"
+        await #expect(throws: AppError.self) { try await ProviderAdmin(world.environment()).change(unknown, clientSecret: nil, probe: .skip) }
+        var confidential = world.provider.config
+        confidential.clientAuthentication = .clientSecretPost
+        do {
+            try await ProviderAdmin(world.environment()).change(confidential, clientSecret: nil, probe: .skip)
+            Issue.record("a confidential client without a secret was saved")
+        } catch {
+            #expect(error.title.contains("needs the client secret"), "\(error.title)")
+        }
+        try await ProviderAdmin(world.environment()).change(confidential, clientSecret: ClientSecret("s3cret"), probe: .skip)
+        #expect(try world.secrets.loadIfPresent(.providerClient("op"))?.clientSecret?.exposedValue == "s3cret")
+        #expect(world.files.withLock { $0.providers.first?.clientAuthentication } == .clientSecretPost)
+    }
+}
