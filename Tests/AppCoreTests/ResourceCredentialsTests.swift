@@ -2,7 +2,7 @@ import AppCore
 import Foundation
 import Testing
 
-/// Issue 34 §1 "Credentials in a resource URL", for `provider add --resource` and `provider set`:
+/// Credentials in a resource URL, for `provider add --resource` and `provider set`:
 /// `login URL` and `login --resource` refused a user name or password, but a provider's saved
 /// resources went into providers.json, every token request and the browser's argv with them.
 @Suite("A provider's resources and audience carry no credentials")

@@ -105,7 +105,7 @@ struct DemoScriptTests {
         #expect(after.contains("DEMO-EXIT-STATUS=0"), "\(after)")
     }
 
-    @Test("Issue 34 §4: README's Install, the demo, scripts/install and scripts/package and scripts/test agree on one release build (scripts/build: the two products, nothing else), so a new user following README compiles it once")
+    @Test("README's Install, the demo, scripts/install and scripts/package and scripts/test agree on one release build (scripts/build: the two products, nothing else), so a new user following README compiles it once")
     func oneReleaseBuild() throws {
         func text(_ path: String) throws -> String { try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8) }
         let build = try text("scripts/build")

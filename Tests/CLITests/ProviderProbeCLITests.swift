@@ -66,7 +66,7 @@ struct ProviderProbeCLITests {
         try await home.addLocalProvider(idp)
     }
 
-    @Test("Issue 34 §2: provider set changes a saved provider in place (git host, scopes; a list replaced, the rest kept); the probe's failure changes nothing and says 'not changed' with '--no-probe to change it'; --preset is add's alone")
+    @Test("provider set changes a saved provider in place (git host, scopes; a list replaced, the rest kept); the probe's failure changes nothing and says 'not changed' with '--no-probe to change it'; --preset is add's alone")
     func providerSetInPlace() async throws {
         let home = try CLIHome()
         defer { home.remove() }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import TerminalUI
 
-/// Issue 34 §4: overlays and dialogs at the edges of the terminal's size. Nothing overflows onto
+/// Overlays and dialogs at the edges of the terminal's size. Nothing overflows onto
 /// the flash and footer lines or is cut without a sign; a dialog with room to spare shows its
 /// lines whole.
 @Suite("Small and wide terminals: help, sign-in, sign-out (monochrome goldens)")

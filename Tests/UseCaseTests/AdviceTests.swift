@@ -3,7 +3,7 @@ import AuthEngine
 import Foundation
 import Testing
 
-/// Issue 34 §4: advice that ignores what was given. A note to add `--audience` after it was given;
+/// Advice that ignores what was given. A note to add `--audience` after it was given;
 /// a host name that does not resolve called "temporary" after `provider add` had said it does not resolve.
 @Suite("Advice fits what was given")
 struct AdviceTests {

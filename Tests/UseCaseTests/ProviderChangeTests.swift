@@ -4,7 +4,7 @@ import CredentialStore
 import Foundation
 import Testing
 
-/// Issue 34 §2: `provider set NAME …` changes a saved provider in place, with `provider add`'s
+/// `provider set NAME …` changes a saved provider in place, with `provider add`'s
 /// probe, keeping its accounts and their tokens; a change that would orphan their grants (another
 /// authorization server or client) is refused with the next step.
 @Suite("provider set changes a provider in place (use case, stub environment)")

@@ -131,7 +131,7 @@ struct SignInToResourceTests {
         #expect(try world.world.secrets.loadIfPresent(key)?.defaultAccessToken?.token.exposedValue == "at-1")
     }
 
-    @Test("Issue 34 §2: a resource account whose server says only a subject (userinfo {\"sub\":\"1\"}) is named by the resource (host[:port]/path), not '1: 1'; the person when the server names one, as other accounts; the provider shows the resource",
+    @Test("A resource account whose server says only a subject (userinfo {\"sub\":\"1\"}) is named by the resource (host[:port]/path), not '1: 1'; the person when the server names one, as other accounts; the provider shows the resource",
           arguments: [(#"{"sub":"1"}"#, "mcp.example/mcp", "mcp.example/1"),
                       (#"{"sub":"1","preferred_username":"alice","name":"Alice Example"}"#, "Alice Example", "mcp.example/alice")])
     func resourceAccountNames(_ userinfo: String, _ displayName: String, _ handle: String) async throws {
