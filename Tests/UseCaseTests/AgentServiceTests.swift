@@ -137,6 +137,22 @@ struct AgentServiceTests {
         #expect(bad.code == .badRequest)
     }
 
+    @Test("docker's request through the agent: the registry's account; plain http off loopback refused by the helper's own rule")
+    func dockerCredentialThroughAgent() async throws {
+        let world = StubWorld()
+        world.files.withLock { $0.providers[0].containerRegistries = [CredentialHost(host: "*.gcr.io")] }
+        let alice = try await signedIn(world)
+        let agent = service(world, [alice.record.id])
+        func ask(_ url: String) async -> AgentAnswer {
+            await agent.answer(AgentRequest(operation: .dockerCredentialGet, command: "docker-credential get", host: "h", helperInput: url), peer: peer)
+        }
+        guard case .token(let issued) = await ask("https://eu.gcr.io") else { Issue.record("no credential"); return }
+        #expect(issued.username != nil && issued.token.exposedValue == world.storedSecrets()?.defaultAccessToken?.token.exposedValue)
+        guard case .failure(let http) = await ask("http://eu.gcr.io") else { Issue.record("a token for plain http"); return }
+        #expect(http.title.contains("only over https"), "\(http)")
+        #expect(await ask("https://quay.io") == .nothing)
+    }
+
     @Test("accounts: the served ones only, the chosen one marked; the directory rules of the agent's own place play no part")
     func accountsListsServedOnly() async throws {
         let world = StubWorld()

@@ -220,9 +220,7 @@ public struct AgentService: Sendable {
         do {
             let found: (AccountRecord, CredentialHost)?
             if request.operation == .dockerCredentialGet {
-                let docker = try DockerCredentialRequest.parse(input)
-                found = try HostAccounts(env: env).account(for: docker.host, in: \.containerRegistries, username: nil,
-                                                           environmentAccount: request.environmentAccount)
+                found = try DockerCredentials(env).account(try DockerCredentialRequest.parse(input), environmentAccount: request.environmentAccount)
             } else {
                 let git = try GitCredentialRequest.parse(input)
                 if request.operation == .gitCredentialErase {
