@@ -34,14 +34,7 @@ func askAgent(_ path: String, _ request: AgentRequest) throws -> AgentAnswer {
 }
 
 func agentFailure(_ failure: AgentAnswer.Failure) -> CLIFailure {
-    let code: Int32 = switch failure.code {
-    case .denied: ExitCode.agentDenied
-    case .needsSignIn: ExitCode.needsSignIn
-    case .storeLocked: ExitCode.storeLocked
-    case .usage, .badRequest: ExitCode.usage
-    case .refused, .failed: ExitCode.failure
-    }
-    return CLIFailure("agent: " + failure.title, hint: failure.nextStep, exitCode: code)
+    CLIFailure("agent: " + failure.title, hint: failure.nextStep, exitCode: failure.exitStatus)
 }
 
 /// The agent's access token for `account` (nil: the agent's default), as `token` would print it.

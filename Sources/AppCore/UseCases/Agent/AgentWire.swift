@@ -174,6 +174,19 @@ public enum AgentAnswer: Equatable, Sendable {
         public var title: String
         public var nextStep: String?
 
+        /// The remote command's exit status (README's table): `denied` 7, `needsSignIn` 3,
+        /// `storeLocked` 4, `usage` and `badRequest` 2, else 1. Sent with the answer, so the
+        /// launcher, which answers a plain `token` itself, exits as the full program does.
+        public var exitStatus: Int32 {
+            switch code {
+            case .denied: 7
+            case .needsSignIn: 3
+            case .storeLocked: 4
+            case .usage, .badRequest: 2
+            case .refused, .failed: 1
+            }
+        }
+
         public init(_ code: Code, _ title: String, nextStep: String? = nil) {
             self.code = code
             self.title = title
@@ -203,6 +216,7 @@ public enum AgentAnswer: Equatable, Sendable {
         case .failure(let failure):
             return .object(["version": version, "error": .object(omittingNil: [
                 "code": .string(failure.code.rawValue), "title": .string(failure.title), "nextStep": failure.nextStep.map(JSONValue.string),
+                "exitStatus": .int(Int(failure.exitStatus)),
             ])])
         }
     }
