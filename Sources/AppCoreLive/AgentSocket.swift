@@ -8,10 +8,8 @@ import Glibc
 /// The agent's Unix socket, both ends (docs/ARCHITECTURE.md "Tokens across the machine's edge"):
 /// one request, one answer per connection (``AgentRequest``). The agent's socket is made 0600 in a
 /// directory that is the user's own and 0700, and takes peers of its own user only (`SO_PEERCRED`);
-/// the remote's client connects only to a socket that is the user's own with no permission for
-/// anyone else (`lstat`: sshd makes forwarded sockets with `StreamLocalBindMask` 0177), gives up on
-/// a connection not made within 1 s, and takes an empty answer (the agent gone: ssh's side of the
-/// forward closes at once) as the named ``AgentSocket/unreachable(_:)`` failure, never a stale token.
+/// the remote's client connects by `AgentConnection`'s rules (QuickToken, shared with the launcher)
+/// and turns each of its refusals into the one named ``AgentSocket/unreachable(_:)`` failure.
 public enum AgentSocket {
     /// The agent is not there: the one error of a missing, dead or unsafe socket.
     public static func unreachable(_ why: String) -> AgentAnswer.Failure {
