@@ -20,6 +20,11 @@ func writeOut(_ line: String) -> Bool {
 }
 
 let arguments = CommandLine.arguments
+// On a remote (AUTHDECK_AGENT_SOCK): a plain `token` is the agent's, never from local files.
+if fcntl(1, F_GETFD) != -1, let remote = AgentToken.answer(arguments: arguments, variables: ThisProcess.environmentEntries()) {
+    if !remote.stderr.isEmpty { _ = Array(remote.stderr.utf8).withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }
+    exit(writeOut(remote.stdout) ? remote.exitCode : 1)
+}
 // `token` (QuickAnswer) or `status --json` (QuickStatus): each says when it can answer.
 let decide = arguments.count == 3 && arguments[1].utf8.elementsEqual("status".utf8) ? QuickStatus.decide : QuickAnswer.decide
 if arguments.count <= 3, fcntl(1, F_GETFD) != -1,

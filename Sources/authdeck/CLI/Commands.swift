@@ -15,6 +15,8 @@ enum ExitCode {
     static let fileDamaged: Int32 = 5
     /// The person answered no at a question (`login URL`'s plan): nothing was registered or stored.
     static let declined: Int32 = 6
+    /// On a remote: the agent's machine did not allow the request (`authdeck agent --confirm` answered no, or not in time).
+    static let agentDenied: Int32 = 7
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }
@@ -36,6 +38,7 @@ enum Commands {
             subcommands: [
                 login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
                 proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
+                agent, ssh,
             ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }

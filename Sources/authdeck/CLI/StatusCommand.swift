@@ -157,6 +157,7 @@ private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: 
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
+    if let socket = agentSocket(context) { return try remoteStatusRun(json: options.json, socket, context) }
     // What the inputs are before they are read: an answer is kept only if they are the same after
     // it (a write by another process in between would otherwise be kept under the new marks).
     let inputsBefore = options.json ? QuickStatus.inputs(XDGPaths(environment: context.environment)).map(QuickStatus.fingerprint) : []
