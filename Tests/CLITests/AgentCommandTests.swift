@@ -1,4 +1,4 @@
-// `authdeck agent` and a remote caller (issue 37), the shipped binary on both ends of a local
+// `authdeck agent` and a remote caller, the shipped binary on both ends of a local
 // socket: the remote home has no account and no store; its `token` is the agent's; the log; the
 // agent killed → the remote's named error within 1 s.
 import Foundation

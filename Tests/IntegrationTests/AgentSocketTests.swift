@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// `AgentSocket` (issue 37), both ends in this process on a real Unix socket: the permission rules
+/// `AgentSocket`, both ends in this process on a real Unix socket: the permission rules
 /// of each end, a round trip, and an agent gone.
 @Suite("Agent socket (AppCoreLive)")
 struct AgentSocketTests {

@@ -5,7 +5,7 @@ import StrictJSON
 import Synchronization
 import Testing
 
-/// `authdeck agent`'s decisions (issue 37), in process: the served accounts, the token through
+/// `authdeck agent`'s decisions, in process: the served accounts, the token through
 /// the one refresh path, the refusals, `--confirm` and the log; the wire's parsing.
 @Suite("Agent service (use case, stub environment)")
 struct AgentServiceTests {
