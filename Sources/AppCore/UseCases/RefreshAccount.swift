@@ -259,6 +259,14 @@ public struct RefreshAccount: Sendable {
            expiresAt.timeIntervalSince(env.now()) > validity {
             return nil
         }
+        if latest.isMachine == true, let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest) {
+            // RFC 6749 §4.4.3: no refresh token; a new client-credentials request, its client
+            // authentication made now (a fresh assertion, RFC 7523 §2.2).
+            do {
+                let request = try ClientCredentials(env).renewalRequest(latest, provider: provider, metadata: metadata, resource: resource)
+                return Plan(unknownOutcome: unknownOutcome, tokens: tokens, request: request, dpop: nil)
+            } catch { throw ErrorMapping.appError(error) }
+        }
         guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), let refreshToken = tokens.refreshToken else {
             throw AppError(title: "No refresh token for \(latest.displayName)",
                            detail: "The provider issued none (ask for the offline_access scope, or check the provider's settings); its"
