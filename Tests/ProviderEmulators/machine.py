@@ -10,7 +10,16 @@ Runs with the identity provider's pinned Python (Tests/IdentityProvider/.venv, w
     Tests/IdentityProvider/.venv/bin/python Tests/ProviderEmulators/machine.py [--parent-pid PID]
         [--audience token_endpoint|issuer] [--max-lifetime S] [--expires-in S] [--register CLIENT_ID=JWK_FILE]...
 
-Prints one JSON line when ready: {"provider": "machine", "base_url", "issuer", "token_endpoint", "pid"}.
+Federated assertions (issue 38 §2): a stand-in for GitHub Actions' OIDC token service signs JWTs
+with the emulator's own P-256 key (issuer BASE/actions), which the token endpoint trusts for the
+`--federated-client` ids when `aud` is `--federated-audience`: `GET /actions/token?audience=A` with
+`Authorization: Bearer` the ready line's `actions_request_token` answers {"value": JWT} (sub
+`repo:authdeck/ci:ref:refs/heads/main`, 5 minutes); `GET /actions/mint?sub=S&lifetime=L&audience=A`
+answers the same for a test to write into a file (a Kubernetes projected token). `/stats` adds
+`federated`: the `sub` of each accepted federated assertion, in order.
+
+Prints one JSON line when ready: {"provider": "machine", "base_url", "issuer", "token_endpoint",
+"actions_request_url", "actions_request_token", "pid"}.
 `POST /register` with JSON {"client_id": ID, "jwk": {public JWK}} registers a client (no `d`
 accepted). `GET /stats` answers {"issued": N, "refused": [reasons]}. Logs nothing; prints no token.
 """
@@ -45,6 +54,19 @@ class State:
         self.issued = 0
         self.refused = []
         self.counter = itertools.count(1)
+        self.actions_key = JsonWebKey.generate_key("EC", "P-256", is_private=True)
+        self.actions_request_token = base64.urlsafe_b64encode(os.urandom(18)).decode()
+        self.federated = []
+
+    @property
+    def actions_issuer(self):
+        return self.base_url + "/actions"
+
+    def mint(self, sub, audience, lifetime):
+        now = int(time.time())
+        claims = {"iss": self.actions_issuer, "sub": sub, "aud": audience, "iat": now, "exp": now + lifetime,
+                  "jti": base64.urlsafe_b64encode(os.urandom(12)).decode()}
+        return jwt.encode({"alg": "ES256", "typ": "JWT"}, claims, self.actions_key).decode()
 
     @property
     def token_endpoint(self):
@@ -69,6 +91,8 @@ def check_assertion(state: State, form: dict) -> str:
     if "client_secret" in form:
         raise Refusal("two client authentication methods")
     unverified = json.loads(base64.urlsafe_b64decode(assertion.split(".")[1] + "=="))
+    if unverified.get("iss") == state.actions_issuer:
+        return check_federated(state, form, assertion)
     client_id = unverified.get("iss")
     if form.get("client_id") not in (None, client_id):
         raise Refusal("client_id is not the assertion's iss")
@@ -101,6 +125,26 @@ def check_assertion(state: State, form: dict) -> str:
         if (client_id, jti) in state.seen_jti:
             raise Refusal("reused jti")
         state.seen_jti[(client_id, jti)] = exp
+    return client_id
+
+
+def check_federated(state: State, form: dict, assertion: str) -> str:
+    """A workload's token from the Actions stand-in (RFC 7523 §3 with a federated issuer): the
+    client named by `client_id`, the stand-in's signature, `aud` the federated audience, not expired."""
+    client_id = form.get("client_id")
+    if client_id not in state.args.federated_client:
+        raise Refusal("unknown client")
+    try:
+        claims = jwt.decode(assertion, state.actions_key)
+    except JoseError:
+        raise Refusal("bad signature")
+    if claims.get("aud") != state.args.federated_audience:
+        raise Refusal("wrong aud")
+    exp = claims.get("exp")
+    if not isinstance(exp, (int, float)) or exp <= time.time():
+        raise Refusal("expired assertion")
+    with state.lock:
+        state.federated.append(claims.get("sub"))
     return client_id
 
 
@@ -139,7 +183,14 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, {"keys": []})
         elif path == "/stats":
             with state.lock:
-                self.send_json(200, {"issued": state.issued, "refused": list(state.refused)})
+                self.send_json(200, {"issued": state.issued, "refused": list(state.refused), "federated": list(state.federated)})
+        elif path in ("/actions/token", "/actions/mint"):
+            query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+            if path == "/actions/token" and self.headers.get("Authorization") != "Bearer " + state.actions_request_token:
+                self.send_json(401, {"message": "bad request token"})
+                return
+            sub = query.get("sub", "repo:authdeck/ci:ref:refs/heads/main")
+            self.send_json(200, {"value": state.mint(sub, query.get("audience", ""), int(query.get("lifetime", "300")))})
         else:
             self.send_json(404, {"error": "not_found"})
 
@@ -190,6 +241,8 @@ def main():
     parser.add_argument("--audience", choices=["token_endpoint", "issuer"], default="token_endpoint")
     parser.add_argument("--max-lifetime", type=int, default=300)
     parser.add_argument("--expires-in", type=int, default=3600)
+    parser.add_argument("--federated-client", action="append", default=[], metavar="CLIENT_ID")
+    parser.add_argument("--federated-audience", default="api://authdeck-machine")
     parser.add_argument("--register", action="append", default=[], metavar="CLIENT_ID=JWK_FILE",
                         help="a client and the file of its public JWK")
     args = parser.parse_args()
@@ -218,7 +271,9 @@ def main():
             sys.exit("machine.py: --register takes a public JWK (it has `d`)")
         httpd.state.clients[client_id] = jwk
     sys.stdout.write(json.dumps({"provider": "machine", "base_url": base_url, "issuer": base_url,
-                                 "token_endpoint": httpd.state.token_endpoint, "pid": os.getpid()}) + "\n")
+                                 "token_endpoint": httpd.state.token_endpoint, "pid": os.getpid(),
+                                 "actions_request_url": base_url + "/actions/token?api-version=2.0",
+                                 "actions_request_token": httpd.state.actions_request_token}) + "\n")
     sys.stdout.flush()
     httpd.serve_forever()
 

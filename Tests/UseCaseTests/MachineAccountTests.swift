@@ -2,6 +2,7 @@ import AppCore
 import AuthEngine
 import CredentialStore
 import Foundation
+import Synchronization
 import Testing
 
 /// A machine provider at the stub: client `rp-machine`, client credentials (RFC 6749 §4.4).
@@ -128,5 +129,81 @@ struct MachineAccountTests {
         let stored = try world.secrets.load(.providerClient("ci"))
         let text = "\(stored)"
         #expect(!text.contains("stub-private-key") && text.contains("clientSigningKey"))
+    }
+}
+
+/// A compact JWS with these claims (the stub's signature).
+private func workloadToken(_ subject: String, expiresAt: Date) -> String {
+    makeJWT(header: ["alg": "RS256", "kid": "ci"], claims: ["iss": "https://ci.test", "sub": subject, "aud": "api://op",
+                                                           "exp": Int(expiresAt.timeIntervalSince1970)])
+}
+
+/// What the world's local inputs (variables, files, commands) hold now.
+private final class Inputs: Sendable {
+    let values = Mutex<[ClientAssertionSource.Input: String]>([:])
+    func withLock<R>(_ body: (inout [ClientAssertionSource.Input: String]) -> R) -> R { values.withLock { body(&$0) } }
+}
+
+@Suite("Machine accounts: federated client assertions read fresh (use case, stub environment)")
+struct FederatedAssertionTests {
+    /// A machine provider whose assertion comes from `source`; the world's inputs answer from `inputs`.
+    private func world(_ source: ClientAssertionSource) throws -> (StubWorld, Inputs) {
+        let world = StubWorld()
+        var provider = world.provider.config
+        provider.id = "ci"
+        provider.clientID = "rp-workload"
+        provider.scopes = []
+        provider.clientAuthentication = .privateKeyJWT
+        provider.clientCredentials = ClientCredentialsSettings(assertionSource: source)
+        world.files.withLock { $0.providers = [provider] }
+        return (world, Inputs())
+    }
+
+    private func env(_ world: StubWorld, _ inputs: Inputs) -> AppEnvironment {
+        var env = world.environment()
+        env.readAssertionInput = { input in inputs.withLock { $0[input] } }
+        return env
+    }
+
+    @Test("A projected token file is re-read for every request: the token in the file now is the one sent; nothing of it is stored")
+    func fileIsReadEveryTime() async throws {
+        let (world, inputs) = try world(.file("/var/run/secrets/tokens/authdeck"))
+        inputs.withLock { $0[.file("/var/run/secrets/tokens/authdeck")] = workloadToken("first", expiresAt: t0.addingTimeInterval(600)) + "\n" }
+        let outcome = try await SignIn(env(world, inputs)).run(SignInRequest(providerID: "ci"), progress: { _ in })
+        world.advance(3600)
+        let rotated = workloadToken("second", expiresAt: world.now.addingTimeInterval(600))
+        inputs.withLock { $0[.file("/var/run/secrets/tokens/authdeck")] = rotated }
+        _ = try await RefreshAccount(env(world, inputs)).run(outcome.record.id, force: true)
+        let sent = world.provider.tokenRequests.map { $0["client_assertion"] }
+        #expect(sent == [workloadToken("first", expiresAt: t0.addingTimeInterval(600)), rotated])
+        #expect(world.provider.tokenRequests.allSatisfy {
+            $0["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" && $0["client_id"] == "rp-workload"
+        })
+        let stored = try world.secrets.load(AccountKey(provider: "ci", account: "rp-workload"))
+        #expect(!"\(stored.json)".contains("second") && stored.clientSigningKey == nil && stored.clientSecret == nil)
+    }
+
+    @Test("GitLab CI id_tokens: a missing variable is an error naming it; nothing is sent")
+    func missingVariableIsNamed() async throws {
+        let (world, inputs) = try world(.environment("AUTHDECK_ID_TOKEN"))
+        let error = await #expect(throws: AppError.self) {
+            try await SignIn(env(world, inputs)).run(SignInRequest(providerID: "ci"), progress: { _ in })
+        }
+        #expect(error?.title == "The client assertion from the environment variable AUTHDECK_ID_TOKEN is missing")
+        #expect(world.provider.tokenRequests.isEmpty)
+    }
+
+    @Test("An expired assertion is an error naming the source; nothing is sent; an account keeps its state")
+    func expiredAssertionIsNamed() async throws {
+        let (world, inputs) = try world(.command(["ci-token", "--audience", "api://op"]))
+        inputs.withLock { $0[.command(["ci-token", "--audience", "api://op"])] = workloadToken("w", expiresAt: t0.addingTimeInterval(60)) }
+        let outcome = try await SignIn(env(world, inputs)).run(SignInRequest(providerID: "ci"), progress: { _ in })
+        world.advance(3600)
+        let error = await #expect(throws: AppError.self) {
+            try await RefreshAccount(env(world, inputs)).run(outcome.record.id, force: true)
+        }
+        #expect(error?.title == "The client assertion from the command 'ci-token --audience api://op' has expired")
+        #expect(world.provider.tokenRequests.count == 1)
+        #expect(world.accounts.first?.refreshSentAt == nil && world.accounts.first?.needsSignInSince == nil)
     }
 }

@@ -7,9 +7,13 @@ import FoundationEssentials
 public struct ClientCredentialsSettings: Equatable, Sendable {
     /// `private_key_jwt`: the `aud` of the client assertions (RFC 7523 §3 item 3); nil: the token endpoint.
     public var assertionAudience: ClientAssertionAudience?
+    /// A federated client assertion read fresh for every request (``ClientAssertionSource``);
+    /// nil: the client authenticates with its stored secret or key.
+    public var assertionSource: ClientAssertionSource?
 
-    public init(assertionAudience: ClientAssertionAudience? = nil) {
+    public init(assertionAudience: ClientAssertionAudience? = nil, assertionSource: ClientAssertionSource? = nil) {
         self.assertionAudience = assertionAudience
+        self.assertionSource = assertionSource
     }
 
     /// The `aud` of a client assertion for `metadata`'s server: its token endpoint, or its issuer.
@@ -40,8 +44,13 @@ extension ClientCredentialsSettings {
     /// Reads the `clientCredentials` object.
     /// - Throws: ``JSONShapeError`` naming the member.
     public init(json reader: JSONReader) throws(JSONShapeError) {
-        self.init(assertionAudience: try reader.optionalChoice("assertionAudience"))
+        self.init(assertionAudience: try reader.optionalChoice("assertionAudience"),
+                  assertionSource: try reader.optionalReader("assertionSource").map { (reader) throws(JSONShapeError) in
+                      try ClientAssertionSource(json: reader)
+                  })
     }
 
-    public var json: JSONValue { .object(omittingNil: ["assertionAudience": assertionAudience.map { .string($0.rawValue) }]) }
+    public var json: JSONValue {
+        .object(omittingNil: ["assertionAudience": assertionAudience.map { .string($0.rawValue) }, "assertionSource": assertionSource?.json])
+    }
 }

@@ -24,6 +24,7 @@ struct ClientCredentials: Sendable {
         }
         let scopes = ScopeSet(provider.scopes).adding(ScopeSet(request.extraScopes))
         do {
+            let client = try await authenticated(client, provider: provider, metadata: metadata)
             let tokens = try await requestToken(provider: provider, metadata: metadata, client: client, scopes: scopes.values, resource: nil)
             return try await SignIn(env).finish(provider: provider, metadata: metadata, client: client, alias: request.alias,
                                                 requestedScopes: scopes, tokens: tokens, idToken: nil, machine: true)
@@ -35,11 +36,20 @@ struct ClientCredentials: Sendable {
     /// The token request of a machine account, its client authentication made now: the record's
     /// scopes, and `resource` (RFC 8707) for a per-resource token, else the provider's
     /// `audience` and `resources`.
-    /// - Throws: key and signing errors (``ClientKeys``), request errors.
+    /// - Throws: key and signing errors (``ClientKeys``), a federated assertion's (``FederatedAssertion``), request errors.
     func renewalRequest(_ record: AccountRecord, provider: ProviderConfig, metadata: AuthorizationServerMetadata,
-                        resource: String?) throws -> HTTPRequest {
-        let client = try ProviderAccess(env: env).client(provider, metadata: metadata)
+                        resource: String?) async throws -> HTTPRequest {
+        let client = try await authenticated(ProviderAccess(env: env).client(provider, metadata: metadata), provider: provider, metadata: metadata)
         return try makeRequest(provider: provider, metadata: metadata, client: client, scopes: record.requestedScopes, resource: resource)
+    }
+
+    /// `client` with a federated assertion read now when the provider names a source (issue 38 §2).
+    private func authenticated(_ client: ClientConfiguration, provider: ProviderConfig,
+                               metadata: AuthorizationServerMetadata) async throws(AppError) -> ClientConfiguration {
+        guard let source = provider.clientCredentials?.assertionSource else { return client }
+        var client = client
+        client.authentication = .clientAssertion(try await FederatedAssertion(env).read(source, metadata: metadata))
+        return client
     }
 
     private func makeRequest(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: [String],

@@ -227,7 +227,9 @@ struct ProviderAccess: Sendable {
             }
             // Sign in with Apple: mint a fresh client secret before the kept one expires.
             if let source = provider.appleClientSecret { stored = try MintAppleClientSecret(env).renewed(stored, provider: provider, source: source) }
-            if provider.clientAuthentication == .privateKeyJWT {
+            if provider.clientCredentials?.assertionSource != nil {
+                // A federated assertion is read for each token request (``ClientCredentials``), never here.
+            } else if provider.clientAuthentication == .privateKeyJWT {
                 authentication = .clientAssertion(try ClientKeys(env).assertion(stored, provider: provider, metadata: metadata))
             } else {
                 guard let secret = stored?.clientSecret else {

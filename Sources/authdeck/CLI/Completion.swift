@@ -47,6 +47,7 @@ enum Completion {
         case "clientAuthentication": .words(ClientAuthenticationMethod.allCases.map(\.rawValue))
         case "par", "dpop": .words(ProtocolFeatureSetting.allCases.map(\.rawValue))
         case "grant": .words(["client-credentials", "authorization-code"])
+        case "clientAssertion": .words(["github-actions", "env=", "file=", "command="])
         case "assertionAudience": .words(ClientAssertionAudience.allCases.map(\.rawValue))
         case "caBundle", "idTokenFile", "appleKey", "clientSecretFile", "privateKeyFile": .files
         default: .free

@@ -13,6 +13,8 @@ struct MachineClientOptions {
     var generateKey: Bool
     var privateKeyFile: String?
     var assertionAudience: ClientAssertionAudience?
+    /// `--client-assertion SOURCE` (issue 38 §2): a federated assertion read for every request.
+    var assertionSource: ClientAssertionSource?
 
     static let specs: [OptionSpec] = [
         .value("grant", valueName: "grant", help: "client-credentials: a machine provider (RFC 6749 4.4), tokens with no browser and no"
@@ -24,7 +26,25 @@ struct MachineClientOptions {
             + " credential store)."),
         .value("assertionAudience", valueName: "token_endpoint|issuer", help: "The aud of private_key_jwt assertions (default the token"
             + " endpoint)."),
+        .value("clientAssertion", valueName: "source", help: "With --grant client-credentials: a federated client assertion read for every"
+            + " request, never stored: github-actions[=AUDIENCE], env=NAME (GitLab CI id_tokens), file=PATH (a Kubernetes projected"
+            + " token), command=PROGRAM [ARG...]."),
     ]
+
+    /// The source `--client-assertion` names, nil for an unknown form.
+    static func source(_ text: String) -> ClientAssertionSource? {
+        if text == "github-actions" { return .githubActions(audience: nil) }
+        guard let equals = text.firstIndex(of: "=") else { return nil }
+        let kind = text[..<equals], value = String(text[text.index(after: equals)...])
+        guard !value.isEmpty else { return nil }
+        switch kind {
+        case "github-actions": return .githubActions(audience: value)
+        case "env": return .environment(value)
+        case "file": return .file(URL(fileURLWithPath: value).standardizedFileURL.path)
+        case "command": return .command(value.split(separator: " ").map(String.init))
+        default: return nil
+        }
+    }
 
     init(_ parsed: ParsedCommand) {
         clientCredentials = parsed.value("grant") == "client-credentials"
@@ -32,6 +52,7 @@ struct MachineClientOptions {
         generateKey = parsed.flag("generateKey")
         privateKeyFile = parsed.value("privateKeyFile")
         assertionAudience = parsed.value("assertionAudience").flatMap(ClientAssertionAudience.init(rawValue:))
+        assertionSource = parsed.value("clientAssertion").flatMap(Self.source)
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
@@ -41,16 +62,24 @@ struct MachineClientOptions {
         if let audience = parsed.value("assertionAudience"), ClientAssertionAudience(rawValue: audience) == nil {
             return "--assertion-audience must be token_endpoint or issuer, got '\(audience)'"
         }
+        if let source = parsed.value("clientAssertion") {
+            if Self.source(source) == nil {
+                return "--client-assertion takes github-actions[=AUDIENCE], env=NAME, file=PATH or command=PROGRAM [ARG...], got '\(source)'"
+            }
+            if parsed.value("grant") != "client-credentials" { return "--client-assertion goes with --grant client-credentials" }
+        }
         let given = [parsed.flag("clientSecretStdin"), parsed.value("clientSecretFile") != nil, parsed.flag("generateKey"),
-                     parsed.value("privateKeyFile") != nil].filter { $0 }.count
-        if given > 1 { return "give one of --client-secret-stdin, --client-secret-file, --generate-key and --private-key-file" }
+                     parsed.value("privateKeyFile") != nil, parsed.value("clientAssertion") != nil].filter { $0 }.count
+        if given > 1 {
+            return "give one of --client-secret-stdin, --client-secret-file, --generate-key, --private-key-file and --client-assertion"
+        }
         let key = parsed.flag("generateKey") || parsed.value("privateKeyFile") != nil
         if key, let method = parsed.value("clientAuthentication"), method != ClientAuthenticationMethod.privateKeyJWT.rawValue {
             return "--generate-key and --private-key-file authenticate with private_key_jwt, not \(method)"
         }
         if parsed.value("grant") == "client-credentials", given == 0 {
             return "a client-credentials provider authenticates the client: give --client-secret-stdin, --client-secret-file,"
-                + " --generate-key or --private-key-file"
+                + " --generate-key, --private-key-file or --client-assertion"
         }
         for name in ["clientSecretFile", "privateKeyFile"] {
             if let path = parsed.value(name), !FileManager.default.isReadableFile(atPath: path) {
@@ -64,9 +93,10 @@ struct MachineClientOptions {
     func givesSecret(stdin: Bool) -> Bool { stdin || clientSecretFile != nil }
 
     func apply(to config: inout ProviderConfig, scopesGiven: Bool) {
-        if generateKey || privateKeyFile != nil { config.clientAuthentication = .privateKeyJWT }
+        // A federated assertion is a JWT too (RFC 7523 §2.2), from its source instead of a stored key.
+        if generateKey || privateKeyFile != nil || assertionSource != nil { config.clientAuthentication = .privateKeyJWT }
         if clientCredentials {
-            config.clientCredentials = ClientCredentialsSettings(assertionAudience: assertionAudience)
+            config.clientCredentials = ClientCredentialsSettings(assertionAudience: assertionAudience, assertionSource: assertionSource)
             // A person's default (openid profile email offline_access) means nothing for a client.
             if !scopesGiven { config.scopes = [] }
         } else if let assertionAudience {

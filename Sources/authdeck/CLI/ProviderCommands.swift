@@ -162,7 +162,7 @@ struct ProviderAddOptions {
         machine.apply(to: &config, scopesGiven: !scopes.isEmpty)
         let secretGiven = machine.givesSecret(stdin: clientSecretStdin)
         config.adoptClientSecret(given: secretGiven, method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
-        if config.clientAuthentication == .privateKeyJWT, !machine.generateKey, machine.privateKeyFile == nil {
+        if config.clientAuthentication == .privateKeyJWT, !machine.generateKey, machine.privateKeyFile == nil, machine.assertionSource == nil {
             throw CLIFailure.usage("--client-authentication private_key_jwt needs the key: --generate-key or --private-key-file PEM")
         }
         if config.needsClientSecret && !secretGiven {
