@@ -17,8 +17,12 @@ private struct MachineEmulator {
     let process: FixtureProcess
     let issuer: URL
     let directory: URL
+    /// The Actions stand-in's `ACTIONS_ID_TOKEN_REQUEST_URL` and `_TOKEN` (a fixture value).
+    var actionsRequestURL = ""
+    var actionsRequestToken = FixtureSecret("")
 
-    static func start(registered: [String: String], audience: String = "token_endpoint") async throws -> MachineEmulator {
+    static func start(registered: [String: String], audience: String = "token_endpoint",
+                      federatedClients: [String] = []) async throws -> MachineEmulator {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-machine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var arguments = [LocalIdentityProvider.directory.deletingLastPathComponent().appendingPathComponent("ProviderEmulators/machine.py").path,
@@ -28,11 +32,15 @@ private struct MachineEmulator {
             try Data(jwk.utf8).write(to: file)
             arguments += ["--register", "\(client)=\(file.path)"]
         }
+        for client in federatedClients { arguments += ["--federated-client", client] }
         let process = try FixtureProcess.spawn(executable: LocalIdentityProvider.pythonPath, arguments: arguments, environment: [:])
         let line = try await process.readFirstLine(timeout: .seconds(20))
         let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let issuer = try #require(ready["issuer"] as? String)
-        return MachineEmulator(process: process, issuer: try #require(URL(string: issuer)), directory: directory)
+        var emulator = MachineEmulator(process: process, issuer: try #require(URL(string: issuer)), directory: directory)
+        emulator.actionsRequestURL = try #require(ready["actions_request_url"] as? String)
+        emulator.actionsRequestToken = FixtureSecret(try #require(ready["actions_request_token"] as? String))
+        return emulator
     }
 
     func stop() async {
@@ -42,9 +50,13 @@ private struct MachineEmulator {
 
     /// `GET /stats`: tokens issued and the refusals' reasons, through the live HTTP client.
     func stats(_ env: AppEnvironment, provider: ProviderConfig) async throws -> (issued: Int, refused: [String]) {
-        let response = try await env.http(provider).send(HTTPRequest(method: .get, url: issuer.appendingPathComponent("stats")))
-        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let object = try await get(env, "stats")
         return (try #require(object["issued"] as? Int), try #require(object["refused"] as? [String]))
+    }
+
+    func get(_ env: AppEnvironment, _ path: String) async throws -> [String: Any] {
+        let response = try await env.http(nil).send(HTTPRequest(method: .get, url: try #require(URL(string: issuer.absoluteString + "/" + path))))
+        return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
     }
 }
 
@@ -130,6 +142,46 @@ struct MachineAccountLiveTests {
         let stats = try await emulator.stats(env, provider: good)
         #expect(stats.issued == 2)
         #expect(stats.refused == ["reused jti", "wrong aud", "expired assertion", "bad signature"])
+        await emulator.stop()
+    }
+
+    @Test("Issue 38 §2: GitHub Actions' token (the stand-in, audience as the provider wants) and a projected token file rewritten during the run, each read fresh")
+    func federatedAssertionsAtTheEmulator() async throws {
+        let idp = try await LocalIdentityProvider.shared()
+        let emulator = try await MachineEmulator.start(registered: [:], federatedClients: ["ci-actions", "ci-pod"])
+        let tokenFile = emulator.directory.appendingPathComponent("projected-token")
+        let home = try TemporaryHome(provider: idp, extra: ["ACTIONS_ID_TOKEN_REQUEST_URL": emulator.actionsRequestURL,
+                                                             "ACTIONS_ID_TOKEN_REQUEST_TOKEN": emulator.actionsRequestToken.exposedValue])
+        defer { home.remove() }
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
+        var actions = machineProvider("gha", issuer: emulator.issuer, clientID: "ci-actions", method: .privateKeyJWT)
+        actions.clientCredentials?.assertionSource = .githubActions(audience: "api://authdeck-machine")
+        var pod = machineProvider("pod", issuer: emulator.issuer, clientID: "ci-pod", method: .privateKeyJWT)
+        pod.clientCredentials?.assertionSource = .file(tokenFile.path)
+        for provider in [actions, pod] { try ProviderAdmin(env).add(provider, clientSecret: nil) }
+
+        let viaActions = try await SignIn(env).run(SignInRequest(providerID: actions.id), progress: { _ in }).record
+        #expect(viaActions.isMachine == true && viaActions.subject == "ci-actions")
+        // The kubelet writes a token, then rotates it while the workload runs.
+        func project(_ subject: String) async throws {
+            let minted = try await emulator.get(env, "actions/mint?sub=\(subject)&audience=api://authdeck-machine&lifetime=600")
+            try Data(try #require(minted["value"] as? String).utf8).write(to: tokenFile, options: .atomic)
+        }
+        try await project("system:serviceaccount:ci:first")
+        let viaFile = try await SignIn(env).run(SignInRequest(providerID: pod.id), progress: { _ in }).record
+        try await project("system:serviceaccount:ci:rotated")
+        _ = try await RefreshAccount(env).run(viaFile.id, force: true)
+        try FileManager.default.removeItem(at: tokenFile)
+        let missing = await #expect(throws: AppError.self) { try await RefreshAccount(env).run(viaFile.id, force: true) }
+        #expect(missing?.title == "The client assertion from the file \(tokenFile.path) is missing")
+
+        let federated = try #require(try await emulator.get(env, "stats")["federated"] as? [String])
+        #expect(federated == ["repo:authdeck/ci:ref:refs/heads/main", "system:serviceaccount:ci:first", "system:serviceaccount:ci:rotated"])
+        // The request token went only to the Actions service: not into any stored file.
+        let stored = try FileManager.default.subpathsOfDirectory(atPath: home.root.path).compactMap {
+            FileManager.default.contents(atPath: home.root.appendingPathComponent($0).path)
+        }
+        #expect(!stored.contains { String(decoding: $0, as: UTF8.self).contains(emulator.actionsRequestToken.exposedValue) })
         await emulator.stop()
     }
 }
