@@ -1,8 +1,8 @@
 import AuthEngine
 import FoundationEssentials
 
-/// Where a machine provider's client assertion comes from when no secret or key is kept (issue 38
-/// §2, RFC 7521 §4.2, RFC 7523 §2.2): read fresh for every token request, never stored. In
+/// Where a machine provider's client assertion comes from when no secret or key is kept (RFC 7521 §4.2,
+/// RFC 7523 §2.2): read fresh for every token request, never stored. In
 /// `providers.json` under `clientCredentials.assertionSource`, one member:
 /// `{"githubActions": {"audience": "…"}}`, `{"environment": "NAME"}`, `{"file": "PATH"}` or
 /// `{"command": ["PROGRAM", "ARG", …]}`.

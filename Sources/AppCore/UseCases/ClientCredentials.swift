@@ -43,7 +43,7 @@ struct ClientCredentials: Sendable {
         return try makeRequest(provider: provider, metadata: metadata, client: client, scopes: record.requestedScopes, resource: resource)
     }
 
-    /// `client` with a federated assertion read now when the provider names a source (issue 38 §2).
+    /// `client` with a federated assertion read now when the provider names a source.
     private func authenticated(_ client: ClientConfiguration, provider: ProviderConfig,
                                metadata: AuthorizationServerMetadata) async throws(AppError) -> ClientConfiguration {
         guard let source = provider.clientCredentials?.assertionSource else { return client }

@@ -2,7 +2,7 @@ import AuthEngine
 import FoundationEssentials
 import TextSupport
 
-/// A federated client assertion (issue 38 §2; RFC 7521 §4.2, RFC 7523 §2.2), read fresh from its
+/// A federated client assertion (RFC 7521 §4.2, RFC 7523 §2.2), read fresh from its
 /// ``ClientAssertionSource`` for every token request and never stored: GitHub Actions' OIDC
 /// token service, a variable (GitLab CI `id_tokens`), a file (a Kubernetes projected token, which
 /// rotates), or a command. A missing or expired one is an error naming the source.

@@ -13,7 +13,7 @@ struct MachineClientOptions {
     var generateKey: Bool
     var privateKeyFile: String?
     var assertionAudience: ClientAssertionAudience?
-    /// `--client-assertion SOURCE` (issue 38 §2): a federated assertion read for every request.
+    /// `--client-assertion SOURCE`: a federated assertion read for every request.
     var assertionSource: ClientAssertionSource?
 
     static let specs: [OptionSpec] = [
