@@ -294,7 +294,8 @@ enum Commands {
             .value("issuer", valueName: "url", help: "The issuer for discovery."),
             .value("clientId", valueName: "id", help: "The registered client id."),
             .flag("clientSecretStdin", help: "Read the client secret from stdin into the credential store."),
-            .value("clientAuthentication", valueName: "method", help: "none, client_secret_basic (default with a secret) or client_secret_post."),
+            .value("clientAuthentication", valueName: "method", help: "none, client_secret_basic (default with a secret), client_secret_post"
+                + " or private_key_jwt."),
             .repeated("scope", valueName: "scope", help: "A scope to request (replaces the default openid profile email offline_access)."),
             .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
@@ -312,6 +313,7 @@ enum Commands {
             .value("endSessionEndpoint", valueName: "url", help: "The end-session endpoint (RP-Initiated Logout)."),
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
+        ] + MachineClientOptions.specs + [
             .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
             .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider"
                 + " offers them)."),

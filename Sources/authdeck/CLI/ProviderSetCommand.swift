@@ -6,17 +6,19 @@ import FoundationEssentials
 
 extension Commands {
     /// `provider add`'s options but the preset's (the preset was chosen when the provider was added).
+    private static let addOnly = ["preset", "domain", "tenant", "grant", "generateKey", "privateKeyFile", "clientAssertion", "assertionAudience"]
     static let providerSet = CommandSpec(
         name: "set",
         abstract: "Change a provider in place: its signed-in accounts and their tokens stay.",
-        discussion: "Takes the options of 'provider add' but --preset, --domain and --tenant; an option not given keeps its value, a list"
+        discussion: "Takes the options of 'provider add' but --preset, --domain and --tenant and a machine provider's --grant, key and"
+            + " assertion source (chosen when it is added); an option not given keeps its value, a list"
             + " option given (--scope, --resource, --git-host, --registry, --trusted-audience) replaces the list, --header and"
             + " --authorization-parameter add or replace one by name. The discovery document is fetched first as by 'provider add'"
             + " (--no-probe skips it) and nothing changes when that fails. Another issuer, token endpoint or client id while"
             + " accounts are signed in is refused: their grants belong to that server and client (log them out first, or add"
             + " another provider). The change applies from each account's next sign-in or refresh.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
-        options: providerAdd.options.filter { !["preset", "domain", "tenant"].contains($0.name) },
+        options: providerAdd.options.filter { !addOnly.contains($0.name) },
         validate: { parsed in
             let name = parsed.positional("name") ?? ""
             if let problem = ProviderID.nameProblem(name) { return "provider NAME '\(Output.visible(name))': \(problem)" }
@@ -34,7 +36,8 @@ func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     }
     let before = config
     try options.apply(to: &config)
-    let clientSecret = try options.clientSecret(for: config.id)
+    var clientSecret = try options.clientSecret(for: config.id)
+    if let fromFile = try options.machine.fileSecret() { clientSecret = fromFile }
     do {
         try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
     } catch {

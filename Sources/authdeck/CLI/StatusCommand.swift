@@ -58,6 +58,7 @@ struct StatusRow {
             "username": .text(record.username),
             "email": .text(record.email), "emailVerified": .flag(record.emailVerified), "privateEmail": .flag(record.isPrivateEmail),
             "active": .bool(active),
+            "machine": .bool(record.isMachine == true),
             "status": .string(status.label(now: now)),
             "needsAttention": .bool(status.needsAttention),
             "accessToken": .object([
@@ -112,7 +113,7 @@ struct StatusRow {
         let marker = active ? "*" : " "
         var name = "\(marker) \(AccountResolution.handle(record))"
         if let alias = record.alias { name += " (\(alias))" }
-        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")"]
+        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")\(record.isMachine == true ? " (machine)" : "")"]
         var state = "    status: \(status.label(now: now))"
         if active { state += ", active" }
         switch chosenBy {
@@ -135,7 +136,9 @@ struct StatusRow {
                 lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
             }
         }
-        if record.hasRefreshToken {
+        if record.isMachine == true {
+            lines.append("    refresh token: none (a machine account: a new client-credentials request renews the token)")
+        } else if record.hasRefreshToken {
             let expiry = record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? ""
             lines.append("    refresh token: yes\(expiry)")
         } else {
