@@ -35,7 +35,7 @@ enum Commands {
             ],
             subcommands: [
                 login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
-                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
+                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man, prompt,
             ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
