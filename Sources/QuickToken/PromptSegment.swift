@@ -62,36 +62,36 @@ public enum PromptSegment {
             left = duration(Int(json_integer_value(seconds)))
         }
         let values = [
-            "account": Document.string(account, "alias") ?? handle, "handle": handle,
-            "source": source(Document.string(document, "activeAccountSource")), "state": state, "left": left,
+            ("account", Document.string(account, "alias") ?? handle), ("handle", handle),
+            ("source", source(Document.string(document, "activeAccountSource"))), ("state", state), ("left", left),
         ]
         return line(format: format, values: values).map { $0 + "\n" } ?? ""
     }
 
     /// `format` with each `{name}` of `values` replaced; runs of spaces become one, the ends
     /// trimmed; nil when nothing but spaces is left. Control characters in FORMAT itself are
-    /// made visible too.
-    static func line(format: String, values: [String: String]) -> String? {
-        var text = ""
-        var rest = Substring(format)
-        while let open = rest.firstIndex(of: "{") {
-            text += rest[..<open]
-            let after = rest[rest.index(after: open)...]
-            if let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])] {
-                text += value
-                rest = after[after.index(after: close)...]
+    /// made visible too. Works on UTF-8 bytes (no grapheme breaking: the launcher's time).
+    static func line(format: String, values: [(String, String)]) -> String? {
+        let open = UInt8(ascii: "{"), close = UInt8(ascii: "}"), space = UInt8(ascii: " ")
+        let bytes = Array(format.utf8)
+        var text: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == open, let end = bytes[(index + 1)...].firstIndex(of: close),
+               let value = values.first(where: { $0.0.utf8.elementsEqual(bytes[(index + 1)..<end]) })?.1 {
+                text += value.utf8
+                index = end + 1
             } else {
-                text += "{"
-                rest = after
+                text.append(bytes[index])
+                index += 1
             }
         }
-        text += rest
-        var squeezed = ""
-        for character in Sanitizer.visible(text) where !(character == " " && (squeezed.isEmpty || squeezed.last == " ")) {
-            squeezed.append(character)
+        var squeezed: [UInt8] = []
+        for byte in Sanitizer.visible(String(decoding: text, as: UTF8.self)).utf8 where !(byte == space && (squeezed.last ?? space) == space) {
+            squeezed.append(byte)
         }
-        while squeezed.last == " " { squeezed.removeLast() }
-        return squeezed.isEmpty ? nil : squeezed
+        while squeezed.last == space { squeezed.removeLast() }
+        return squeezed.isEmpty ? nil : String(decoding: squeezed, as: UTF8.self)
     }
 
     /// Where the choice came from, in a word, from status's `activeAccountSource`
