@@ -32,6 +32,8 @@ enum Commands {
                 .flag("version", help: "Print the version."),
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
+                .flag("accessible", help: "Lines for a screen reader instead of the screen: each change said once, keys typed as lines"
+                    + " (also ACCESSIBLE=1)."),
             ],
             subcommands: [
                 login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
