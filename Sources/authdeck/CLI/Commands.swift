@@ -36,8 +36,8 @@ enum Commands {
                     + " (also ACCESSIBLE=1)."),
             ],
             subcommands: [
-                login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
-                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man, prompt,
+                login, logout, status, switchAccount, which, bind, unbind, prompt, token, exec, check, gitCredential, setupGit, dockerCredential,
+                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
             ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
