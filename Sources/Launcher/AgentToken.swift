@@ -10,6 +10,12 @@ import TextSupport
 /// StrictJSON reads it (duplicate members refused). Any other form of the command, or an agent
 /// that cannot be reached (no request made), goes to the full program, which says why.
 enum AgentToken {
+    /// Whether `AUTHDECK_AGENT_SOCK` names a socket (set and not empty): then the launcher answers
+    /// nothing from this machine's files.
+    static func forwarded(_ variables: [String]) -> Bool {
+        variables.contains { $0.utf8.starts(with: "AUTHDECK_AGENT_SOCK=".utf8) && $0.utf8.count > 20 }
+    }
+
     /// What to print and the exit status, or nil to hand over.
     static func answer(arguments: [String], variables: [String]) -> (stdout: String, stderr: String, exitCode: Int32)? {
         guard arguments.count == 2, arguments[1].utf8.elementsEqual("token".utf8) else { return nil }

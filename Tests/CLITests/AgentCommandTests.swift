@@ -47,6 +47,19 @@ struct AgentCommandTests {
 }
 
 extension AgentCommandTests {
+    @Test("AUTHDECK_AGENT_SOCK naming an agent that is gone, in a home with its own signed-in account: token and status --json answer nothing from this home's files (the launcher hands them over; the agent's error)")
+    func forwardedNeverAnswersFromLocalFiles() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        let home = try await signedInHome(idp)
+        defer { home.remove() }
+        #expect(try await home.run(["status", "--json"]).stdout.contains("alice"), "the kept status answer exists")
+        let forwarded = ["AUTHDECK_AGENT_SOCK": home.root.appendingPathComponent("gone/agent.sock").path]
+        let token = try await home.run(["token"], extra: forwarded)
+        #expect(token.exitCode == 1 && token.stdout.isEmpty && token.stderr.contains("not reachable"), "\(token)")
+        let status = try await home.run(["status", "--json"], extra: forwarded)
+        #expect(status.exitCode != 0 && !status.stdout.contains("alice") && status.stderr.contains("not reachable"), "\(status)")
+    }
+
     @Test("--confirm on this machine's terminal (tmux): not answered in the bound → denied, exit 7; answered n → denied; y → served, once per program")
     func confirmDeniedAndAllowed() async throws {
         let idp = try await CLIProvider.shared.provider()

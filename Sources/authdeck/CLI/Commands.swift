@@ -34,9 +34,11 @@ enum Commands {
                 .flag("version", help: "Print the version."),
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
+                .flag("accessible", help: "Lines for a screen reader instead of the screen: each change said once, keys typed as lines"
+                    + " (also ACCESSIBLE=1)."),
             ],
             subcommands: [
-                login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
+                login, logout, status, switchAccount, which, bind, unbind, prompt, token, exec, check, gitCredential, setupGit, dockerCredential,
                 proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
                 agent, ssh,
             ],

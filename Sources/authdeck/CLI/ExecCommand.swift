@@ -68,7 +68,8 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
     // Without authdeck's own secret-bearing variables (the passphrase's file and descriptor), as
     // a browser or a hook gets it; the passphrase descriptor is not inherited either.
     let environment = ExecRules.childEnvironment(parent: BrowserLauncher.childEnvironment(from: context.environment), variable: options.variable,
-                                                 token: issued.value.exposedValue, tokenFile: file?.path, account: handle)
+                                                 token: issued.value.exposedValue, tokenFile: file?.path,
+                                                 expiration: issued.expiresAt.map(Times.rfc3339), account: handle)
     let relay = try SignalRelay.install()
     let child: ChildProcess
     do {

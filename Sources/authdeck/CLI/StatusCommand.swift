@@ -17,7 +17,13 @@ import Synchronization
 
 struct StatusOptions {
     var json: Bool
+    /// `prompt`'s FORMAT: the status as `--json` computes (and keeps) it, printed as one prompt line (PromptSegment).
+    var prompt: String?
     init(_ parsed: ParsedCommand) { json = parsed.flag("json") }
+    init(prompt format: String) {
+        json = true
+        prompt = format
+    }
 }
 
 /// One account's row in `status`, computed once for both the text and the JSON output.
@@ -208,7 +214,11 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
             "generatedAt": .string(Times.rfc3339(now)),
             "accounts": .array(rows.map { $0.json(now: now) }),
         ])
-        Output.json(document)
+        if let format = options.prompt {
+            Output.raw(Data(PromptSegment.output(statusJSON: Array(document.serialized()), format: format).utf8))
+        } else {
+            Output.json(document)
+        }
         let quiet = !warned && damage.isEmpty && snapshot.credentialStore.problem == nil && !snapshot.credentialStore.isInsecure
         if quiet { keepStatus(document, rows: rows, exitCode: exitCode, snapshot: snapshot, inputsBefore: inputsBefore, now: now, context) }
     } else if rows.isEmpty && damage.isEmpty {
