@@ -47,7 +47,7 @@ enum AgentToken {
         guard let root = json_object() else { return nil }
         defer { authdeck_json_decref(root) }
         var host = [CChar](repeating: 0, count: 256)
-        let name = gethostname(&host, 255) == 0 ? String(cString: host) : "?"
+        let name = gethostname(&host, 255) == 0 ? host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : "?"
         var members: [(String, String)] = [("operation", "token"), ("command", "token"), ("host", name)]
         if let environmentAccount, !environmentAccount.isEmpty { members.append(("environmentAccount", environmentAccount)) }
         for (key, value) in members {
