@@ -39,8 +39,8 @@ enum Commands {
             ],
             subcommands: [
                 login, logout, status, switchAccount, which, bind, unbind, prompt, token, exec, check, gitCredential, setupGit, dockerCredential,
-                proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
-                agent, ssh,
+                proof, refresh, userinfo, introspect, decode, api, agent, ssh, provider, apple, lock, passphrase, doctor, completion, help,
+                complete, man,
             ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
