@@ -77,8 +77,10 @@ extension AgentCommandTests {
     }
 }
 
-/// `authdeck ssh` against a real sshd (TestSupport.SSHServer, the test's own user: root in CI) and
-/// git http-backend (Tests/GitServer): the remote side is another HOME with no store.
+/// `authdeck ssh` against a real sshd (TestSupport.SSHServer) and git http-backend (Tests/GitServer):
+/// the remote side is a second Unix user (TestSupport.RemoteAccount, `authdeck-remote`) with its
+/// own HOME and runtime directory and no store. Making that user needs root (CI runs as root): not
+/// root, the test fails saying so.
 @Suite("authdeck ssh (real sshd, real git)", .serialized)
 struct AgentSSHTests {
     /// Every string value under `refreshToken`, `idToken` or `clientSecret` in the plaintext store's JSON.
@@ -123,6 +125,8 @@ struct AgentSSHTests {
 
     @Test("The remote's token and git fetch use this machine's account; no refresh or ID token in the remote's files, any environ or argv; the socket gone after")
     func sessionRunsGitAndLeavesNothing() async throws {
+        let account = try RemoteAccount.make()
+        defer { account.remove() }
         let idp = try await CLIProvider.shared.provider()
         var home = try CLIHome(provider: idp)
         home.environment["AUTHDECK_STORE"] = "plaintext"
@@ -135,12 +139,11 @@ struct AgentSSHTests {
         try await home.login()
         let secrets = try Self.storedSecrets(home)
         try #require(secrets.count >= 2, "the refresh token and the ID token are stored here")
-        let sshd = try await SSHServer.start()
+        let sshd = try await SSHServer.start(user: RemoteAccount.name)
         defer { Task { await sshd.stop() } }
 
-        let remote = try CLIHome()
-        defer { remote.remove() }
-        let binary = ShippedBinary.path
+        let remote = try CLIHome(root: account.root.appendingPathComponent("home"))
+        let binary = try account.install(executable: ShippedBinary.path)
         try """
             [credential "http://\(server.host)"]
             \thelper =
@@ -150,7 +153,11 @@ struct AgentSSHTests {
         let variables = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"]
             .map { "\($0)=\(SSHServer.shellQuote(remote.environment[$0] ?? ""))" }.joined(separator: " ")
         let clone = remote.root.appendingPathComponent("clone").path
+        try FileManager.default.createDirectory(at: remote.root.appendingPathComponent("run"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        account.own()
         let script = [
+            "id -u > \(SSHServer.shellQuote(remote.root.appendingPathComponent("uid").path))",
             "\(SSHServer.shellQuote(binary)) token > \(SSHServer.shellQuote(remote.root.appendingPathComponent("token").path)) || exit 11",
             "git clone -q http://\(server.host)/repo.git \(SSHServer.shellQuote(clone)) || exit 12",
             "git -C \(SSHServer.shellQuote(clone)) fetch -q || exit 13",
@@ -171,11 +178,13 @@ struct AgentSSHTests {
             return
         }
         var info = stat()
-        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == geteuid(), "sshd's forwarded socket: 0600, the user's")
+        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == account.uid, "sshd's forwarded socket: 0600, the remote user's")
         #expect(Self.processesHolding(secrets).isEmpty, "no refresh or ID token in any environment or argv: \(Self.processesHolding(secrets))")
         _ = FileManager.default.createFile(atPath: go.path, contents: nil)
         let ended = await session.wait(timeout: 30)
         #expect(ended.exitCode == 0, "\(ended)")
+        let uid = try? String(contentsOf: remote.root.appendingPathComponent("uid"), encoding: .utf8)
+        #expect(uid == "\(account.uid)\n" && account.uid != geteuid(), "the remote commands ran as \(RemoteAccount.name): \(uid ?? "")")
         let local = try await home.run(["token"]).stdout
         #expect((try? String(contentsOf: remote.root.appendingPathComponent("token"), encoding: .utf8)) == local && !local.isEmpty)
         #expect(FileManager.default.fileExists(atPath: clone + "/README"), "the remote cloned and fetched with this machine's token")
