@@ -123,7 +123,22 @@ struct AgentSSHTests {
         }
     }
 
-    @Test("The remote's token and git fetch use this machine's account; no refresh or ID token in the remote's files, any environ or argv; the socket gone after")
+    /// The registry fixture (Tests/RegistryServer) accepting only an active token of `idp`.
+    static func startRegistry(_ idp: LocalIdentityProvider, _ home: CLIHome) async throws -> (process: FixtureProcess, host: String) {
+        let secretFile = home.root.appendingPathComponent("registry-client-secret")
+        _ = FileManager.default.createFile(atPath: secretFile.path, contents: Data(try #require(idp.confidentialClient.clientSecret?.exposedValue).utf8),
+                                           attributes: [.posixPermissions: 0o600])
+        let process = try FixtureProcess.spawn(
+            executable: "/usr/bin/python3",
+            arguments: [packageRoot.appendingPathComponent("Tests/RegistryServer/registry-server.py").path, "--introspect",
+                        idp.endpoints.introspection.absoluteString, "--client-id", idp.confidentialClient.clientID, "--client-secret-file", secretFile.path],
+            environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "http_proxy": nil, "https_proxy": nil])
+        let line = try await process.readFirstLine(timeout: .seconds(20))
+        let port = try #require(line.hasPrefix("PORT ") ? Int(line.dropFirst(5)) : nil, "\(line)")
+        return (process, "127.0.0.1:\(port)")
+    }
+
+    @Test("The remote's token, git fetch and skopeo use this machine's account; no refresh or ID token in the remote's files, any environ or argv; the socket gone after")
     func sessionRunsGitAndLeavesNothing() async throws {
         let account = try RemoteAccount.make()
         defer { account.remove() }
@@ -133,8 +148,10 @@ struct AgentSSHTests {
         defer { home.remove() }
         let server = try await GitServerFixture.start(idp: idp, home: home)
         defer { Task { await server.stop() } }
+        let registry = try await Self.startRegistry(idp, home)
+        defer { Task { _ = await registry.process.terminate() } }
         let added = try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID,
-                                        "--git-host", server.host])
+                                        "--git-host", server.host, "--registry", registry.host, "--registry-username", "oauth2accesstoken"])
         try #require(added.exitCode == 0, "\(added)")
         try await home.login()
         let secrets = try Self.storedSecrets(home)
@@ -153,6 +170,10 @@ struct AgentSSHTests {
         let variables = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"]
             .map { "\($0)=\(SSHServer.shellQuote(remote.environment[$0] ?? ""))" }.joined(separator: " ")
         let clone = remote.root.appendingPathComponent("clone").path
+        let bin = URL(fileURLWithPath: binary).deletingLastPathComponent()
+        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("docker-credential-authdeck").path, withDestinationPath: binary)
+        let authFile = remote.root.appendingPathComponent("containers-auth.json"), inspected = remote.root.appendingPathComponent("inspected")
+        try #"{"credHelpers": {"\#(registry.host)": "authdeck"}}"#.write(to: authFile, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: remote.root.appendingPathComponent("run"), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         account.own()
@@ -161,6 +182,8 @@ struct AgentSSHTests {
             "\(SSHServer.shellQuote(binary)) token > \(SSHServer.shellQuote(remote.root.appendingPathComponent("token").path)) || exit 11",
             "git clone -q http://\(server.host)/repo.git \(SSHServer.shellQuote(clone)) || exit 12",
             "git -C \(SSHServer.shellQuote(clone)) fetch -q || exit 13",
+            "env PATH=\(SSHServer.shellQuote(bin.path)):/usr/bin:/bin skopeo inspect --authfile \(SSHServer.shellQuote(authFile.path)) --tls-verify=false"
+                + " docker://\(registry.host)/demo:latest > \(SSHServer.shellQuote(inspected.path)) || exit 14",
             "echo \"$AUTHDECK_AGENT_SOCK\" > \(SSHServer.shellQuote(ready.path))",
             "while [ ! -e \(SSHServer.shellQuote(go.path)) ]; do sleep 0.05; done",
         ].joined(separator: "; ")
@@ -188,6 +211,9 @@ struct AgentSSHTests {
         let local = try await home.run(["token"]).stdout
         #expect((try? String(contentsOf: remote.root.appendingPathComponent("token"), encoding: .utf8)) == local && !local.isEmpty)
         #expect(FileManager.default.fileExists(atPath: clone + "/README"), "the remote cloned and fetched with this machine's token")
+        let tags = (try? jsonObject(String(contentsOf: inspected, encoding: .utf8)))?["RepoTags"] as? [String]
+        #expect(tags == ["latest"] && registry.process.stderrText().contains("auth ok oauth2accesstoken"),
+                "the remote's skopeo inspected the image with this machine's token: \(registry.process.stderrText())")
         #expect(Self.filesHold(secrets, under: remote.root).isEmpty, "the remote's files hold no refresh or ID token")
         #expect(!FileManager.default.fileExists(atPath: socket), "the remote's socket is gone")
         #expect(server.count("\"GET /repo.git/info/refs") >= 2 || server.count("info/refs") >= 2, "clone and fetch reached the git server")
