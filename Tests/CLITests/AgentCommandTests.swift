@@ -218,6 +218,47 @@ struct AgentSSHTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the remote's socket is gone")
         #expect(server.count("\"GET /repo.git/info/refs") >= 2 || server.count("info/refs") >= 2, "clone and fetch reached the git server")
     }
+
+    /// The pid of a child of `parent` running `name` (from /proc/*/stat), if any.
+    static func child(of parent: pid_t, named name: String) -> pid_t? {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
+        return pids.first { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return stat.contains("(\(name))") && fields.count > 1 && pid_t(fields[1]) == parent
+        }
+    }
+
+    @Test("A terminal session cut off (the local ssh killed): the remote's shell, hung up, removes its socket; none is left in /tmp")
+    func cutOffSessionLeavesNoSocket() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        var home = try CLIHome(provider: idp)
+        home.environment["AUTHDECK_STORE"] = "plaintext"
+        defer { home.remove() }
+        try #require(try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID]).exitCode == 0)
+        try await home.login()
+        let sshd = try await SSHServer.start()
+        defer { Task { await sshd.stop() } }
+        let ready = home.root.appendingPathComponent("ready")
+        let remoteCommand = "echo \"$AUTHDECK_AGENT_SOCK\" > \(SSHServer.shellQuote(ready.path)); cat > /dev/null"
+        let sshOptions = Array(sshd.sshArguments(remoteCommand: "", tty: true).dropFirst().dropLast(2))
+        let session = try home.start(["ssh", "--"] + sshOptions + ["\(sshd.user)@127.0.0.1", remoteCommand])
+        var socket = ""
+        for _ in 0..<200 where socket.isEmpty {
+            socket = (try? String(contentsOf: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if socket.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard !socket.isEmpty, let client = Self.child(of: session.pid, named: "ssh") else {
+            Issue.record("the remote command did not start: \(await session.wait(timeout: 1)) \(sshd.logText())")
+            return
+        }
+        #expect(FileManager.default.fileExists(atPath: socket))
+        kill(client, SIGKILL)
+        _ = await session.wait(timeout: 10)
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!FileManager.default.fileExists(atPath: socket), "a cut-off session's socket is removed on the remote: \(socket)")
+    }
 }
 
 /// A container with only the agent's socket (and the programs) bound: Debian's bubblewrap.
