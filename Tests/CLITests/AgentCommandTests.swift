@@ -90,8 +90,10 @@ extension AgentCommandTests {
     }
 }
 
-/// `authdeck ssh` against a real sshd (TestSupport.SSHServer, the test's own user: root in CI) and
-/// git http-backend (Tests/GitServer): the remote side is another HOME with no store.
+/// `authdeck ssh` against a real sshd (TestSupport.SSHServer) and git http-backend (Tests/GitServer):
+/// the remote side is a second Unix user (TestSupport.RemoteAccount, `authdeck-remote`) with its
+/// own HOME and runtime directory and no store. Making that user needs root (CI runs as root): not
+/// root, the test fails saying so.
 @Suite("authdeck ssh (real sshd, real git)", .serialized)
 struct AgentSSHTests {
     /// Every string value under `refreshToken`, `idToken` or `clientSecret` in the plaintext store's JSON.
@@ -134,26 +136,44 @@ struct AgentSSHTests {
         }
     }
 
-    @Test("The remote's token and git fetch use this machine's account; no refresh or ID token in the remote's files, any environ or argv; the socket gone after")
+    /// The registry fixture (Tests/RegistryServer) accepting only an active token of `idp`.
+    static func startRegistry(_ idp: LocalIdentityProvider, _ home: CLIHome) async throws -> (process: FixtureProcess, host: String) {
+        let secretFile = home.root.appendingPathComponent("registry-client-secret")
+        _ = FileManager.default.createFile(atPath: secretFile.path, contents: Data(try #require(idp.confidentialClient.clientSecret?.exposedValue).utf8),
+                                           attributes: [.posixPermissions: 0o600])
+        let process = try FixtureProcess.spawn(
+            executable: "/usr/bin/python3",
+            arguments: [packageRoot.appendingPathComponent("Tests/RegistryServer/registry-server.py").path, "--introspect",
+                        idp.endpoints.introspection.absoluteString, "--client-id", idp.confidentialClient.clientID, "--client-secret-file", secretFile.path],
+            environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "http_proxy": nil, "https_proxy": nil])
+        let line = try await process.readFirstLine(timeout: .seconds(20))
+        let port = try #require(line.hasPrefix("PORT ") ? Int(line.dropFirst(5)) : nil, "\(line)")
+        return (process, "127.0.0.1:\(port)")
+    }
+
+    @Test("The remote's token, git fetch and skopeo use this machine's account; no refresh or ID token in the remote's files, any environ or argv; the socket gone after")
     func sessionRunsGitAndLeavesNothing() async throws {
+        let account = try RemoteAccount.make()
+        defer { account.remove() }
         let idp = try await CLIProvider.shared.provider()
         var home = try CLIHome(provider: idp)
         home.environment["AUTHDECK_STORE"] = "plaintext"
         defer { home.remove() }
         let server = try await GitServerFixture.start(idp: idp, home: home)
         defer { Task { await server.stop() } }
+        let registry = try await Self.startRegistry(idp, home)
+        defer { Task { _ = await registry.process.terminate() } }
         let added = try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID,
-                                        "--git-host", server.host])
+                                        "--git-host", server.host, "--registry", registry.host, "--registry-username", "oauth2accesstoken"])
         try #require(added.exitCode == 0, "\(added)")
         try await home.login()
         let secrets = try Self.storedSecrets(home)
         try #require(secrets.count >= 2, "the refresh token and the ID token are stored here")
-        let sshd = try await SSHServer.start()
+        let sshd = try await SSHServer.start(user: RemoteAccount.name)
         defer { Task { await sshd.stop() } }
 
-        let remote = try CLIHome()
-        defer { remote.remove() }
-        let binary = ShippedBinary.path
+        let remote = try CLIHome(root: account.root.appendingPathComponent("home"))
+        let binary = try account.install(executable: ShippedBinary.path)
         try """
             [credential "http://\(server.host)"]
             \thelper =
@@ -163,10 +183,20 @@ struct AgentSSHTests {
         let variables = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"]
             .map { "\($0)=\(SSHServer.shellQuote(remote.environment[$0] ?? ""))" }.joined(separator: " ")
         let clone = remote.root.appendingPathComponent("clone").path
+        let bin = URL(fileURLWithPath: binary).deletingLastPathComponent()
+        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("docker-credential-authdeck").path, withDestinationPath: binary)
+        let authFile = remote.root.appendingPathComponent("containers-auth.json"), inspected = remote.root.appendingPathComponent("inspected")
+        try #"{"credHelpers": {"\#(registry.host)": "authdeck"}}"#.write(to: authFile, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: remote.root.appendingPathComponent("run"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        account.own()
         let script = [
+            "id -u > \(SSHServer.shellQuote(remote.root.appendingPathComponent("uid").path))",
             "\(SSHServer.shellQuote(binary)) token > \(SSHServer.shellQuote(remote.root.appendingPathComponent("token").path)) || exit 11",
             "git clone -q http://\(server.host)/repo.git \(SSHServer.shellQuote(clone)) || exit 12",
             "git -C \(SSHServer.shellQuote(clone)) fetch -q || exit 13",
+            "env PATH=\(SSHServer.shellQuote(bin.path)):/usr/bin:/bin skopeo inspect --authfile \(SSHServer.shellQuote(authFile.path)) --tls-verify=false"
+                + " docker://\(registry.host)/demo:latest > \(SSHServer.shellQuote(inspected.path)) || exit 14",
             "echo \"$AUTHDECK_AGENT_SOCK\" > \(SSHServer.shellQuote(ready.path))",
             "while [ ! -e \(SSHServer.shellQuote(go.path)) ]; do sleep 0.05; done",
         ].joined(separator: "; ")
@@ -184,17 +214,63 @@ struct AgentSSHTests {
             return
         }
         var info = stat()
-        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == geteuid(), "sshd's forwarded socket: 0600, the user's")
+        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == account.uid, "sshd's forwarded socket: 0600, the remote user's")
         #expect(Self.processesHolding(secrets).isEmpty, "no refresh or ID token in any environment or argv: \(Self.processesHolding(secrets))")
         _ = FileManager.default.createFile(atPath: go.path, contents: nil)
         let ended = await session.wait(timeout: 30)
         #expect(ended.exitCode == 0, "\(ended)")
+        let uid = try? String(contentsOf: remote.root.appendingPathComponent("uid"), encoding: .utf8)
+        #expect(uid == "\(account.uid)\n" && account.uid != geteuid(), "the remote commands ran as \(RemoteAccount.name): \(uid ?? "")")
         let local = try await home.run(["token"]).stdout
         #expect((try? String(contentsOf: remote.root.appendingPathComponent("token"), encoding: .utf8)) == local && !local.isEmpty)
         #expect(FileManager.default.fileExists(atPath: clone + "/README"), "the remote cloned and fetched with this machine's token")
+        let tags = (try? jsonObject(String(contentsOf: inspected, encoding: .utf8)))?["RepoTags"] as? [String]
+        #expect(tags == ["latest"] && registry.process.stderrText().contains("auth ok oauth2accesstoken"),
+                "the remote's skopeo inspected the image with this machine's token: \(registry.process.stderrText())")
         #expect(Self.filesHold(secrets, under: remote.root).isEmpty, "the remote's files hold no refresh or ID token")
         #expect(!FileManager.default.fileExists(atPath: socket), "the remote's socket is gone")
         #expect(server.count("\"GET /repo.git/info/refs") >= 2 || server.count("info/refs") >= 2, "clone and fetch reached the git server")
+    }
+
+    /// The pid of a child of `parent` running `name` (from /proc/*/stat), if any.
+    static func child(of parent: pid_t, named name: String) -> pid_t? {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
+        return pids.first { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return stat.contains("(\(name))") && fields.count > 1 && pid_t(fields[1]) == parent
+        }
+    }
+
+    @Test("A terminal session cut off (the local ssh killed): the remote's shell, hung up, removes its socket; none is left in /tmp")
+    func cutOffSessionLeavesNoSocket() async throws {
+        let idp = try await CLIProvider.shared.provider()
+        var home = try CLIHome(provider: idp)
+        home.environment["AUTHDECK_STORE"] = "plaintext"
+        defer { home.remove() }
+        try #require(try await home.run(["provider", "add", "local", "--issuer", idp.issuer.absoluteString, "--client-id", idp.nativeClient.clientID]).exitCode == 0)
+        try await home.login()
+        let sshd = try await SSHServer.start()
+        defer { Task { await sshd.stop() } }
+        let ready = home.root.appendingPathComponent("ready")
+        let remoteCommand = "echo \"$AUTHDECK_AGENT_SOCK\" > \(SSHServer.shellQuote(ready.path)); cat > /dev/null"
+        let sshOptions = Array(sshd.sshArguments(remoteCommand: "", tty: true).dropFirst().dropLast(2))
+        let session = try home.start(["ssh", "--"] + sshOptions + ["\(sshd.user)@127.0.0.1", remoteCommand])
+        var socket = ""
+        for _ in 0..<200 where socket.isEmpty {
+            socket = (try? String(contentsOf: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if socket.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard !socket.isEmpty, let client = Self.child(of: session.pid, named: "ssh") else {
+            Issue.record("the remote command did not start: \(await session.wait(timeout: 1)) \(sshd.logText())")
+            return
+        }
+        #expect(FileManager.default.fileExists(atPath: socket))
+        kill(client, SIGKILL)
+        _ = await session.wait(timeout: 10)
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!FileManager.default.fileExists(atPath: socket), "a cut-off session's socket is removed on the remote: \(socket)")
     }
 }
 

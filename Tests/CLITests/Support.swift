@@ -188,8 +188,9 @@ struct CLIHome {
     let root: URL
     var environment: [String: String]
 
-    init(provider: LocalIdentityProvider? = nil, user: String = "alice") throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-cli-test-\(UUID().uuidString)")
+    /// - Parameter directory: the root (a fresh temp dir when nil).
+    init(provider: LocalIdentityProvider? = nil, user: String = "alice", root directory: URL? = nil) throws {
+        root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-cli-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let passphrase = root.appendingPathComponent("passphrase")
         _ = FileManager.default.createFile(atPath: passphrase.path, contents: Data("cli test vault passphrase".utf8), attributes: [.posixPermissions: 0o600])

@@ -39,7 +39,7 @@ public struct SSHServerError: Error, CustomStringConvertible {
 public final class SSHServer: Sendable, CustomStringConvertible {
     /// The port on 127.0.0.1.
     public let port: Int
-    /// The login name: the user running the tests (`getpwuid(geteuid())`).
+    /// The login name: `start(user:)`'s, else the user running the tests (`getpwuid(geteuid())`).
     public let user: String
     /// The sshd listener (its pid is its process group id; stderr is its log).
     public let process: FixtureProcess
@@ -72,13 +72,17 @@ public final class SSHServer: Sendable, CustomStringConvertible {
     /// `PubkeyAuthentication yes`, `PermitRootLogin prohibit-password`, `PrintMotd no`,
     /// `PrintLastLog no`, `LogLevel ERROR`. As root it creates sshd's privilege separation
     /// directory `/run/sshd` (0755) when missing.
-    /// - Parameter timeout: how long to wait for the login to work.
+    /// - Parameters:
+    ///   - user: the login name; nil is the user running the tests. Another user (see
+    ///     ``RemoteAccount``) needs a root sshd: the temp dir is then 0711 and `authorized_keys`
+    ///     0644 (sshd reads it as that user; the private keys stay 0600).
+    ///   - timeout: how long to wait for the login to work.
     /// - Throws: ``SSHServerError`` (missing `openssh-server`/`openssh-client`, a locked account
     ///   or no login shell, sshd not ready in time: with sshd's log), ``FixtureProcessError``
     ///   when a program cannot be spawned.
-    public static func start(timeout: Duration = .seconds(20)) async throws -> SSHServer {
+    public static func start(user name: String? = nil, timeout: Duration = .seconds(20)) async throws -> SSHServer {
         try await checkPrograms()
-        let user = try loginUser()
+        let user = try loginUser(name)
 
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("authdeck-sshd-\(getpid())-\(UUID().uuidString)")
@@ -92,6 +96,10 @@ public final class SSHServer: Sendable, CustomStringConvertible {
             let authorizedKeys = directory.appendingPathComponent("authorized_keys")
             try Data(contentsOf: URL(fileURLWithPath: clientKey + ".pub")).write(to: authorizedKeys)
             chmod(authorizedKeys.path, 0o600)
+            if let name, name != String(cString: getpwuid(geteuid()).pointee.pw_name) {
+                chmod(directory.path, 0o711)
+                chmod(authorizedKeys.path, 0o644)
+            }
 
             if geteuid() == 0 {
                 // sshd's privilege separation directory (made by the ssh.service unit, which we
@@ -290,10 +298,10 @@ public final class SSHServer: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The user running the tests, if sshd will let them in with a key.
-    private static func loginUser() throws -> String {
-        guard let entry = getpwuid(geteuid()) else {
-            throw SSHServerError(description: "no passwd entry for uid \(geteuid()): sshd needs one to log in")
+    /// `name` (nil: the user running the tests), if sshd will let them in with a key.
+    private static func loginUser(_ wanted: String?) throws -> String {
+        guard let entry = wanted.map({ getpwnam($0) }) ?? getpwuid(geteuid()) else {
+            throw SSHServerError(description: "no passwd entry for \(wanted ?? "uid \(geteuid())"): sshd needs one to log in")
         }
         let name = String(cString: entry.pointee.pw_name)
         let shell = entry.pointee.pw_shell.map { String(cString: $0) } ?? ""

@@ -45,10 +45,12 @@ func splitSSHArguments(_ arguments: [String]) -> (options: [String], destination
 }
 
 /// The remote's shell words: `AUTHDECK_AGENT_SOCK` set and exported, the command (a login shell
-/// without one), then the socket removed and the command's status kept.
+/// without one), then the socket removed and the command's status kept; hung up (a session cut
+/// off: sshd closes its terminal) or terminated, the shell removes the socket too and exits 129/143.
 func remoteCommand(socket: String, command: [String]) -> String {
     let body = command.isEmpty ? "\"${SHELL:-/bin/sh}\" -l" : command.joined(separator: " ")
-    return "AUTHDECK_AGENT_SOCK=\(socket); export AUTHDECK_AGENT_SOCK; \(body); authdeck_status=$?; rm -f \(socket); exit $authdeck_status"
+    return "AUTHDECK_AGENT_SOCK=\(socket); export AUTHDECK_AGENT_SOCK; trap 'rm -f \(socket); exit 129' HUP;"
+        + " trap 'rm -f \(socket); exit 143' TERM; \(body); authdeck_status=$?; rm -f \(socket); exit $authdeck_status"
 }
 
 func sshRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int32 {
