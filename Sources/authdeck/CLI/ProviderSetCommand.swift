@@ -35,8 +35,9 @@ func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     let before = config
     try options.apply(to: &config)
     let clientSecret = try options.clientSecret(for: config.id)
+    let secret: ProviderAdmin.ClientSecretChange
     do {
-        try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+        secret = try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
     } catch {
         throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: "--issuer", action: "change") })
     }
@@ -45,6 +46,9 @@ func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
         : " (\(accounts) signed-in account\(accounts == 1 ? "" : "s") kept; the change applies from the next sign-in or refresh)"
     Output.err(config == before && clientSecret == nil ? "Provider '\(config.id)' is unchanged (no option changed it)."
                                                        : "Changed provider '\(config.id)'\(kept).")
+    if secret == .removed {
+        Output.err("Its client secret was deleted from the credential store: client authentication none sends none (a public client).")
+    }
     if config.fixedRedirectPort != before.fixedRedirectPort {
         let uris = config.redirectURIsToRegister
         Output.err("Register exactly these with the client at the provider: redirect URI \(uris.signIn), post-logout redirect URI \(uris.signOut).")
