@@ -123,7 +123,7 @@ struct ProviderChangeTests {
         world.files.withLock { $0.providers = [bound] }
         let changes: [(inout ProviderConfig) -> Void] = [
             { $0.resources = ["https://other.example/api"] }, { $0.resources = ["https://mcp.example/mcp", "https://other.example/api"] },
-            { $0.resources = [] }, { $0.issuer = URL(string: "https://other-as.example")! },
+            { $0.resources = [] }, { $0.issuer = URL(string: "https://other-as.example")! }, { $0.clientID = "another-client" },
         ]
         for change in changes {
             var changed = bound

@@ -131,7 +131,8 @@ extension ProviderAdmin {
     /// Why a change would make a provider made by `authdeck login URL` (``ProviderConfig/protectedResource``)
     /// no longer fit the resource it was made for: its `--resource` list is that resource alone
     /// (RFC 8707: the authorization request names the resource the code exchange and refresh name),
-    /// and its issuer is the authorization server the resource's metadata named (RFC 9728 §3.3).
+    /// its issuer is the authorization server the resource's metadata named (RFC 9728 §3.3), and its
+    /// client id the one registered, shared or published for it (RFC 7591, a client id metadata document).
     /// - Returns: what would change, in words, or nil (always nil for other providers; resources
     ///   given as they were, or as that resource alone, are fine).
     public static func resourceChange(from old: ProviderConfig, to new: ProviderConfig) -> String? {
@@ -143,6 +144,9 @@ extension ProviderAdmin {
         }
         if !(old.issuer?.absoluteString).exactlyEquals(new.issuer?.absoluteString) {
             return "its issuer \(old.issuer?.absoluteString ?? "none") is the authorization server the metadata of \(bound.resource) named"
+        }
+        if !old.clientID.exactlyEquals(new.clientID) {
+            return "its client id \(old.clientID) (\(bound.clientDescription)) is the client it signs in to \(bound.resource) with"
         }
         return nil
     }
