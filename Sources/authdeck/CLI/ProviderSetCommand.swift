@@ -14,7 +14,8 @@ extension Commands {
             + " --authorization-parameter add or replace one by name. The discovery document is fetched first as by 'provider add'"
             + " (--no-probe skips it) and nothing changes when that fails. Another issuer, token endpoint or client id while"
             + " accounts are signed in is refused: their grants belong to that server and client (log them out first, or add"
-            + " another provider). The change applies from each account's next sign-in or refresh.",
+            + " another provider). --client-authentication none deletes the stored client secret. A provider made by 'login URL' keeps"
+            + " its resource, issuer and client id. The change applies from each account's next sign-in or refresh.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
         options: providerAdd.options.filter { !["preset", "domain", "tenant"].contains($0.name) },
         validate: { parsed in
