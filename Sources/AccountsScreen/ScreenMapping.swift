@@ -40,7 +40,7 @@ enum ScreenMapping {
             let token = record.defaultAccessToken
             var row = AccountRow(
                 id: record.id, displayName: record.alias.map { "\($0) (\(record.displayName))" } ?? record.displayName,
-                provider: providers[record.providerID]?.displayName ?? record.providerID.rawValue,
+                provider: (providers[record.providerID]?.displayName ?? record.providerID.rawValue) + (record.isMachine == true ? " · machine" : ""),
                 isActive: record.id == active, status: state.status(of: account),
                 accessExpiresAt: token?.expiresAt, accessLifetime: token.flatMap { t in t.expiresAt.map { $0.timeIntervalSince(t.issuedAt) } },
                 isLoopbackHTTP: providers[record.providerID]?.isLoopbackHTTP ?? false)
@@ -92,6 +92,7 @@ enum ScreenMapping {
             lastRefresh: record.lastRefreshAt, lastError: account.lastError.map(errorLine))
         overview.resource = provider?.protectedResource?.resource
         overview.client = provider?.protectedResource?.clientDescription
+        overview.isMachine = record.isMachine == true
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })

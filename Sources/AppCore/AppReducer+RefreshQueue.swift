@@ -43,7 +43,7 @@ extension AppReducer {
             break
         }
         let record = state.accounts[index].record
-        guard record.hasRefreshToken else {
+        guard record.renewable else {
             if force { flash(&state, .warn, "\(record.displayName) has no refresh token: sign in again") }
             return
         }

@@ -98,7 +98,7 @@ public enum TokenUse: Equatable, Sendable {
 
     /// Whether `record`'s default access token must be refreshed before it is used at `now`.
     public static func needsRefresh(_ record: AccountRecord, now: Date) -> Bool {
-        guard record.hasRefreshToken, record.needsSignInSince == nil else { return false }
+        guard record.renewable, record.needsSignInSince == nil else { return false }
         if record.refreshSentAt != nil { return true }
         guard let expiresAt = record.defaultAccessToken?.expiresAt else { return false }
         return expiresAt.timeIntervalSince(now) <= minimumValidity
@@ -153,7 +153,7 @@ public struct AccountState: Equatable, Sendable, Identifiable {
         if left <= 0 {
             // Expired with nothing to renew it (no refresh token, or one past its own expiry) is
             // "needs sign-in"; with a usable refresh token it is only "expired".
-            let refreshUsable = record.hasRefreshToken && (record.refreshTokenExpiresAt.map { $0 > now } ?? true)
+            let refreshUsable = record.isMachine == true || record.hasRefreshToken && (record.refreshTokenExpiresAt.map { $0 > now } ?? true)
             return refreshUsable ? .expired : .needsSignIn
         }
         // Short-lived tokens (2 minutes) are not "expiring soon" for most of their life: the

@@ -42,6 +42,7 @@ extension AppEnvironment {
         environment.dpopNonces = .live(directory: "\(paths.cacheDirectory)/dpop-nonces")
         environment.place = .live(files)
         environment.git = .live(processEnvironment: processEnvironment)
+        environment.readAssertionInput = { input in liveAssertionInput(input, processEnvironment: processEnvironment) }
         environment.presets = { PresetFiles.catalog(environment: processEnvironment) }
         environment.events = .live(paths: paths, processEnvironment: processEnvironment, report: report)
         return environment
@@ -356,5 +357,19 @@ extension ProviderDocumentCache {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
         return encoded.isEmpty ? "%" : encoded
+    }
+}
+
+/// ``AppEnvironment/readAssertionInput``: the variable from `processEnvironment`; the file (links
+/// followed: a projected token is a link into `..data`); the command run without a shell, with
+/// the environment less `AUTHDECK_*`, stdout read to the end, stopped after 10 s.
+func liveAssertionInput(_ input: ClientAssertionSource.Input, processEnvironment: [String: String]) -> String? {
+    switch input {
+    case .variable(let name): return processEnvironment[name]
+    case .file(let path): return FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    case .command(let argv):
+        let environment = processEnvironment.filter { !$0.key.hasPrefix("AUTHDECK_") }
+        guard let run = GitProcess.run(argv, environment: environment, timeout: .seconds(10)), run.status == 0 else { return nil }
+        return run.stdout
     }
 }

@@ -76,6 +76,7 @@ extension AccountSecrets {
             clientSecret: try reader.optionalSecret("clientSecret"),
             dpopKey: try reader.optionalSecret("dpopKey"))
         registrationAccessToken = try reader.optionalSecret("registrationAccessToken")
+        clientSigningKey = try reader.optionalSecret("clientSigningKey")
     }
 
     public var json: JSONValue {
@@ -87,6 +88,7 @@ extension AccountSecrets {
             "clientSecret": clientSecret?.json,
             "dpopKey": dpopKey?.json,
             "registrationAccessToken": registrationAccessToken?.json,
+            "clientSigningKey": clientSigningKey?.json,
         ])
     }
 }

@@ -91,6 +91,9 @@ public struct AccountSecrets: Sendable, Equatable, CustomStringConvertible {
     /// RFC 7592 §3 `registration_access_token` of a client authdeck registered (RFC 7591), kept
     /// under the provider's ``AccountKey/providerClient(_:)`` key with its `client_secret`.
     public var registrationAccessToken: StoredRegistrationAccessToken?
+    /// RFC 7523 §2.2 `private_key_jwt`: the client's signing key (a private JWK), kept under the
+    /// provider's ``AccountKey/providerClient(_:)`` key like a client secret.
+    public var clientSigningKey: StoredClientSigningKey?
 
     public init(
         defaultAccessToken: StoredAccessTokenEntry? = nil,
@@ -126,7 +129,8 @@ public struct AccountSecrets: Sendable, Equatable, CustomStringConvertible {
             + "idToken: \(idToken.map { "\($0)" } ?? "nil"), "
             + "clientSecret: \(clientSecret.map { "\($0)" } ?? "nil"), "
             + "dpopKey: \(dpopKey.map { "\($0)" } ?? "nil"), "
-            + "registrationAccessToken: \(registrationAccessToken.map { "\($0)" } ?? "nil"))"
+            + "registrationAccessToken: \(registrationAccessToken.map { "\($0)" } ?? "nil"), "
+            + "clientSigningKey: \(clientSigningKey.map { "\($0)" } ?? "nil"))"
     }
 }
 

@@ -15,6 +15,7 @@ public enum StoredIDTokenKind: StoredSecretKind { public static let label = "IDT
 public enum StoredClientSecretKind: StoredSecretKind { public static let label = "ClientSecret" }
 public enum VaultPassphraseKind: StoredSecretKind { public static let label = "Passphrase" }
 public enum StoredDPoPKeyKind: StoredSecretKind { public static let label = "DPoPKey" }
+public enum StoredClientSigningKeyKind: StoredSecretKind { public static let label = "ClientSigningKey" }
 public enum StoredRegistrationAccessTokenKind: StoredSecretKind { public static let label = "RegistrationAccessToken" }
 
 /// RFC 6749 §1.4 `access_token`, as stored.
@@ -27,6 +28,8 @@ public typealias StoredIDToken = StoredSecret<StoredIDTokenKind>
 public typealias StoredClientSecret = StoredSecret<StoredClientSecretKind>
 /// RFC 9449: the account's DPoP key pair as a private JWK (JSON text with `d`), as stored.
 public typealias StoredDPoPKey = StoredSecret<StoredDPoPKeyKind>
+/// RFC 7523 §2.2 `private_key_jwt`: the client's signing key pair as a private JWK (JSON text with `d`), as stored.
+public typealias StoredClientSigningKey = StoredSecret<StoredClientSigningKeyKind>
 /// RFC 7592 §3 `registration_access_token`, as stored.
 public typealias StoredRegistrationAccessToken = StoredSecret<StoredRegistrationAccessTokenKind>
 /// The passphrase that unlocks the encrypted file vault.

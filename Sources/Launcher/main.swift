@@ -2,7 +2,7 @@ import Glibc
 import QuickToken
 import TextSupport
 
-// `authdeck`: answers a plain `authdeck token` itself when it can (QuickAnswer), else becomes the
+// `authdeck`: answers a plain `authdeck token` (and `status --json`, `prompt`) itself when it can (QuickAnswer), else becomes the
 // full program (ProgramLayout). Nothing here prints but the token or why the full program
 // could not be started.
 
@@ -20,9 +20,17 @@ func writeOut(_ line: String) -> Bool {
 }
 
 let arguments = CommandLine.arguments
-// `token` (QuickAnswer) or `status --json` (QuickStatus): each says when it can answer.
-let decide = arguments.count == 3 && arguments[1].utf8.elementsEqual("status".utf8) ? QuickStatus.decide : QuickAnswer.decide
-if arguments.count <= 3, fcntl(1, F_GETFD) != -1,
+// On a remote (AUTHDECK_AGENT_SOCK): a plain `token` is the agent's, and nothing is answered from
+// local files: an agent that cannot be reached is the full program's to say.
+let forwarded = AgentToken.forwarded(ThisProcess.environmentEntries())
+if forwarded, fcntl(1, F_GETFD) != -1, let remote = AgentToken.answer(arguments: arguments, variables: ThisProcess.environmentEntries()) {
+    if !remote.stderr.isEmpty { _ = Array(remote.stderr.utf8).withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }
+    exit(writeOut(remote.stdout) ? remote.exitCode : 1)
+}
+// `token` (QuickAnswer), `status --json` (QuickStatus) or `prompt` (PromptSegment): each says when it can answer.
+let decide = arguments.count == 3 && arguments[1].utf8.elementsEqual("status".utf8) ? QuickStatus.decide
+    : arguments.count >= 2 && arguments[1].utf8.elementsEqual("prompt".utf8) ? PromptSegment.decide : QuickAnswer.decide
+if !forwarded, arguments.count <= 4, fcntl(1, F_GETFD) != -1,
    case .answer(let output, let exitCode) = decide(arguments, ThisProcess.environmentEntries(), ThisProcess.currentDirectory(), ThisProcess.now()) {
     // A closed stdout (EPIPE) fails the write before any byte is out: the full program then says
     // so, with the SIGPIPE disposition the launcher inherited put back.

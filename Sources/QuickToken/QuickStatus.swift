@@ -64,10 +64,29 @@ public enum QuickStatus {
 
     /// The launcher's answer to `authdeck status --json`, or why the full program answers.
     public static func decide(arguments: [String], variables: [String], directory: String?, now: Double) -> QuickAnswer.Decision {
-        func handOver(_ reason: String) -> QuickAnswer.Decision { .handOver(reason: reason) }
         guard arguments.count == 3, arguments[1].utf8.elementsEqual("status".utf8), arguments[2].utf8.elementsEqual("--json".utf8),
               let name = arguments.first.map(PathText.lastComponent), name.utf8.elementsEqual(ProgramLayout.launcherName.utf8),
-              let directory else { return handOver("only 'authdeck status --json' is answered") }
+              let directory else { return .handOver(reason: "only 'authdeck status --json' is answered") }
+        switch kept(variables: variables, directory: directory, now: now) {
+        case .failure(let why): return .handOver(reason: why.reason)
+        case .success(let (kept, answerCode)):
+            guard let document = json_object_get(kept.root, "document"),
+                  let dumped = json_dumps(document, authdeck_json_encode_flags(1, 17)) else {
+                return .handOver(reason: "the kept status could not be written")
+            }
+            defer { free(dumped) }
+            return .answer(output: String(cString: dumped) + "\n", exitCode: answerCode)
+        }
+    }
+
+    /// Why the kept status is not the answer (words for `authdeck doctor`).
+    struct HandOver: Error { var reason: String }
+
+    /// The kept status file as parsed (its `document` member with the time filled in for `now`)
+    /// and the full program's exit status, when it holds for a call with `variables` in
+    /// `directory`: ``decide(arguments:variables:directory:now:)`` and ``PromptSegment`` answer from it.
+    static func kept(variables: [String], directory: String, now: Double) -> Result<(Document, Int32), HandOver> {
+        func handOver(_ reason: String) -> Result<(Document, Int32), HandOver> { .failure(HandOver(reason: reason)) }
         var reason = ""
         guard let plain = QuickAnswer.plain(variables: variables, directory: directory, reason: &reason) else { return handOver(reason) }
         guard plain.store == .vault else { return handOver("the Secret Service's state (locked or not) is its own to say") }
@@ -127,9 +146,7 @@ public enum QuickStatus {
             }
             json_object_set_new(target, "secondsLeft", json_integer(json_int_t(secondsLeft(json_number_value(expiresAt), now: now))))
         }
-        guard let dumped = json_dumps(document, authdeck_json_encode_flags(1, 17)) else { return handOver("the kept status could not be written") }
-        defer { free(dumped) }
-        return .answer(output: String(cString: dumped) + "\n", exitCode: Int32(truncatingIfNeeded: json_integer_value(answerCode)))
+        return .success((kept, Int32(truncatingIfNeeded: json_integer_value(answerCode))))
     }
 
     /// The value at `path` (a list of member names and indexes) below `root`.

@@ -90,7 +90,9 @@ enum DetailContent {
             ]
             // RFC 9449: sender-constrained tokens, with the key's RFC 7638 thumbprint.
             if let thumbprint = a.dpopThumbprint { out.append(field("Token binding", "DPoP, key " + v(thumbprint))) }
-            if o.hasRefreshToken {
+            if o.isMachine {
+                out.append(field("Refresh token", "none: a machine account, renewed by client credentials", .textDim))
+            } else if o.hasRefreshToken {
                 if o.refreshExpiresAt != nil {
                     out.append(expiry("Refresh token", o.refreshExpiresAt, lifetime: nil, m: m, width: width))
                 } else {

@@ -255,6 +255,8 @@ public struct OverviewModel: Equatable, Sendable {
     /// The protected resource a provider made by `login URL` signs in to, and where its client came from.
     public var resource: String?
     public var client: String?
+    /// A machine account (client credentials, RFC 6749 §4.4): no refresh token, a new request renews the token.
+    public var isMachine = false
     public var subject: String?
     /// Where this account's secrets live, e.g. "Secret Service", "encrypted file ~/.local/state/…".
     public var storage: String

@@ -38,11 +38,11 @@ public final class Inbox<Message: Sendable>: Sendable {
         { [self] in self.post($0) }
     }
 
-    /// The descriptor the loop polls.
-    var wakeFD: Int32 { readFD }
+    /// The descriptor the loop polls (the accessible mode's loop too).
+    public var wakeFD: Int32 { readFD }
 
     /// Empties the wake pipe and returns the queued messages.
-    func drain() -> [Message] {
+    public func drain() -> [Message] {
         var buf = [UInt8](repeating: 0, count: 256)
         while read(readFD, &buf, buf.count) > 0 {}
         return queue.withLock { q in

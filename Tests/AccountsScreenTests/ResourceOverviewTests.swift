@@ -69,3 +69,18 @@ struct ResourceSignInKeyPathTests {
         await store.finish()
     }
 }
+
+/// A machine account (client credentials) is marked in the list and its overview.
+@Suite("Accounts screen: a machine account")
+struct MachineAccountScreenTests {
+    @Test("The row's provider says machine and the overview says why there is no refresh token; a person's account shows neither")
+    func machineMarked() throws {
+        var alice = record("alice")
+        let person = ScreenMapping.model(screenState([alice]))
+        #expect(person.detail?.overview.isMachine == false && person.accounts.first?.provider.contains("machine") == false)
+        alice.isMachine = true
+        let machine = ScreenMapping.model(screenState([alice]))
+        #expect(machine.detail?.overview.isMachine == true)
+        #expect(machine.accounts.first?.provider.hasSuffix(" · machine") == true)
+    }
+}

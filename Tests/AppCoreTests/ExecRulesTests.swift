@@ -18,6 +18,18 @@ struct ExecRulesTests {
         #expect(named == ["GH_TOKEN": "fresh", "AUTHDECK_EXEC": "gh/octo"])
     }
 
+    @Test("AUTHDECK_TOKEN_EXPIRATION (RFC 3339) beside a token in the environment, whatever --env names; never an inherited one; unset with a token file or no expiry")
+    func expirationBesideTheToken() {
+        let parent = ["AUTHDECK_TOKEN_EXPIRATION": "1999-01-01T00:00:00Z"]
+        let at = "2027-01-15T08:00:00Z"
+        #expect(ExecRules.childEnvironment(parent: parent, variable: "GH_TOKEN", token: "t", tokenFile: nil, expiration: at, account: "a/b")
+            == ["GH_TOKEN": "t", "AUTHDECK_TOKEN_EXPIRATION": at, "AUTHDECK_EXEC": "a/b"])
+        #expect(ExecRules.childEnvironment(parent: parent, variable: "AUTHDECK_TOKEN", token: "t", tokenFile: nil, expiration: nil, account: "a/b")
+            == ["AUTHDECK_TOKEN": "t", "AUTHDECK_EXEC": "a/b"])
+        #expect(ExecRules.childEnvironment(parent: parent, variable: "AUTHDECK_TOKEN", token: "t", tokenFile: "/run/t", expiration: at, account: "a/b")
+            == ["AUTHDECK_TOKEN_FILE": "/run/t", "AUTHDECK_EXEC": "a/b"])
+    }
+
     @Test("Variable names are POSIX portable names, not AUTHDECK_EXEC, and none the shell, ld.so or libc give a meaning", arguments: [
         ("AUTHDECK_TOKEN", true), ("GH_TOKEN", true), ("_x1_TOKEN", true), ("", false), ("1X", false), ("A-B", false),
         ("TOKÉN", false), ("A B", false), ("AUTHDECK_EXEC", false), ("PATH", false), ("LD_PRELOAD", false), ("HOME", false),

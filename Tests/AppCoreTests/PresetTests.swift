@@ -141,7 +141,7 @@ struct PresetTests {
         (#""scopes": ["openid", 7]"#, "provider.scopes[1]", "wrong type (expected a string)"),
         (#""scopes": ["openid"], "endpoints": {"token": 7}"#, "provider.endpoints.token", "wrong type (expected a string)"),
         (#""scopes": ["openid"], "clientAuthentication": "magic""#, "provider.clientAuthentication",
-         "invalid value (expected one of none, client_secret_basic, client_secret_post)"),
+         "invalid value (expected one of none, client_secret_basic, client_secret_post, private_key_jwt)"),
         (#""scopes": ["openid"], "claimTimeUnits": {"created_at": "minutes"}"#, "provider.claimTimeUnits.created_at", "invalid value (expected one of s, ms)"),
         (#""scopes": ["openid"], "multiTenantEntra": "yes""#, "provider.multiTenantEntra", "wrong type (expected true or false)"),
         (#""scopes": ["openid"], "colour": "red""#, "provider.colour", "unknown field (known: "),

@@ -72,7 +72,7 @@ struct CompletionTests {
         #expect(try await bashComplete(home, ["completion", ""]).filter { !$0.hasPrefix("-") } == ["bash", "zsh", "fish"])
         #expect(Set(["default", "light", "high-contrast", "monochrome"]).isSubset(of: try await bashComplete(home, ["--theme", ""])))
         #expect(try await bashComplete(home, ["provider", "add", "x", "--preset", "ke"]) == ["keycloak"])
-        #expect(try await bashComplete(home, ["provider", "add", "x", "--client-authentication", ""]) == ["none", "client_secret_basic", "client_secret_post"])
+        #expect(try await bashComplete(home, ["provider", "add", "x", "--client-authentication", ""]) == ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"])
         #expect(Set(["add", "list", "show", "remove"]).isSubset(of: try await bashComplete(home, ["provider", ""])))
         #expect(try await bashComplete(home, ["provider", "show", "w"]) == ["work"])
         #expect(try await bashComplete(home, ["login", "wo"]) == ["work"])

@@ -21,7 +21,7 @@ struct ExecCommandTests {
         return result
     }
 
-    @Test("the child gets the token in AUTHDECK_TOKEN and AUTHDECK_EXEC, nothing else new; its exit code is authdeck's")
+    @Test("the child gets the token in AUTHDECK_TOKEN, its expiry in AUTHDECK_TOKEN_EXPIRATION and AUTHDECK_EXEC, nothing else new; its exit code is authdeck's")
     func environmentAndExitCode() async throws {
         let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
@@ -34,10 +34,14 @@ struct ExecCommandTests {
         #expect(child["AUTHDECK_TOKEN"] == token)
         #expect(child["AUTHDECK_EXEC"] == "local/alice")
         #expect(child["AUTHDECK_TOKEN_FILE"] == nil)
-        // Only those two are added to what authdeck was given (sh adds PWD, SHLVL and _); the
+        // The token's expiry beside it, RFC 3339 UTC, as status --json says it.
+        let status = try await home.run(["status", "--json"]).stdout
+        let expiration = try #require(child["AUTHDECK_TOKEN_EXPIRATION"], "\(child.keys.sorted())")
+        #expect(expiration.hasSuffix("Z") && status.contains("\"expiresAt\": \"\(expiration)\""), "\(expiration)")
+        // Only those three are added to what authdeck was given (sh adds PWD, SHLVL and _); the
         // passphrase's file (and any descriptor) is authdeck's, not the child's.
         let given = Set(home.environment.keys).union(["DUMP", "PWD", "SHLVL", "_", "OLDPWD"])
-        #expect(Set(child.keys).subtracting(given) == ["AUTHDECK_TOKEN", "AUTHDECK_EXEC"])
+        #expect(Set(child.keys).subtracting(given) == ["AUTHDECK_TOKEN", "AUTHDECK_TOKEN_EXPIRATION", "AUTHDECK_EXEC"])
         #expect(home.environment["AUTHDECK_PASSPHRASE_FILE"] != nil && child["AUTHDECK_PASSPHRASE_FILE"] == nil)
         let idToken = try await home.run(["token", "--id-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!idToken.isEmpty && !child.values.contains { $0.contains(idToken) }, "no ID token in the child's environment")

@@ -6,7 +6,7 @@ import Testing
 @Suite("CLI help and usage")
 struct HelpAndUsageTests {
     static let commands: [[String]] = [
-        [], ["login"], ["logout"], ["status"], ["switch"], ["which"], ["bind"], ["unbind"], ["token"], ["exec"], ["check"], ["git-credential"], ["setup-git"], ["docker-credential"], ["proof"], ["apple"], ["apple", "client-secret"], ["refresh"], ["userinfo"], ["introspect"],
+        [], ["login"], ["logout"], ["status"], ["switch"], ["which"], ["bind"], ["unbind"], ["prompt"], ["token"], ["exec"], ["check"], ["git-credential"], ["setup-git"], ["docker-credential"], ["proof"], ["apple"], ["apple", "client-secret"], ["refresh"], ["userinfo"], ["introspect"],
         ["decode"], ["api"], ["provider"], ["provider", "add"], ["provider", "set"], ["provider", "list"], ["provider", "show"],
         ["provider", "remove"], ["provider", "presets"], ["lock"], ["passphrase"], ["doctor"], ["completion"],
     ]

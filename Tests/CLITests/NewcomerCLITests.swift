@@ -8,7 +8,7 @@ import TestSupport
 @Suite("CLI: a newcomer's detours", .serialized)
 struct NewcomerCLITests {
     /// The commands as the table lists them (the error's list is read from there, not kept twice).
-    static let commandList = "login, logout, status, switch, which, bind, unbind, token, exec, check, git-credential, setup-git, docker-credential, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help"
+    static let commandList = "login, logout, status, switch, which, bind, unbind, prompt, token, exec, check, git-credential, setup-git, docker-credential, proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help"
 
     @Test("An unknown command gets the nearest command (edit distance) and the list of commands; a word near none gets only the list")
     func unknownCommandSuggests() async throws {
@@ -19,7 +19,7 @@ struct NewcomerCLITests {
         #expect(typo.stderr == """
             error: unknown command 'stauts' for 'authdeck'; did you mean 'status'?
             Commands: \(Self.commandList). See 'authdeck help'.
-            USAGE: authdeck [--version] [--theme <name>] [--read-only] [<subcommand>]
+            USAGE: authdeck [--version] [--theme <name>] [--read-only] [--accessible] [<subcommand>]
 
             """, "\(typo.stderr)")
         let far = try await home.run(["frobnicate"])

@@ -177,4 +177,56 @@ struct QuickStatusTests {
         #expect(decide(since + 0.01).output != nil, "\(decide(since + 0.01)) since \(since) until \(until)")
         #expect(decide(since - 1).output == nil)
     }
+
+    /// `authdeck prompt ARGUMENTS` run in `directory` by `executable` (the launcher with its full program, or alone).
+    static func prompt(_ home: CLIHome, in directory: URL, executable: String = authdeckBinary, _ arguments: [String] = []) async throws -> RunResult {
+        try await RunningCommand(["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", directory.path, executable, "prompt"] + arguments,
+                                 environment: home.environment, executable: "/bin/sh").wait()
+    }
+
+    @Test("Prompt says the account that applies here and why, the same from the launcher alone and the full program, after switch, bind and an expiry; nothing on stderr, exit 0")
+    func promptFollowsSwitchBindAndExpiry() async throws {
+        let home = try await Lone.signedIn(["alice", "bob"])
+        defer { home.remove() }
+        let launcher = try Lone.LoneLauncher()
+        let here = home.root
+        // Nothing kept yet: the launcher alone hands over; the full program answers (and keeps the status).
+        #expect(Self.handedOver(try await Self.prompt(home, in: here, executable: launcher.path)))
+        let full = try await Self.prompt(home, in: here, executable: Lone.fullProgram)
+        #expect(full.exitCode == 0 && full.stderr.isEmpty && full.stdout.hasPrefix("local/alice (active) valid "), "\(full)")
+        let quick = try await Self.prompt(home, in: here, executable: launcher.path)
+        #expect(quick.exitCode == 0 && quick.stderr.isEmpty && Self.sameMinute(quick.stdout, full.stdout), "\(quick) vs \(full)")
+        let formatted = try await Self.prompt(home, in: here, executable: launcher.path, ["--format", "{handle}|{source}|{state}"])
+        #expect(formatted.stdout == "local/alice|active|valid\n", "\(formatted)")
+
+        try #require(try await home.run(["switch", "local/bob"]).exitCode == 0)
+        let switched = try await Self.prompt(home, in: here)
+        #expect(switched.stdout.hasPrefix("local/bob (active) valid ") && switched.stderr.isEmpty, "\(switched)")
+        let quickSwitched = try await Self.prompt(home, in: here, executable: launcher.path)
+        #expect(Self.sameMinute(quickSwitched.stdout, switched.stdout), "\(quickSwitched)")
+
+        // A directory rule: the full program answers there (the launcher hands over a call a rule could name), and says "dir".
+        let bound = try makeDirectory(here.appendingPathComponent("work"))
+        try #require(try await runAuthdeck(["bind", "alice"], in: bound, home: home).exitCode == 0)
+        let inBound = try await Self.prompt(home, in: bound)
+        #expect(inBound.stdout.hasPrefix("local/alice (dir) valid ") && inBound.exitCode == 0 && inBound.stderr.isEmpty, "\(inBound)")
+        #expect(Self.handedOver(try await Self.prompt(home, in: bound, executable: launcher.path)))
+        #expect(try await Self.prompt(home, in: here).stdout.hasPrefix("local/bob (active) valid "), "outside the bound directory")
+
+        // Expired (accounts.json's access token expiries moved into the past): the state, no time left, from both.
+        let file = here.appendingPathComponent("state/authdeck/accounts.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let expired = text.replacingOccurrences(of: #""expiresAt" *: *"[0-9T:.Z-]+""#, with: #""expiresAt":"2001-01-01T00:00:00Z""#,
+                                                options: .regularExpression)
+        try #require(expired != text, "accounts.json holds expiries: \(text.prefix(400))")
+        try expired.write(to: file, atomically: true, encoding: .utf8)
+        let late = try await Self.prompt(home, in: bound)
+        #expect(late.stdout == "local/alice (dir) expired\n" && late.exitCode == 0 && late.stderr.isEmpty, "\(late)")
+    }
+
+    /// Two prompt lines the same but for a minute of the time left (the two answers a moment apart).
+    static func sameMinute(_ a: String, _ b: String) -> Bool {
+        func words(_ line: String) -> [Substring] { line.split(separator: " ").dropLast() }
+        return !a.isEmpty && words(a) == words(b)
+    }
 }

@@ -262,6 +262,13 @@ final class StubProvider: Sendable {
                 return json(["error": "invalid_grant", "error_description": "refresh token reused or revoked"], status: 400)
             }
             return tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now, proof: proof)
+        case "client_credentials":
+            // RFC 6749 §4.4.3: an access token, no refresh token, no ID token.
+            let access = state.withLock { state -> String in
+                state.counter += 1
+                return "cc-at-\(state.counter)"
+            }
+            return json(["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime])
         case "urn:ietf:params:oauth:grant-type:device_code":
             let next: String? = self.script.withLock { script in script.devicePolls.isEmpty ? nil : script.devicePolls.removeFirst() }
             if let next { return json(["error": next], status: 400) }

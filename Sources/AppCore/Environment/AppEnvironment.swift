@@ -48,6 +48,10 @@ public struct AppEnvironment: Sendable {
     /// Reads a private-key file the user named (Sign in with Apple's `.p8`) without following
     /// a final symlink; the live value is `FileManager`'s `lstat`-based attributes.
     public var readKeyFile: @Sendable (_ path: String) throws(AppError) -> AppleKeyFile
+    /// The text of a federated client assertion's local input, read now: a variable
+    /// of this process's environment, a file's contents, a command's stdout (exit 0); nil when it
+    /// is not there (unset, no such file, the command failed).
+    public var readAssertionInput: @Sendable (ClientAssertionSource.Input) -> String? = { _ in nil }
 
     public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void, crypto: CryptoProvider,
                 http: @escaping @Sendable (ProviderConfig?) -> HTTPClient, browser: BrowserClient, loopback: LoopbackClient,

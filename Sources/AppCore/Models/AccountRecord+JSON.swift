@@ -32,6 +32,7 @@ extension AccountRecord {
         needsSignInSince = try reader.optionalDate("needsSignInSince", .iso8601)
         refreshSentAt = try reader.optionalDate("refreshSentAt", .iso8601)
         dpopThumbprint = try reader.optionalString("dpopThumbprint")
+        isMachine = try reader.optionalBool("isMachine")
     }
 
     /// The JSON object ``init(json:path:)`` reads.
@@ -63,6 +64,7 @@ extension AccountRecord {
             "needsSignInSince": date(needsSignInSince),
             "refreshSentAt": date(refreshSentAt),
             "dpopThumbprint": dpopThumbprint.map(JSONValue.string),
+            "isMachine": isMachine.map(JSONValue.bool),
         ])
     }
 

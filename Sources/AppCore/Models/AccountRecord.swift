@@ -137,6 +137,13 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
     /// token request); nil when no key was made. Whether the provider bound the access token to it
     /// is the token's `token_type` (``isSenderConstrained``).
     public var dpopThumbprint: String?
+    /// A machine account (RFC 6749 §4.4 client credentials): the client itself, no person; a new
+    /// token is another client-credentials request. nil or false: a person's account.
+    public var isMachine: Bool?
+
+    /// Whether an expired access token can be renewed without a sign-in: a refresh token, or a
+    /// machine account (a new client-credentials request).
+    public var renewable: Bool { hasRefreshToken || isMachine == true }
 
     /// Whether the provider bound the access token to the key: its `token_type` is `DPoP`
     /// (RFC 9449 §5), whatever was offered — a proof answered with `Bearer` (Auth0's default for an

@@ -9,6 +9,8 @@ public enum ExecRules {
     public static let nestingVariable = "AUTHDECK_EXEC"
     /// The variable that carries the access token when `--env` names none.
     public static let defaultTokenVariable = "AUTHDECK_TOKEN"
+    /// The token's expiry (RFC 3339, UTC) beside a token in the environment, whatever `--env` names.
+    public static let expirationVariable = "AUTHDECK_TOKEN_EXPIRATION"
     /// Names the shell, the dynamic loader (ld.so(8)) or the C library give a meaning: a token in
     /// one of them breaks the command (PATH) or is printed by it (LD_PRELOAD's error names it).
     static let reservedNames = ["PATH", "HOME", "IFS", "ENV", "BASH_ENV", "SHELL", "SHELLOPTS", "BASHOPTS", "CDPATH", "PS1", "PS2",
@@ -70,13 +72,22 @@ public enum ExecRules {
     /// stale token from an outer shell never reaches the child. Nothing else authdeck holds (refresh
     /// token, ID token, client secret) is added; `parent` holds no secret of authdeck's (its
     /// variables name files and descriptors, never their contents).
+    /// With the token in the environment, ``expirationVariable`` holds `expiration` (the token's
+    /// expiry, RFC 3339 UTC; unset when it has none): a token file is renewed, so its expiry is not
+    /// fixed for the child's life and the variable is unset then.
     public static func childEnvironment(parent: [String: String], variable: String, token: String?, tokenFile: String?,
-                                        account: String) -> [String: String] {
+                                        expiration: String? = nil, account: String) -> [String: String] {
         var environment = parent
         let fileVariable = variable + fileSuffix
         environment[variable] = nil
         environment[fileVariable] = nil
-        if let tokenFile { environment[fileVariable] = tokenFile } else if let token { environment[variable] = token }
+        environment[expirationVariable] = nil
+        if let tokenFile {
+            environment[fileVariable] = tokenFile
+        } else if let token {
+            environment[variable] = token
+            environment[expirationVariable] = expiration
+        }
         environment[nestingVariable] = account
         return environment
     }

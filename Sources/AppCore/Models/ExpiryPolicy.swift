@@ -29,7 +29,7 @@ public struct ExpiryPolicy: Equatable, Sendable {
     /// its access tokens, the default one and one per resource / organization (RFC 8707 §2.2),
     /// each refreshed by the scheduler like the default token.
     public func refreshDue(for record: AccountRecord) -> Date? {
-        guard record.hasRefreshToken else { return nil }
+        guard record.renewable else { return nil }
         return record.accessTokens.compactMap(refreshDue(for:)).min()
     }
 

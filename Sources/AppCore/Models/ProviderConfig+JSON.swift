@@ -52,6 +52,9 @@ extension ProviderConfig {
         protectedResource = try reader.optionalReader("protectedResource").map { (reader) throws(JSONShapeError) in
             try ProtectedResourceBinding(json: reader)
         }
+        clientCredentials = try reader.optionalReader("clientCredentials").map { (reader) throws(JSONShapeError) in
+            try ClientCredentialsSettings(json: reader)
+        }
     }
 
     /// The JSON object ``init(json:path:)`` reads.
@@ -87,6 +90,7 @@ extension ProviderConfig {
             "redirectPort": redirectPort.map { .number(Double($0)) },
             "gitHosts": gitHosts.map { .array($0.map(\.json)) },
             "containerRegistries": containerRegistries.map { .array($0.map(\.json)) },
+            "clientCredentials": clientCredentials?.json,
         ])
     }
 

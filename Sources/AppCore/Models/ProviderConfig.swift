@@ -8,6 +8,9 @@ public enum ClientAuthenticationMethod: String, Equatable, Sendable, CaseIterabl
     case none
     case clientSecretBasic = "client_secret_basic"
     case clientSecretPost = "client_secret_post"
+    /// A JWT signed with the client's own key (RFC 7523 §2.2, OIDC Core §9); the key lives in
+    /// the credential store under the provider's ``AccountKey/providerClient(_:)`` key.
+    case privateKeyJWT = "private_key_jwt"
 }
 
 /// How sign-out revokes a provider's tokens.
@@ -135,6 +138,8 @@ public struct ProviderConfig: Equatable, Sendable, Identifiable {
     /// `http://127.0.0.1:PORT/callback` and sign-out on `…:PORT/logout-callback`; nil: any
     /// free port (RFC 8252 §7.3). See ``fixedRedirectPort``.
     public var redirectPort: UInt16?
+    /// A machine provider: tokens by the client credentials grant (RFC 6749 §4.4); nil: a person signs in.
+    public var clientCredentials: ClientCredentialsSettings?
 
     /// The one port rule for every loopback listener of this provider (sign-in, sign-out): the
     /// configured ``redirectPort``, else the port of the redirect URI a registration recorded
@@ -203,7 +208,7 @@ extension ProviderConfig {
 
     /// Whether the client authentication needs a client secret (RFC 6749 §2.3.1): any method but
     /// `none`, unless authdeck mints the secret itself (Sign in with Apple's `.p8` key).
-    public var needsClientSecret: Bool { clientAuthentication != .none && appleClientSecret == nil }
+    public var needsClientSecret: Bool { clientAuthentication != .none && clientAuthentication != .privateKeyJWT && appleClientSecret == nil }
 
     /// The rule for a secret given when the provider is added (the preset form and `provider add`):
     /// an explicit method stays; a public client given a secret becomes confidential with

@@ -101,6 +101,8 @@ public struct CheckAccounts: Sendable {
     /// nothing says.
     public static func endsAt(_ record: AccountRecord) -> Date? {
         if record.hasRefreshToken { return record.refreshTokenExpiresAt }
+        // A machine account's grant does not end: each token is a new client-credentials request.
+        if record.isMachine == true { return nil }
         return record.accessTokenExpiresAt
     }
 

@@ -144,12 +144,19 @@ public struct DockerCredentials: Sendable {
 
     /// The credential for the registry at `request`'s host, nil when no provider lists it.
     public func get(_ request: DockerCredentialRequest, environmentAccount: String?) async throws(CredentialHelperFailure) -> HelperCredential? {
-        guard let (record, entry) = try HostAccounts(env: env).account(for: request.host, in: \.containerRegistries, username: nil,
-                                                                    environmentAccount: environmentAccount) else { return nil }
+        guard let (record, entry) = try account(request, environmentAccount: environmentAccount) else { return nil }
+        return try await HostAccounts(env: env).credential(record, host: entry)
+    }
+
+    /// The account answering for `request`'s registry (nil: no provider lists it); plain http only to loopback.
+    func account(_ request: DockerCredentialRequest,
+                 environmentAccount: String?) throws(CredentialHelperFailure) -> (AccountRecord, CredentialHost)? {
+        guard let found = try HostAccounts(env: env).account(for: request.host, in: \.containerRegistries, username: nil,
+                                                             environmentAccount: environmentAccount) else { return nil }
         if request.scheme.utf8.elementsEqual("http".utf8), !URLPolicy.isLoopbackIPLiteral(GitCredentials.hostname(request.host)) {
             throw .problem(AppError(title: "authdeck sends tokens to \(request.host) only over https", disposition: .usage))
         }
-        return try await HostAccounts(env: env).credential(record, host: entry)
+        return found
     }
 
     /// `list`: each registry host (without a `*` pattern) of a provider with a signed-in account, and its username.

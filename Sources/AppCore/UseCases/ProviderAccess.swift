@@ -55,7 +55,7 @@ struct ProviderAccess: Sendable {
         let provider = try provider(record.providerID)
         let metadata = try await metadata(provider)
         try Self.checkSameIssuer(record, provider: provider, metadata: metadata)
-        return AccountProvider(record: record, provider: provider, metadata: metadata, client: try client(provider))
+        return AccountProvider(record: record, provider: provider, metadata: metadata, client: try client(provider, metadata: metadata))
     }
 
     /// No token goes to another issuer than the one that issued it: a provider removed and added
@@ -211,10 +211,12 @@ struct ProviderAccess: Sendable {
         }
     }
 
-    /// The client configuration: client id, authentication (the stored client secret), extra
-    /// headers and authorization parameters.
-    /// - Throws: "No client secret stored" for a confidential client without one; store errors.
-    func client(_ provider: ProviderConfig) throws(AppError) -> ClientConfiguration {
+    /// The client configuration: client id, authentication (the stored client secret, or a fresh
+    /// `private_key_jwt` assertion signed with the stored key for `metadata`'s server, RFC 7523
+    /// §2.2), extra headers and authorization parameters.
+    /// - Throws: "No client secret stored" (or no key) for a confidential client without one;
+    ///   `private_key_jwt` without `metadata`; store and signing errors.
+    func client(_ provider: ProviderConfig, metadata: AuthorizationServerMetadata? = nil) throws(AppError) -> ClientConfiguration {
         var authentication = ClientAuthentication.none
         if provider.clientAuthentication != .none {
             var stored: AccountSecrets?
@@ -225,12 +227,19 @@ struct ProviderAccess: Sendable {
             }
             // Sign in with Apple: mint a fresh client secret before the kept one expires.
             if let source = provider.appleClientSecret { stored = try MintAppleClientSecret(env).renewed(stored, provider: provider, source: source) }
-            guard let secret = stored?.clientSecret else {
-                throw AppError(title: "No client secret stored for '\(provider.id)'",
-                               detail: "Store it with 'authdeck provider add \(provider.id) … --client-secret-stdin'.")
+            if provider.clientCredentials?.assertionSource != nil {
+                // A federated assertion is read for each token request (``ClientCredentials``), never here.
+            } else if provider.clientAuthentication == .privateKeyJWT {
+                authentication = .clientAssertion(try ClientKeys(env).assertion(stored, provider: provider, metadata: metadata))
+            } else {
+                guard let secret = stored?.clientSecret else {
+                    throw AppError(title: "No client secret stored for '\(provider.id)'",
+                                   detail: "Store it with 'authdeck provider add \(provider.id) … --client-secret-stdin'.")
+                }
+                let clientSecret = ClientSecret(secret.exposedValue)
+                authentication = provider.clientAuthentication == .clientSecretBasic
+                    ? .clientSecretBasic(clientSecret) : .clientSecretPost(clientSecret)
             }
-            let clientSecret = ClientSecret(secret.exposedValue)
-            authentication = provider.clientAuthentication == .clientSecretBasic ? .clientSecretBasic(clientSecret) : .clientSecretPost(clientSecret)
         }
         var client = ClientConfiguration(
             clientID: provider.clientID, authentication: authentication,

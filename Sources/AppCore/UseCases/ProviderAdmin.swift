@@ -10,14 +10,16 @@ public struct ProviderAdmin: Sendable {
     public init(_ env: AppEnvironment) { self.env = env }
 
     /// Saves a new `provider` and, for a confidential client, its secret (read by the front end
-    /// without echo or argv), without probing it (``add(_:clientSecret:probe:)`` probes first).
+    /// without echo or argv) or its `private_key_jwt` key (RFC 7523 §2.2), without probing it
+    /// (``add(_:clientSecret:probe:)`` probes first).
     /// - Throws: `.usage` when a provider of that name exists; store and file errors.
-    public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?) throws(AppError) {
+    public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?, clientKey: JWSKeyPair? = nil) throws(AppError) {
         try ensureNameFree(provider.id)
-        if let clientSecret {
+        if clientSecret != nil || clientKey != nil {
+            var secrets = AccountSecrets(clientSecret: clientSecret.map { StoredClientSecret($0.exposedValue) })
+            secrets.clientSigningKey = clientKey.map(ClientKeys.stored)
             do {
-                try env.credentials.store().save(AccountSecrets(clientSecret: StoredClientSecret(clientSecret.exposedValue)),
-                                                 for: .providerClient(provider.id.rawValue))
+                try env.credentials.store().save(secrets, for: .providerClient(provider.id.rawValue))
             } catch {
                 throw ErrorMapping.appError(error)
             }

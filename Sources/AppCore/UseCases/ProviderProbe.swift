@@ -20,12 +20,13 @@ extension ProviderAdmin {
     ///   (disposition `.other`, exit 1) naming what failed — DNS, connect, timeout, TLS, HTTP
     ///   status, not JSON, issuer mismatch — with the facts in ``AppError/probe`` (the front end
     ///   says what to do).
-    public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?, probe: ProviderProbeChoice) async throws(AppError) {
+    public func add(_ provider: ProviderConfig, clientSecret: ClientSecret?, clientKey: JWSKeyPair? = nil,
+                    probe: ProviderProbeChoice) async throws(AppError) {
         if probe == .discovery {
             try ensureNameFree(provider.id)
             try await self.probe(provider)
         }
-        try add(provider, clientSecret: clientSecret)
+        try add(provider, clientSecret: clientSecret, clientKey: clientKey)
     }
 
     /// Fetches `provider`'s discovery document and checks it as sign-in would (HTTP 200, JSON,

@@ -125,6 +125,16 @@ public struct RefreshAccount: Sendable {
                     if plan != nil { record.refreshSentAt = env.now() }
                 }
                 guard let plan else { return marked }
+                let request: HTTPRequest
+                do {
+                    if let planned = plan.request { request = planned } else {
+                        request = try await ClientCredentials(env).renewalRequest(marked, provider: provider, metadata: metadata, resource: resource)
+                    }
+                } catch {
+                    // Nothing was sent: what was known before stays known.
+                    _ = try accounts.update(id) { $0.refreshSentAt = plan.unknownOutcome }
+                    throw error
+                }
                 sent.set(true)
                 let unknownOutcome = plan.unknownOutcome
                 let http = plan.dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
@@ -134,7 +144,7 @@ public struct RefreshAccount: Sendable {
                 }
                 let response: HTTPResponse
                 do throws(TransportError) {
-                    response = try await send(plan.request, through: http, account: marked.displayName, notices: notices)
+                    response = try await send(request, through: http, account: marked.displayName, notices: notices)
                 } catch {
                     if !error.requestMayHaveArrived {
                         // Certainly never sent: what was known before stays known.
@@ -236,7 +246,8 @@ public struct RefreshAccount: Sendable {
         /// The marker found in the record: an earlier request with an unknown outcome.
         var unknownOutcome: Date?
         var tokens: TokenSet
-        var request: HTTPRequest
+        /// nil: a machine account's client-credentials request, made when it is sent.
+        var request: HTTPRequest?
         var dpop: DPoPSigner?
     }
 
@@ -258,6 +269,11 @@ public struct RefreshAccount: Sendable {
            let expiresAt = current.accessToken(for: resource)?.expiresAt,
            expiresAt.timeIntervalSince(env.now()) > validity {
             return nil
+        }
+        if latest.isMachine == true, let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest) {
+            // RFC 6749 §4.4.3: no refresh token; a new client-credentials request, made under the
+            // lock with its client authentication made now (a fresh assertion, RFC 7523 §2.2).
+            return Plan(unknownOutcome: unknownOutcome, tokens: tokens, request: nil, dpop: nil)
         }
         guard let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest), let refreshToken = tokens.refreshToken else {
             throw AppError(title: "No refresh token for \(latest.displayName)",

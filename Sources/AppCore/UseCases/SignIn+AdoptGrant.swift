@@ -23,7 +23,7 @@ extension SignIn {
         let provider = try access.provider(providerID)
         do {
             let metadata = try await access.metadata(provider)
-            let client = try access.client(provider)
+            let client = try access.client(provider, metadata: metadata)
             try env.credentials.prepareForWrite()
             let scopes = ScopeSet(provider.scopes)
             let parsed = try parseTokenResponse(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: tokenResponse),

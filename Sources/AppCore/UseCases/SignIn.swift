@@ -55,8 +55,9 @@ public struct SignIn: Sendable {
         let provider = try access.provider(request.providerID)
         progress(.discovering)
         let metadata = try await access.metadata(provider)
-        let client = try access.client(provider)
+        let client = try access.client(provider, metadata: metadata)
         try env.credentials.prepareForWrite()
+        if provider.isMachine { return try await ClientCredentials(env).signIn(request, provider: provider, metadata: metadata, client: client) }
         let scopes = ScopeSet(provider.scopes).adding(ScopeSet(request.extraScopes))
         let audience = request.audience ?? provider.audience
         let resources = request.resources.isEmpty ? provider.resources : request.resources
@@ -192,12 +193,14 @@ public struct SignIn: Sendable {
     }
 
     /// Stores the signed-in account (with its DPoP key, RFC 9449, when `dpop` is set); the
-    /// identity as ``RecordIdentity/merge`` keeps it.
+    /// identity as ``RecordIdentity/merge`` keeps it. A `machine` account (client credentials,
+    /// RFC 6749 §4.4) is the client: its subject and username are the `client_id`.
     func finish(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, alias: String?,
                 requestedScopes: ScopeSet, tokens: TokenSet, idToken: VerifiedIDToken?, supplement: IdentitySupplement? = nil,
-                dpop: DPoPSigner? = nil) async throws -> SignInOutcome {
-        var subject = idToken?.claims.subject
+                dpop: DPoPSigner? = nil, machine: Bool = false) async throws -> SignInOutcome {
+        var subject = machine ? provider.clientID : idToken?.claims.subject
         var claims = idToken?.claims.all ?? [:]
+        if machine { claims["preferred_username"] = .string(provider.clientID) }
         if subject == nil, metadata.userinfoEndpoint != nil {
             // Plain OAuth 2.0 (no ID token): the identity comes from userinfo when there is one.
             (subject, claims) = try await identityFromUserInfo(metadata: metadata, client: client, tokens: tokens, provider: provider, dpop: dpop)
@@ -236,6 +239,7 @@ public struct SignIn: Sendable {
         record.emailVerified = identity.emailVerified
         record.isPrivateEmail = identity.isPrivateEmail
         record.dpopThumbprint = dpop?.thumbprint
+        if machine { record.isMachine = true }
         var secrets = TokenConversions.merge(tokens, into: AccountSecrets(), resource: nil)
         // RFC 9449: the key goes with the tokens bound to it, in the same secret set.
         secrets.dpopKey = dpop.map(DPoPAccess.stored)

@@ -116,7 +116,7 @@ public struct SignInWithCode: Sendable {
         }
         let supplement = try request.userJSON.map { json throws(AppError) in try IdentitySupplement.appleUser(json) }
         let metadata = try await access.metadata(provider)
-        let client = try access.client(provider)
+        let client = try access.client(provider, metadata: metadata)
         try env.credentials.prepareForWrite()
         let expected: ExpectedNonce = switch request.nonce {
         case .none: .none

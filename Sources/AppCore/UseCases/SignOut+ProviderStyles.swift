@@ -16,7 +16,7 @@ extension SignOut {
         let secret: ClientSecret
         switch client.authentication {
         case .clientSecretBasic(let s), .clientSecretPost(let s): secret = s
-        case .none:
+        case .none, .clientAssertion:
             step(SignOutStepResult(.revokeAccessToken, .skipped(
                 "GitHub revokes a token only for a client with its secret; this public client's token can be revoked only"
                     + " in your GitHub settings: \(Self.gitHubApplicationsSettings)")))

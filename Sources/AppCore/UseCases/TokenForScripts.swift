@@ -28,6 +28,14 @@ public struct TokenForScripts: Sendable {
         /// For stderr always: why the refresh on the way refused its new ID token (the access
         /// token handed out is the refresh's, the previous ID token is kept); nil when none.
         public var refusedIDToken: String? = nil
+
+        public init(value: Token, tokenType: String, expiresAt: Date?, warnings: [String], refusedIDToken: String? = nil) {
+            self.value = value
+            self.tokenType = tokenType
+            self.expiresAt = expiresAt
+            self.warnings = warnings
+            self.refusedIDToken = refusedIDToken
+        }
     }
 
     /// The access token (default, or for `resource`) valid for at least `minimumValidity`.

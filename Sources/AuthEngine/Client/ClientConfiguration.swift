@@ -9,12 +9,17 @@ public enum ClientAuthentication: Sendable, Equatable, CustomStringConvertible {
     case clientSecretBasic(ClientSecret)
     /// `client_secret_post`: `client_id` and `client_secret` in the body.
     case clientSecretPost(ClientSecret)
+    /// `private_key_jwt` or a federated assertion: `client_id`, `client_assertion_type`
+    /// (``ClientAssertionJWT/assertionType``) and this `client_assertion` in the body
+    /// (RFC 7521 §4.2, RFC 7523 §2.2). Good for one request: made fresh for each.
+    case clientAssertion(ClientAssertion)
 
     public var description: String {
         switch self {
         case .none: "none"
         case .clientSecretBasic: "client_secret_basic"
         case .clientSecretPost: "client_secret_post"
+        case .clientAssertion: "client_assertion"
         }
     }
 }
@@ -63,6 +68,10 @@ extension ClientConfiguration {
         case .clientSecretPost(let secret):
             form.append(FormParameter("client_id", clientID))
             form.append(FormParameter("client_secret", secret.exposedValue))
+        case .clientAssertion(let assertion):
+            form.append(FormParameter("client_id", clientID))
+            form.append(FormParameter("client_assertion_type", ClientAssertionJWT.assertionType))
+            form.append(FormParameter("client_assertion", assertion.exposedValue))
         }
     }
 

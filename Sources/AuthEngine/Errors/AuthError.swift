@@ -199,6 +199,8 @@ public enum UnsupportedReason: Sendable, Equatable {
     case dpopAlgorithmNotSupported(advertised: [String])
     /// RFC 9449 §4.2: the account's DPoP key could not sign a proof (reason, never the key).
     case dpopSigningFailed(String)
+    /// RFC 7523 §2.2: the client's key could not sign a client assertion (reason, never the key).
+    case clientAssertionSigningFailed(String)
     /// RFC 7636 §4.2, MCP authorization: the server does not advertise `S256` in
     /// `code_challenge_methods_supported` (`advertised`: what it lists, empty when absent).
     case pkceS256NotAdvertised(advertised: [String])

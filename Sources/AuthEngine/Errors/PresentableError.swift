@@ -146,6 +146,9 @@ public struct PresentableError: Sendable, Equatable {
                 + " provider's dpop setting to auto or never.", "RFC 9449 §5.1")
         case .dpopSigningFailed(let reason): ("The account's DPoP key could not sign a proof (\(reason)); sign in again to make a new key.",
                                               "RFC 9449 §4.2")
+        case .clientAssertionSigningFailed(let reason):
+            ("The client's key could not sign a client assertion (\(reason)); add the provider again with --generate-key or"
+                + " --private-key-file.", "RFC 7523 §2.2")
         case .pkceS256NotAdvertised(let advertised):
             ("The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported:"
                 + " \(advertised.isEmpty ? "absent" : advertised.joined(separator: ", "))); authdeck signs in only with S256.",

@@ -7,6 +7,7 @@ public enum ClientSecretKind: SecretKind { public static let label = "ClientSecr
 public enum AuthorizationCodeKind: SecretKind { public static let label = "AuthorizationCode" }
 public enum CodeVerifierKind: SecretKind { public static let label = "CodeVerifier" }
 public enum DeviceCodeKind: SecretKind { public static let label = "DeviceCode" }
+public enum ClientAssertionKind: SecretKind { public static let label = "ClientAssertion" }
 
 /// RFC 6749 §1.4 `access_token`.
 public typealias AccessToken = Redacted<AccessTokenKind>
@@ -22,3 +23,5 @@ public typealias AuthorizationCode = Redacted<AuthorizationCodeKind>
 public typealias CodeVerifier = Redacted<CodeVerifierKind>
 /// RFC 8628 §3.2 `device_code`.
 public typealias DeviceCode = Redacted<DeviceCodeKind>
+/// RFC 7521 §4.2 `client_assertion`: a JWT (RFC 7523 §2.2) authenticating the client for one request.
+public typealias ClientAssertion = Redacted<ClientAssertionKind>

@@ -6,6 +6,7 @@ public enum GrantType: String, Sendable, Equatable {
     case authorizationCode = "authorization_code"
     case refreshToken = "refresh_token"
     case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    case clientCredentials = "client_credentials"
 }
 
 /// Something a token response got wrong that the engine tolerated, because real providers

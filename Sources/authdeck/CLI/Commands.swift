@@ -15,6 +15,8 @@ enum ExitCode {
     static let fileDamaged: Int32 = 5
     /// The person answered no at a question (`login URL`'s plan): nothing was registered or stored.
     static let declined: Int32 = 6
+    /// On a remote: the agent's machine did not allow the request (`authdeck agent --confirm` answered no, or not in time).
+    static let agentDenied: Int32 = 7
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }
@@ -32,10 +34,13 @@ enum Commands {
                 .flag("version", help: "Print the version."),
                 .value("theme", valueName: "name", help: "The TUI theme (\(commaList(BuiltInThemes.names)), or a file in themes/)."),
                 .flag("readOnly", help: "Start the TUI without destructive actions (sign-out)."),
+                .flag("accessible", help: "Lines for a screen reader instead of the screen: each change said once, keys typed as lines"
+                    + " (also ACCESSIBLE=1)."),
             ],
             subcommands: [
-                login, logout, status, switchAccount, which, bind, unbind, token, exec, check, gitCredential, setupGit, dockerCredential,
+                login, logout, status, switchAccount, which, bind, unbind, prompt, token, exec, check, gitCredential, setupGit, dockerCredential,
                 proof, refresh, userinfo, introspect, decode, api, provider, apple, lock, passphrase, doctor, completion, help, complete, man,
+                agent, ssh,
             ],
             validate: { parsed in
                 guard let name = parsed.value("theme") else { return nil }
@@ -291,7 +296,8 @@ enum Commands {
             .value("issuer", valueName: "url", help: "The issuer for discovery."),
             .value("clientId", valueName: "id", help: "The registered client id."),
             .flag("clientSecretStdin", help: "Read the client secret from stdin into the credential store."),
-            .value("clientAuthentication", valueName: "method", help: "none, client_secret_basic (default with a secret) or client_secret_post."),
+            .value("clientAuthentication", valueName: "method", help: "none, client_secret_basic (default with a secret), client_secret_post"
+                + " or private_key_jwt."),
             .repeated("scope", valueName: "scope", help: "A scope to request (replaces the default openid profile email offline_access)."),
             .value("audience", valueName: "audience", help: "The API audience (Auth0)."),
             .repeated("resource", valueName: "uri", help: "An RFC 8707 resource indicator."),
@@ -309,6 +315,7 @@ enum Commands {
             .value("endSessionEndpoint", valueName: "url", help: "The end-session endpoint (RP-Initiated Logout)."),
             .value("jwksUri", valueName: "url", help: "The JWKS URI."),
             .value("caBundle", valueName: "path", help: "A PEM CA bundle to trust for this provider."),
+        ] + MachineClientOptions.specs + [
             .flag("noProbe", help: "Add it without fetching its discovery document first (offline)."),
             .value("par", valueName: "auto|always|never", help: "Pushed authorization requests, RFC 9126 (default auto: when the provider"
                 + " offers them)."),

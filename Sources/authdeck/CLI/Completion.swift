@@ -44,9 +44,12 @@ enum Completion {
         switch option.name {
         case "theme": .names(.themes)
         case "preset": .names(.presets)
-        case "clientAuthentication": .words(["none", "client_secret_basic", "client_secret_post"])
+        case "clientAuthentication": .words(ClientAuthenticationMethod.allCases.map(\.rawValue))
         case "par", "dpop": .words(ProtocolFeatureSetting.allCases.map(\.rawValue))
-        case "caBundle", "idTokenFile", "appleKey": .files
+        case "grant": .words(["client-credentials", "authorization-code"])
+        case "clientAssertion": .words(["github-actions", "env=", "file=", "command="])
+        case "assertionAudience": .words(ClientAssertionAudience.allCases.map(\.rawValue))
+        case "caBundle", "idTokenFile", "appleKey", "clientSecretFile", "privateKeyFile": .files
         default: .free
         }
     }

@@ -31,6 +31,8 @@ func dockerCredentialRun(_ operation: String, _ context: CLIContext) async throw
     let helper = DockerCredentials(context.app)
     switch operation {
     case "list":
+        // The agent's providers stay on its machine: a remote lists none (docker then asks per registry).
+        if agentSocket(context) != nil { Output.json(.object([:])); return ExitCode.ok }
         let servers = try context.run { () throws(AppError) in try helper.list() }
         var object: [String: JSONValue] = [:]
         for (server, username) in servers { object[server] = .string(username) }
@@ -51,6 +53,7 @@ func dockerCredentialRun(_ operation: String, _ context: CLIContext) async throw
         Output.err("docker-credential-authdeck: \(error.description); docker sends the registry's URL, e.g. https://gcr.io")
         return ExitCode.usage
     }
+    if let socket = agentSocket(context) { return remoteHelperRun(.dockerCredentialGet, bytes, socket, context, docker: request) }
     do {
         guard let credential = try await helper.get(request, environmentAccount: context.environment["AUTHDECK_ACCOUNT"]) else {
             Output.raw(Data((dockerCredentialsNotFound + "\n").utf8))

@@ -4,6 +4,7 @@ import AuthEngine
 import AuthEngineLive
 import CredentialStoreLive
 import FoundationEssentials
+import Synchronization
 import QuickToken
 
 #if canImport(Glibc)
@@ -50,16 +51,10 @@ struct ExecOptions {
 func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int32 {
     // Descriptors open now are the caller's (a `3<file` for the child); those opened later are ours.
     let inherited = ChildProcess.openDescriptors()
-    let snapshot = try context.snapshot()
-    let record = try context.account(options.account, in: snapshot)
-    let handle = AccountResolution.handle(record)
+    let source = try execTokenSource(options, context)
+    let (handle, issue) = (source.handle, source.issue)
     if let outer = context.environment[ExecRules.nestingVariable], !outer.isEmpty {
         Output.err("note: this 'authdeck exec' runs inside another one (for \(outer)); the inner one gives \(handle)'s token")
-    }
-    let tokens = TokenForScripts(context.app)
-    func issue(_ validity: TimeInterval) async throws(AppError) -> TokenForScripts.Issued<AccessToken> {
-        try await tokens.accessToken(record.id, minimumValidity: .milliseconds(Int64(validity * 1000)), resource: options.resource,
-                                     notices: Output.refreshNotice)
     }
     var issued = try await context.run { () async throws(AppError) in try await issue(options.minValid) }
     printTokenNotes(issued.warnings, minValidGiven: options.minValidGiven, tokenType: issued.tokenType, refusedIDToken: issued.refusedIDToken)
@@ -73,7 +68,8 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
     // Without authdeck's own secret-bearing variables (the passphrase's file and descriptor), as
     // a browser or a hook gets it; the passphrase descriptor is not inherited either.
     let environment = ExecRules.childEnvironment(parent: BrowserLauncher.childEnvironment(from: context.environment), variable: options.variable,
-                                                 token: issued.value.exposedValue, tokenFile: file?.path, account: handle)
+                                                 token: issued.value.exposedValue, tokenFile: file?.path,
+                                                 expiration: issued.expiresAt.map(Times.rfc3339), account: handle)
     let relay = try SignalRelay.install()
     let child: ChildProcess
     do {
@@ -124,7 +120,7 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
                 } else if !grantGoneSaid {
                     grantGoneSaid = true
                     Output.err("authdeck exec: the grant of \(handle) is gone (\(error.title)): the token file is left as it is, \(expiry). "
-                        + "Sign in again with 'authdeck login \(record.providerID.rawValue)'; the next renewal picks the new grant up.")
+                        + "Sign in again with '\(source.signIn)'; the next renewal picks the new grant up.")
                 }
                 failures += 1
                 renewAt = context.now().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: nil, now: context.now()))
@@ -144,6 +140,46 @@ func execRun(_ options: ExecOptions, _ context: CLIContext) async throws -> Int3
             Output.err("authdeck exec: could not write the token file: \(failure.message); trying again")
             renewAt = context.now().addingTimeInterval(ExecRules.retryDelay(failures: failures, expiresAt: issued.expiresAt, now: context.now()))
         }
+    }
+}
+
+/// Where exec's tokens come from: this machine's store (``TokenForScripts``), or the agent at
+/// `AUTHDECK_AGENT_SOCK` (its failures as ``AppError``s, so the watch treats both alike).
+struct ExecTokenSource {
+    var handle: String
+    /// The command that signs the account in again.
+    var signIn: String
+    var issue: (TimeInterval) async throws(AppError) -> TokenForScripts.Issued<AccessToken>
+}
+
+func execTokenSource(_ options: ExecOptions, _ context: CLIContext) throws -> ExecTokenSource {
+    if let socket = agentSocket(context) {
+        func ask(_ validity: TimeInterval) throws(AppError) -> AgentAnswer.IssuedToken {
+            do {
+                return try agentToken(socket, account: options.account, resource: options.resource, minValid: validity,
+                                      command: "exec " + options.command[0], context)
+            } catch {
+                let failure = error as? CLIFailure
+                let disposition: AppError.Disposition = failure?.exitCode == ExitCode.needsSignIn ? .needsSignIn : .other
+                throw AppError(title: failure?.message ?? "\(error)", disposition: disposition)
+            }
+        }
+        // The account's name comes with its first token: asked for once, handed out once.
+        let first = Mutex<AgentAnswer.IssuedToken?>(try ask(options.minValid))
+        let handle = first.withLock { $0?.account } ?? "?"
+        return ExecTokenSource(handle: handle, signIn: "authdeck login (on the agent's machine)") { validity throws(AppError) in
+            let kept = first.withLock { $0.take() }
+            let issued = if let kept { kept } else { try ask(validity) }
+            return .init(value: issued.token, tokenType: issued.tokenType, expiresAt: issued.expiresAt, warnings: issued.warnings)
+        }
+    }
+    let snapshot = try context.snapshot()
+    let record = try context.account(options.account, in: snapshot)
+    let tokens = TokenForScripts(context.app)
+    let signIn = "authdeck login \(record.providerID.rawValue)"
+    return ExecTokenSource(handle: AccountResolution.handle(record), signIn: signIn) { validity throws(AppError) in
+        try await tokens.accessToken(record.id, minimumValidity: .milliseconds(Int64(validity * 1000)), resource: options.resource,
+                                     notices: Output.refreshNotice)
     }
 }
 

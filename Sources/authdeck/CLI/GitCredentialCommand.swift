@@ -65,6 +65,9 @@ func gitCredentialRun(_ operation: String, _ context: CLIContext) async throws -
         Output.err("authdeck git-credential: \(error.description); git sends key=value lines ending with a blank line")
         return ExitCode.usage
     }
+    if let socket = agentSocket(context) {
+        return remoteHelperRun(operation == "erase" ? .gitCredentialErase : .gitCredentialGet, bytes, socket, context, git: request)
+    }
     let helper = GitCredentials(context.app)
     let environmentAccount = context.environment["AUTHDECK_ACCOUNT"]
     do {
@@ -76,7 +79,17 @@ func gitCredentialRun(_ operation: String, _ context: CLIContext) async throws -
             return ExitCode.ok
         }
         guard let credential = try await helper.get(request, environmentAccount: environmentAccount) else { return ExitCode.ok }
-        let token = credential.token.exposedValue
+        return printGitCredential(request, username: credential.username, token: credential.token, expiresAt: credential.expiresAt)
+    } catch {
+        return helperFailure(error, prefix: "authdeck git-credential")
+    }
+}
+
+/// git's answer: username and password (or, to a git that takes it, a Bearer credential) and the expiry.
+func printGitCredential(_ request: GitCredentialRequest, username: String, token secret: AccessToken, expiresAt: Date?) -> Int32 {
+    do {
+        let token = secret.exposedValue
+        let credential = (username: username, expiresAt: expiresAt)
         // A value with a line break would inject keys of its own into git's protocol.
         func holdsLineBreak(_ text: String) -> Bool { text.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 } }
         guard !holdsLineBreak(token), !holdsLineBreak(credential.username) else {
@@ -92,7 +105,5 @@ func gitCredentialRun(_ operation: String, _ context: CLIContext) async throws -
         if let expiresAt = credential.expiresAt { lines.append("password_expiry_utc=\(Int(expiresAt.timeIntervalSince1970))") }
         Output.raw(Data((lines.joined(separator: "\n") + "\n").utf8))
         return ExitCode.ok
-    } catch {
-        return helperFailure(error, prefix: "authdeck git-credential")
     }
 }

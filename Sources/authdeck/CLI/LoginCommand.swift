@@ -50,6 +50,7 @@ struct LoginOptions {
 }
 
 func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> Int32 {
+    remoteStoreNote(context, "login")
     let app = context.app
     // `authdeck login https://mcp.example.com/mcp`: a URL that is not a configured provider's name.
     if let argument = options.provider, SignInToResource.isResourceURL(argument, providers: (try? context.snapshot().providers) ?? []) {

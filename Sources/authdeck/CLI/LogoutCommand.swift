@@ -23,6 +23,7 @@ struct LogoutOptions {
 }
 
 func logoutRun(_ options: LogoutOptions, _ context: CLIContext) async throws -> Int32 {
+    remoteStoreNote(context, "logout")
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
     let signOutOptions = SignOutOptions(localOnly: options.localOnly, endSession: !options.noEndSession && !options.localOnly,

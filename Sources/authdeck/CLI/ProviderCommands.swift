@@ -28,6 +28,7 @@ struct ProviderAddOptions {
     /// `--no-probe`: save without fetching discovery first (offline).
     var noProbe: Bool
     var protocolSettings: ProtocolSettingsOptions
+    var machine: MachineClientOptions
     /// `--git-host`, `--git-username`, `--registry`, `--registry-username`.
     var gitHosts: [String]
     var gitUsername: String?
@@ -59,6 +60,7 @@ struct ProviderAddOptions {
         parameters = parsed.values("authorizationParameter")
         caBundle = parsed.value("caBundle")
         protocolSettings = ProtocolSettingsOptions(parsed)
+        machine = MachineClientOptions(parsed)
         gitHosts = parsed.values("gitHost")
         gitUsername = parsed.value("gitUsername")
         registries = parsed.values("registry")
@@ -78,6 +80,7 @@ struct ProviderAddOptions {
         } else if parsed.value("domain") != nil || parsed.value("tenant") != nil {
             return "--domain and --tenant fill in a preset: add --preset NAME (see 'authdeck provider presets')"
         }
+        if let problem = MachineClientOptions.validate(parsed) { return problem }
         if parsed.value("clientId") == nil { return "--client-id is required (the client registered at the provider)" }
         if parsed.value("preset") == nil && parsed.value("issuer") == nil && parsed.value("tokenEndpoint") == nil {
             return "give --issuer URL (discovery), or --authorization-endpoint and --token-endpoint, or --preset NAME"
@@ -90,7 +93,7 @@ struct ProviderAddOptions {
         if let problem = ProtocolSettingsOptions.validate(parsed) { return problem }
         if let id = parsed.value("clientId"), let violation = ProviderConfig.validateClientID(id) { return "\(violation). \(violation.hint)" }
         if let method = parsed.value("clientAuthentication"), ClientAuthenticationMethod(rawValue: method) == nil {
-            return "--client-authentication must be none, client_secret_basic or client_secret_post, got '\(method)'"
+            return "--client-authentication must be none, client_secret_basic, client_secret_post or private_key_jwt, got '\(method)'"
         }
         for header in parsed.values("header") {
             if !header.contains(":") { return "--header '\(header)' must look like 'Name: value'" }
@@ -126,7 +129,10 @@ struct ProviderAddOptions {
             config = ProviderConfig(id: ProviderID(name), issuer: nil, clientID: clientID ?? "")
         }
         try apply(to: &config)
-        if config.needsClientSecret && !clientSecretStdin {
+        if config.clientAuthentication == .privateKeyJWT, !machine.generateKey, machine.privateKeyFile == nil, machine.assertionSource == nil {
+            throw CLIFailure.usage("--client-authentication private_key_jwt needs the key: --generate-key or --private-key-file PEM")
+        }
+        if config.needsClientSecret && !machine.givesSecret(stdin: clientSecretStdin) {
             throw CLIFailure.usage("--client-authentication \(config.clientAuthentication.rawValue) needs the secret:"
                 + " pipe it in with --client-secret-stdin")
         }
@@ -174,7 +180,9 @@ struct ProviderAddOptions {
         if config.issuer == nil && config.endpoints.token == nil {
             throw CLIFailure.usage("without --issuer, --token-endpoint is required (and --authorization-endpoint for the browser flow)")
         }
-        config.adoptClientSecret(given: clientSecretStdin, method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
+        machine.apply(to: &config, scopesGiven: !scopes.isEmpty)
+        config.adoptClientSecret(given: machine.givesSecret(stdin: clientSecretStdin),
+                                 method: clientAuthentication.flatMap(ClientAuthenticationMethod.init(rawValue:)))
         try checkProviderConfig(config)  // also what a preset built from --domain
     }
 
@@ -206,9 +214,13 @@ enum ArgumentParserNames {
 func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async throws -> Int32 {
     let presets = presetCatalog(context, warn: options.preset != nil)
     let config = try options.configuration(presets: presets)
-    let clientSecret = try options.clientSecret(for: config.id)
+    var clientSecret = try options.clientSecret(for: config.id)
+    if let fromFile = try options.machine.fileSecret() { clientSecret = fromFile }
+    let keys = ClientKeys(context.app)
+    let clientKey = try options.machine.key(keys)
     do {
-        try await ProviderAdmin(context.app).add(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+        try await ProviderAdmin(context.app).add(config, clientSecret: clientSecret, clientKey: clientKey,
+                                                 probe: options.noProbe ? .skip : .discovery)
     } catch {
         throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: options.issuerOptions) })
     }
@@ -218,6 +230,12 @@ func providerAddRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     }
     if let preset = config.preset, let note = presets.preset(named: preset)?.note(for: config) { notes.append(note) }
     Output.err(notes.joined(separator: "; ") + ". Sign in with 'authdeck login \(config.id)'.")
+    if let clientKey, options.machine.generateKey {
+        // The public key only (no `d`): on stdout, for a script to register it.
+        Output.err("Register this public key (JWK) with the client '\(config.clientID)' at the provider:")
+        Output.out(keys.publicJWK(clientKey))
+    }
+    if config.isMachine { return ExitCode.ok }
     let uris = config.redirectURIsToRegister
     if config.fixedRedirectPort != nil {
         Output.err("Register exactly these with the client at the provider: redirect URI \(uris.signIn), post-logout redirect URI \(uris.signOut).")

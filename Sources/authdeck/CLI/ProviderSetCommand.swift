@@ -6,10 +6,12 @@ import FoundationEssentials
 
 extension Commands {
     /// `provider add`'s options but the preset's (the preset was chosen when the provider was added).
+    private static let addOnly = ["preset", "domain", "tenant", "grant", "generateKey", "privateKeyFile", "clientAssertion", "assertionAudience"]
     static let providerSet = CommandSpec(
         name: "set",
         abstract: "Change a provider in place: its signed-in accounts and their tokens stay.",
-        discussion: "Takes the options of 'provider add' but --preset, --domain and --tenant; an option not given keeps its value, a list"
+        discussion: "Takes the options of 'provider add' but --preset, --domain and --tenant and a machine provider's --grant, key and"
+            + " assertion source (chosen when it is added); an option not given keeps its value, a list"
             + " option given (--scope, --resource, --git-host, --registry, --trusted-audience) replaces the list, --header and"
             + " --authorization-parameter add or replace one by name. The discovery document is fetched first as by 'provider add'"
             + " (--no-probe skips it) and nothing changes when that fails. Another issuer, token endpoint or client id while"
@@ -17,7 +19,7 @@ extension Commands {
             + " another provider). --client-authentication none deletes the stored client secret. A provider made by 'login URL' keeps"
             + " its resource, issuer and client id. The change applies from each account's next sign-in or refresh.",
         positionals: [PositionalSpec(name: "name", optional: false, help: "The provider's name.")],
-        options: providerAdd.options.filter { !["preset", "domain", "tenant"].contains($0.name) },
+        options: providerAdd.options.filter { !addOnly.contains($0.name) },
         validate: { parsed in
             let name = parsed.positional("name") ?? ""
             if let problem = ProviderID.nameProblem(name) { return "provider NAME '\(Output.visible(name))': \(problem)" }
@@ -35,7 +37,8 @@ func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
     }
     let before = config
     try options.apply(to: &config)
-    let clientSecret = try options.clientSecret(for: config.id)
+    var clientSecret = try options.clientSecret(for: config.id)
+    if let fromFile = try options.machine.fileSecret() { clientSecret = fromFile }
     let secret: ProviderAdmin.ClientSecretChange
     do {
         secret = try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)

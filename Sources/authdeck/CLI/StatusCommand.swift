@@ -17,7 +17,13 @@ import Synchronization
 
 struct StatusOptions {
     var json: Bool
+    /// `prompt`'s FORMAT: the status as `--json` computes (and keeps) it, printed as one prompt line (PromptSegment).
+    var prompt: String?
     init(_ parsed: ParsedCommand) { json = parsed.flag("json") }
+    init(prompt format: String) {
+        json = true
+        prompt = format
+    }
 }
 
 /// One account's row in `status`, computed once for both the text and the JSON output.
@@ -58,6 +64,7 @@ struct StatusRow {
             "username": .text(record.username),
             "email": .text(record.email), "emailVerified": .flag(record.emailVerified), "privateEmail": .flag(record.isPrivateEmail),
             "active": .bool(active),
+            "machine": .bool(record.isMachine == true),
             "status": .string(status.label(now: now)),
             "needsAttention": .bool(status.needsAttention),
             "accessToken": .object([
@@ -112,7 +119,7 @@ struct StatusRow {
         let marker = active ? "*" : " "
         var name = "\(marker) \(AccountResolution.handle(record))"
         if let alias = record.alias { name += " (\(alias))" }
-        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")"]
+        var lines = ["\(name): \(record.displayName)\(record.email.map { " <\($0)>" } ?? "")\(record.isMachine == true ? " (machine)" : "")"]
         var state = "    status: \(status.label(now: now))"
         if active { state += ", active" }
         switch chosenBy {
@@ -135,7 +142,9 @@ struct StatusRow {
                 lines.append("    \(label): \(AccessTokenInfo.noExpiryText(provider: provider))\(format)")
             }
         }
-        if record.hasRefreshToken {
+        if record.isMachine == true {
+            lines.append("    refresh token: none (a machine account: a new client-credentials request renews the token)")
+        } else if record.hasRefreshToken {
             let expiry = record.refreshTokenExpiresAt.map { ", expires \(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" } ?? ""
             lines.append("    refresh token: yes\(expiry)")
         } else {
@@ -157,6 +166,7 @@ private func status(of record: AccountRecord, in snapshot: LoadedSnapshot, now: 
 }
 
 func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> Int32 {
+    if let socket = agentSocket(context) { return try remoteStatusRun(json: options.json, socket, context) }
     // What the inputs are before they are read: an answer is kept only if they are the same after
     // it (a write by another process in between would otherwise be kept under the new marks).
     let inputsBefore = options.json ? QuickStatus.inputs(XDGPaths(environment: context.environment)).map(QuickStatus.fingerprint) : []
@@ -204,7 +214,11 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
             "generatedAt": .string(Times.rfc3339(now)),
             "accounts": .array(rows.map { $0.json(now: now) }),
         ])
-        Output.json(document)
+        if let format = options.prompt {
+            Output.raw(Data(PromptSegment.output(statusJSON: Array(document.serialized()), format: format).utf8))
+        } else {
+            Output.json(document)
+        }
         let quiet = !warned && damage.isEmpty && snapshot.credentialStore.problem == nil && !snapshot.credentialStore.isInsecure
         if quiet { keepStatus(document, rows: rows, exitCode: exitCode, snapshot: snapshot, inputsBefore: inputsBefore, now: now, context) }
     } else if rows.isEmpty && damage.isEmpty {

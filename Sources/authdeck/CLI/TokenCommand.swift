@@ -67,6 +67,7 @@ struct TokenOptions {
 }
 
 func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> Int32 {
+    if let socket = agentSocket(context) { return try remoteTokenRun(options, socket, context) }
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
     let tokens = TokenForScripts(context.app)

@@ -32,6 +32,8 @@ CONFIDENTIAL_CLIENT_SECRET = "authdeck-confidential-fixture-secret-5b7e0c2a"
 # Grants allowed per client beyond the one django-oauth-toolkit stores per application.
 EXTRA_GRANT_TYPES = {
     NATIVE_CLIENT_ID: {"urn:ietf:params:oauth:grant-type:device_code"},
+    # RFC 6749 §4.4: the confidential client also acts as a machine (authdeck's machine accounts).
+    CONFIDENTIAL_CLIENT_ID: {"client_credentials"},
 }
 
 SCOPES = {

@@ -236,7 +236,7 @@ def main(argv=None):
                     "client_secret": fixture.CONFIDENTIAL_CLIENT_SECRET,
                     "client_type": "confidential",
                     "token_endpoint_auth_methods": ["client_secret_basic", "client_secret_post"],
-                    "grant_types": ["authorization_code", "refresh_token"],
+                    "grant_types": ["authorization_code", "refresh_token", "client_credentials"],
                     "redirect_uris": fixture.REDIRECT_URIS,
                     "post_logout_redirect_uris": fixture.POST_LOGOUT_REDIRECT_URIS,
                 },

@@ -51,7 +51,7 @@ def _additions():
         "revocation_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
         "introspection_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
         "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
-        "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT_TYPE],
+        "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT_TYPE, "client_credentials"],
         "code_challenge_methods_supported": ["S256"],
         "authorization_response_iss_parameter_supported": True,
         # Every fixture client signs RS256 (DOT's own list also names HS256).
