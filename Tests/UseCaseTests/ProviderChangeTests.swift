@@ -90,7 +90,11 @@ struct ProviderChangeTests {
         var public_ = confidential
         public_.clientAuthentication = .none
         var failing = world.environment()
-        failing.files.saveProvider = { _ throws(AppError) in throw AppError(title: "disk full", detail: "", disposition: .other) }
+        let saved = confidential
+        failing.files.updateProvider = { _, change throws(AppError) in  // the secret is written, then the provider file fails
+            _ = try change(saved)
+            throw AppError(title: "disk full", detail: "", disposition: .other)
+        }
         await #expect(throws: AppError.self) { try await ProviderAdmin(failing).change(public_, clientSecret: nil, probe: .skip) }
         #expect(try world.secrets.loadIfPresent(.providerClient("op"))?.clientSecret?.exposedValue == "s3cret", "the save failed: the secret stays")
         let outcome = try await ProviderAdmin(world.environment()).change(public_, clientSecret: nil, probe: .skip)

@@ -35,22 +35,29 @@ func providerSetRun(_ options: ProviderAddOptions, _ context: CLIContext) async 
         throw CLIFailure("Unknown provider '\(Output.visible(options.name))'",
                          hint: "See 'authdeck provider list'; add one with 'authdeck provider add'.", exitCode: ExitCode.usage)
     }
-    let before = config
-    try options.apply(to: &config)
+    try options.apply(to: &config)  // its errors at once, before the secret is read and the probe
     var clientSecret = try options.clientSecret(for: config.id)
     if let fromFile = try options.machine.fileSecret() { clientSecret = fromFile }
-    let secret: ProviderAdmin.ClientSecretChange
+    let change: ProviderAdmin.Change
     do {
-        secret = try await ProviderAdmin(context.app).change(config, clientSecret: clientSecret, probe: options.noProbe ? .skip : .discovery)
+        // Applied again to the provider as saved after the probe (another command may have changed it meanwhile).
+        change = try await ProviderAdmin(context.app).change(config.id, clientSecret: clientSecret,
+                                                             probe: options.noProbe ? .skip : .discovery) { (config) throws(AppError) in
+            do { try options.apply(to: &config) } catch {
+                let failure = error as? CLIFailure
+                throw AppError(title: failure?.message ?? "\(error)", detail: failure?.hint ?? "", disposition: .usage)
+            }
+        }
     } catch {
         throw CLIFailure(error, hint: error.probe.map { CLIFailure.advice($0, issuer: "--issuer", action: "change") })
     }
-    let accounts = snapshot.accounts.filter { $0.providerID == config.id }.count
+    let (before, accounts) = (change.before, change.accounts)
+    config = change.after
     let kept = accounts == 0 ? ""
         : " (\(accounts) signed-in account\(accounts == 1 ? "" : "s") kept; the change applies from the next sign-in or refresh)"
     Output.err(config == before && clientSecret == nil ? "Provider '\(config.id)' is unchanged (no option changed it)."
                                                        : "Changed provider '\(config.id)'\(kept).")
-    if secret == .removed {
+    if change.secret == .removed {
         Output.err("Its client secret was deleted from the credential store: client authentication none sends none (a public client).")
     }
     if config.fixedRedirectPort != before.fixedRedirectPort {
