@@ -147,4 +147,28 @@ struct ProviderChangeTests {
         try await ProviderAdmin(world.environment()).change(scopes, clientSecret: nil, probe: .skip)
         #expect(world.files.withLock { $0.providers.first?.scopes } == ["openid", "mcp:tools"])
     }
+
+    @Test("Another issuer or client id (no account signed in) needs that client's secret: the old client's stored secret is not kept for it")
+    func oldClientSecretNotKept() async throws {
+        let world = StubWorld()
+        var confidential = world.provider.config
+        confidential.clientAuthentication = .clientSecretPost
+        try await ProviderAdmin(world.environment()).change(confidential, clientSecret: ClientSecret("old"), probe: .skip)
+        for change: (inout ProviderConfig) -> Void in [{ $0.clientID = "other-client" }, { $0.issuer = URL(string: "https://op.test/v2")! }] {
+            var other = confidential
+            change(&other)
+            do {
+                try await ProviderAdmin(world.environment()).change(other, clientSecret: nil, probe: .skip)
+                Issue.record("the old client's secret was kept for another client")
+            } catch {
+                #expect(error.disposition == .usage && error.title.contains("client secret"), "\(error.title)")
+                #expect(error.detail.contains("--client-secret-stdin"), "\(error.detail)")
+            }
+            #expect(world.files.withLock { $0.providers.first } == confidential)
+        }
+        var other = confidential
+        other.clientID = "other-client"
+        #expect(try await ProviderAdmin(world.environment()).change(other, clientSecret: ClientSecret("new"), probe: .skip) == .replaced)
+        #expect(try world.secrets.loadIfPresent(.providerClient("op"))?.clientSecret?.exposedValue == "new")
+    }
 }

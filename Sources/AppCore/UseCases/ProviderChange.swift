@@ -147,10 +147,13 @@ extension ProviderAdmin {
                     + " 'authdeck provider add NAME …' and sign in there.",
                 disposition: .usage)
         }
-        if new.needsClientSecret && clientSecret == nil && old.clientAuthentication == .none {
-            throw AppError(title: "Provider '\(new.id)' not changed: client authentication \(new.clientAuthentication.rawValue)"
-                               + " needs the client secret, and none is stored",
-                           detail: "Give the secret with the change (the CLI: --client-secret-stdin).", disposition: .usage)
+        // A stored secret is the old client's (RFC 6749 §2.3.1): another client id or issuer needs its own.
+        let otherClient = !old.clientID.exactlyEquals(new.clientID) || !(old.issuer?.absoluteString).exactlyEquals(new.issuer?.absoluteString)
+        if new.needsClientSecret && clientSecret == nil && (old.clientAuthentication == .none || otherClient) {
+            let why = otherClient ? " needs the client secret of client \(new.clientID) at \(Self.server(new)); the stored one is"
+                + " client \(old.clientID)'s at \(Self.server(old))" : " needs the client secret, and none is stored"
+            throw AppError(title: "Provider '\(new.id)' not changed: client authentication \(new.clientAuthentication.rawValue)\(why)",
+                           detail: "Give the secret with the change (the CLI: --client-secret-stdin or --client-secret-file).", disposition: .usage)
         }
         if clientSecret != nil, new.clientAuthentication == .none {
             throw AppError(title: "Provider '\(new.id)' not changed: a client secret was given with client authentication none",
