@@ -89,7 +89,7 @@ extension ProviderConfig {
     }
 
     /// RFC 3986 §3.2.1: `uri` with a user name or password, said without them (nil: none, or no URI).
-    static func credentialsProblem(_ uri: String) -> String? {
+    public static func credentialsProblem(_ uri: String) -> String? {
         if let parts = URIParts(uri) { return parts.userinfo == nil ? nil : "\(parts.withoutUserinfo) was given with a user name or password" }
         guard uri.contains("@"), uri.utf8.starts(with: "https://".utf8) else { return nil }
         return "a host was given with a user name or password"  // a host URIParts does not take (`*.gcr.io`)
