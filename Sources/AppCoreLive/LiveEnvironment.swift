@@ -235,6 +235,20 @@ extension MetadataFiles {
         return MetadataFiles(
             providers: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.providers() } },
             saveProvider: { provider throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveProvider(provider) } },
+            updateProvider: { id, change throws(AppError) in
+                // Under the file's lock; `list = nil` tells JSONFileStore.update to write nothing.
+                var refused: AppError?
+                var result: ProviderConfig?
+                try mapped { () throws(SecretStoreError) in
+                    try files.providersFile.update { (list: inout [ProviderConfig]?) throws(SecretStoreError) in
+                        guard let index = list?.firstIndex(where: { $0.id == id }), let read = list?[index] else { list = nil; return }
+                        do throws(AppError) { result = try change(read) } catch { refused = error; list = nil; return }
+                        list?[index] = result ?? read
+                    }
+                }
+                if let refused { throw refused }
+                return result
+            },
             removeProvider: { id throws(AppError) in try mapped { () throws(SecretStoreError) in try files.removeProvider(id) } },
             accounts: { () throws(AppError) in try mapped { () throws(SecretStoreError) in try files.accounts() } },
             saveAccount: { record throws(AppError) in try mapped { () throws(SecretStoreError) in try files.saveAccount(record) } },

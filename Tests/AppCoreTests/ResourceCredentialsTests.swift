@@ -29,5 +29,25 @@ struct ResourceCredentialsTests {
     @Test("Resources and audiences without credentials pass, an audience that is no URI (Auth0's identifiers) too")
     func plainOnesPass() {
         #expect(config(resources: ["https://api.example/mcp", "urn:example:api"], audience: "my-api").validate().isEmpty)
+        var plain = config()
+        plain.extraAuthorizationParameters = ["login_hint": "alice@example.com", "next": "https://app.example/a@b"]
+        plain.gitHosts = [CredentialHost(host: "*.gcr.io", username: "oauth2")]
+        #expect(plain.validate().isEmpty)
+    }
+
+    @Test("A user name or password in a --git-host, --registry, --trusted-audience or URL --authorization-parameter is refused, shown nowhere",
+          arguments: ["git-host", "registry", "trusted-audience", "authorization-parameter"])
+    func credentialsRefusedElsewhere(_ option: String) {
+        var config = config()
+        switch option {
+        case "git-host": config.gitHosts = [CredentialHost(host: "user:s3cret@git.example", username: nil)]
+        case "registry": config.containerRegistries = [CredentialHost(host: "s3cret@registry.example", username: nil)]
+        case "trusted-audience": config.additionalTrustedAudiences = ["https://user:s3cret@api.example/"]
+        default: config.extraAuthorizationParameters = ["resource_hint": "https://user:s3cret@api.example/x"]
+        }
+        let violations = config.validate()
+        #expect(violations.first?.description.hasPrefix("--\(option):") == true, "\(violations)")
+        #expect(!"\(violations)".contains("s3cret") && violations.first?.hint.contains("s3cret") == false, "\(violations)")
+        #expect(violations.first?.description.contains(".example") == true, "names it without them: \(violations)")
     }
 }

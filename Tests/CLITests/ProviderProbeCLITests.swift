@@ -82,6 +82,16 @@ struct ProviderProbeCLITests {
         #expect(try await home.run(["provider", "show", "work"]).stdout.contains("issuer: https://op.test/o"), "nothing changed")
         let preset = try await home.run(["provider", "set", "work", "--preset", "auth0"])
         #expect(preset.exitCode == 2 && preset.stderr.contains("unknown option '--preset'"), "\(preset)")
+        let secret = try await home.run(["provider", "set", "work", "--client-authentication", "client_secret_post", "--client-secret-stdin",
+                                         "--no-probe"], stdin: Data("s3cret".utf8))
+        #expect(secret.exitCode == 0, "\(secret)")
+        let public_ = try await home.run(["provider", "set", "work", "--client-authentication", "none", "--no-probe"])
+        #expect(public_.exitCode == 0 && public_.stderr.contains("Its client secret was deleted from the credential store"), "\(public_)")
+        // A list given replaces the list: --trusted-audience too (it appended, widening the ID tokens accepted).
+        #expect(try await home.run(["provider", "set", "work", "--trusted-audience", "a1", "--no-probe"]).exitCode == 0)
+        #expect(try await home.run(["provider", "set", "work", "--trusted-audience", "a2", "--no-probe"]).exitCode == 0)
+        let audiences = try await home.run(["provider", "show", "work"]).stdout
+        #expect(audiences.contains("trusted audiences: a2\n"), "\(audiences)")
         let unknown = try await home.run(["provider", "set", "nope", "--no-probe"])
         #expect(unknown.exitCode == 2 && unknown.stderr.contains("Unknown provider 'nope'"), "\(unknown)")
     }

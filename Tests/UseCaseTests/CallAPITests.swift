@@ -47,4 +47,29 @@ struct CallAPITests {
         #expect(world.requests.withLock { $0.count } == sent, "nothing sent outside the resource")
         #expect(throws: APIAccountFailure.self) { try CallAPI(env).account(for: elsewhere, query: nil, in: snapshot, environmentAccount: nil) }
     }
+
+    @Test("api to a host that does not resolve says so with what to check, as every other request does (ErrorMapping), not only 'temporary'")
+    func unresolvedHostSaidAsSuch() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        var env = world.environment()
+        let stub = env.http
+        env.http = { provider in
+            HTTPClient { (request: HTTPRequest) throws(TransportError) -> HTTPResponse in
+                if request.url.host == "api.nowhere.test" {
+                    throw .connection(url: request.url.absoluteString, detail: "Could not resolve host: api.nowhere.test")
+                }
+                return try await stub(provider).send(request)
+            }
+        }
+        let url = try #require(URL(string: "https://api.nowhere.test/items"))
+        do {
+            _ = try await CallAPI(env).run(alice.record.id, method: .get, url: url, headers: [], body: nil)
+            Issue.record("the request succeeded")
+        } catch {
+            #expect(error.title.contains("https://api.nowhere.test/items"), "\(error.title)")
+            #expect(error.nextStep?.contains("api.nowhere.test does not resolve") == true, "\(String(describing: error.nextStep))")
+            if case .transient = error.disposition {} else { Issue.record("\(error.disposition)") }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import AppCore
 import AuthEngine
 import Foundation
+import Synchronization
 import Testing
 
 /// git's credential helper over the stub world: which account, the token, and
@@ -134,5 +135,25 @@ struct SetupGitHostsTests {
         }
         let urls = ["https://git.example.com", "https://GIT.example.com", "https://a.corp.example", "https://other.example", "https://corp.example"]
         #expect(try SetupGit(world.environment()).unservedURLs(urls) == ["https://other.example", "https://corp.example"])
+    }
+
+    @Test("setup-git --host https://u:pw@HOST is refused before git runs, the password shown nowhere (it would go into the git config)")
+    func setupGitHostCredentialsRefused() throws {
+        let world = StubWorld()
+        let ran = Mutex(false)
+        world.git.withLock { $0 = { _, _ in ran.withLock { $0 = true }; return nil } }
+        let setup = SetupGit(world.environment())
+        for step in 0..<3 {
+            do {
+                let urls = ["https://u:s3cret-pw@git.example"]
+                _ = step == 0 ? try setup.unservedURLs(urls) : step == 1 ? try setup.uninstall(urls, scope: .global, executable: "/bin/authdeck")
+                    : try setup.install(urls, scope: .global, executable: "/bin/authdeck")
+                Issue.record("a URL with a password was written to the git config")
+            } catch {
+                #expect(error.disposition == .usage && error.title.contains("user name or password"), "\(error.title)")
+                #expect(!"\(error.title) \(error.detail)".contains("s3cret-pw"))
+            }
+        }
+        #expect(!ran.withLock { $0 })
     }
 }

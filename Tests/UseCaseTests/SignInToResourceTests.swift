@@ -347,6 +347,15 @@ struct SignInToResourceTests {
         #expect(plan.authorizationServer.issuer == ResourceWorld.issuer)
     }
 
+    @Test("An --authorization-server with a user name or password is refused without echoing them")
+    func authorizationServerCredentialsNotEchoed() async throws {
+        let world = ResourceWorld()
+        let picked = ResourceSignInRequest(resourceURL: ResourceWorld.resource, authorizationServer: "http://u:s3cret-pw@as.example/")
+        await world.expectError(picked) { error in
+            error.disposition == .usage && error.title.contains("user name or password") && !"\(error.title) \(error.detail)".contains("s3cret-pw")
+        }
+    }
+
     @Test("A client metadata document URL is the client_id where the server takes them; nothing is registered")
     func clientMetadataDocument() async throws {
         let world = ResourceWorld()

@@ -175,6 +175,12 @@ public struct MetadataFiles: Sendable {
     public var providers: @Sendable () throws(AppError) -> [ProviderConfig]
     /// Adds or replaces a provider (by id).
     public var saveProvider: @Sendable (ProviderConfig) throws(AppError) -> Void
+    /// Read-modify-write of one provider: `change` gets the provider `id` as saved and returns it
+    /// as it is to be saved (a `change` that throws writes nothing). The live value does it under
+    /// the providers file's lock, the lock `saveProvider` and `removeProvider` take.
+    /// - Returns: the provider as saved; nil when there is no provider `id` (nothing written).
+    public var updateProvider: @Sendable (ProviderID, _ change: (ProviderConfig) throws(AppError) -> ProviderConfig)
+        throws(AppError) -> ProviderConfig?
     /// Removes a provider; returns whether it existed.
     public var removeProvider: @Sendable (ProviderID) throws(AppError) -> Bool
     public var accounts: @Sendable () throws(AppError) -> [AccountRecord]
@@ -197,6 +203,8 @@ public struct MetadataFiles: Sendable {
 
     public init(providers: @escaping @Sendable () throws(AppError) -> [ProviderConfig],
                 saveProvider: @escaping @Sendable (ProviderConfig) throws(AppError) -> Void,
+                updateProvider: (@Sendable (ProviderID, (ProviderConfig) throws(AppError) -> ProviderConfig)
+                    throws(AppError) -> ProviderConfig?)? = nil,
                 removeProvider: @escaping @Sendable (ProviderID) throws(AppError) -> Bool,
                 accounts: @escaping @Sendable () throws(AppError) -> [AccountRecord],
                 saveAccount: @escaping @Sendable (AccountRecord) throws(AppError) -> Void,
@@ -208,6 +216,18 @@ public struct MetadataFiles: Sendable {
                 moveAside: @escaping @Sendable (MetadataFileKind, Date) throws(AppError) -> String?) {
         self.providers = providers
         self.saveProvider = saveProvider
+        // Without one of its own: `providers` then `saveProvider` (not atomic across processes).
+        if let updateProvider {
+            self.updateProvider = updateProvider
+        } else {
+            self.updateProvider = { (id: ProviderID, change: (ProviderConfig) throws(AppError) -> ProviderConfig)
+                throws(AppError) -> ProviderConfig? in
+                guard let read = try providers().first(where: { $0.id == id }) else { return nil }
+                let changed = try change(read)
+                try saveProvider(changed)
+                return changed
+            }
+        }
         self.removeProvider = removeProvider
         self.accounts = accounts
         self.saveAccount = saveAccount

@@ -77,10 +77,22 @@ extension ProviderConfig {
         for resource in resources {
             if let problem = Self.resourceProblem(resource) { violations.append(.resource(option: "resource", problem: problem)) }
         }
-        if let audience, let parts = URIParts(audience), parts.userinfo != nil {
-            violations.append(.resource(option: "audience", problem: "\(parts.withoutUserinfo) was given with a user name or password"))
+        // The same rule wherever a host or URI is saved (providers.json, `provider show`, requests): never a password.
+        let hosts = (gitHosts ?? []).map { ("git-host", $0.host) } + (containerRegistries ?? []).map { ("registry", $0.host) }
+        let uris = (audience.map { [("audience", $0)] } ?? []) + (additionalTrustedAudiences ?? []).map { ("trusted-audience", $0) }
+            + extraAuthorizationParameters.keys.sorted().map { ("authorization-parameter", extraAuthorizationParameters[$0] ?? "") }
+            + hosts.map { ($0.0, "https://" + $0.1) }
+        for (option, uri) in uris {
+            if let problem = Self.credentialsProblem(uri) { violations.append(.resource(option: option, problem: problem)) }
         }
         return violations
+    }
+
+    /// RFC 3986 §3.2.1: `uri` with a user name or password, said without them (nil: none, or no URI).
+    public static func credentialsProblem(_ uri: String) -> String? {
+        if let parts = URIParts(uri) { return parts.userinfo == nil ? nil : "\(parts.withoutUserinfo) was given with a user name or password" }
+        guard uri.contains("@"), uri.utf8.starts(with: "https://".utf8) else { return nil }
+        return "a host was given with a user name or password"  // a host URIParts does not take (`*.gcr.io`)
     }
 
     /// What is wrong with `resource` as an RFC 8707 resource indicator, in the engine's words (nil: nothing).

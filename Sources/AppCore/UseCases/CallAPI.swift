@@ -18,7 +18,8 @@ public struct CallAPI: Sendable {
     }
 
     /// - Parameter headers: extra headers; an `Authorization` header is refused by the front end.
-    /// - Throws: ``AppError`` for the token; a transport failure as `.transient`; `.usage` for an
+    /// - Throws: ``AppError`` for the token; a transport failure as ``ErrorMapping`` maps it (`.transient`, a name that
+    ///   does not resolve with its next step); `.usage` for an
     ///   account whose token is bound to a resource `url` is outside (RFC 8707: sent nowhere else).
     public func run(_ id: AccountID, method: HTTPRequest.Method, url: URL, headers: [HTTPHeader],
                     body: Data?) async throws(AppError) -> HTTPResponse {
@@ -46,8 +47,10 @@ public struct CallAPI: Sendable {
         do {
             return try await http.send(HTTPRequest(method: method, url: url, headers: all, body: body, followRedirects: false))
         } catch {
-            let presentable = PresentableError(from: .transport(error))
-            throw AppError(title: "The request to \(url.absoluteString) failed", detail: presentable.detail, disposition: .transient(retryAfter: nil))
+            // The one mapping (ErrorMapping): its disposition, and a host that does not resolve said as such.
+            var failure = ErrorMapping.appError(AuthError.transport(error))
+            failure.title = "The request to \(url.absoluteString) failed"
+            throw failure
         }
     }
 }

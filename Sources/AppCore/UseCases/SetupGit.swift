@@ -46,10 +46,22 @@ public struct SetupGit: Sendable {
     /// The URLs whose host no provider lists among its git hosts (``ProviderConfig/gitHosts``,
     /// matched as `git-credential` matches them): git would ask authdeck for them and get nothing.
     public func unservedURLs(_ urls: [String]) throws(AppError) -> [String] {
+        try Self.refuseCredentials(urls)
         let providers = try env.files.providers()
         return urls.filter { url in
             guard let host = HelperURL(url)?.host else { return true }
             return !providers.contains { ($0.gitHosts ?? []).contains { $0.matches(host) } }
+        }
+    }
+
+    /// A URL with a user name or password would put them into the git config (and its messages): refused,
+    /// said without them (``ProviderConfig/credentialsProblem(_:)``).
+    static func refuseCredentials(_ urls: [String]) throws(AppError) {
+        for url in urls {
+            if let problem = ProviderConfig.credentialsProblem(url) {
+                throw AppError(title: "--host: \(problem)", detail: "Give the host's URL without `user:password@` (git asks authdeck for the"
+                                   + " credentials).", disposition: .usage)
+            }
         }
     }
 
@@ -64,6 +76,7 @@ public struct SetupGit: Sendable {
     /// - Returns: the URLs set up now.
     /// - Throws: git missing or refusing (its message).
     public func install(_ urls: [String], scope: Scope, executable: String) throws(AppError) -> [String] {
+        try Self.refuseCredentials(urls)
         let value = Self.helperValue(executable: executable)
         var added: [String] = []
         for url in urls where !helpers(url, scope: scope).contains(where: { $0.utf8.elementsEqual(value.utf8) }) {
@@ -77,6 +90,7 @@ public struct SetupGit: Sendable {
     /// Removes authdeck's value and the empty one before it for each URL where authdeck's is.
     /// - Returns: the URLs it was removed from.
     public func uninstall(_ urls: [String], scope: Scope, executable: String) throws(AppError) -> [String] {
+        try Self.refuseCredentials(urls)
         let value = Self.helperValue(executable: executable)
         var removed: [String] = []
         for url in urls {

@@ -131,6 +131,9 @@ public struct SignInToResource: Sendable {
         let servers = discovery.metadata.authorizationServers
         let issuer: String
         if let picked = request.authorizationServer {
+            if let problem = ProviderConfig.credentialsProblem(picked) {
+                throw AppError(title: "--authorization-server: \(problem)", detail: "Give the issuer without `user:password@`.", disposition: .usage)
+            }
             guard let match = servers.first(where: { $0.exactlyEquals(picked) }) else {
                 throw AppError(title: "\(picked) is not an authorization server of \(discovery.resource)",
                                detail: "Its metadata names: \(servers.joined(separator: ", ")).", disposition: .usage)

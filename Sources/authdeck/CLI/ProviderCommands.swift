@@ -150,7 +150,7 @@ struct ProviderAddOptions {
         if !scopes.isEmpty { config.scopes = scopes }
         if let audience { config.audience = audience }
         if !resources.isEmpty { config.resources = resources }
-        if !trustedAudiences.isEmpty { config.additionalTrustedAudiences = (config.additionalTrustedAudiences ?? []) + trustedAudiences }
+        if !trustedAudiences.isEmpty { config.additionalTrustedAudiences = trustedAudiences }  // a list given replaces the list
         if multiTenantEntra { config.multiTenantEntra = true }
         if !gitHosts.isEmpty { config.gitHosts = gitHosts.map { CredentialHost(host: $0, username: gitUsername) } }
         if !registries.isEmpty { config.containerRegistries = registries.map { CredentialHost(host: $0, username: registryUsername) } }
