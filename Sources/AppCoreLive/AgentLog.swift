@@ -49,7 +49,7 @@ public struct AgentLog: Sendable {
                 let reader = try JSONReader(try parseJSONValue(Data(line)))
                 entries.append(AgentService.LogEntry(
                     time: try reader.date("time", .secondsSince1970),
-                    peer: AgentService.Peer(pid: Int32(try reader.int("pid")), uid: UInt32(try reader.int("uid"))),
+                    peer: AgentService.Peer(pid: Int32(clamping: try reader.int("pid")), uid: UInt32(clamping: try reader.int("uid"))),
                     host: try reader.string("host"), command: try reader.string("command"), account: try reader.optionalString("account"),
                     outcome: try reader.string("outcome"), reason: try reader.optionalString("reason")))
             } catch {

@@ -113,7 +113,9 @@ public struct AgentService: Sendable {
 
     /// The answer to one request; never throws (a failure is an answer the remote shows).
     public func answer(_ request: AgentRequest, peer: Peer) async -> AgentAnswer {
-        var entry = LogEntry(time: env.now(), peer: peer, host: request.host, command: request.command, account: nil, outcome: "allowed")
+        // The remote's words, bounded: a request cannot fill the log.
+        var entry = LogEntry(time: env.now(), peer: peer, host: String(request.host.prefix(255)), command: String(request.command.prefix(512)),
+                             account: nil, outcome: "allowed")
         let answer: AgentAnswer
         do {
             answer = try await decide(request, entry: &entry)
