@@ -7,7 +7,7 @@ import Glibc
 
 /// The agent's record of every request (`$XDG_STATE_HOME/authdeck/agent.log`, 0600): one JSON
 /// object a line (time in seconds since 1970, the peer's pid and uid, the remote's host and command
-/// as it said them, the account, `allowed` or the failure's code and reason; never a token). Each
+/// as it said them, the account, the resource asked for, `allowed` or the failure's code and reason; never a token). Each
 /// line is one `write(2)` on an `O_APPEND` descriptor, so agents writing at once never interleave.
 public struct AgentLog: Sendable {
     public let path: String
@@ -35,7 +35,7 @@ public struct AgentLog: Sendable {
         .object(omittingNil: [
             "time": .date(entry.time, .secondsSince1970), "pid": .int(Int(entry.peer.pid)), "uid": .int(Int(entry.peer.uid)),
             "host": .string(entry.host), "command": .string(entry.command), "account": entry.account.map(JSONValue.string),
-            "outcome": .string(entry.outcome), "reason": entry.reason.map(JSONValue.string),
+            "outcome": .string(entry.outcome), "reason": entry.reason.map(JSONValue.string), "resource": entry.resource.map(JSONValue.string),
         ])
     }
 
@@ -51,7 +51,8 @@ public struct AgentLog: Sendable {
                     time: try reader.date("time", .secondsSince1970),
                     peer: AgentService.Peer(pid: Int32(clamping: try reader.int("pid")), uid: UInt32(clamping: try reader.int("uid"))),
                     host: try reader.string("host"), command: try reader.string("command"), account: try reader.optionalString("account"),
-                    outcome: try reader.string("outcome"), reason: try reader.optionalString("reason")))
+                    outcome: try reader.string("outcome"), reason: try reader.optionalString("reason"),
+                    resource: try reader.optionalString("resource")))
             } catch {
                 throw AppError(title: "The agent's log \(path) is damaged at line \(number + 1)", detail: "\(error)",
                                nextStep: "Move it aside; the agent starts a new one.")

@@ -116,7 +116,8 @@ func agentLogRun(_ context: CLIContext) throws -> Int32 {
     if entries.isEmpty { Output.err("No request recorded in \(log.path).") }
     for entry in entries {
         let words = [Times.rfc3339(entry.time), "pid \(entry.peer.pid)", entry.host.isEmpty ? "-" : entry.host, entry.account ?? "-",
-                     entry.outcome, entry.command.isEmpty ? "-" : entry.command] + (entry.reason.map { [$0] } ?? [])
+                     entry.outcome, entry.command.isEmpty ? "-" : entry.command] + (entry.resource.map { ["resource \($0)"] } ?? [])
+            + (entry.reason.map { [$0] } ?? [])
         Output.line(words.map { Sanitizer.visible($0) }.joined(separator: "  "))
     }
     return ExitCode.ok
@@ -141,7 +142,7 @@ final class ConfirmDesk: Sendable {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let text = "authdeck agent: \(Sanitizer.visible(question.host)) runs '\(Sanitizer.visible(question.command))' and asks for"
-            + " \(Sanitizer.visible(question.account)). Allow? [y/N] (\(Int(timeout)) s) "
+            + " \(Sanitizer.visible(question.account))\(question.resource.map { " for the resource \(Sanitizer.visible($0))" } ?? ""). Allow? [y/N] (\(Int(timeout)) s) "
         _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else {
