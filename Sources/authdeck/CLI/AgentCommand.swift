@@ -142,7 +142,8 @@ final class ConfirmDesk: Sendable {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let text = "authdeck agent: \(Sanitizer.visible(question.host)) runs '\(Sanitizer.visible(question.command))' and asks for"
-            + " \(Sanitizer.visible(question.account))\(question.resource.map { " for the resource \(Sanitizer.visible($0))" } ?? ""). Allow? [y/N] (\(Int(timeout)) s) "
+            + " \(Sanitizer.visible(question.account))\(question.resource.map { " for the resource \(Sanitizer.visible($0))" } ?? "")."
+            + " Allow? [y/N] (\(Int(timeout)) s) "
         _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else {
