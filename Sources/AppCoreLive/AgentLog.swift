@@ -11,13 +11,20 @@ import Glibc
 /// line is one `write(2)` on an `O_APPEND` descriptor, so agents writing at once never interleave.
 public struct AgentLog: Sendable {
     public let path: String
-    public init(stateDirectory: String) { path = stateDirectory + "/agent.log" }
+    /// The log's size cap in bytes: past it, the log becomes `agent.log.1` (the one before is dropped) and a new one starts.
+    public let maximumSize: Int
+    public init(stateDirectory: String, maximumSize: Int = 1 << 20) {
+        path = stateDirectory + "/agent.log"
+        self.maximumSize = maximumSize
+    }
 
     /// Appends `entry`; a log that is not the user's own or is open to others is refused (the entry is lost, said on stderr by the caller).
     /// - Returns: why the entry could not be written, or nil.
     public func append(_ entry: AgentService.LogEntry) -> String? {
         let directory = String(path[..<path.utf8.lastIndex(of: UInt8(ascii: "/"))!])
         _ = mkdir(directory, 0o700)
+        var existing = stat()
+        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG, Int(existing.st_size) > maximumSize { rename(path, path + ".1") }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return "the agent's log \(path) cannot be opened (errno \(errno))" }
         defer { close(fd) }

@@ -153,3 +153,36 @@ struct AgentSocketLimitsTests {
         #expect(read(#"{"version":1,"account":"a","token":"at-1","kind":"access_token","tokenType":"Bearer"}"#) == ("at-1\n", "", 0))
     }
 }
+
+@Suite("Agent log and oversized requests (AppCoreLive)")
+struct AgentLogLimitsTests {
+    @Test("The log is capped: past its size it becomes agent.log.1 and a new one starts")
+    func logRotates() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-log-\(UUID().uuidString.prefix(8))").path
+        defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+        let log = AgentLog(stateDirectory: directory, maximumSize: 600)
+        let entry = AgentService.LogEntry(time: Date(), peer: .init(pid: 1, uid: 1), host: "h", command: String(repeating: "c", count: 200),
+                                          account: nil, outcome: "allowed")
+        for _ in 0..<10 { #expect(log.append(entry) == nil) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int)
+        #expect(size <= 600 + 400 && FileManager.default.fileExists(atPath: log.path + ".1"), "size \(size)")
+    }
+
+    @Test("A request over 64 KB is answered badRequest by name, not closed unanswered")
+    func oversizedRequestAnswered() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-big-\(UUID().uuidString.prefix(8))").path
+        try #require(mkdir(directory, 0o700) == 0)
+        defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/agent.sock"
+        let fd = try AgentSocket.listen(at: path)
+        defer { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+        AgentSocket.serve(fd, refused: { _ in }, answer: { bytes, _ in
+            do throws(AgentAnswer.Failure) { _ = try AgentRequest.parse(bytes) } catch { return Array(AgentAnswer.failure(error).json.serialized()) }
+            return Array(AgentAnswer.nothing.json.serialized())
+        })
+        let big = Array(AgentRequest(operation: .token, command: String(repeating: "x", count: 70_000), host: "h").json.serialized())
+        let result = await Blocking.onOwnThread { AgentConnection.exchange(path, big, deadline: 3000) }
+        guard case .success(let bytes) = result, case .failure(let failure) = try AgentAnswer.parse(bytes) else { Issue.record("\(result)"); return }
+        #expect(failure.code == .badRequest && failure.title.contains("longer than 65536 bytes"), "\(failure)")
+    }
+}
