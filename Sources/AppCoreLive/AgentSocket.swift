@@ -1,6 +1,8 @@
 import AppCore
 import FoundationEssentials
 import QuickToken
+import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +15,7 @@ import Glibc
 public enum AgentSocket {
     /// The agent is not there: the one error of a missing, dead or unsafe socket.
     public static func unreachable(_ why: String) -> AgentAnswer.Failure {
-        AgentAnswer.Failure(.failed, "The authdeck agent at $AUTHDECK_AGENT_SOCK is not reachable: \(why)",
+        AgentAnswer.Failure(.failed, AgentConnection.unreachableTitle(why),
                             nextStep: "Start it on your machine ('authdeck ssh HOST', or 'authdeck agent --socket PATH'),"
                                 + " or unset AUTHDECK_AGENT_SOCK.")
     }
@@ -59,16 +61,36 @@ public enum AgentSocket {
         return fd
     }
 
-    /// Accepts connections on `fd` until it is closed, each answered on a task of its own:
+    /// How the agent bounds its callers.
+    public struct Limits: Sendable {
+        /// The whole request must arrive within this, in ms (not per read: a byte now and then does not hold it).
+        public var requestDeadline = 5000
+        /// Connections in progress at once; one more is answered "busy" at once.
+        public var connections = 32
+        /// The wait after `accept` found no descriptor or memory (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM`), in ms.
+        public var backOff = 100
+        public init() {}
+    }
+
+    /// Accepts connections on `fd` until it is closed, each served on a thread of its own (its
+    /// blocking reads and writes never on the cooperative pool, so a slow caller holds only itself):
     /// a peer of another user is closed unanswered (and `refused` tells why); the request is read
-    /// to its end (at most ``AgentRequest/maximumSize`` bytes, 5 s) and `answer` writes the reply.
-    public static func serve(_ fd: Int32, refused: @escaping @Sendable (AgentService.Peer) -> Void,
+    /// to its end (more than ``AgentRequest/maximumSize`` bytes: the first of them, which `answer`
+    /// refuses) within ``Limits/requestDeadline``, and `answer` writes the reply. A descriptor
+    /// shortage is waited out (``Limits/backOff``), never the end of the loop. `accept` is
+    /// `accept(2)` (a test's seam).
+    public static func serve(_ fd: Int32, limits: Limits = Limits(),
+                             accept: @escaping @Sendable (Int32) -> Int32 = { Glibc.accept($0, nil, nil) },
+                             refused: @escaping @Sendable (AgentService.Peer) -> Void,
                              answer: @escaping @Sendable ([UInt8], AgentService.Peer) async -> [UInt8]) {
-        let thread = AcceptLoop {
+        let inProgress = Mutex(0)
+        OwnThread.start {
             while true {
-                let connection = accept(fd, nil, nil)
+                let connection = accept(fd)
                 if connection < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    let code = errno
+                    if code == EINTR || code == ECONNABORTED || code == EPROTO { continue }
+                    if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM { usleep(UInt32(limits.backOff) * 1000); continue }
                     return
                 }
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
@@ -76,19 +98,26 @@ public enum AgentSocket {
                 let peer = AgentService.Peer(pid: credentials.pid, uid: credentials.uid)
                 guard credentials.uid == geteuid() else { close(connection); refused(peer); continue }
                 var timeout = timeval(tv_sec: 5, tv_usec: 0)
-                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                Task.detached {
-                    guard let request = AgentConnection.readAll(connection, limit: AgentRequest.maximumSize + 1) else {
-                        close(connection)
-                        return
-                    }
-                    let reply = await answer(request, peer)
-                    AgentConnection.writeAll(connection, reply)
+                setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                guard inProgress.withLock({ count in count < limits.connections ? { count += 1; return true }() : false }) else {
+                    let busy = AgentAnswer.Failure(.failed, "The agent is answering \(limits.connections) requests already",
+                                                   nextStep: "Try again in a moment.")
+                    AgentConnection.writeAll(connection, Array(AgentAnswer.failure(busy).json.serialized()))
                     close(connection)
+                    continue
+                }
+                OwnThread.start {
+                    defer { close(connection); inProgress.withLock { $0 -= 1 } }
+                    let request: [UInt8]
+                    switch AgentConnection.readAll(connection, limit: AgentRequest.maximumSize, within: limits.requestDeadline) {
+                    case .complete(let bytes), .tooLong(let bytes): request = bytes
+                    case .timedOut, .failed: return
+                    }
+                    let reply = Blocking.wait { await answer(request, peer) }
+                    AgentConnection.writeAll(connection, reply)
                 }
             }
         }
-        thread.start()
     }
 
     // MARK: - the remote's end
@@ -104,21 +133,51 @@ public enum AgentSocket {
     }
 }
 
-/// The accept loop's own thread (a blocking `accept` never on the cooperative pool).
-private final class AcceptLoop: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+/// A thread of its own (blocking calls never on the cooperative pool).
+enum OwnThread {
+    final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
 
-    func start() {
-        let work = Unmanaged.passRetained(self).toOpaque()
+    /// Runs `body` on a new detached thread (`false`: none could be made, and `body` did not run).
+    @discardableResult
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let work = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { raw in
-            Unmanaged<AcceptLoop>.fromOpaque(raw!).takeRetainedValue().body()
+            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
             return nil
         }, work) == 0 else {
-            Unmanaged<AcceptLoop>.fromOpaque(work).release()
-            return
+            Unmanaged<Body>.fromOpaque(work).release()
+            return false
         }
         pthread_detach(thread)
+        return true
+    }
+}
+
+/// An async result waited for on a thread of its own (never call it on the cooperative pool).
+public enum Blocking {
+    final class Box<T: Sendable>: Sendable {
+        let value = Mutex<T?>(nil)
+    }
+
+    public static func wait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let box = Box<T>(), done = DispatchSemaphore(value: 0)
+        Task {
+            let value = await body()
+            box.value.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return box.value.withLock { $0! }
+    }
+
+    /// `body` run on a thread of its own, its result awaited (a blocking call kept off the cooperative pool).
+    public static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            if !OwnThread.start({ continuation.resume(returning: body()) }) { continuation.resume(returning: body()) }
+        }
     }
 }

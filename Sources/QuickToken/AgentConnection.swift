@@ -7,17 +7,36 @@ import Glibc
 /// AppCoreLive) both connect by. A socket that is not the user's own or lets anyone else in (`lstat`:
 /// sshd makes forwarded sockets 0600, `StreamLocalBindMask` 0177) is refused, as is a peer of another
 /// uid (`SO_PEERCRED`); the connection is made within ``connectTimeout`` ms (a missing or dead agent
-/// fails at once), and an empty answer (ssh closes its side of a forward whose agent is gone) is an
+/// fails at once), the whole answer within ``answerDeadline`` ms, and an empty answer (ssh closes its side of a forward whose agent is gone) is an
 /// error: never a fall-back to a stale token.
 public enum AgentConnection {
     /// How long a client waits for the agent to accept, in ms.
     public static let connectTimeout: Int32 = 1000
-    /// How long a client waits for an answer, in s: a `--confirm` question's bound plus a margin.
-    public static let answerTimeout = 90
+    /// The longest `--confirm-timeout` an agent takes, in s (a longer one is refused when the agent starts).
+    public static let maximumConfirmTimeout = 120
+    /// How long a client waits for the whole answer, in ms (not per read: a dribbling agent does not
+    /// hold it longer): the longest `--confirm` question plus 5 s. The agent does not tell its own
+    /// bound (one request, one answer), so the client waits for the longest an agent may ask.
+    public static let answerDeadline = (maximumConfirmTimeout + 5) * 1000
 
-    /// `request` sent on the socket at `path` and the answer's bytes.
-    /// - Returns: the answer, or why there is none (the words after "not reachable: ").
-    public static func exchange(_ path: String, _ request: [UInt8]) -> Result<[UInt8], Unreachable> {
+    /// The one title of "the agent cannot be asked" (the launcher and the full program say the same).
+    public static func unreachableTitle(_ why: String) -> String {
+        "The authdeck agent at $AUTHDECK_AGENT_SOCK is not reachable: \(why)"
+    }
+
+    /// Whether `token` can be printed as a token: visible ASCII only (RFC 6750 `b64token` is a
+    /// subset), so an answer cannot put control characters on the terminal or a second line in a script.
+    public static func isTokenText(_ token: String) -> Bool {
+        !token.isEmpty && !token.utf8.contains { $0 < 0x21 || $0 > 0x7e }
+    }
+
+    /// Why a token that fails ``isTokenText(_:)`` is refused.
+    public static let notTokenTextTitle = "The agent's answer holds a token with characters a token cannot have (control characters or spaces)"
+
+    /// `request` sent on the socket at `path` and the answer's bytes, made once: within
+    /// `deadline` ms for the whole answer.
+    /// - Returns: the answer, or why there is none (the words after "not reachable: "), and whether the request was sent.
+    public static func exchange(_ path: String, _ request: [UInt8], deadline: Int = answerDeadline) -> Result<[UInt8], Unreachable> {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .failure(.init("there is no socket at \(path)")) }
         guard info.st_mode & S_IFMT == S_IFSOCK else { return .failure(.init("\(path) is not a socket")) }
@@ -31,20 +50,28 @@ public enum AgentConnection {
         guard let peer = peerCredentials(fd), peer.uid == geteuid() else {
             return .failure(.init("the process serving \(path) runs as another user"))
         }
-        var timeout = timeval(tv_sec: answerTimeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         writeAll(fd, request)
         shutdown(fd, Int32(SHUT_WR))
-        guard let bytes = readAll(fd, limit: 1 << 20), !bytes.isEmpty else {
-            return .failure(.init("the agent closed the connection without an answer"))
+        switch readAll(fd, limit: 1 << 20, within: deadline) {
+        case .complete(let bytes) where !bytes.isEmpty: return .success(bytes)
+        case .timedOut: return .failure(.init("the agent did not answer within \(seconds(deadline)) s", sent: true))
+        default: return .failure(.init("the agent closed the connection without an answer", sent: true))
         }
-        return .success(bytes)
+    }
+
+    static func seconds(_ milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
     }
 
     /// Why the agent cannot be asked.
     public struct Unreachable: Error, Equatable {
         public var reason: String
-        init(_ reason: String) { self.reason = reason }
+        /// Whether the request was sent (then it must not be sent again: the agent may have acted on it).
+        public var sent: Bool
+        init(_ reason: String, sent: Bool = false) {
+            self.reason = reason
+            self.sent = sent
+        }
     }
 
     /// `struct ucred` (socket(7), `SO_PEERCRED`), which Glibc's module shows only under
@@ -93,17 +120,44 @@ public enum AgentConnection {
         }
     }
 
-    /// Everything until the end (nil: an error, a timeout, or more than `limit` bytes).
-    public static func readAll(_ fd: Int32, limit: Int) -> [UInt8]? {
+    /// What ``readAll(_:limit:within:)`` got.
+    public enum Reading: Equatable {
+        /// Everything until the peer's end.
+        case complete([UInt8])
+        /// More than the limit: the first `limit + 1` bytes.
+        case tooLong([UInt8])
+        /// The deadline passed first.
+        case timedOut
+        /// A read error.
+        case failed
+    }
+
+    /// Everything until the end, within `milliseconds` for the whole (a peer sending a byte now
+    /// and then does not hold it longer), at most `limit` bytes.
+    public static func readAll(_ fd: Int32, limit: Int, within milliseconds: Int) -> Reading {
+        let deadline = monotonicMilliseconds() + Int64(milliseconds)
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 { if errno == EINTR { continue }; return nil }
+            let left = deadline - monotonicMilliseconds()
+            guard left > 0 else { return .timedOut }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(left, Int64(Int32.max))))
+            if ready < 0 { if errno == EINTR { continue }; return .failed }
+            if ready == 0 { return .timedOut }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count == 0 { return .complete(bytes) }
+            // A peer that closed with our bytes unread resets: what it wrote before is still the whole of it.
+            if count < 0 { if errno == EINTR || errno == EAGAIN { continue }; return errno == ECONNRESET ? .complete(bytes) : .failed }
             bytes.append(contentsOf: buffer[..<count])
-            if bytes.count > limit { return nil }
+            if bytes.count > limit { return .tooLong(Array(bytes.prefix(limit + 1))) }
         }
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -92,6 +92,28 @@ struct AgentServiceTests {
         #expect(recorder.entries.withLock { $0.map(\.outcome) } == ["denied", "allowed", "allowed", "allowed"])
     }
 
+    @Test("--confirm: the question and the log show the resource; an approval is keyed on the resource too; git's erase (a refresh) is asked")
+    func confirmKeyedOnResource() async throws {
+        let world = StubWorld()
+        GitCredentialsTests.served(world)
+        let alice = try await signedIn(world)
+        let recorder = Recorder()
+        let agent = service(world, [alice.record.id], confirm: true, recorder: recorder)
+        func token(_ resource: String) async -> AgentAnswer {
+            await agent.answer(AgentRequest(operation: .token, resource: resource, command: "token", host: "buildbox"), peer: peer)
+        }
+        _ = await token("https://a.example/")
+        _ = await token("https://a.example/")
+        _ = await token("https://b.example/")
+        #expect(recorder.questions.withLock { $0.map(\.resource) } == ["https://a.example/", "https://b.example/"])
+        #expect(recorder.entries.withLock { $0.map(\.resource) } == ["https://a.example/", "https://a.example/", "https://b.example/"])
+        let denying = service(world, [alice.record.id], confirm: true, answer: false, recorder: recorder)
+        let erase = AgentRequest(operation: .gitCredentialErase, command: "git-credential erase", host: "buildbox",
+                                 helperInput: "protocol=https\nhost=git.example.com\n\n")
+        guard case .failure(let denied) = await denying.answer(erase, peer: peer) else { Issue.record("an erase was not asked"); return }
+        #expect(denied.code == .denied)
+    }
+
     @Test("8 agent requests and 8 local 'token' callers at an expiry: exactly one refresh request")
     func remoteAndLocalCallersShareOneRefresh() async throws {
         let world = StubWorld()

@@ -16,7 +16,7 @@ extension Commands {
     static let agentOptions: [OptionSpec] = [
         .repeated("account", valueName: "account", help: "An account to serve (default: the active account)."),
         .flag("confirm", help: "Ask on this terminal before each first use of an account by a remote program (no answer in time is no)."),
-        .value("confirmTimeout", valueName: "seconds", help: "How long --confirm waits for an answer (default 30)."),
+        .value("confirmTimeout", valueName: "seconds", help: "How long --confirm waits for an answer (default 30, at most 120)."),
         .flag("allowIdToken", help: "Hand out ID tokens too (token --id-token)."),
     ]
 
@@ -45,10 +45,14 @@ extension Commands {
     )
 }
 
-/// `--confirm-timeout` (and `agent`'s `--for-seconds`) are seconds.
+/// `--confirm-timeout` (at most ``AgentConnection/maximumConfirmTimeout``) and `agent`'s `--for-seconds` are seconds.
 func agentValidate(_ parsed: ParsedCommand) -> String? {
     for (name, flag) in [("forSeconds", "--for-seconds"), ("confirmTimeout", "--confirm-timeout")] {
         if let text = parsed.value(name), durationSeconds(text) == nil { return "\(flag) must be a number of seconds, got '\(text)'" }
+    }
+    let most = AgentConnection.maximumConfirmTimeout
+    if let text = parsed.value("confirmTimeout"), let seconds = durationSeconds(text), seconds > Double(most) {
+        return "--confirm-timeout must be at most \(most) seconds (how long a remote waits for the answer), got '\(text)'"
     }
     return nil
 }
@@ -96,6 +100,7 @@ func startAgent(at path: String, _ parsed: ParsedCommand, _ context: CLIContext)
     }, answer: { bytes, peer in
         let request: AgentRequest
         do throws(AgentAnswer.Failure) { request = try AgentRequest.parse(bytes) } catch {
+            _ = log.append(.init(time: Date(), peer: peer, host: "", command: "", account: nil, outcome: error.code.rawValue, reason: error.title))
             return Array(AgentAnswer.failure(error).json.serialized())
         }
         return Array(await service.answer(request, peer: peer).json.serialized())
@@ -111,24 +116,34 @@ func agentLogRun(_ context: CLIContext) throws -> Int32 {
     if entries.isEmpty { Output.err("No request recorded in \(log.path).") }
     for entry in entries {
         let words = [Times.rfc3339(entry.time), "pid \(entry.peer.pid)", entry.host.isEmpty ? "-" : entry.host, entry.account ?? "-",
-                     entry.outcome, entry.command.isEmpty ? "-" : entry.command] + (entry.reason.map { [$0] } ?? [])
+                     entry.outcome, entry.command.isEmpty ? "-" : entry.command] + (entry.resource.map { ["resource \($0)"] } ?? [])
+            + (entry.reason.map { [$0] } ?? [])
         Output.line(words.map { Sanitizer.visible($0) }.joined(separator: "  "))
     }
     return ExitCode.ok
 }
 
 /// `--confirm`'s questions on this machine's terminal, one at a time: `y` allows; anything else,
-/// no terminal, or no answer within `timeout` seconds is no.
-actor ConfirmDesk {
+/// no terminal, or no answer within `timeout` seconds (at most ``AgentConnection/maximumConfirmTimeout``)
+/// is no. Each question waits on a thread of its own (never a cooperative pool thread: other
+/// requests are answered meanwhile).
+final class ConfirmDesk: Sendable {
     let timeout: Double
-    init(timeout: Double) { self.timeout = timeout }
+    /// Held while a question is on the terminal.
+    let terminal = Mutex(())
+    init(timeout: Double) { self.timeout = min(max(timeout.isFinite ? timeout : 0, 0), Double(AgentConnection.maximumConfirmTimeout)) }
 
-    func ask(_ question: AgentService.Question) -> Bool {
+    func ask(_ question: AgentService.Question) async -> Bool {
+        await Blocking.onOwnThread { self.terminal.withLock { _ in self.askOnTerminal(question) } }
+    }
+
+    private func askOnTerminal(_ question: AgentService.Question) -> Bool {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let text = "authdeck agent: \(Sanitizer.visible(question.host)) runs '\(Sanitizer.visible(question.command))' and asks for"
-            + " \(Sanitizer.visible(question.account)). Allow? [y/N] (\(Int(timeout)) s) "
+            + " \(Sanitizer.visible(question.account))\(question.resource.map { " for the resource \(Sanitizer.visible($0))" } ?? "")."
+            + " Allow? [y/N] (\(Int(timeout)) s) "
         _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else {

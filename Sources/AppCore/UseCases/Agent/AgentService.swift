@@ -10,7 +10,7 @@ import Synchronization
 /// Rules of the agent alone: only the served accounts are seen (named at start, else the active
 /// account); a DPoP-bound account is refused (RFC 9449: its token is worthless without a proof
 /// made with the key, which stays here); an ID token only with ``Policy/allowIDToken``; with
-/// ``Policy/confirm`` each first use of an account by a remote program (host and program name) is
+/// ``Policy/confirm`` each first use of an account by a remote program (host, program name and resource) is
 /// asked (``ask``: no answer means no) and remembered for the agent's life; every request is
 /// recorded (``record``), allowed or not.
 public struct AgentService: Sendable {
@@ -41,10 +41,13 @@ public struct AgentService: Sendable {
         public var host: String
         public var command: String
         public var account: String
-        public init(host: String, command: String, account: String) {
+        /// The RFC 8707 resource indicator asked for, if any.
+        public var resource: String?
+        public init(host: String, command: String, account: String, resource: String? = nil) {
             self.host = host
             self.command = command
             self.account = account
+            self.resource = resource
         }
     }
 
@@ -58,8 +61,12 @@ public struct AgentService: Sendable {
         /// `allowed`, or the failure's code (`denied`, `refused`, …).
         public var outcome: String
         public var reason: String?
+        /// The RFC 8707 resource indicator asked for, if any.
+        public var resource: String?
 
-        public init(time: Date, peer: Peer, host: String, command: String, account: String?, outcome: String, reason: String? = nil) {
+        public init(time: Date, peer: Peer, host: String, command: String, account: String?, outcome: String, reason: String? = nil,
+                    resource: String? = nil) {
+            self.resource = resource
             self.time = time
             self.peer = peer
             self.host = host
@@ -113,7 +120,9 @@ public struct AgentService: Sendable {
 
     /// The answer to one request; never throws (a failure is an answer the remote shows).
     public func answer(_ request: AgentRequest, peer: Peer) async -> AgentAnswer {
-        var entry = LogEntry(time: env.now(), peer: peer, host: request.host, command: request.command, account: nil, outcome: "allowed")
+        // The remote's words, bounded: a request cannot fill the log.
+        var entry = LogEntry(time: env.now(), peer: peer, host: String(request.host.prefix(255)), command: String(request.command.prefix(512)),
+                             account: nil, outcome: "allowed", resource: request.resource.map { String($0.prefix(512)) })
         let answer: AgentAnswer
         do {
             answer = try await decide(request, entry: &entry)
@@ -180,9 +189,9 @@ public struct AgentService: Sendable {
         if record.isSenderConstrained { throw Self.dpopBound(handle) }
         guard policy.confirm else { return }
         let program = request.command.split(separator: " ").first.map(String.init) ?? request.command
-        let key = "\(record.id.rawValue)\u{0}\(request.host)\u{0}\(program)"
+        let key = "\(record.id.rawValue)\u{0}\(request.host)\u{0}\(program)\u{0}\(request.resource ?? "")"
         if allowed.withLock({ $0.contains(key) }) { return }
-        guard await ask(Question(host: request.host, command: request.command, account: handle)) else {
+        guard await ask(Question(host: request.host, command: request.command, account: handle, resource: request.resource)) else {
             throw AgentAnswer.Failure(.denied, "The use of \(handle) was not allowed on the agent's machine (answered no, or not in time)")
         }
         allowed.withLock { _ = $0.insert(key) }
@@ -224,6 +233,11 @@ public struct AgentService: Sendable {
             } else {
                 let git = try GitCredentialRequest.parse(input)
                 if request.operation == .gitCredentialErase {
+                    // An erase refreshes: under --confirm it is a use like any other.
+                    if policy.confirm, let (record, _) = try GitCredentials(env).account(git, environmentAccount: request.environmentAccount) {
+                        entry.account = AccountResolution.handle(record)
+                        try await allow(record, request)
+                    }
                     let refreshed = try await GitCredentials(env).erase(git, environmentAccount: request.environmentAccount)
                     entry.account = refreshed.map(AccountResolution.handle)
                     return .nothing

@@ -1,5 +1,6 @@
 import AuthEngine
 import FoundationEssentials
+import QuickToken
 import StrictJSON
 
 // `authdeck agent`'s wire protocol, version 1 (docs/ARCHITECTURE.md "Tokens across the machine's
@@ -222,7 +223,8 @@ public enum AgentAnswer: Equatable, Sendable {
     }
 
     /// Reads an answer's bytes (the remote's side).
-    /// - Throws: ``Failure`` `.failed` when the bytes are not an answer of this version.
+    /// - Throws: ``Failure`` `.failed` when the bytes are not an answer of this version, or its token is not
+    ///   visible ASCII (``AgentConnection/isTokenText(_:)``, the launcher's rule too).
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> AgentAnswer {
         do {
             let reader = try JSONReader(try parseJSONValue(Data(bytes)))
@@ -242,7 +244,9 @@ public enum AgentAnswer: Equatable, Sendable {
                                          isDefault: try account.bool("default"))
                 })
             }
-            var issued = IssuedToken(account: try reader.string("account"), token: AccessToken(try reader.string("token")),
+            let token = try reader.string("token")
+            guard AgentConnection.isTokenText(token) else { throw Failure(.failed, AgentConnection.notTokenTextTitle) }
+            var issued = IssuedToken(account: try reader.string("account"), token: AccessToken(token),
                                      kind: try reader.string("kind"), tokenType: try reader.string("tokenType"),
                                      expiresAt: try reader.optionalDate("expiresAt", .secondsSince1970),
                                      warnings: try reader.optionalStrings("warnings") ?? [])

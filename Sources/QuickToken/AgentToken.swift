@@ -1,6 +1,5 @@
 import CJansson
 import Glibc
-import QuickToken
 import TextSupport
 
 /// A plain `authdeck token` where `AUTHDECK_AGENT_SOCK` names an agent's socket (a remote shell, a
@@ -8,38 +7,58 @@ import TextSupport
 /// socket plus the launcher's start-up, not the full program's (PERFORMANCE.md). The connection's
 /// rules are ``AgentConnection``'s; the wire is `AgentWire` (AppCore), read here with jansson as
 /// StrictJSON reads it (duplicate members refused). Any other form of the command, or an agent
-/// that cannot be reached (no request made), goes to the full program, which says why.
-enum AgentToken {
+/// that cannot be reached (no request made), goes to the full program, which says why; once the
+/// request is sent, every outcome is said here (exactly one attempt).
+public enum AgentToken {
     /// Whether `AUTHDECK_AGENT_SOCK` names a socket (set and not empty): then the launcher answers
     /// nothing from this machine's files.
-    static func forwarded(_ variables: [String]) -> Bool {
+    public static func forwarded(_ variables: [String]) -> Bool {
         variables.contains { $0.utf8.starts(with: "AUTHDECK_AGENT_SOCK=".utf8) && $0.utf8.count > 20 }
     }
 
-    /// What to print and the exit status, or nil to hand over.
-    static func answer(arguments: [String], variables: [String]) -> (stdout: String, stderr: String, exitCode: Int32)? {
+    /// What to print and the exit status, or nil to hand over (only when no request was sent: the
+    /// full program then says why; a request sent is never sent again, so every failure after it is said here).
+    public static func answer(arguments: [String], variables: [String]) -> (stdout: String, stderr: String, exitCode: Int32)? {
         guard arguments.count == 2, arguments[1].utf8.elementsEqual("token".utf8) else { return nil }
         var socket: String?, account: String?
         for entry in variables {
             if entry.utf8.starts(with: "AUTHDECK_AGENT_SOCK=".utf8) { socket = String(entry.dropFirst(20)) }
             if entry.utf8.starts(with: "AUTHDECK_ACCOUNT=".utf8) { account = String(entry.dropFirst(17)) }
         }
-        guard let socket, !socket.isEmpty, let request = requestBytes(environmentAccount: account),
-              case .success(let bytes) = AgentConnection.exchange(socket, request) else { return nil }
+        guard let socket, !socket.isEmpty, let request = requestBytes(environmentAccount: account) else { return nil }
+        switch AgentConnection.exchange(socket, request) {
+        case .failure(let unreachable) where !unreachable.sent: return nil
+        case .failure(let unreachable): return failed(AgentConnection.unreachableTitle(unreachable.reason))
+        case .success(let bytes): return read(bytes)
+        }
+    }
+
+    /// The agent's answer to a plain `token`, as the full program prints it (AgentWire's shape).
+    public static func read(_ bytes: [UInt8]) -> (stdout: String, stderr: String, exitCode: Int32) {
         var error = json_error_t()
-        guard let root = bytes.withUnsafeBytes({ json_loadb($0.baseAddress, $0.count, authdeck_json_decode_flags(), &error) }) else { return nil }
+        guard let root = bytes.withUnsafeBytes({ json_loadb($0.baseAddress, $0.count, authdeck_json_decode_flags(), &error) }) else {
+            return failed("The agent's answer could not be read: it is not JSON")
+        }
         defer { authdeck_json_decref(root) }
         guard authdeck_json_typeof(root) == JSON_OBJECT, let version = json_object_get(root, "version"), json_number_value(version) == 1 else {
-            return nil
+            return failed("The agent speaks another protocol version")
         }
         if let failure = json_object_get(root, "error"), let title = string(failure, "title") {
-            let status = json_object_get(failure, "exitStatus").map { Int32(json_number_value($0)) } ?? 1
+            // Any status but 1…125 (none, 0, not an integer, out of range) is 1: an error never exits 0.
+            let given = json_object_get(failure, "exitStatus").map { json_number_value($0) } ?? 1
+            let status = given >= 1 && given <= 125 && given.rounded() == given ? Int32(given) : 1
             let next = string(failure, "nextStep").map { Sanitizer.visible($0) + "\n" } ?? ""
             return ("", "error: agent: \(Sanitizer.visible(title))\n" + next, status)
         }
-        guard let token = string(root, "token"), string(root, "kind").map({ $0.utf8.elementsEqual("access_token".utf8) }) == true,
-              !token.utf8.contains(where: { $0 < 0x21 || $0 > 0x7e }) else { return nil }
+        guard let token = string(root, "token"), string(root, "kind").map({ $0.utf8.elementsEqual("access_token".utf8) }) == true else {
+            return failed("The agent's answer could not be read: it holds no access token")
+        }
+        guard AgentConnection.isTokenText(token) else { return failed(AgentConnection.notTokenTextTitle) }
         return (token + "\n", "", 0)
+    }
+
+    public static func failed(_ title: String) -> (stdout: String, stderr: String, exitCode: Int32) {
+        ("", "error: agent: \(title)\n", 1)
     }
 
     /// `{"command":"token","environmentAccount":…,"host":…,"operation":"token","version":1}`.
