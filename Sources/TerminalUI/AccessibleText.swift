@@ -7,6 +7,16 @@ import FoundationEssentials
 import TextSupport
 
 public enum AccessibleText {
+    /// Whether the next typed line is a secret (the preset form's client secret, a pasted
+    /// redirect with its code): the terminal then does not echo it.
+    public static func typesSecret(_ model: ScreenModel) -> Bool {
+        switch model.dialog {
+        case .presetForm(let form): return form.focused == .clientSecret
+        case .browserWaiting(let dialog): return dialog.paste != nil
+        default: return false
+        }
+    }
+
     /// What a typed line asks for besides keys.
     public enum Request: Equatable, Sendable {
         /// Keys, in order, through the same key bindings as the screen.

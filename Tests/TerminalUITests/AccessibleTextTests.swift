@@ -15,6 +15,22 @@ struct AccessibleTextTests {
         lines.allSatisfy { line in !line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } }
     }
 
+    @Test("A secret typed is not echoed: the preset form's client secret and a pasted redirect say so; other fields and the screen do not")
+    func secretsNotEchoed() {
+        let form = { (focus: PresetForm.Field) in
+            PresetFormDialog(choices: [.init(name: "auth0", displayName: "Auth0")], selected: 0,
+                             fields: [.init(kind: .clientSecret, label: "Client secret", value: "")], focused: focus)
+        }
+        #expect(AccessibleText.typesSecret(Fixtures.screen(dialog: .presetForm(form(.clientSecret)))))
+        #expect(!AccessibleText.typesSecret(Fixtures.screen(dialog: .presetForm(form(.clientID)))))
+        let waiting = BrowserWaitingDialog(providerName: "Local demo", url: "http://127.0.0.1/authorize")
+        #expect(!AccessibleText.typesSecret(Fixtures.screen(dialog: .browserWaiting(waiting))))
+        var pasting = waiting
+        pasting.paste = .init(typedCount: 0)
+        #expect(AccessibleText.typesSecret(Fixtures.screen(dialog: .browserWaiting(pasting))))
+        #expect(!AccessibleText.typesSecret(Fixtures.screen()))
+    }
+
     @Test("The screen in order: the accounts numbered with their state and time left in words, then the selected account's tab, field by field")
     func screenInOrder() {
         let lines = AccessibleText.screen(Fixtures.screen())

@@ -40,7 +40,19 @@ func runAccessible(_ parsed: ParsedCommand, environment: [String: String]) -> In
     var shown = model(said.now)
     var loaded = false
     var pending: [UInt8] = []
+    // Echo off while a secret is typed (tcsetattr on the terminal's own mode), put back on return.
+    var original = termios()
+    let terminal = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &original) == 0
+    var echoing = true
+    defer { if terminal && !echoing { tcsetattr(STDIN_FILENO, TCSANOW, &original) } }
+    func echo(_ on: Bool) {
+        guard terminal, on != echoing else { return }
+        var mode = original
+        if !on { mode.c_lflag &= ~tcflag_t(ECHO) }
+        if tcsetattr(STDIN_FILENO, TCSANOW, &mode) == 0 { echoing = on }
+    }
     while true {
+        echo(!AccessibleText.typesSecret(model(live.now())))
         // Awake for input, the store's changes, and the next threshold a countdown crosses.
         let now = live.now()
         let wake = nextThreshold(store.state.app, after: now).map { Int32(min(60_000, max(1, ($0.timeIntervalSince(now) * 1000).rounded(.up) + 2))) }
