@@ -1,0 +1,26 @@
+import AppCore
+import AuthEngine
+import TerminalUI
+
+/// AppCore's ``ProviderEditForm`` → TerminalUI's ``ProviderEditDialog``: labels and hints from the
+/// form, the client secret only as one bullet per character.
+enum ProviderEditMapping {
+    static func dialog(_ form: ProviderEditForm) -> ProviderEditDialog {
+        let fields = ProviderEditForm.Field.allCases.map { kind in
+            ProviderEditDialog.Field(kind: kind, label: ProviderEditForm.label(kind),
+                                     value: form.text(of: kind) ?? String(repeating: "•", count: form.clientSecret.exposedValue.count),
+                                     hint: ProviderEditForm.hint(kind))
+        }
+        let name = form.displayName.utf8.elementsEqual(form.providerID.rawValue.utf8) ? form.displayName
+            : "\(form.providerID.rawValue) (\(form.displayName))"
+        return ProviderEditDialog(provider: name, fields: fields, focused: form.focused, error: message(form), submitting: form.submitting)
+    }
+
+    /// The refusal and, for a failed discovery probe, that nothing changed and what Enter and Esc do.
+    static func message(_ form: ProviderEditForm) -> String? {
+        guard let error = form.error else { return nil }
+        guard form.probeFailure != nil else { return error }
+        let facts = error.hasSuffix(".") ? error : error + "."
+        return facts + " Nothing was changed; Enter tries again, Esc closes."
+    }
+}
