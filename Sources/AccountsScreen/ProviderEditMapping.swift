@@ -16,11 +16,13 @@ enum ProviderEditMapping {
         return ProviderEditDialog(provider: name, fields: fields, focused: form.focused, error: message(form), submitting: form.submitting)
     }
 
-    /// The refusal and, for a failed discovery probe, that nothing changed and what Enter and Esc do.
+    /// The refusal and, for a failed discovery probe, what to do (as the preset form says it; the
+    /// issuer is not a field here), that nothing changed and what Enter and Esc do.
     static func message(_ form: ProviderEditForm) -> String? {
         guard let error = form.error else { return nil }
-        guard form.probeFailure != nil else { return error }
+        guard let probe = form.probeFailure else { return error }
         let facts = error.hasSuffix(".") ? error : error + "."
-        return facts + " Nothing was changed; Enter tries again, Esc closes."
+        let advice = PresetFormMapping.advice(probe.cause, check: "the issuer ('authdeck provider show \(form.providerID.rawValue)')")
+        return facts + " " + advice + " Nothing was changed; Enter tries again, Esc closes."
     }
 }

@@ -29,6 +29,18 @@ struct ProviderEditKeyTests {
         await store.finish()
     }
 
+    @Test("A failed probe in the form: the use case's facts, what to do (the issuer is not a field here), nothing changed, Enter and Esc")
+    func probeFailureWorded() {
+        var form = ProviderEditForm(provider: localProvider)
+        form.error = "Provider 'local' not changed: its discovery document failed (DNS)"
+        form.probeFailure = ProviderProbeFailure(url: "https://op.invalid/.well-known/openid-configuration", cause: .hostNotFound(host: "op.invalid"))
+        #expect(ProviderEditMapping.message(form) == "Provider 'local' not changed: its discovery document failed (DNS). The host name op.invalid"
+            + " does not resolve: check the issuer ('authdeck provider show local') for a typo, and your DNS or proxy (HTTPS_PROXY)."
+            + " Nothing was changed; Enter tries again, Esc closes.")
+        form.probeFailure = nil
+        #expect(ProviderEditMapping.message(form) == form.error, "another refusal: the use case's message as it is")
+    }
+
     @Test("Read-only: E says why it does nothing; the accessible mode's typed line replaces the prefilled field")
     func readOnlyAndAccessible() {
         var state = screenState([record("alice")])
