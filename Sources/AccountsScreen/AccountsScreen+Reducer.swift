@@ -184,6 +184,17 @@ extension AccountsScreen {
             return .send(.app(.presetFormEdit(.setSecret(ClientSecret(typed)))))
         case .presetFormSubmit:
             return .send(.app(.presetFormSubmit))
+        case .openProviderEdit(let id):
+            guard !state.readOnly, let provider = state.app.account(id)?.record.providerID else { break }
+            return .send(.app(.providerEditOpen(provider)))
+        case .providerEdit(let edit):
+            return .send(.app(.providerEditEdit(edit)))
+        case .providerEditSecretKey(let key):
+            var typed = state.app.providerEditForm?.clientSecret.exposedValue ?? ""
+            if let key { typed.append(key) } else if !typed.isEmpty { typed.removeLast() }
+            return .send(.app(.providerEditEdit(.setSecret(ClientSecret(typed)))))
+        case .providerEditSubmit:
+            return .send(.app(.providerEditSubmit))
         case .pasteKey(let key):
             return .send(.app(.signInPasteKey(key)))
         case .pasteSubmit:
@@ -201,6 +212,7 @@ extension AccountsScreen {
             // The innermost dialog closes: the preset form, a finished sign-out's results, the
             // sign-out question, the running (cancelled) or failed sign-in, the sign-in form.
             if state.app.presetForm != nil { return .send(.app(.presetFormClose)) }
+            if state.app.providerEditForm != nil { return .send(.app(.providerEditClose)) }
             if state.app.signOut?.finished == true { return .send(.app(.dismissSignOut)) }
             if state.app.resourceSignIn != nil { return .send(.app(.dismissResourceSignIn)) }
             if state.confirmSignOut != nil {

@@ -42,7 +42,14 @@ enum PresetFormMapping {
             field == .domain ? PresetForm.label(.domain) : field == .tenant ? PresetForm.label(.tenant) : nil
         }
         let check = names.isEmpty ? "the preset" : "the \(names.joined(separator: " and ")) field\(names.count > 1 ? "s" : "")"
-        let todo = switch probe.cause {
+        let facts = error.hasSuffix(".") ? error : error + "."
+        return facts + " " + advice(probe.cause, check: check) + " Nothing was added; Enter tries again, Esc goes back."
+    }
+
+    /// What to do about a failed discovery probe in a form's words; `check` names what the issuer
+    /// came from ("the Domain field").
+    static func advice(_ cause: ProviderProbeFailure.Cause, check: String) -> String {
+        switch cause {
         case .hostNotFound(let host): "The host name \(host) does not resolve: check \(check) for a typo, and your DNS or proxy (HTTPS_PROXY)."
         case .noConnection(let host): "Nothing accepted a connection at \(host): check \(check), and your proxy (HTTPS_PROXY, NO_PROXY)."
         case .timeout: "Check the network, a firewall or your proxy."
@@ -53,8 +60,6 @@ enum PresetFormMapping {
         case .cancelled: "The check was interrupted."
         case .issuerMismatch(let published, _): "The document names the issuer '\(published)': check \(check)."
         }
-        let facts = error.hasSuffix(".") ? error : error + "."
-        return facts + " " + todo + " Nothing was added; Enter tries again, Esc goes back."
     }
 
 

@@ -185,6 +185,7 @@ enum ScreenMapping {
             }
         }
         if let form = state.presetForm { return .presetForm(PresetFormMapping.dialog(form)) }
+        if let form = state.providerEditForm { return .providerEdit(ProviderEditMapping.dialog(form)) }
         if let form = screen.signInForm { return .signIn(form) }
         return nil
     }

@@ -45,6 +45,13 @@ public enum AppAction: Equatable, Sendable {
     case presetFormFinished(Result<ProviderConfig, AppError>)
     case presetFormClose
 
+    // The accounts screen's "Edit provider" form (``ProviderEditForm``)
+    case providerEditOpen(ProviderID)
+    case providerEditEdit(ProviderEditForm.Edit)
+    case providerEditSubmit
+    case providerEditFinished(Result<ProviderAdmin.Change, AppError>)
+    case providerEditClose
+
     // Sign-out
     case signOut(AccountID, SignOutOptions)
     case signOutStep(SignOutStepResult)
@@ -73,6 +80,7 @@ public enum EffectIDs {
     public static let load = EffectID("load")
     public static let signIn = EffectID("sign-in")
     public static let addProvider = EffectID("add-provider")
+    public static let changeProvider = EffectID("change-provider")
     public static func refresh(_ id: AccountID) -> EffectID { EffectID("refresh/\(id.rawValue)") }
     public static func signOut(_ id: AccountID) -> EffectID { EffectID("sign-out/\(id.rawValue)") }
 }
@@ -335,6 +343,8 @@ public struct AppReducer: Sendable {
 
         case .presetFormOpen, .presetFormEdit, .presetFormSubmit, .presetFormFinished, .presetFormClose:
             return reducePresetForm(&state, action)
+        case .providerEditOpen, .providerEditEdit, .providerEditSubmit, .providerEditFinished, .providerEditClose:
+            return reduceProviderEditForm(&state, action)
 
         case .signOut(let id, let options):
             guard let account = state.account(id), state.signOut?.finished != false else { return .none }

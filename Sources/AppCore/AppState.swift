@@ -293,6 +293,8 @@ public struct AppState: Equatable, Sendable {
     public var presets: [ProviderPreset] = []
     /// The sign-in dialog's "Add a provider from a preset…" form, while it is open.
     public var presetForm: PresetForm?
+    /// The accounts screen's "Edit provider" form, while open.
+    public var providerEditForm: ProviderEditForm?
     public var flash: Flash?
     /// A token the front end is to put on the clipboard (then it sends `.clipboardWritten`).
     public var clipboard: ClipboardRequest?

@@ -31,6 +31,9 @@ public struct UseCaseClient: Sendable {
     /// Saves a new provider after its discovery probe (``ProviderAdmin/add(_:clientSecret:probe:)``,
     /// as `provider add` does); returns it.
     public var addProvider: @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>
+    /// Changes a saved provider in place after its discovery probe (``ProviderAdmin/change(_:clientSecret:probe:edit:)``
+    /// with the form's changes as its edit, as `provider set` does); returns what changed.
+    public var changeProvider: @Sendable (ProviderID, ProviderEditForm.Changes) async -> Result<ProviderAdmin.Change, AppError>
     /// A resource's discovery and plan (``SignInToResource/discover(_:)``, ``SignInToResource/plan(_:_:)``):
     /// what the person confirms; nothing registered or opened.
     public var planResourceSignIn: @Sendable (ResourceSignInRequest) async -> Result<ResourceSignInPlan, AppError>
@@ -52,6 +55,7 @@ public struct UseCaseClient: Sendable {
         accessToken: @escaping @Sendable (AccountID, @escaping @Sendable (RefreshNotice) -> Void) async -> Result<AccessToken, AppError>,
         storedTokens: @escaping @Sendable (AccountID) async -> Result<[StoredTokens.Entry], AppError>,
         addProvider: @escaping @Sendable (ProviderConfig, ClientSecret?) async -> Result<ProviderConfig, AppError>,
+        changeProvider: @escaping @Sendable (ProviderID, ProviderEditForm.Changes) async -> Result<ProviderAdmin.Change, AppError>,
         planResourceSignIn: @escaping @Sendable (ResourceSignInRequest) async -> Result<ResourceSignInPlan, AppError>,
         signInToResource: @escaping @Sendable (ResourceSignInPlan, ResourceSignInRequest, @escaping @Sendable (SignInProgress) -> Void) async
             -> Result<SignInOutcome, AppError>,
@@ -68,6 +72,7 @@ public struct UseCaseClient: Sendable {
         self.accessToken = accessToken
         self.storedTokens = storedTokens
         self.addProvider = addProvider
+        self.changeProvider = changeProvider
         self.planResourceSignIn = planResourceSignIn
         self.signInToResource = signInToResource
     }
@@ -105,6 +110,13 @@ public struct UseCaseClient: Sendable {
                     return config
                 }
             },
+            changeProvider: { id, changes in
+                await result { () async throws(AppError) in
+                    try await ProviderAdmin(env).change(id, clientSecret: changes.clientSecret, probe: .discovery) { (config) throws(AppError) in
+                        try changes.apply(to: &config)
+                    }
+                }
+            },
             planResourceSignIn: { request in
                 await result { () async throws(AppError) in
                     let useCase = SignInToResource(env)
@@ -136,6 +148,7 @@ public struct UseCaseClient: Sendable {
             accessToken: { _, _ in .failure(failure("accessToken")) },
             storedTokens: { _ in .failure(failure("storedTokens")) },
             addProvider: { _, _ in .failure(failure("addProvider")) },
+            changeProvider: { _, _ in .failure(failure("changeProvider")) },
             planResourceSignIn: { _ in .failure(failure("planResourceSignIn")) },
             signInToResource: { _, _, _ in .failure(failure("signInToResource")) },
             pasteRedirect: { _ in _ = failure("pasteRedirect") })

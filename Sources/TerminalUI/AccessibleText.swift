@@ -12,6 +12,7 @@ public enum AccessibleText {
     public static func typesSecret(_ model: ScreenModel) -> Bool {
         switch model.dialog {
         case .presetForm(let form): return form.focused == .clientSecret
+        case .providerEdit(let form): return form.focused == .clientSecret
         case .browserWaiting(let dialog): return dialog.paste != nil
         default: return false
         }
@@ -39,7 +40,8 @@ public enum AccessibleText {
     /// What `line` (without its line end) asks for, with `m` on screen: in a text field (the
     /// filter, a sign-in field, the paste field) its characters then Enter; else an empty line is
     /// Enter, a key's name or `read`/`keys`/`time` that, a number in the sign-in dialog's provider
-    /// list that choice, anything else its characters as keys.
+    /// list that choice; in the "Edit provider" form the focused field's new text (it replaces the
+    /// prefilled text: backspaces, then its characters; `delete` empties it); anything else its characters as keys.
     public static func request(_ line: String, model m: ScreenModel) -> Request {
         let word = line.trimmingWhitespace().lowercased()
         if isTyping(m) {
@@ -58,6 +60,10 @@ public enum AccessibleText {
            number >= 1, number <= s.providers.count + (s.addFromPreset ? 1 : 0) {
             let moves = number - 1 - s.selectedProvider
             return .keys(Array(repeating: moves < 0 ? KeyEvent.up : .down, count: abs(moves)))
+        }
+        if case .providerEdit(let p) = m.dialog {
+            let typed = p.fields.first { $0.kind == p.focused }?.value.count ?? 0
+            return .keys(Array(repeating: KeyEvent.backspace, count: typed) + line.map { KeyEvent.char($0) })
         }
         return .keys(line.map { KeyEvent.char($0) })
     }
@@ -116,6 +122,7 @@ public enum AccessibleText {
             out.append("Focused field: \(fieldName(s.focusedField))")
             return out
         case .presetForm(let p): return DialogContent.presetForm(p, width: 200).compactMap(text)
+        case .providerEdit(let p): return DialogContent.providerEdit(p, width: 200).compactMap(text)
         case .browserWaiting(let b): return DialogContent.browserWaiting(b, width: 200).compactMap(text)
         case .device(let d): return DialogContent.device(d, now: now, width: 200).compactMap(text)
         case .signOutConfirm(let c): return DialogContent.signOutConfirm(c).compactMap(text)
@@ -214,6 +221,7 @@ public enum AccessibleText {
         case .signOutConfirm: 4
         case .signOutProgress: 5
         case .resourceSignInConfirm: 6
+        case .providerEdit: 7
         }
     }
 }

@@ -8,6 +8,8 @@ public enum Dialog: Equatable, Sendable {
     case signIn(SignInDialog)
     /// The sign-in dialog's "Add a provider from a preset…" form.
     case presetForm(PresetFormDialog)
+    /// `E`'s "Edit provider" form.
+    case providerEdit(ProviderEditDialog)
     case browserWaiting(BrowserWaitingDialog)
     case device(DeviceDialog)
     case signOutConfirm(SignOutConfirmDialog)

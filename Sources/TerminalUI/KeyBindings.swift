@@ -86,6 +86,11 @@ public enum UICommand: Equatable, Sendable {
     /// A key typed in the secret field (nil: backspace); the app keeps the secret, never the model.
     case presetFormSecretKey(Character?)
     case presetFormSubmit
+    /// `E`: the "Edit provider" form over the account's provider; its edits, secret keys (as the preset form's) and Enter.
+    case openProviderEdit(AccountRow.ID)
+    case providerEdit(ProviderEditForm.Edit)
+    case providerEditSecretKey(Character?)
+    case providerEditSubmit
     /// A key typed in the browser sign-in's paste field (nil: backspace); the app keeps the text, never the model.
     case pasteKey(Character?)
     /// Enter in the paste field: the pasted address (or code) goes to the running sign-in.
@@ -126,7 +131,8 @@ public struct KeyBinding: Sendable {
 
 /// Which table is in charge.
 public enum KeyContext: Equatable, Sendable, CaseIterable {
-    case global, accounts, detail, filter, signIn, presetForm, browserWaiting, device, signOutConfirm, signOutProgress, resourceSignInConfirm, help
+    case global, accounts, detail, filter, signIn, presetForm, providerEdit, browserWaiting, device, signOutConfirm, signOutProgress
+    case resourceSignInConfirm, help
 
     public var title: String {
         switch self {
@@ -136,6 +142,7 @@ public enum KeyContext: Equatable, Sendable, CaseIterable {
         case .filter: "Filter"
         case .signIn: "Sign in"
         case .presetForm: "Add a provider from a preset"
+        case .providerEdit: "Edit provider"
         case .browserWaiting: "Browser sign-in"
         case .device: "Device sign-in"
         case .signOutConfirm: "Sign out"
@@ -215,6 +222,7 @@ public enum KeyBindings {
         KeyBinding(keys: [.char("o")], description: "Sign out: revoke, end session, delete local secrets",
                    shortDescription: "sign out", isDestructive: true,
                    disabledReason: needsSelection) { m, _ in selected(m).map(UICommand.requestSignOut) },
+        editProvider,
         KeyBinding(keys: [.escape], description: "Clear the applied filter", shortDescription: "clear filter",
                    showInFooter: false) { _, _ in .endFilter(keep: false) },
     ]
@@ -327,6 +335,7 @@ public enum KeyBindings {
         case .filter: t = filter
         case .signIn: t = signIn
         case .presetForm: t = presetForm
+        case .providerEdit: t = providerEdit
         case .browserWaiting: t = browserWaiting
         case .device: t = device
         case .signOutConfirm: t = signOutConfirm
@@ -343,6 +352,7 @@ public enum KeyBindings {
         switch m.dialog {
         case .signIn: return [.signIn]
         case .presetForm: return [.presetForm]
+        case .providerEdit: return [.providerEdit]
         case .browserWaiting: return [.browserWaiting]
         case .device: return [.device]
         case .signOutConfirm: return [.signOutConfirm]
@@ -400,6 +410,7 @@ public enum KeyBindings {
             default: break
             }
         }
+        if case .providerEdit(let p) = m.dialog, let command = providerEditText(key, p) { return .command(command) }
         if case .signIn(let d) = m.dialog, d.focusedField == .provider {
             if key == .up || key == .char("k") { return .command(.dialogMove(by: -1)) }
             if key == .down || key == .char("j") { return .command(.dialogMove(by: 1)) }

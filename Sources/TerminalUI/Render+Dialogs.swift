@@ -41,6 +41,11 @@ extension Renderer {
             let lines = DialogContent.presetForm(p, width: min(70, size.width - 6), maxLines: size.height - 4)
             let r = dialogRect(size: size, width: 74, height: lines.count + 2)
             drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Add a provider from a preset"))
+        case .providerEdit(let p):
+            // The rows inside the box (``dialogMaxHeight`` less its border): the key hints never cut.
+            let lines = DialogContent.providerEdit(p, width: min(70, size.width - 6), maxLines: dialogMaxHeight(size) - 2)
+            let r = dialogRect(size: size, width: 74, height: lines.count + 2)
+            drawLines(&f, lines, in: drawDialogBox(&f, r, title: "Edit provider"))
         case .browserWaiting(let b):
             let lines = DialogContent.browserWaiting(b, width: min(76, size.width - 6))
             let r = dialogRect(size: size, width: 80, height: lines.count + 2)

@@ -92,6 +92,21 @@ struct GoldenFrameTests {
         try Golden.check(Golden.frame(state, 80, 24), "preset-form-80x24")
     }
 
+    @Test("E's Edit provider form at 80×24: prefilled from the account's provider, the secret as bullets, a refusal in the form")
+    func providerEditForm() throws {
+        var state = Golden.threeAccounts
+        var provider = localProvider
+        provider.scopes = ["openid", "profile", "offline_access"]
+        provider.gitHosts = [CredentialHost(host: "git.example")]
+        state.app.providers = [provider]
+        var form = ProviderEditForm(provider: provider)
+        form.apply(.previousField)
+        form.apply(.setSecret(ClientSecret("s3cret")))
+        form.error = "Redirect port 80 cannot be told apart from no port (http://127.0.0.1/callback); register another port"
+        state.app.providerEditForm = form
+        try Golden.check(Golden.frame(state, 80, 24), "provider-edit-form-80x24")
+    }
+
     @Test("The device flow at 80×24 while slow_down is in effect, without a QR code (none made yet)")
     func deviceFlow() throws {
         var state = Golden.threeAccounts

@@ -16,7 +16,7 @@ struct AccessibleModeTests {
         var lines: [String]
     }
 
-    @Test("Issue 39: --accessible says the accounts, a selection, the numbered sign-in choices, a refresh and quits: plain lines, each once")
+    @Test("Issue 39: --accessible says the accounts, a selection, the numbered sign-in choices, a refresh, the Edit provider form (its secret not echoed) and quits: plain lines, each once")
     func plainLinesEachOnce() async throws {
         let home = try await QuickTokenTests.signedIn(["alice", "bob"])
         defer { home.remove() }
@@ -37,6 +37,15 @@ struct AccessibleModeTests {
         try await tmux.waitFor("the dialog closed", history: 200) { $0.contains("Dialog closed.") }
         try type("r")
         try await tmux.waitFor("the refresh said", timeout: 30, history: 200) { $0.contains("access token renewed") }
+        // E: the Edit provider form as lines; its client secret typed without echo (only bullets said); Escape closes it.
+        try type("E")
+        try await tmux.waitFor("the edit form", history: 200) { $0.contains("Scopes") && $0.contains("Tab next field · Enter save · Esc close") }
+        try type("backtab")
+        try await tmux.waitFor("the secret field focused", history: 200) { $0.contains("Client secret ▏") }
+        try type("typed-s3cret")
+        try await tmux.waitFor("the secret as bullets", history: 200) { $0.contains("Client secret ••••••••••••▏") }
+        try type("escape")
+        try await tmux.waitFor("the form closed", history: 200) { $0.components(separatedBy: "Dialog closed.").count == 3 }
         try type("time")
         try type("q")
         try await tmux.waitFor("the exit", history: 400) { $0.contains("EXIT=") }
@@ -51,7 +60,8 @@ struct AccessibleModeTests {
         let lines = reading.lines
         func count(_ part: String) -> Int { lines.filter { $0.contains(part) }.count }
         #expect(count("Accounts, 2:") == 1, "\(lines)")
-        #expect(count("Selected: 2.") == 1 && count("Dialog closed.") == 1, "\(lines)")
+        #expect(count("Selected: 2.") == 1 && count("Dialog closed.") == 2, "\(lines)")
+        #expect(count("typed-s3cret") == 0 && !screen.contains("typed-s3cret"), "the secret never echoed: \(lines)")
         #expect(count("access token renewed") == 1, "one refresh, said once: \(lines)")
         #expect(lines.contains { $0.hasPrefix("1. ") && $0.contains("(chosen)") }, "numbered choices: \(lines)")
         // At most one countdown line per threshold per account (and nothing said twice but the typed keys' echo).

@@ -84,6 +84,7 @@ private func places(resourceURL: String) -> [Place] {
         case .browserWaiting: recipe = [.char("l"), .enter]
         case .device: recipe = [.char("l"), .tab, .right, .enter]
         case .signOutConfirm: recipe = [.char("o")]; needsAccount = true
+        case .providerEdit: recipe = [.char("E")]; needsAccount = true
         case .signOutProgress: recipe = [.char("o"), .char("y")]; needsAccount = true
         // The sign-in dialog's last field takes a resource's URL (Tests/ResourceServer's `ok`); its plan asks.
         case .resourceSignInConfirm:

@@ -1,7 +1,8 @@
 // Through the real `authdeck` binary under tmux: with no provider configured, the sign-in
 // dialog's "Add a provider from a preset…" adds one from a user preset file (pointing at the
 // bundled local provider, the domain its host and port) through ProviderAdmin's discovery probe,
-// selects it, and signs alice in with the browser flow. Captures go to test-output/tui-preset/.
+// selects it, and signs alice in with the browser flow; then E edits its scopes in place.
+// Captures go to test-output/tui-preset/.
 import Foundation
 import Testing
 import TestSupport
@@ -108,6 +109,15 @@ struct TUIPresetJourneyTests {
         try await step("alice-signed-in", timeout: 60) { screen in
             screen.contains("Alice Example") && screen.contains("Local demo preset") && !screen.contains("Waiting for the sign-in")
         }
+        // E on alice: the Edit provider form over the provider just added; a scope typed, saved after
+        // ProviderAdmin.change's probe (as provider set), alice kept.
+        try tmux.sendKeys("E")
+        try await step("edit-provider-form") { $0.contains("┌ Edit provider") && $0.contains("openid profile email offline_access▏") }
+        try tmux.sendKeys("-l", " phone")
+        try tmux.sendKeys("Enter")
+        try await step("provider-changed") { $0.contains("Changed provider 'localdemo': scopes") && !$0.contains("┌ Edit provider") }
+        let providers = URL(fileURLWithPath: home.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("authdeck/providers.json")
+        #expect(try String(contentsOf: providers, encoding: .utf8).contains("\"phone\""), "the scope saved")
         try tmux.sendKeys("q")
     }
 }

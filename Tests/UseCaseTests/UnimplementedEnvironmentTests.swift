@@ -75,8 +75,9 @@ struct UnimplementedEnvironmentTests {
             return
         }
         _ = await useCases.planResourceSignIn(ResourceSignInRequest(resourceURL: "https://mcp.example/mcp"))
+        _ = await useCases.changeProvider("op", ProviderEditForm.Changes())
         #expect(reports.withLock { $0 } == ["load", "saveActiveAccount", "signIn", "refresh", "signOut", "userinfo", "introspect",
-                                            "accessToken", "storedTokens", "addProvider", "planResourceSignIn"]
+                                            "accessToken", "storedTokens", "addProvider", "planResourceSignIn", "changeProvider"]
                                             .map { "unimplemented: useCases.\($0)" })
     }
 }

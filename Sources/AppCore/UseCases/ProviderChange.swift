@@ -55,13 +55,17 @@ extension ProviderAdmin {
     }
 
     /// What ``change(_:clientSecret:probe:edit:)`` did, for the front end to say.
-    public struct Change: Sendable {
+    public struct Change: Equatable, Sendable {
         /// The provider as it was saved just before the change, and as it now is.
         public var before: ProviderConfig
         public var after: ProviderConfig
         public var secret: ClientSecretChange
         /// How many signed-in accounts it has (kept).
         public var accounts: Int
+
+        public init(before: ProviderConfig, after: ProviderConfig, secret: ClientSecretChange, accounts: Int) {
+            (self.before, self.after, self.secret, self.accounts) = (before, after, secret, accounts)
+        }
     }
 
     /// ``change(_:clientSecret:probe:edit:)`` with `changed` as the whole new provider.

@@ -60,18 +60,9 @@ enum RedirectPortOption {
         + " compares redirect URIs exactly, port included (register http://127.0.0.1:PORT/callback and …/logout-callback); a busy port is"
         + " an error, never another port.")
 
-    static func parse(_ text: String) -> UInt16? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let port = UInt16(text), port > 0 else { return nil }
-        return port
-    }
+    static func parse(_ text: String) -> UInt16? { ProviderSettingText.redirectPort(text) }
 
     static func problem(_ parsed: ParsedCommand) -> String? {
-        guard let text = parsed.value("redirectPort") else { return nil }
-        if parse(text) == 80 {
-            // http://127.0.0.1:80/ is http://127.0.0.1/: browsers drop the default port from the address and the Host.
-            return "--redirect-port 80 cannot be told apart from no port (http://127.0.0.1/callback); register another port"
-        }
-        guard parse(text) == nil else { return nil }
-        return "--redirect-port must be a port from 1 to 65535 (the one registered in http://127.0.0.1:PORT/callback), got '\(Output.visible(text))'"
+        parsed.value("redirectPort").flatMap { ProviderSettingText.redirectPortProblem($0, named: "--redirect-port") }
     }
 }

@@ -51,7 +51,7 @@ struct ProviderAddOptions {
         clientSecretStdin = parsed.flag("clientSecretStdin")
         noProbe = parsed.flag("noProbe")
         clientAuthentication = parsed.value("clientAuthentication")
-        scopes = parsed.values("scope").flatMap { $0.split(separator: " ").map(String.init) }
+        scopes = parsed.values("scope").flatMap(ProviderSettingText.list)
         audience = parsed.value("audience")
         resources = parsed.values("resource")
         trustedAudiences = parsed.values("trustedAudience")
@@ -106,7 +106,7 @@ struct ProviderAddOptions {
             return "--authorization-parameter '\(parameter)' must look like 'name=value'"
         }
         for host in parsed.values("gitHost") + parsed.values("registry") {
-            if host.isEmpty || host.contains("/") || host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            if !ProviderSettingText.isHost(host) {
                 return "--git-host and --registry take a host name (github.com, gitlab.example.com:8443, *.gcr.io), got '\(Output.visible(host))'"
             }
         }
