@@ -129,32 +129,53 @@ extension Renderer {
         let lineCount = sections.reduce(0) { $0 + 1 + $1.bindings.count }
         let spaced = lineCount + sections.count - 1 <= inner.height
         let keyWidth = min(12, sections.flatMap(\.bindings).map { DisplayWidth.of($0.keyLabel) }.max() ?? 8)
-        var entries: [Line] = []
+        var blocks: [[Line]] = []
         for (i, section) in sections.enumerated() {
-            if i > 0 && spaced { entries.append([]) }
-            entries.append([.text(section.title, .title)])
+            var block: [Line] = i > 0 && spaced ? [[]] : []
+            block.append([.text(section.title, .title)])
             for b in section.bindings {
                 var l: Line = [.text(" " + DisplayWidth.pad(b.keyLabel, to: keyWidth), .keyHint), .text(" " + b.description, .text)]
                 if b.isDestructive { l.append(.text(" (asks first)", .textDim)) }
                 if let reason = b.disabledReason(m) { l.append(.text(" — now: " + reason, .keyDisabled)) }
-                entries.append(l)
+                block.append(l)
             }
+            blocks.append(block)
         }
+        var entries = blocks.flatMap { $0 }
         // Columns only as many as leave each key room for (the start of) its meaning; what does not
         // fit is counted on the last row, never dropped unsaid.
         let fitting = max(1, (inner.width + 2) / (keyWidth + 1 + Self.helpMeaningWidth + 2))
         let columns = max(1, min(3, fitting, (entries.count + inner.height - 1) / inner.height))
         let colW = (inner.width - (columns - 1) * 2) / columns
-        let room = columns * inner.height
-        if entries.count > room {
-            let rest = entries.count - room + 1
-            entries = Array(entries.prefix(room - 1)) + [[.text("↓ \(rest) more: a larger terminal shows them", .textDim)]]
+        var chunks = Self.helpColumns(blocks, columns: columns, height: inner.height)
+        if chunks == nil {
+            let room = columns * inner.height
+            if entries.count > room {
+                let rest = entries.count - room + 1
+                entries = Array(entries.prefix(room - 1)) + [[.text("↓ \(rest) more: a larger terminal shows them", .textDim)]]
+            }
+            chunks = (0..<columns).map { Array(entries.dropFirst($0 * inner.height).prefix(inner.height)) }
         }
-        for c in 0..<columns {
-            let chunk = entries.dropFirst(c * inner.height).prefix(inner.height)
+        for (c, chunk) in (chunks ?? []).enumerated() {
             for (i, l) in chunk.enumerated() {
                 f.draw(l, x: inner.x + c * (colW + 2), y: inner.y + i, width: colW)
             }
         }
+    }
+
+    /// Sections kept whole in up to `columns` columns of at most `height` rows, about as long as each other
+    /// (a section's spacer row dropped at the top of a column); nil when they do not fit so.
+    static func helpColumns(_ blocks: [[Line]], columns: Int, height: Int) -> [[Line]]? {
+        guard columns > 1 else { return nil }
+        let total = blocks.reduce(0) { $0 + $1.count }
+        for limit in stride(from: min(height, (total + columns - 1) / columns), through: height, by: 1) {
+            var result: [[Line]] = [[]]
+            for block in blocks {
+                if !result[result.count - 1].isEmpty && result[result.count - 1].count + block.count > limit { result.append([]) }
+                result[result.count - 1] += result[result.count - 1].isEmpty && block.first?.isEmpty == true ? Array(block.dropFirst()) : block
+            }
+            if result.count <= columns && result.allSatisfy({ $0.count <= height }) { return result }
+        }
+        return nil
     }
 }
