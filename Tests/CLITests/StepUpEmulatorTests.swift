@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Step-up sign-in (RFC 9470) with the real binary against the Auth0 emulator, which honours `acr_values`/`max_age` at
@@ -41,6 +42,23 @@ struct StepUpEmulatorTests {
         #expect(idToken["acr"] as? String == Self.acr && idToken["authTime"] is String, "\(idToken)")
         let text = try await home.run(["status"])
         #expect(text.stdout.contains("    authentication: acr \(Self.acr), authenticated "), "\(text.stdout)")
+        await emulator.stop()
+    }
+
+    @Test("At a terminal: api signs in once with acr_values and max_age (the browser stand-in), sends the request again, exit 0")
+    func terminalStepsUpOnce() async throws {
+        let (emulator, home) = try await signedIn("honour")
+        defer { home.remove() }
+        let tmux = try TmuxSession(width: 200, height: 40, command: "/bin/bash --norc --noprofile -i", environment: home.environment)
+        defer { tmux.kill() }
+        try tmux.sendKeys("-l", "\(ShippedBinary.path) api a0 \(emulator.baseURL)/api/step-up; echo DONE-\"\"$?\n")
+        // The typed line shows `DONE-""$?`; only the echo prints DONE- and a digit.
+        let screen = try await tmux.waitFor("api's end", timeout: 30) { $0.range(of: "DONE-[0-9]", options: .regularExpression) != nil }
+        #expect(screen.contains("DONE-0") && screen.contains("asks for a stronger sign-in") && screen.contains("Stepped up"), "\(screen)")
+        let state = try await emulator.state()
+        let authorize = try #require((state["authorize_requests"] as? [[String: Any]])?.last)
+        #expect(authorize["acr_values"] as? String == Self.acr && authorize["max_age"] as? String == "300", "\(authorize)")
+        #expect(state["step_up_requests"] as? Int == 2, "the first answer asked, the second passed")
         await emulator.stop()
     }
 
