@@ -93,6 +93,7 @@ enum ScreenMapping {
         overview.resource = provider?.protectedResource?.resource
         overview.client = provider?.protectedResource?.clientDescription
         overview.isMachine = record.isMachine == true
+        overview.authentication = AuthenticationContext(record)
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })

@@ -106,6 +106,7 @@ enum DetailContent {
                 out.append(field("Ending soon", TimeText.absolute(ends, timeZone: m.timeZone) + " — sign in again by then", .statusExpiringSoon))
             }
             if o.idTokenExpiresAt != nil { out.append(expiry("ID token", o.idTokenExpiresAt, lifetime: nil, m: m, width: width)) }
+            if let authentication = o.authentication { out.append(field("Authentication", v(authentication.text(now: m.now)))) }
             out.append(field("Last refresh", o.lastRefresh.map {
                 TimeText.absolute($0, timeZone: m.timeZone) + " (" + TimeText.relative($0, now: m.now) + ")"
             } ?? "never"))

@@ -266,6 +266,8 @@ public struct OverviewModel: Equatable, Sendable {
     public var hasRefreshToken: Bool
     public var refreshExpiresAt: Date?
     public var idTokenExpiresAt: Date?
+    /// The ID token's `acr` and `auth_time` (RFC 9470 step-up), when it has either.
+    public var authentication: AuthenticationContext?
     /// When the grant ends, set only when that is "ending soon" (`authdeck check`'s
     /// `ending_soon`: the refresh token, or without one the access token, ends within the
     /// threshold): the person can sign in again at a time of their choosing.

@@ -13,5 +13,7 @@ public func fuzzChallenge(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = String(describing: error)
     }
     _ = BearerChallenge.challenges(in: HTTPResponse(status: 401, headers: ["www-authenticate": value]))
+    // RFC 9470 §3 step-up: a hostile max_age or acr_values is refused by name, never trapped on.
+    _ = try? StepUpChallenge.from(HTTPResponse(status: 401, headers: ["www-authenticate": value]))
     return 0
 }

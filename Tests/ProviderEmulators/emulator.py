@@ -366,7 +366,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.events["authorize_requests"].append(
                 {"has_audience": "audience" in query, "code_challenge_method": query.get("code_challenge_method"),
-                 "scope": query.get("scope"), "has_state": "state" in query, "has_nonce": "nonce" in query})
+                 "scope": query.get("scope"), "has_state": "state" in query, "has_nonce": "nonce" in query,
+                 "acr_values": query.get("acr_values"), "max_age": query.get("max_age")})
         if query.get("client_id") != self.state.args.client_id or parsed.hostname not in ("127.0.0.1", "localhost", "::1") \
                 or parsed.scheme != "http":
             return self.send_json(400, {"error": "invalid_request", "error_description": "unknown client or redirect_uri"})
@@ -380,7 +381,8 @@ class Handler(BaseHTTPRequestHandler):
             self.state.codes[code] = {"redirect_uri": redirect_uri, "challenge": query["code_challenge"],
                                       "scope": query.get("scope", ""), "audience": query.get("audience"),
                                       "nonce": query.get("nonce"), "expires": time.time() + 60,
-                                      "dpop_jkt": query.get("dpop_jkt")}
+                                      "dpop_jkt": query.get("dpop_jkt"), "acr": a0_acr(self.state.args, query),
+                                      "max_age": query.get("max_age")}
         params = {"code": code}
         if "state" in query:
             params["state"] = query["state"]
@@ -414,7 +416,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(403, {"error": "invalid_grant", "error_description": "Failed to verify code verifier"})
             if entry.get("dpop_jkt") and entry["dpop_jkt"] != jkt:
                 return self.send_json(400, {"error": "invalid_dpop_proof", "error_description": "dpop_jkt mismatch"})
-            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True, jkt=jkt))
+            return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], entry["nonce"], with_id_token=True, jkt=jkt,
+                                                     acr=entry.get("acr"), max_age=entry.get("max_age")))
         if grant == "urn:ietf:params:oauth:grant-type:device_code":
             return self.a0_device_token(params, jkt)
         if grant == "refresh_token":
@@ -446,7 +449,7 @@ class Handler(BaseHTTPRequestHandler):
                                                      family=entry["family"], jkt=jkt))
         return self.send_json(403, {"error": "unsupported_grant_type"})
 
-    def a0_issue(self, scope: str, audience, nonce, with_id_token: bool, family=None, jkt=None) -> dict:
+    def a0_issue(self, scope: str, audience, nonce, with_id_token: bool, family=None, jkt=None, acr=None, max_age=None) -> dict:
         now = int(time.time())
         issuer = self.issuer
         scopes = scope.split()
@@ -472,7 +475,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             response["access_token"] = secrets.token_urlsafe(24)  # opaque: good for /userinfo only
         with self.state.lock:
-            self.state.access_tokens[response["access_token"]] = {"scope": scope, "jkt": bound}
+            self.state.access_tokens[response["access_token"]] = {"scope": scope, "jkt": bound, "acr": acr}
         if with_id_token and "openid" in scopes:
             aud = self.state.args.client_id
             if self.state.args.id_token_audience:
@@ -484,6 +487,12 @@ class Handler(BaseHTTPRequestHandler):
             claims.update(AUTH0_USER)
             if nonce:
                 claims["nonce"] = nonce
+            # OIDC Core §3.1.2.1: acr as chosen at /authorize; auth_time required with max_age (--step-up omit-auth-time: a
+            # provider that forgets it).
+            if acr:
+                claims["acr"] = acr
+            if max_age is not None and self.state.args.step_up != "omit-auth-time":
+                claims["auth_time"] = now
             response["id_token"] = self.state.key.sign_jwt(claims)
         if "offline_access" in scopes:
             token = "v1." + secrets.token_urlsafe(32)
@@ -596,6 +605,32 @@ GITHUB_ROUTES = {
 DPOP_TOKEN_NONCE = secrets.token_urlsafe(12)
 DPOP_RESOURCE_NONCE = secrets.token_urlsafe(12)
 P256_SPKI_PREFIX = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
+
+
+STEP_UP_ACR = "urn:emulator:mfa"
+
+
+def a0_acr(args, query):
+    """The acr an authorization satisfies: the first acr_values value the emulator offers (urn:emulator:pwd, STEP_UP_ACR),
+    or urn:emulator:pwd; --step-up lower-acr answers urn:emulator:pwd whatever was asked."""
+    asked = (query.get("acr_values") or "").split()
+    if not asked:
+        return None
+    offered = [value for value in asked if value in ("urn:emulator:pwd", STEP_UP_ACR)]
+    return "urn:emulator:pwd" if args.step_up == "lower-acr" or not offered else offered[0]
+
+
+def a0_step_up_resource(handler, query):
+    """GET /api/step-up: 200 for an access token issued with acr STEP_UP_ACR, else 401 with RFC 9470 §3's challenge."""
+    with handler.state.lock:
+        handler.state.events.setdefault("step_up_requests", 0)
+        handler.state.events["step_up_requests"] += 1
+        entry = handler.state.access_tokens.get(handler.bearer() or "")
+    if entry is not None and entry.get("acr") == STEP_UP_ACR:
+        return handler.send_json(200, {"ok": True, "acr": STEP_UP_ACR})
+    challenge = ('Bearer error="insufficient_user_authentication", error_description="A different authentication level is'
+                 f' required", acr_values="{STEP_UP_ACR}", max_age=300')
+    handler.send(401, b"", "text/plain", {"WWW-Authenticate": challenge})
 
 
 def b64d(text: str) -> bytes:
@@ -735,6 +770,7 @@ AUTH0_ROUTES = {
     ("GET", "/v2/logout"): Handler.a0_logout,
     ("POST", "/oauth/par"): lambda handler, query: a0_par(handler, query),
     ("GET", "/api/dpop"): lambda handler, query: a0_dpop_resource(handler, query),
+    ("GET", "/api/step-up"): lambda handler, query: a0_step_up_resource(handler, query),
 }
 
 
@@ -768,6 +804,9 @@ def main(argv=None):
                         help="Auth0 with --dpop: no = the API does not bind tokens (token_type Bearer after a proof)")
     parser.add_argument("--refresh-error", choices=["none", "mfa_required", "rate_limited"], default="none",
                         help="Auth0: every refresh answers 403 mfa_required, or 429 with X-RateLimit-Reset")
+    parser.add_argument("--step-up", choices=["honour", "omit-auth-time", "lower-acr"], default="honour",
+                        help="Auth0: acr_values/max_age at /authorize (RFC 9470): honoured, or an ID token without auth_time,"
+                             " or a lower acr than asked")
     parser.add_argument("--verification-uri-complete", choices=["none", "absolute", "relative"], default="none",
                         help="OIDC presets: verification_uri_complete in device answers (relative: a path, as a broken provider sends)")
     args = parser.parse_args(argv)

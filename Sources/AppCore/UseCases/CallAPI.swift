@@ -54,30 +54,3 @@ public struct CallAPI: Sendable {
         }
     }
 }
-
-/// What a resource's `403` with `error="insufficient_scope"` (RFC 6750 §3.1) asks for: the
-/// scopes it names that the grant lacks, the union to sign in with (step-up), and the one
-/// command that does it.
-public struct ScopeStepUp: Equatable, Sendable {
-    /// The challenge's scopes the account's grant does not hold.
-    public var missing: [String]
-    /// The grant's scopes and the challenge's, each once.
-    public var scopes: [String]
-    /// `authdeck login TARGET --scope '…'`: the resource URL for a provider made for one, else the provider.
-    public var command: String
-
-    /// The step-up for `response`, or nil when it is not an `insufficient_scope` challenge.
-    public static func from(_ response: HTTPResponse, record: AccountRecord, provider: ProviderConfig?) -> ScopeStepUp? {
-        guard response.status == 403 || response.status == 401,
-              let challenge = BearerChallenge.challenges(in: response).challenges
-                  .first(where: { $0.error?.exactlyEquals("insufficient_scope") == true }) else {
-            return nil
-        }
-        let held = ScopeSet(record.grantedScopes.isEmpty ? record.requestedScopes : record.grantedScopes)
-        let asked = ScopeSet(challenge.scope ?? [])
-        let missing = asked.values.filter { !held.contains($0) }
-        let union = held.adding(asked).values
-        let target = provider?.protectedResource?.resource ?? record.providerID.rawValue
-        return ScopeStepUp(missing: missing, scopes: union, command: "authdeck login \(target) --scope '\(union.joined(separator: " "))'")
-    }
-}

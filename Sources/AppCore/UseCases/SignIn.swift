@@ -67,17 +67,19 @@ public struct SignIn: Sendable {
         do {
             // RFC 9449: a new key for this grant when the provider takes DPoP (setting `dpop`).
             let dpop = try DPoPAccess.signerForSignIn(env: env, provider: provider, metadata: metadata)
-            switch request.flow {
+            // A step-up's acr_values and max_age travel in the authorization request only (RFC 9470 §4): the browser flow.
+            switch request.stepUp == nil ? request.flow : .browser {
             case .browser:
                 (tokens, verified, supplement) = try await browserFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
                                                                        audience: audience, resources: resources, noBrowser: request.noBrowser,
                                                                        port: request.redirectPort ?? provider.fixedRedirectPort, pasted: pasted,
-                                                                       dpop: dpop, progress: progress)
+                                                                       dpop: dpop, stepUp: request.stepUp, progress: progress)
             case .device:
                 (tokens, verified) = try await deviceFlow(provider: provider, metadata: metadata, client: client, scopes: scopes,
                                                           audience: audience, resources: resources, dpop: dpop, progress: progress)
             }
             try DPoP.checkTokenType(tokens.tokenType, proofSent: dpop != nil, setting: provider.dpop ?? .auto)
+            if let stepUp = request.stepUp { try StepUp.checkIdentity(verified, requirement: stepUp) }
             progress(.verifying)
             return try await finish(provider: provider, metadata: metadata, client: client, alias: request.alias,
                                     requestedScopes: scopes, tokens: tokens, idToken: verified, supplement: supplement, dpop: dpop)
@@ -88,14 +90,16 @@ public struct SignIn: Sendable {
 
     private func browserFlow(provider: ProviderConfig, metadata: AuthorizationServerMetadata, client: ClientConfiguration, scopes: ScopeSet,
                              audience: String?, resources: [String], noBrowser: Bool, port: UInt16?, pasted: PastedLines?,
-                             dpop: DPoPSigner?, progress: @escaping @Sendable (SignInProgress) -> Void)
+                             dpop: DPoPSigner?, stepUp: StepUpRequirement?, progress: @escaping @Sendable (SignInProgress) -> Void)
                              async throws -> (TokenSet, VerifiedIDToken?, IdentitySupplement?) {
         let listener = try env.loopback.listen("/callback", port: port)
         defer { listener.close() }
         // RFC 9449 §10: the code is bound to the key.
         let dpopJKT = dpop?.thumbprint
-        let authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources,
-                                                 prompt: provider.prompt(for: scopes))
+        var authorization = AuthorizationRequest(scopes: scopes.values, redirectURI: listener.redirectURI, audience: audience, resources: resources,
+                                                 prompt: provider.prompt(for: scopes), maxAge: stepUp?.maxAge)
+        // The engine checks the ID token's `acr` against these and `auth_time` against max_age (OIDC Core §3.1.2.1).
+        authorization.acrValues = stepUp?.acrValues ?? []
         var unsent: PendingAuthorization
         // RFC 9126: pushed when the provider offers (or requires) it, unless set to `never`.
         let redirectURI = listener.redirectURI.absoluteString

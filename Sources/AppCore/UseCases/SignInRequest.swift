@@ -17,10 +17,15 @@ public struct SignInRequest: Equatable, Sendable {
     /// `--redirect-port`: listen on exactly this port for this sign-in (else the provider's
     /// ``ProviderConfig/fixedRedirectPort``, else any free port).
     public var redirectPort: UInt16?
+    /// A step-up (RFC 9470 §4): `acr_values` and `max_age` in the authorization request and checked in the ID token
+    /// (``StepUpRequirement``); browser flow only.
+    public var stepUp: StepUpRequirement?
 
     public init(providerID: ProviderID, flow: Flow = .browser, extraScopes: [String] = [], audience: String? = nil,
-                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false, redirectPort: UInt16? = nil) {
+                resources: [String] = [], alias: String? = nil, noBrowser: Bool = false, redirectPort: UInt16? = nil,
+                stepUp: StepUpRequirement? = nil) {
         self.redirectPort = redirectPort
+        self.stepUp = stepUp
         self.providerID = providerID
         self.flow = flow
         self.extraScopes = extraScopes
@@ -80,4 +85,24 @@ public enum SignInProgress: Equatable, Sendable {
 public struct PastedLines: Sendable {
     public var next: @Sendable () async -> String?
     public init(next: @escaping @Sendable () async -> String?) { self.next = next }
+}
+
+/// What a step-up sign-in asks of the authentication (RFC 9470 §4, OIDC Core §3.1.2.1) and whom it must be.
+public struct StepUpRequirement: Equatable, Sendable {
+    /// `acr_values` sent; the ID token's `acr` must be one of them (code unit for code unit).
+    public var acrValues: [String]
+    /// `max_age` sent, seconds; the ID token's `auth_time` is then required and at most this old (+ the clock tolerance).
+    public var maxAge: Int?
+    /// The subject of the account being stepped up: the new ID token's `sub` must be it, code unit for code unit (else
+    /// nothing is stored). Nil for a `login --acr-values` that names no account.
+    public var subject: String?
+
+    public init(acrValues: [String] = [], maxAge: Int? = nil, subject: String? = nil) {
+        self.acrValues = acrValues
+        self.maxAge = maxAge
+        self.subject = subject
+    }
+
+    /// Whether the sign-in must bring an ID token to check (`acr_values` or `max_age` asked).
+    public var needsIDToken: Bool { !acrValues.isEmpty || maxAge != nil }
 }

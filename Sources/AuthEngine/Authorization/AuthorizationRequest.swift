@@ -15,6 +15,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public var prompt: String?
     /// `max_age` in seconds (OIDC Core §3.1.2.1); makes `auth_time` required in the ID token.
     public var maxAge: Int?
+    /// `acr_values` (OIDC Core §3.1.2.1, RFC 9470 §4), in order of preference; makes `acr` required in the ID token.
+    public var acrValues: [String] = []
     /// `login_hint`.
     public var loginHint: String?
     /// `response_mode`, e.g. `form_post` (Apple).
@@ -58,6 +60,8 @@ public struct PendingAuthorization: Sendable, Equatable, Codable {
     public var requestedScopes: [String]
     /// `max_age` sent, if any.
     public var maxAge: Int?
+    /// `acr_values` sent, if any: the ID token's `acr` must be one of them (``ACRRequirement``).
+    public var acrValues: [String]?
     /// The RFC 8707 `resource` the code exchange repeats (MCP authorization: "in both
     /// authorization requests and token requests"); nil: the exchange carries none (the
     /// default token; each resource's comes by refresh).
@@ -135,6 +139,7 @@ func authorizationParameters(metadata: AuthorizationServerMetadata, client: Clie
     parameters.append(FormParameter("code_challenge_method", challenge.method.rawValue))
     if let prompt = request.prompt { parameters.append(FormParameter("prompt", prompt)) }
     if let maxAge = request.maxAge { parameters.append(FormParameter("max_age", String(maxAge))) }
+    if !request.acrValues.isEmpty { parameters.append(FormParameter("acr_values", request.acrValues.joined(separator: " "))) }
     if let loginHint = request.loginHint { parameters.append(FormParameter("login_hint", loginHint)) }
     if let responseMode = request.responseMode { parameters.append(FormParameter("response_mode", responseMode)) }
     if let audience = request.audience { parameters.append(FormParameter("audience", audience)) }
@@ -149,10 +154,11 @@ func authorizationParameters(metadata: AuthorizationServerMetadata, client: Clie
         guard seen.insert(parameter.name).inserted else { throw .unsupported(.repeatedParameter(parameter.name)) }
     }
 
-    let pending = PendingAuthorization(
+    var pending = PendingAuthorization(
         authorizationURL: endpoint, state: state, nonce: nonce,
         codeVerifier: verifier, redirectURI: redirectURI, expectedIssuer: metadata.issuer, clientID: client.clientID,
         requestedScopes: request.scopes, maxAge: request.maxAge)
+    if !request.acrValues.isEmpty { pending.acrValues = request.acrValues }
     return (endpoint, parameters, pending)
 }
 

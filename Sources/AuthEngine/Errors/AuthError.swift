@@ -126,6 +126,8 @@ public enum ProtocolViolation: Sendable, Equatable {
     case issuedTooLongAgo(iat: Date, now: Date, maximumAge: TimeInterval)
     /// OIDC Core §3.1.3.7 step 12: `auth_time` is older than the requested `max_age`.
     case authenticationTooOld(authTime: Date, maxAge: Int, now: Date)
+    /// OIDC Core §3.1.2.1, RFC 9470 §3: `acr_values` were requested and the ID token's `acr` is absent or none of them.
+    case acrNotSatisfied(requested: [String], actual: String?)
     /// OIDC Core §3.1.3.7 step 11: `nonce` must equal the sent one.
     case nonceMismatch(expected: String?, actual: String?)
     /// OIDC Core §3.1.3.8: `at_hash` does not match the access token.

@@ -267,6 +267,11 @@ public struct PresentableError: Sendable, Equatable {
             ("Authentication too old",
              "`auth_time` is \(iso(authTime)), older than max_age \(maxAge) s at \(iso(now)).",
              "OIDC Core §3.1.3.7 step 12")
+        case .acrNotSatisfied(let requested, let actual):
+            ("Authentication not strong enough",
+             "The sign-in asked for `acr` \(requested.joined(separator: " or ")); the ID token's `acr` is "
+                + (actual.map { "\($0)" } ?? "absent") + ". Nothing was stored; the provider may not offer that level for this client.",
+             "OIDC Core §3.1.2.1, RFC 9470 §3")
         case .nonceMismatch:
             ("Nonce mismatch", "The ID token `nonce` does not match the request (replayed or foreign token).", "OIDC Core §3.1.3.7 step 11")
         case .dpopTokenWithoutProof:

@@ -28,6 +28,15 @@ public enum AuthTimeRequirement: Sendable, Equatable {
     case maxAge(Int)
 }
 
+/// `acr` requirements (OIDC Core §3.1.2.1 `acr_values`, §3.1.3.7 step 11 of the 2023 errata set: "If the acr Claim was
+/// requested, the Client SHOULD check that the asserted Claim Value is appropriate"; RFC 9470 §3).
+public enum ACRRequirement: Sendable, Equatable {
+    /// No `acr_values` were requested.
+    case notRequested
+    /// `acr_values` were requested: `acr` is required and must be one of them, compared code unit for code unit.
+    case oneOf([String])
+}
+
 /// How long ago an ID token may have been issued (OIDC Core §3.1.3.7 step 10: `iat` "can be
 /// used to reject tokens that were issued too far away from the current time"; the range is
 /// the client's). Skipping takes an explicit case.
@@ -64,6 +73,8 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
     public var nonce: ExpectedNonce
     public var accessTokenHash: ExpectedAccessTokenHash
     public var authTime: AuthTimeRequirement
+    /// `acr` requirement (``ACRRequirement``): set from the pending request's `acr_values`.
+    public var acr: ACRRequirement = .notRequested
     /// Clock skew allowed for `exp`, `iat`, `nbf`, `auth_time`, seconds (oauth4webapi's `clockTolerance`); clamped to 0…300. Default 30.
     public var clockTolerance: TimeInterval
     /// Our allow-list; intersected with ``serverAlgorithms``. `none` and HS* are always removed.
@@ -97,6 +108,7 @@ public struct IDTokenValidationOptions: Sendable, Equatable {
                   nonce: pending.nonce.map(ExpectedNonce.value) ?? .none, accessTokenHash: .accessToken(tokens.accessToken),
                   authTime: pending.maxAge.map(AuthTimeRequirement.maxAge) ?? .notRequested,
                   serverAlgorithms: metadata.idTokenSigningAlgValuesSupported)
+        if let acrValues = pending.acrValues, !acrValues.isEmpty { acr = .oneOf(acrValues) }
         trust(client)
     }
 
@@ -238,7 +250,7 @@ func verifyClaims(_ raw: RawIDToken, jws: CompactJWS, algorithm: JWSAlgorithm, k
 /// untrusted audience; steps 4–5 `azp` = `client_id` when present, required with several
 /// audiences; step 9 `exp`; step 10 `iat` not in the future, nor older than
 /// ``IDTokenValidationOptions/issuedAt`` allows; RFC 7519 §4.1.5 `nbf`;
-/// step 11 `nonce`; step 12 `auth_time` with `max_age`; §3.1.3.8 `at_hash` when present.
+/// step 11 `nonce`; step 12 `auth_time` with `max_age`; `acr` one of the requested `acr_values`; §3.1.3.8 `at_hash` when present.
 public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValidationOptions, crypto: CryptoProvider,
                                   now: Date, algorithm: JWSAlgorithm) throws(AuthError) {
     let expectedIssuer = try options.expectedIssuer(tenantID: claims.tenantID)
@@ -278,6 +290,11 @@ public func validateIDTokenClaims(_ claims: IDTokenClaims, options: IDTokenValid
         guard let authTime = claims.authTime else { throw .protocolViolation(.missingClaim("auth_time")) }
         if now.timeIntervalSince(authTime) > TimeInterval(maxAge) + tolerance {
             throw .protocolViolation(.authenticationTooOld(authTime: authTime, maxAge: maxAge, now: now))
+        }
+    }
+    if case .oneOf(let requested) = options.acr {
+        guard let acr = claims.authenticationContextClassReference, requested.containsExactly(acr) else {
+            throw .protocolViolation(.acrNotSatisfied(requested: requested, actual: claims.authenticationContextClassReference))
         }
     }
     if case .accessToken(let accessToken) = options.accessTokenHash, let atHash = claims.accessTokenHash {

@@ -17,6 +17,9 @@ enum ExitCode {
     static let declined: Int32 = 6
     /// On a remote: the agent's machine did not allow the request (`authdeck agent --confirm` answered no, or not in time).
     static let agentDenied: Int32 = 7
+    /// `api`: a resource asked for a step-up sign-in (RFC 9470 `insufficient_user_authentication`, or `insufficient_scope`) and
+    /// no person is here to sign in (no terminal): the message gives the `authdeck login` command that does it.
+    static let stepUpRequired: Int32 = 8
     /// Ctrl-C (SIGINT) cancelled a sign-in: 128 + SIGINT, as shells report it.
     static let interrupted: Int32 = 130
 }
@@ -90,6 +93,9 @@ enum Commands {
             .value("name", valueName: "alias", help: "An alias for the account."),
             .flag("noBrowser", help: "Print the URL instead of opening a browser; the redirect URL (or the code) can then be pasted back."),
             RedirectPortOption.spec,
+            .value("acrValues", valueName: "acr", help: "Step-up (RFC 9470): acr_values to ask for, space-separated; the ID token's acr"
+                + " must be one of them."),
+            .value("maxAge", valueName: "seconds", help: "Step-up (RFC 9470): max_age; the ID token's auth_time must be at most this old."),
             .flag("yes", short: "y", help: "With a resource URL: sign in without asking first (scripts)."),
             .value("clientMetadataUrl", valueName: "url", help: "With a resource URL: a client id metadata document's https URL, the"
                 + " client_id where the server takes them."),

@@ -251,9 +251,15 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
         headers.append(HTTPHeader(header[..<colon].trimmingWhitespace(), header[header.index(after: colon)...].trimmingWhitespace()))
     }
     let requestBody = body
-    let response = try await context.run { () async throws(AppError) in
-        try await CallAPI(context.app).run(record.id, method: method, url: url, headers: headers, body: requestBody)
+    // A step-up challenge (RFC 9470, insufficient_scope): one sign-in here when a person is at the terminal, else exit 8.
+    let person = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
+    let stepped = try await context.run { () async throws(AppError) in
+        try await CallAPI(context.app).runSteppingUp(record.id, method: method, url: url, headers: headers, body: requestBody,
+                                                     canSignIn: person) { (request) async throws(AppError) in
+            try await stepUpSignIn(request, resource: url, context)
+        }
     }
+    let response = stepped.response
     if options.include {
         Output.err("HTTP \(response.status)")
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { Output.err("\(name): \(value)") }
@@ -265,11 +271,7 @@ func apiRun(_ options: APIOptions, _ context: CLIContext) async throws -> Int32 
     } else {
         Output.raw(response.body)
     }
-    if let stepUp = ScopeStepUp.from(response, record: record, provider: snapshot.providers.first { $0.id == record.providerID }) {
-        let missing = stepUp.missing.isEmpty ? "the scopes it names (\(stepUp.scopes.joined(separator: " ")))" : stepUp.missing.joined(separator: " ")
-        throw CLIFailure("\(method.rawValue) \(url.absoluteString) answered HTTP \(response.status) insufficient_scope: the token lacks \(missing)",
-                         hint: "Sign in again with the scopes it needs: \(stepUp.command)")
-    }
+    try stepUpFailure(stepped.decision, method: method, url: url, status: response.status)
     if response.status >= 400 {
         let hint = response.status == 401
             ? "The API refused the token: try 'authdeck refresh', or sign in again with the scopes or audience it needs."

@@ -25,6 +25,8 @@ struct LoginOptions {
     var yes: Bool
     var clientMetadataURL: String?
     var authorizationServer: String?
+    /// `--acr-values` / `--max-age`: a step-up sign-in (RFC 9470 §4).
+    var stepUp: StepUpRequirement?
 
     init(_ parsed: ParsedCommand) {
         provider = parsed.positional("provider")
@@ -38,6 +40,9 @@ struct LoginOptions {
         yes = parsed.flag("yes")
         clientMetadataURL = parsed.value("clientMetadataUrl")
         authorizationServer = parsed.value("authorizationServer")
+        let acrValues = (try? StepUpChallenge.values(parsed.value("acrValues"), named: "acr_values")) ?? []
+        let maxAge = (try? StepUpChallenge.maxAge(parsed.value("maxAge"))) ?? nil
+        if !acrValues.isEmpty || maxAge != nil { stepUp = StepUpRequirement(acrValues: acrValues, maxAge: maxAge) }
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
@@ -45,6 +50,15 @@ struct LoginOptions {
         if let name = parsed.value("name"), let problem = AccountResolution.aliasProblem(name) { return problem }
         if parsed.flag("device") && parsed.value("redirectPort") != nil { return "--device has no redirect; drop --redirect-port" }
         if let problem = RedirectPortOption.problem(parsed) { return problem }
+        do {
+            _ = try StepUpChallenge.values(parsed.value("acrValues"), named: "acr_values")
+            _ = try StepUpChallenge.maxAge(parsed.value("maxAge"))
+        } catch {
+            return "--\(error.parameter == "max_age" ? "max-age" : "acr-values"): \(error.problem)"
+        }
+        if parsed.flag("device") && (parsed.value("acrValues") != nil || parsed.value("maxAge") != nil) {
+            return "--acr-values and --max-age travel in the browser's authorization request; drop --device"
+        }
         return nil
     }
 }
@@ -82,7 +96,7 @@ func loginRun(_ options: LoginOptions, _ context: CLIContext) async throws -> In
     try context.unlock()
     let request = SignInRequest(providerID: providerID, flow: options.device ? .device : .browser, extraScopes: options.scopes,
                                 audience: options.audience, resources: options.resources, alias: options.name, noBrowser: options.noBrowser,
-                                redirectPort: options.redirectPort)
+                                redirectPort: options.redirectPort, stepUp: options.stepUp)
     let (result, interrupted) = await Interrupt.cancellable { () async -> Result<SignInOutcome, AppError> in
         do throws(AppError) {
             // A browser on another machine: its redirect pasted on this terminal (read only when no browser opened here).

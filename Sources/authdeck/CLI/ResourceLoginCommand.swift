@@ -14,6 +14,11 @@ func resourceLoginRun(_ options: LoginOptions, _ context: CLIContext) async thro
     let url = options.provider ?? ""
     // Before anything says the URL: a password in it is not shown, sent or stored.
     try context.run { () throws(AppError) in try SignInToResource.refuseCredentials(in: url) }
+    if options.stepUp != nil {
+        throw CLIFailure(usageMessage: "--acr-values and --max-age go with a provider's name",
+                         hint: "Step up the resource's account through its provider: authdeck login PROVIDER --acr-values ACR"
+                             + " (authdeck status names it).")
+    }
     if options.device || options.audience != nil || !options.resources.isEmpty {
         throw CLIFailure(usageMessage: "--device, --audience and --resource do not go with a resource URL",
                          hint: "The resource is the URL itself: authdeck login \(Output.visible(url)) [--scope SCOPE].")

@@ -50,7 +50,10 @@ struct StatusRow {
             case .verified(let algorithm, let keyID): .object(["verified": .bool(true), "algorithm": .string(algorithm), "keyId": .text(keyID)])
             case .notVerified(let reason): .object(["verified": .bool(false), "reason": .string(reason)])
             }
-            idToken = .object(["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature])
+            // OIDC Core §2 `acr` and `auth_time` (RFC 9470 step-up): the age is the reader's to compute (a kept answer ages).
+            let authentication = AuthenticationContext(record)
+            idToken = .object(["expiresAt": time(info.expiresAt), "secondsLeft": left(info.expiresAt), "signature": signature,
+                               "acr": .text(authentication?.acr), "authTime": time(authentication?.authTime)])
         }
         var object: [String: JSONValue] = [
             "id": .string(record.id.rawValue),
@@ -151,6 +154,10 @@ struct StatusRow {
             lines.append("    refresh token: none")
         }
         if let thumbprint = record.boundDPoPThumbprint { lines.append("    token binding: DPoP, key \(thumbprint)") }
+        if let authentication = AuthenticationContext(record) {
+            let at = authentication.authTime.map { " (\(Times.rfc3339($0)))" } ?? ""
+            lines.append("    authentication: \(authentication.text(now: now))\(at)")
+        }
         lines.append("    scopes: \(record.grantedScopesText)")
         lines.append("    storage: \(record.storage.rawValue)")
         return lines
