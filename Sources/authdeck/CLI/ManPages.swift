@@ -165,6 +165,8 @@ enum ManPages {
             + " nothing was stored."),
         (ExitCode.fileDamaged, "A file authdeck keeps is damaged; nothing was changed (run authdeck doctor)."),
         (ExitCode.declined, "Declined: the answer to a question was no (login URL's plan); nothing was registered or stored."),
+        (ExitCode.agentDenied, "A forwarded request was denied: the person at the agent's terminal said no or did not answer"
+            + " (authdeck agent \\-\\-confirm)."),
         (ExitCode.stepUpRequired, "api: the resource asked for a step-up sign-in (RFC 9470) and no terminal is there to sign in from;"
             + " the message names the authdeck login command."),
         (ExitCode.interrupted, "Interrupted by Ctrl-C (SIGINT)."),
