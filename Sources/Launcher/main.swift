@@ -23,7 +23,8 @@ let arguments = CommandLine.arguments
 // On a remote (AUTHDECK_AGENT_SOCK): a plain `token` is the agent's, and nothing is answered from
 // local files: an agent that cannot be reached is the full program's to say.
 let forwarded = AgentToken.forwarded(ThisProcess.environmentEntries())
-if forwarded, fcntl(1, F_GETFD) != -1, let remote = AgentToken.answer(arguments: arguments, variables: ThisProcess.environmentEntries()) {
+if forwarded, fcntl(1, F_GETFD) != -1, let remote = AgentToken.answer(arguments: arguments, variables: ThisProcess.environmentEntries(),
+                                                                               directory: ThisProcess.currentDirectory()) {
     if !remote.stderr.isEmpty { _ = Array(remote.stderr.utf8).withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }
     exit(writeOut(remote.stdout) ? remote.exitCode : 1)
 }

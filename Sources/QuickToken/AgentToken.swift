@@ -8,7 +8,9 @@ import TextSupport
 /// rules are ``AgentConnection``'s; the wire is `AgentWire` (AppCore), read here with jansson as
 /// StrictJSON reads it (duplicate members refused). Any other form of the command, or an agent
 /// that cannot be reached (no request made), goes to the full program, which says why; once the
-/// request is sent, every outcome is said here (exactly one attempt).
+/// request is sent, every outcome is said here (exactly one attempt). Where the directory could
+/// choose the account (no `AUTHDECK_ACCOUNT`, and directory rules or a git config that may name
+/// one: ``QuickAnswer``'s own tests of the place), the full program reads the place and sends it.
 public enum AgentToken {
     /// Whether `AUTHDECK_AGENT_SOCK` names a socket (set and not empty): then the launcher answers
     /// nothing from this machine's files.
@@ -18,19 +20,38 @@ public enum AgentToken {
 
     /// What to print and the exit status, or nil to hand over (only when no request was sent: the
     /// full program then says why; a request sent is never sent again, so every failure after it is said here).
-    public static func answer(arguments: [String], variables: [String]) -> (stdout: String, stderr: String, exitCode: Int32)? {
+    public static func answer(arguments: [String], variables: [String], directory: String?) -> (stdout: String, stderr: String, exitCode: Int32)? {
         guard arguments.count == 2, arguments[1].utf8.elementsEqual("token".utf8) else { return nil }
         var socket: String?, account: String?
         for entry in variables {
             if entry.utf8.starts(with: "AUTHDECK_AGENT_SOCK=".utf8) { socket = String(entry.dropFirst(20)) }
             if entry.utf8.starts(with: "AUTHDECK_ACCOUNT=".utf8) { account = String(entry.dropFirst(17)) }
         }
-        guard let socket, !socket.isEmpty, let request = requestBytes(environmentAccount: account) else { return nil }
+        guard let socket, !socket.isEmpty else { return nil }
+        if account?.isEmpty != false, placeMayChoose(variables: variables, directory: directory) { return nil }
+        guard let request = requestBytes(environmentAccount: account) else { return nil }
         switch AgentConnection.exchange(socket, request) {
         case .failure(let unreachable) where !unreachable.sent: return nil
         case .failure(let unreachable): return failed(AgentConnection.unreachableTitle(unreachable.reason))
         case .success(let bytes): return read(bytes)
         }
+    }
+
+    /// Whether this host's directory could choose the account (``QuickAnswer``'s tests: `bindings.json`
+    /// exists, or git config here may mention `authdeck`); true where in doubt (no directory).
+    static func placeMayChoose(variables: [String], directory: String?) -> Bool {
+        var environment: [String: String] = [:]
+        for entry in variables {
+            guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = String(entry[..<equals])
+            guard key.utf8.starts(with: "XDG_".utf8) || key.utf8.starts(with: "GIT_".utf8)
+                    || key.utf8.elementsEqual("HOME".utf8) || key.utf8.elementsEqual("PATH".utf8) else { continue }
+            // A name given twice: which one git reads is its own choice.
+            guard environment.updateValue(String(entry[entry.index(after: equals)...]), forKey: key) == nil else { return true }
+        }
+        guard let directory, directory.utf8.first == UInt8(ascii: "/") else { return true }
+        if QuickAnswer.exists("\(XDGPaths(environment: environment).configDirectory)/bindings.json") { return true }
+        return GitConfigFiles.mayMention("authdeck", directory: directory, environment: environment)
     }
 
     /// The agent's answer to a plain `token`, as the full program prints it (AgentWire's shape).

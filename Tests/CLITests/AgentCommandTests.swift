@@ -11,7 +11,7 @@ import Glibc
 
 @Suite("authdeck agent", .serialized)
 struct AgentCommandTests {
-    @Test("A remote home with no account gets the agent's access token (token, --exec-credential); the log records it; the agent gone → named error in 1 s")
+    @Test("A remote home with no account gets the agent's access token (token, --exec-credential); a rule there names a forwarded account; the log records it; the agent gone → named error in 1 s")
     func remoteTokenThroughTheSocket() async throws {
         let idp = try await CLIProvider.shared.provider()
         let home = try await signedInHome(idp)
@@ -34,6 +34,20 @@ struct AgentCommandTests {
         var info = stat()
         #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(!FileManager.default.fileExists(atPath: remote.root.appendingPathComponent("data/authdeck").path), "nothing written on the remote")
+        // A rule on the remote names a forwarded account (the agent's list, not the remote's empty store); the launcher
+        // hands 'token' where rules exist to the full program, which sends the place (this test's own directory).
+        let here = FileManager.default.currentDirectoryPath
+        let bind = try await remote.run(["bind", "alice", "--dir", here], extra: forwarded)
+        #expect(bind.exitCode == 0 && bind.stderr.contains("now use local/alice, forwarded by the agent"), "\(bind)")
+        let unserved = try await remote.run(["bind", "nobody"], extra: forwarded)
+        #expect(unserved.exitCode == 2 && unserved.stderr.contains("The agent serves no account 'nobody'"), "\(unserved)")
+        let which = try await remote.run(["which", "--dir", here], extra: forwarded)
+        #expect(which.stdout.contains("local/alice  (rule \(here), forwarded"), "\(which)")
+        let bound = try await remote.run(["token"], extra: forwarded)
+        #expect(bound.exitCode == 0 && bound.stdout == local, "\(bound)")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: remote.root.path).filter { !$0.hasPrefix("passphrase") }
+        #expect(written.sorted() == ["config", "config/authdeck", "config/authdeck/bindings.json", "config/authdeck/bindings.json.lock"],
+                "only the rule asked for (and its file's lock, as a local bind): \(written)")
         let log = try await home.run(["agent", "--log"])
         #expect(log.stdout.contains("local/alice  allowed  token") && log.stdout.contains("refused  token"), "\(log)")
         agent.signal(SIGKILL)

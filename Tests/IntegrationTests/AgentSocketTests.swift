@@ -2,6 +2,8 @@ import AppCore
 import AppCoreLive
 import AuthEngine
 import Foundation
+import QuickToken
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -60,5 +62,33 @@ struct AgentSocketTests {
             #expect(error.title.contains("is not reachable"), "\(error)")
         }
         #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test("The launcher's remote 'token' where directory rules exist: handed to the full program unsent (it sends the place); asked itself without rules or with AUTHDECK_ACCOUNT")
+    func launcherHandsPlacesOver() async throws {
+        let tight = try directory()
+        defer { _ = try? FileManager.default.removeItem(atPath: tight) }
+        let path = tight + "/agent.sock", asked = Atomic<Int>(0)
+        let fd = try AgentSocket.listen(at: path)
+        defer { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+        AgentSocket.serve(fd, refused: { _ in }, answer: { _, _ in
+            asked.add(1, ordering: .sequentiallyConsistent)
+            return Array(AgentAnswer.token(.init(account: "op/alice", token: AccessToken("at-1"), tokenType: "Bearer", expiresAt: nil)).json.serialized())
+        })
+        try #require(mkdir(tight + "/work", 0o700) == 0)
+        let variables = ["AUTHDECK_AGENT_SOCK=\(path)", "HOME=\(tight)", "XDG_CONFIG_HOME=\(tight)/config", "PATH=/usr/bin:/bin"]
+        // The launcher's blocking exchange on a thread of its own: the agent's answers need the cooperative pool.
+        func token(_ extra: [String] = []) async -> String? {
+            let work = tight + "/work"
+            return await Blocking.onOwnThread {
+                AgentToken.answer(arguments: ["authdeck", "token"], variables: variables + extra, directory: work)?.stdout
+            }
+        }
+        #expect(await token() == "at-1\n", "no rules here: the launcher asks")
+        try FileManager.default.createDirectory(atPath: tight + "/config/authdeck", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: tight + "/config/authdeck/bindings.json", contents: Data(#"{"bindings":[],"version":1}"#.utf8))
+        #expect(await token() == nil, "rules exist: the full program reads the place")
+        #expect(asked.load(ordering: .sequentiallyConsistent) == 1, "and nothing was sent")
+        #expect(await token(["AUTHDECK_ACCOUNT=op/alice"]) == "at-1\n", "AUTHDECK_ACCOUNT comes before any rule: asked")
     }
 }

@@ -186,6 +186,41 @@ struct AgentServiceTests {
         #expect(try AgentAnswer.parse(Array(answer.json.serialized())) == answer)
     }
 
+    @Test("The remote's place (its git config, its 'bind' rule) chooses among the served accounts by the one rule; a rule naming one not served is an error, never another account")
+    func remotePlaceChoosesServedAccount() async throws {
+        let world = StubWorld()
+        GitCredentialsTests.served(world)
+        let alice = try await signedIn(world)
+        let bob = try await signedIn(world, as: "bob")
+        let carol = try await signedIn(world, as: "carol")
+        let agent = service(world, [alice.record.id, bob.record.id])
+        let rule = AccountPlace(directory: "/srv/work/app", rule: DirectoryBinding(directory: "/srv/work", account: bob.record.id))
+        func ask(_ operation: AgentRequest.Operation, _ place: AccountPlace?, environment: String? = nil,
+                 input: String? = nil) async -> AgentAnswer {
+            let request = AgentRequest(operation: operation, environmentAccount: environment, command: "token", host: "buildbox",
+                                       helperInput: input, place: place)
+            #expect((try? AgentRequest.parse(Array(request.json.serialized()))) == request, "the place crosses the wire as it is")
+            return await agent.answer(request, peer: peer)
+        }
+        func account(_ answer: AgentAnswer) -> String? { if case .token(let issued) = answer { issued.account } else { nil } }
+        #expect(account(await ask(.token, nil)) == "op/alice", "no place: the agent's default (carol is not served)")
+        #expect(account(await ask(.token, rule)) == "op/bob", "the rule's account")
+        #expect(account(await ask(.token, rule, environment: "op/alice")) == "op/alice", "AUTHDECK_ACCOUNT before the rule, as locally")
+        let git = AccountPlace(directory: "/srv/work", gitConfig: GitConfigAccount(value: "alice", file: "/home/r/.gitconfig", scope: "global"),
+                               rule: rule.rule)
+        #expect(account(await ask(.token, git)) == "op/alice", "git config before the rule")
+        let helper = await ask(.gitCredentialGet, rule, input: "protocol=https\nhost=git.example.com\n\n")
+        #expect(account(helper) == "op/bob", "git's helper: the rule settles two served accounts; \(helper)")
+        guard case .accounts(let listed) = await ask(.accounts, rule) else { Issue.record("no accounts"); return }
+        #expect(listed.filter(\.isDefault).map(\.id) == [bob.record.id.rawValue], "the rule's account is marked, with its id (bind keeps it)")
+        let elsewhere = AccountPlace(directory: "/srv/x", rule: DirectoryBinding(directory: "/srv/x", account: carol.record.id))
+        guard case .failure(let missing) = await ask(.token, elsewhere) else { Issue.record("a rule's unserved account fell back"); return }
+        #expect(missing.code == .usage && missing.title.contains("/srv/x") && missing.title.contains(carol.record.id.rawValue), "\(missing)")
+        let damaged = AccountPlace(directory: "/srv/x", rulesProblem: "bindings.json is damaged")
+        guard case .failure(let unreadable) = await ask(.token, damaged) else { Issue.record("damaged rules were passed over"); return }
+        #expect(unreadable.title.contains("bindings.json is damaged"), "\(unreadable)")
+    }
+
     @Test("The wire: another version, a duplicate member and a request too long are refused by name")
     func wireRefusals() throws {
         let version = #"{"version":2,"operation":"token","command":"token","host":"h"}"#

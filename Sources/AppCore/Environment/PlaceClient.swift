@@ -12,6 +12,9 @@ public struct PlaceClient: Sendable {
     public var bindings: @Sendable () throws(AppError) -> [DirectoryBinding]
     /// One read-modify-write of the rules under the file's lock (the live value: StrictJSON, 0600, atomic).
     public var updateBindings: @Sendable (_ change: (inout [DirectoryBinding]) -> Void) throws(AppError) -> Void
+    /// A place already read elsewhere (the remote's, sent with an agent request): ``Places/read(_:)``
+    /// of the current directory returns it as it is, reading nothing here.
+    public var given: AccountPlace? = nil
 
     public init(currentDirectory: @escaping @Sendable () -> String?, realPath: @escaping @Sendable (String) -> String?,
                 bindings: @escaping @Sendable () throws(AppError) -> [DirectoryBinding],
@@ -20,6 +23,13 @@ public struct PlaceClient: Sendable {
         self.realPath = realPath
         self.bindings = bindings
         self.updateBindings = updateBindings
+    }
+
+    /// The place `place`, read by someone else (the agent's remote): no file here is read or written.
+    public static func fixed(_ place: AccountPlace) -> PlaceClient {
+        var client = PlaceClient.none
+        client.given = place
+        return client
     }
 
     /// Nowhere: no directory, no rules (a world without a file system).

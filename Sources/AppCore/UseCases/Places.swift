@@ -14,6 +14,7 @@ public struct Places: Sendable {
     /// Reads only; git missing or failing means no git config value, and git is not run where no
     /// file it reads could set one (``GitClient/configMayMention``).
     public func read(_ directory: String? = nil) -> AccountPlace {
+        if directory == nil, let given = env.place.given { return given }
         guard let real = directory.map({ env.place.realPath($0) }) ?? env.place.currentDirectory() else { return .nowhere }
         var place = AccountPlace(directory: real)
         if env.git.configMayMention("authdeck", real),

@@ -122,36 +122,3 @@ func agentLogRun(_ context: CLIContext) throws -> Int32 {
     }
     return ExitCode.ok
 }
-
-/// `--confirm`'s questions on this machine's terminal, one at a time: `y` allows; anything else,
-/// no terminal, or no answer within `timeout` seconds (at most ``AgentConnection/maximumConfirmTimeout``)
-/// is no. Each question waits on a thread of its own (never a cooperative pool thread: other
-/// requests are answered meanwhile).
-final class ConfirmDesk: Sendable {
-    let timeout: Double
-    /// Held while a question is on the terminal.
-    let terminal = Mutex(())
-    init(timeout: Double) { self.timeout = min(max(timeout.isFinite ? timeout : 0, 0), Double(AgentConnection.maximumConfirmTimeout)) }
-
-    func ask(_ question: AgentService.Question) async -> Bool {
-        await Blocking.onOwnThread { self.terminal.withLock { _ in self.askOnTerminal(question) } }
-    }
-
-    private func askOnTerminal(_ question: AgentService.Question) -> Bool {
-        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let text = "authdeck agent: \(Sanitizer.visible(question.host)) runs '\(Sanitizer.visible(question.command))' and asks for"
-            + " \(Sanitizer.visible(question.account))\(question.resource.map { " for the resource \(Sanitizer.visible($0))" } ?? "")."
-            + " Allow? [y/N] (\(Int(timeout)) s) "
-        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else {
-            _ = Array("no answer: denied\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            return false
-        }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return count > 0 && (buffer[0] == UInt8(ascii: "y") || buffer[0] == UInt8(ascii: "Y"))
-    }
-}

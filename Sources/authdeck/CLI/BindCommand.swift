@@ -9,7 +9,7 @@ extension Commands {
         abstract: "Make commands run in a directory (and below it) use an account, without changing the active one.",
         discussion: "The rule is kept in $XDG_CONFIG_HOME/authdeck/bindings.json for the directory's real path (symlinks resolved);"
             + " the longest matching directory wins. $AUTHDECK_ACCOUNT and git config's authdeck.account come before a rule;"
-            + " 'authdeck which' says what chose.",
+            + " 'authdeck which' says what chose. Where $AUTHDECK_AGENT_SOCK is set, ACCOUNT is one the agent serves (see 'authdeck ssh').",
         positionals: [
             PositionalSpec(name: "account", optional: false, help: "An alias, an unambiguous prefix of provider/username, or the account id."),
         ],
@@ -19,6 +19,7 @@ extension Commands {
 }
 
 func bindRun(_ query: String, directory: String?, _ context: CLIContext) async throws -> Int32 {
+    if let socket = agentSocket(context) { return try remoteBindRun(query, directory: directory, socket, context) }
     let snapshot = try context.snapshot()
     let record = try context.account(query, in: snapshot)
     let places = Places(context.app)

@@ -24,6 +24,14 @@ func remoteHostName() -> String {
     return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
 }
 
+/// What this host's directory says of the account (``Places/read(_:)``: the same git config and
+/// `authdeck bind` rules as without an agent), for the agent to resolve over its accounts; nil when
+/// the ACCOUNT argument or `AUTHDECK_ACCOUNT` chooses (then nothing is read, as locally).
+func remotePlace(_ query: String?, directory: String? = nil, _ context: CLIContext) -> AccountPlace? {
+    guard query == nil, context.environment["AUTHDECK_ACCOUNT"]?.isEmpty != false else { return nil }
+    return Places(context.app).read(directory)
+}
+
 /// One request to the agent; a failure answer becomes the CLI's error with its exit status
 /// (`denied`: ``ExitCode/agentDenied``).
 func askAgent(_ path: String, _ request: AgentRequest) throws -> AgentAnswer {
@@ -41,7 +49,8 @@ func agentFailure(_ failure: AgentAnswer.Failure) -> CLIFailure {
 func agentToken(_ path: String, account: String?, resource: String?, minValid: Double, idToken: Bool = false, command: String,
                 _ context: CLIContext) throws -> AgentAnswer.IssuedToken {
     let request = AgentRequest(operation: .token, account: account, environmentAccount: context.environment["AUTHDECK_ACCOUNT"],
-                               resource: resource, minimumValidity: minValid, idToken: idToken, command: command, host: remoteHostName())
+                               resource: resource, minimumValidity: minValid, idToken: idToken, command: command, host: remoteHostName(),
+                               place: remotePlace(account, context))
     guard case .token(let issued) = try askAgent(path, request) else { throw CLIFailure("agent: the answer holds no token") }
     return issued
 }
@@ -83,7 +92,7 @@ func remoteHelperRun(_ operation: AgentRequest.Operation, _ bytes: [UInt8], _ pa
     let prefix = docker == nil ? "authdeck git-credential" : "docker-credential-authdeck"
     let command = docker == nil ? (operation == .gitCredentialErase ? "git-credential erase" : "git-credential get") : "docker-credential get"
     let request = AgentRequest(operation: operation, environmentAccount: context.environment["AUTHDECK_ACCOUNT"], command: command,
-                               host: remoteHostName(), helperInput: String(decoding: bytes, as: UTF8.self))
+                               host: remoteHostName(), helperInput: String(decoding: bytes, as: UTF8.self), place: remotePlace(nil, context))
     let answer: AgentAnswer
     do { answer = try askAgent(path, request) } catch {
         let failure = error as? CLIFailure ?? CLIFailure("\(error)")
@@ -100,16 +109,33 @@ func remoteHelperRun(_ operation: AgentRequest.Operation, _ bytes: [UInt8], _ pa
 }
 
 /// The agent's accounts (`status` and `which` on the remote).
-func agentAccounts(_ path: String, account: String?, command: String, _ context: CLIContext) throws -> [AgentAnswer.ServedAccount] {
+func agentAccounts(_ path: String, account: String?, place: AccountPlace?, command: String,
+                   _ context: CLIContext) throws -> [AgentAnswer.ServedAccount] {
     let request = AgentRequest(operation: .accounts, account: account, environmentAccount: context.environment["AUTHDECK_ACCOUNT"],
-                               command: command, host: remoteHostName())
+                               command: command, host: remoteHostName(), place: place)
     guard case .accounts(let accounts) = try askAgent(path, request) else { throw CLIFailure("agent: the answer holds no accounts") }
     return accounts
 }
 
+/// `authdeck bind ACCOUNT [--dir D]` on the remote: ACCOUNT is one the agent serves (resolved by the
+/// agent, with the one rule); the rule keeps its id in this host's `bindings.json`, the one file written.
+func remoteBindRun(_ query: String, directory: String?, _ path: String, _ context: CLIContext) throws -> Int32 {
+    let accounts = try agentAccounts(path, account: query, place: nil, command: "bind", context)
+    guard let chosen = accounts.first(where: \.isDefault), let id = chosen.id else {
+        throw CLIFailure("The agent serves no account '\(query)'",
+                         hint: "It serves: \(accounts.map(\.handle).joined(separator: ", ")). Name one of them.",
+                         exitCode: ExitCode.usage)
+    }
+    let places = Places(context.app)
+    let (rule, _) = try context.run { () throws(AppError) in try places.bind(AccountID(rawValue: id), directory: directory) }
+    let name = chosen.alias.map { "\($0) (\(chosen.handle))" } ?? chosen.handle
+    Output.err("Commands in \(rule.directory) and below now use \(name), forwarded by the agent at \(path).")
+    return ExitCode.ok
+}
+
 /// `authdeck status` on the remote: the forwarded accounts, their expiry, and where they come from.
 func remoteStatusRun(json: Bool, _ path: String, _ context: CLIContext) throws -> Int32 {
-    let accounts = try agentAccounts(path, account: nil, command: "status", context)
+    let accounts = try agentAccounts(path, account: nil, place: remotePlace(nil, context), command: "status", context)
     if json {
         Output.json(.object(["agent": .string(path), "accounts": .array(accounts.map { account in
             .object(["account": .string(account.handle), "alias": .text(account.alias), "expiresAt": .time(account.expiresAt),
@@ -127,14 +153,21 @@ func remoteStatusRun(json: Bool, _ path: String, _ context: CLIContext) throws -
     return accounts.contains { $0.needsSignIn } ? ExitCode.needsSignIn : ExitCode.ok
 }
 
-/// `authdeck which` on the remote.
-func remoteWhichRun(_ query: String?, json: Bool, _ path: String, _ context: CLIContext) throws -> Int32 {
-    let accounts = try agentAccounts(path, account: query, command: "which", context)
+/// `authdeck which [--dir D]` on the remote: the choice is the agent's, from what this directory says.
+func remoteWhichRun(_ query: String?, directory: String?, json: Bool, _ path: String, _ context: CLIContext) throws -> Int32 {
+    if let directory { _ = try context.run { () throws(AppError) in try Places(context.app).realDirectory(directory) } }
+    let place = remotePlace(query, directory: directory, context)
+    for note in place?.notes ?? [] { Output.err("note: \(note)") }
+    let accounts = try agentAccounts(path, account: query, place: place, command: "which", context)
+    let source = query != nil ? "argument" : context.environment["AUTHDECK_ACCOUNT"]?.isEmpty == false ? "AUTHDECK_ACCOUNT"
+        : place?.gitConfig.map { AccountSource.gitConfig(file: $0.file).label }
+        ?? place?.rule.map { AccountSource.rule(directory: $0.directory).label } ?? "the agent's default"
     guard let chosen = accounts.first(where: \.isDefault) else {
-        throw CLIFailure("No forwarded account is chosen\(query.map { " by '\($0)'" } ?? "")",
-                         hint: "The agent serves: \(accounts.map(\.handle).joined(separator: ", ")). Name one.", exitCode: ExitCode.usage)
+        let ruleNote = place?.gitConfig == nil ? place?.rule.map { " (\($0.account.rawValue), which the agent does not serve)" } : nil
+        throw CLIFailure("No forwarded account is chosen by \(query.map { "'\($0)'" } ?? source)\(ruleNote ?? "")",
+                         hint: "The agent serves: \(accounts.map(\.handle).joined(separator: ", ")). Name one.",
+                         exitCode: ExitCode.usage)
     }
-    let source = query != nil ? "argument" : context.environment["AUTHDECK_ACCOUNT"].map { _ in "AUTHDECK_ACCOUNT" } ?? "the agent's default"
     if json {
         Output.json(.object(["account": .string(chosen.handle), "source": .string(source), "agent": .string(path)]))
     } else {

@@ -44,13 +44,14 @@ func splitSSHArguments(_ arguments: [String]) -> (options: [String], destination
     return (Array(arguments[..<index]), arguments[index], Array(arguments[(index + 1)...]))
 }
 
-/// The remote's shell words: `AUTHDECK_AGENT_SOCK` set and exported, the command (a login shell
-/// without one), then the socket removed and the command's status kept; hung up (a session cut
-/// off: sshd closes its terminal) or terminated, the shell removes the socket too and exits 129/143.
+/// The remote's shell words: `AUTHDECK_AGENT_SOCK` set and exported, the socket removed whenever
+/// the shell exits (`trap … EXIT`: the command's end, its own `exit N`, a hang-up — a session cut
+/// off, sshd closes its terminal — or SIGTERM, then 129/143), and on a line of its own the command
+/// (a login shell without one), so that its `&`, a trailing `# comment` or `exit N` are its own.
 func remoteCommand(socket: String, command: [String]) -> String {
     let body = command.isEmpty ? "\"${SHELL:-/bin/sh}\" -l" : command.joined(separator: " ")
-    return "AUTHDECK_AGENT_SOCK=\(socket); export AUTHDECK_AGENT_SOCK; trap 'rm -f \(socket); exit 129' HUP;"
-        + " trap 'rm -f \(socket); exit 143' TERM; \(body); authdeck_status=$?; rm -f \(socket); exit $authdeck_status"
+    return "AUTHDECK_AGENT_SOCK=\(socket); export AUTHDECK_AGENT_SOCK; trap 'rm -f \(socket)' EXIT; trap 'exit 129' HUP;"
+        + " trap 'exit 143' TERM\n\(body)\n"
 }
 
 func sshRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int32 {
@@ -59,11 +60,11 @@ func sshRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int3
     }
     let paths = XDGPaths(environment: context.environment)
     let random = context.app.crypto.randomBytes(12).map { $0.hex() }.joined()
-    // Under the runtime directory when there is one (XDG: the user's own, 0700), else a new directory of /tmp.
+    // Under authdeck's runtime directory when the user's exists (XDG: $XDG_RUNTIME_DIR, 0700), else a new directory of /tmp.
     var info = stat()
-    let runtime = paths.runtimeDirectory.flatMap { stat($0, &info) == 0 ? $0 : nil }
-    if let runtime { _ = mkdir(runtime + "/authdeck", 0o700) }
-    let directory = runtime.map { "\($0)/authdeck/agent-\(random)" } ?? "/tmp/authdeck-agent-\(random)"
+    let runtime = paths.runtimeDirectory.flatMap { stat(PathText.directory($0), &info) == 0 ? $0 : nil }
+    if let runtime { _ = mkdir(runtime, 0o700) }
+    let directory = runtime.map { "\($0)/agent-\(random)" } ?? "/tmp/authdeck-agent-\(random)"
     let local = directory + "/agent.sock"
     let remote = "/tmp/authdeck-agent-\(random).sock"
     let agent = try startAgent(at: local, parsed, context)
@@ -75,17 +76,26 @@ func sshRun(_ parsed: ParsedCommand, _ context: CLIContext) async throws -> Int3
         + (split.command.isEmpty ? ["-t"] : []) + split.options + [split.destination, remoteCommand(socket: remote, command: split.command)]
     var environment = context.environment
     environment["AUTHDECK_AGENT_SOCK"] = nil
+    // SIGTERM, SIGHUP or SIGINT sent to us end ssh (passed on: ssh quits on each), then the agent and its socket
+    // (the deferred stop); the terminal's own Ctrl-C reaches ssh with us (same process group) and is not sent twice.
+    let relay = try SignalRelay.install()
     let child: ChildProcess
     do {
         child = try ChildProcess.spawn(command, environment: environment, keeping: [0, 1, 2])
     } catch let failure as ChildProcess.SpawnFailure {
         throw CLIFailure(failure.message, exitCode: failure.exitCode)
     }
-    // ssh is the terminal's foreground job with us (same process group): Ctrl-C reaches it; we wait.
-    signal(SIGINT, SIG_IGN)
-    defer { signal(SIGINT, SIG_DFL) }
-    var status: Int32 = 0
-    while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-    let signalNumber = status & 0x7f
-    return signalNumber == 0 ? (status >> 8) & 0xff : 128 + signalNumber
+    var forceAt: Date?, forced = false
+    while true {
+        for signal in relay.wait(until: forceAt) {
+            child.signal(signal)
+            if forceAt == nil, !forced, [SIGTERM, SIGHUP, SIGINT].contains(signal) { forceAt = context.now().addingTimeInterval(5) }
+        }
+        if let status = child.reap() { return status }
+        // An ssh that does not quit when told (blocked in a prompt) is ended.
+        if let due = forceAt, context.now() >= due {
+            child.signal(SIGKILL)
+            (forceAt, forced) = (nil, true)
+        }
+    }
 }

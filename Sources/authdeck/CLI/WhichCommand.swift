@@ -22,7 +22,7 @@ extension Commands {
 }
 
 func whichRun(_ query: String?, directory: String?, json: Bool, _ context: CLIContext) async throws -> Int32 {
-    if let socket = agentSocket(context) { return try remoteWhichRun(query, json: json, socket, context) }
+    if let socket = agentSocket(context) { return try remoteWhichRun(query, directory: directory, json: json, socket, context) }
     let snapshot = try context.snapshot()
     let places = Places(context.app)
     if let directory { _ = try context.run { () throws(AppError) in try places.realDirectory(directory) } }

@@ -3,9 +3,10 @@ import FoundationEssentials
 import Synchronization
 
 /// What `authdeck agent` decides for one request from the socket — the same rules as the local
-/// commands: which account (``AccountResolution`` over the served accounts, with the remote's
-/// ACCOUNT argument and `AUTHDECK_ACCOUNT`), which token (``TokenForScripts``: the stored one while
-/// it stays valid, else the one refresh path under the account's lock, the rotation persisted first).
+/// commands: which account (``Places/choose(_:in:environmentAccount:place:)`` over the served accounts, with
+/// the remote's ACCOUNT argument, `AUTHDECK_ACCOUNT` and its directory's git config and rule, ``AgentRequest/place``),
+/// which token (``TokenForScripts``: the stored one while it stays valid, else the one refresh path under the
+/// account's lock, the rotation persisted first).
 ///
 /// Rules of the agent alone: only the served accounts are seen (named at start, else the active
 /// account); a DPoP-bound account is refused (RFC 9449: its token is worthless without a proof
@@ -135,10 +136,10 @@ public struct AgentService: Sendable {
         return answer
     }
 
-    /// The environment the agent's requests see: the served accounts only (the default one the
-    /// local active account when served, else the first named), and no place (the agent's own
-    /// directory and git config say nothing about the remote's). Writes go to the real files.
-    var served: AppEnvironment {
+    /// The environment a request sees: the served accounts only (the default one the local active
+    /// account when served, else the first named), and the remote's place as the request gives it
+    /// (else none: the agent's own directory and git config say nothing about the remote's). Writes go to the real files.
+    func served(_ request: AgentRequest) -> AppEnvironment {
         var served = env
         let ids = policy.accounts, files = env.files
         served.files.accounts = { () throws(AppError) in try files.accounts().filter { ids.contains($0.id) } }
@@ -146,34 +147,32 @@ public struct AgentService: Sendable {
             let active = try? files.activeAccount()
             return active.flatMap { ids.contains($0) ? $0 : nil } ?? ids.first
         }
-        served.place = .none
+        served.place = request.place.map(PlaceClient.fixed) ?? PlaceClient.none
         served.git = .none
         return served
     }
 
     private func decide(_ request: AgentRequest, entry: inout LogEntry) async throws(AgentAnswer.Failure) -> AgentAnswer {
-        let env = served
+        let env = served(request)
         let snapshot: LoadedSnapshot
         do { snapshot = try LoadAccounts(env).run() } catch { throw Self.failure(error) }
         switch request.operation {
         case .accounts:
             // The one a `token` with the same ACCOUNT and AUTHDECK_ACCOUNT would get (`which`), if any.
-            let chosen = try? AccountResolution.resolve(request.account, accounts: snapshot.accounts, active: snapshot.activeAccountID,
-                                                        environmentAccount: request.environmentAccount).id
+            let chosen = try? Places(env).choose(request.account, in: snapshot, environmentAccount: request.environmentAccount).record.id
             return .accounts(snapshot.accounts.map { record in
                 let info = record.accessTokens.first { $0.resource == nil }
-                return AgentAnswer.ServedAccount(handle: AccountResolution.handle(record), alias: record.alias, expiresAt: info?.expiresAt,
+                return AgentAnswer.ServedAccount(handle: AccountResolution.handle(record), id: record.id.rawValue, alias: record.alias,
+                                                 expiresAt: info?.expiresAt,
                                                  tokenType: info?.tokenType, needsSignIn: record.needsSignInSince != nil,
                                                  isDefault: record.id == chosen)
             })
         case .token:
             let record: AccountRecord
             do {
-                record = try AccountResolution.resolve(request.account, accounts: snapshot.accounts, active: snapshot.activeAccountID,
-                                                       environmentAccount: request.environmentAccount)
+                record = try Places(env).choose(request.account, in: snapshot, environmentAccount: request.environmentAccount).record
             } catch {
-                throw AgentAnswer.Failure(.usage, "The agent's accounts do not settle it: \(error)",
-                                          nextStep: "Name one of the forwarded accounts (authdeck status lists them).")
+                throw Self.unsettled(error)
             }
             entry.account = AccountResolution.handle(record)
             try await allow(record, request)
@@ -257,12 +256,27 @@ public struct AgentService: Sendable {
         } catch let failure as CredentialHelperFailure {
             switch failure {
             case .problem(let error): throw Self.failure(error)
-            case .resolution(let error, _): throw AgentAnswer.Failure(.usage, "\(error)")
+            case .resolution(let error, _): throw Self.unsettled(error)
             }
         } catch let error as CredentialRequestError {
             throw AgentAnswer.Failure(.badRequest, "The helper's request: \(error.description)")
         } catch {
             throw Self.failure(ErrorMapping.appError(error))
+        }
+    }
+
+    /// No served account settled: a rule of the remote's that names one not served is said as such (never another account).
+    static func unsettled(_ error: AccountResolutionError) -> AgentAnswer.Failure {
+        let next = "Name one of the forwarded accounts (authdeck status lists them)."
+        switch error {
+        case .ruleAccountMissing(let directory, let account):
+            return AgentAnswer.Failure(.usage, "The rule for \(directory) names \(account), which the agent does not serve",
+                                       nextStep: "Bind a forwarded one there with 'authdeck bind ACCOUNT --dir \(directory)' (authdeck status"
+                                           + " lists them), or start the agent with --account for it.")
+        case .rulesUnreadable(let problem):
+            return AgentAnswer.Failure(.usage, "The remote's directory rules cannot be read (\(problem))", nextStep: next)
+        default:
+            return AgentAnswer.Failure(.usage, "The agent's accounts do not settle it: \(error)", nextStep: next)
         }
     }
 

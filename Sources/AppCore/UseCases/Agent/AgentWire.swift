@@ -47,12 +47,19 @@ public struct AgentRequest: Equatable, Sendable {
     public var host: String
     /// What git or docker sent the remote's helper, passed on unread (the agent parses it as its own helpers do).
     public var helperInput: String?
+    /// What the remote's directory says (``Places/read(_:)`` there: its git config `authdeck.account`
+    /// and `authdeck bind` rule), sent when no ACCOUNT and no `AUTHDECK_ACCOUNT` choose: the agent
+    /// resolves it with the one rule (``AccountResolution``) over the served accounts only. The
+    /// remote's words, like ``account``: they choose among the served accounts, never beyond.
+    public var place: AccountPlace?
 
     /// Requests are small; anything longer is refused unread.
     public static let maximumSize = 65_536
 
     public init(operation: Operation, account: String? = nil, environmentAccount: String? = nil, resource: String? = nil,
-                minimumValidity: Double = 60, idToken: Bool = false, command: String, host: String, helperInput: String? = nil) {
+                minimumValidity: Double = 60, idToken: Bool = false, command: String, host: String, helperInput: String? = nil,
+                place: AccountPlace? = nil) {
+        self.place = place
         self.operation = operation
         self.account = account
         self.environmentAccount = environmentAccount
@@ -70,6 +77,7 @@ public struct AgentRequest: Equatable, Sendable {
             "account": account.map(JSONValue.string), "environmentAccount": environmentAccount.map(JSONValue.string),
             "resource": resource.map(JSONValue.string), "minValid": .number(minimumValidity), "idToken": .bool(idToken),
             "command": .string(command), "host": .string(host), "helperInput": helperInput.map(JSONValue.string),
+            "place": place.map(Self.placeJSON),
         ])
     }
 
@@ -94,12 +102,35 @@ public struct AgentRequest: Equatable, Sendable {
                                 environmentAccount: try reader.optionalString("environmentAccount"), resource: try reader.optionalString("resource"),
                                 minimumValidity: minimumValidity, idToken: try reader.optionalBool("idToken") ?? false,
                                 command: try reader.string("command"), host: try reader.string("host"),
-                                helperInput: try reader.optionalString("helperInput"))
+                                helperInput: try reader.optionalString("helperInput"), place: try reader.optionalReader("place").map(placeRead))
         } catch let failure as AgentAnswer.Failure {
             throw failure
         } catch {
             throw .init(.badRequest, "The request does not have the agent's shape: \(error)")
         }
+    }
+}
+
+extension AgentRequest {
+    /// `{"directory":…,"gitConfig":{"value","file","scope"},"rule":{"directory","account"},"rulesProblem":…}`, each member
+    /// optional (the notes stay on the remote, which shows them).
+    static func placeJSON(_ place: AccountPlace) -> JSONValue {
+        .object(omittingNil: [
+            "directory": place.directory.map(JSONValue.string), "rulesProblem": place.rulesProblem.map(JSONValue.string),
+            "gitConfig": place.gitConfig.map { .object(["value": .string($0.value), "file": .string($0.file), "scope": .string($0.scope)]) },
+            "rule": place.rule.map { .object(["directory": .string($0.directory), "account": .string($0.account.rawValue)]) },
+        ])
+    }
+
+    static func placeRead(_ reader: JSONReader) throws(JSONShapeError) -> AccountPlace {
+        var place = AccountPlace(directory: try reader.optionalString("directory"), rulesProblem: try reader.optionalString("rulesProblem"))
+        if let git = try reader.optionalReader("gitConfig") {
+            place.gitConfig = GitConfigAccount(value: try git.string("value"), file: try git.string("file"), scope: try git.string("scope"))
+        }
+        if let rule = try reader.optionalReader("rule") {
+            place.rule = DirectoryBinding(directory: try rule.string("directory"), account: AccountID(rawValue: try rule.string("account")))
+        }
+        return place
     }
 }
 
@@ -139,6 +170,8 @@ public enum AgentAnswer: Equatable, Sendable {
     /// What the remote may know of a served account (no token).
     public struct ServedAccount: Equatable, Sendable {
         public var handle: String
+        /// The account's id (`provider/subject`): what a remote `authdeck bind` keeps in its rule (an alias can change).
+        public var id: String?
         public var alias: String?
         public var expiresAt: Date?
         public var tokenType: String?
@@ -146,8 +179,10 @@ public enum AgentAnswer: Equatable, Sendable {
         /// Whether a `token` with the request's ACCOUNT and `AUTHDECK_ACCOUNT` gets this account (none named: the agent's default).
         public var isDefault: Bool
 
-        public init(handle: String, alias: String?, expiresAt: Date?, tokenType: String?, needsSignIn: Bool, isDefault: Bool) {
+        public init(handle: String, id: String? = nil, alias: String?, expiresAt: Date?, tokenType: String?, needsSignIn: Bool,
+                    isDefault: Bool) {
             self.handle = handle
+            self.id = id
             self.alias = alias
             self.expiresAt = expiresAt
             self.tokenType = tokenType
@@ -207,7 +242,7 @@ public enum AgentAnswer: Equatable, Sendable {
         case .accounts(let accounts):
             return .object(["version": version, "accounts": .array(accounts.map { account in
                 .object(omittingNil: [
-                    "handle": .string(account.handle), "alias": account.alias.map(JSONValue.string),
+                    "handle": .string(account.handle), "id": account.id.map(JSONValue.string), "alias": account.alias.map(JSONValue.string),
                     "expiresAt": account.expiresAt.map { .date($0, .secondsSince1970) }, "tokenType": account.tokenType.map(JSONValue.string),
                     "needsSignIn": .bool(account.needsSignIn), "default": .bool(account.isDefault),
                 ])
@@ -238,7 +273,8 @@ public enum AgentAnswer: Equatable, Sendable {
             if reader.value("accounts") != nil {
                 return .accounts(try reader.array("accounts") { value, path throws(JSONShapeError) in
                     let account = try JSONReader(value, path: path)
-                    return ServedAccount(handle: try account.string("handle"), alias: try account.optionalString("alias"),
+                    return ServedAccount(handle: try account.string("handle"), id: try account.optionalString("id"),
+                                         alias: try account.optionalString("alias"),
                                          expiresAt: try account.optionalDate("expiresAt", .secondsSince1970),
                                          tokenType: try account.optionalString("tokenType"), needsSignIn: try account.bool("needsSignIn"),
                                          isDefault: try account.bool("default"))
