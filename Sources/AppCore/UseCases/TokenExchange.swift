@@ -35,8 +35,8 @@ struct TokenExchange: Sendable {
             subject = .idToken(RawIDToken(idToken.exposedValue))
         } else {
             guard let accessToken = secrets.defaultAccessToken else {
-                throw AppError(title: "\(record.displayName) has no access token to exchange", detail: "Sign in: authdeck login \(record.providerID).",
-                               disposition: .needsSignIn)
+                throw AppError(title: "\(record.displayName) has no access token to exchange",
+                               detail: "Sign in: authdeck login \(record.providerID).", disposition: .needsSignIn)
             }
             subject = .accessToken(AccessToken(accessToken.token.exposedValue))
         }
