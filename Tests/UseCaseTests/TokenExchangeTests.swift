@@ -44,6 +44,16 @@ struct TokenExchangeTests {
         #expect(world.provider.tokenRequests.last?["audience"] == "billing" && audience.value != first.value)
     }
 
+    @Test("A token exchange's key is shown as its target (status, the accounts screen); other keys as they are")
+    func keysShown() {
+        let jwt = TokenAudience.exchangeKey(TokenAudience.exchangeTarget(for: "billing", requestedTokenType: TokenTypeIdentifier.jwt))
+        #expect(TokenAudience.displayName(ofKey: jwt) == "billing (token exchange, jwt)")
+        let resource = TokenAudience.exchangeKey(TokenAudience.exchangeTarget(for: Self.api, requestedTokenType: nil))
+        #expect(TokenAudience.displayName(ofKey: resource) == Self.api + " (token exchange)")
+        #expect(TokenAudience.displayName(ofKey: Self.api) == Self.api)
+        #expect(TokenAudience.exchangeTarget(ofKey: TokenAudience.exchangePrefix + "other;;x") == nil)
+    }
+
     @Test("Expiry: the subject is refreshed first, then exchanged again through the refresh path (one request for 8 callers)")
     func renewalAfterExpiry() async throws {
         let world = StubWorld()

@@ -50,4 +50,12 @@ public enum TokenAudience {
             ? TokenExchangeTarget(resource: value, requestedTokenType: requestedTokenType)
             : TokenExchangeTarget(audience: value, requestedTokenType: requestedTokenType)
     }
+
+    /// How a key is shown to a person: a token exchange's as `TARGET (token exchange[, TYPE])`,
+    /// any other key as it is.
+    public static func displayName(ofKey key: String) -> String {
+        guard let target = exchangeTarget(ofKey: key) else { return key }
+        let type = target.requestedTokenType.map { ", " + ($0.split(separator: ":").last.map(String.init) ?? $0) } ?? ""
+        return (target.resource ?? target.audience ?? "") + " (token exchange\(type))"
+    }
 }
