@@ -108,7 +108,7 @@ enum ScreenMapping {
             } else {
                 kind = info.format == .encrypted ? .encrypted : .opaque
             }
-            return AccessTokenEntry(resource: info.resource, kind: kind, expiresAt: info.expiresAt,
+            return AccessTokenEntry(resource: info.resource.map(TokenAudience.displayName(ofKey:)), kind: kind, expiresAt: info.expiresAt,
                                     introspection: info.resource == nil ? introspection : nil)
         }
         let userinfo: UserinfoState = switch account.userinfo {

@@ -38,7 +38,14 @@ struct MachineAccountCLITests {
         #expect(try await home.run(["setup-git"]).exitCode == 0)
         let remote = try await GitCredentialHelperTests.git(["ls-remote", server.url], in: home.root, home: home)
         #expect(remote.exitCode == 0 && remote.stdout.contains("refs/heads/main"), "\(remote)")
-        outputs += [added, login, token, refreshed, exec, remote]
+        // provider show names the grant and where the credential lives, never the secret.
+        let shown = try await home.run(["provider", "show", "ci"])
+        #expect(shown.stdout.contains("grant: client credentials") && shown.stdout.contains("(secret in the credential store)"), "\(shown)")
+        // django-oauth-toolkit does no token exchange (RFC 8693): the refusal is named, the account kept.
+        let exchange = try await home.run(["token", "ci", "--exchange-for", "billing", "--requested-token-type", "jwt"])
+        #expect(exchange.exitCode != 0 && exchange.stderr.contains("does not do token exchange"), "\(exchange)")
+        #expect(try await home.run(["token", "ci"]).exitCode == 0)
+        outputs += [added, login, token, refreshed, exec, remote, shown, exchange]
         for output in outputs {
             #expect(!output.stdout.contains(secret) && !output.stderr.contains(secret), "the client secret in a command's output")
         }

@@ -22,7 +22,7 @@ private struct MachineEmulator {
     var actionsRequestToken = FixtureSecret("")
 
     static func start(registered: [String: String], audience: String = "token_endpoint",
-                      federatedClients: [String] = []) async throws -> MachineEmulator {
+                      federatedClients: [String] = [], exchangeTargets: [String] = []) async throws -> MachineEmulator {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authdeck-machine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var arguments = [LocalIdentityProvider.directory.deletingLastPathComponent().appendingPathComponent("ProviderEmulators/machine.py").path,
@@ -33,6 +33,7 @@ private struct MachineEmulator {
             arguments += ["--register", "\(client)=\(file.path)"]
         }
         for client in federatedClients { arguments += ["--federated-client", client] }
+        for target in exchangeTargets { arguments += ["--exchange-target", target] }
         let process = try FixtureProcess.spawn(executable: LocalIdentityProvider.pythonPath, arguments: arguments, environment: [:])
         let line = try await process.readFirstLine(timeout: .seconds(20))
         let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -52,6 +53,14 @@ private struct MachineEmulator {
     func stats(_ env: AppEnvironment, provider: ProviderConfig) async throws -> (issued: Int, refused: [String]) {
         let object = try await get(env, "stats")
         return (try #require(object["issued"] as? Int), try #require(object["refused"] as? [String]))
+    }
+
+    func post(_ env: AppEnvironment, _ path: String, form: [FormParameter] = []) async throws -> (status: Int, body: [String: Any]) {
+        let request = HTTPRequest(method: .post, url: try #require(URL(string: issuer.absoluteString + "/" + path)),
+                                  headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                                  body: Data(FormEncoding.encode(form).utf8))
+        let response = try await env.http(nil).send(request)
+        return (response.status, try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any]))
     }
 
     func get(_ env: AppEnvironment, _ path: String) async throws -> [String: Any] {
@@ -182,6 +191,60 @@ struct MachineAccountLiveTests {
             FileManager.default.contents(atPath: home.root.appendingPathComponent($0).path)
         }
         #expect(!stored.contains { String(decoding: $0, as: UTF8.self).contains(emulator.actionsRequestToken.exposedValue) })
+        await emulator.stop()
+    }
+
+    @Test("RFC 8693 at the emulator: exchanged for a resource and an audience, kept while fresh; refusals named, the account kept")
+    func tokenExchangeAtTheEmulator() async throws {
+        let idp = try await LocalIdentityProvider.shared()
+        let home = try TemporaryHome(provider: idp)
+        defer { home.remove() }
+        let env = AppEnvironment.live(processEnvironment: home.environment, vaultLimits: .minimum)
+        let keys = ClientKeys(env)
+        let key = try keys.generate()
+        let api = "https://api.internal.test/"
+        let emulator = try await MachineEmulator.start(registered: ["machine-x": keys.publicJWK(key)], federatedClients: ["ci-actions"],
+                                                       exchangeTargets: [api, "billing"])
+        // Refusals first, by the emulator itself: a subject_token_type it does not take (a reusable federated assertion).
+        let minted = try #require(try await emulator.get(env, "actions/mint?audience=api://authdeck-machine")["value"] as? String)
+        let saml = try await emulator.post(env, "token", form: [
+            FormParameter("grant_type", tokenExchangeGrantType), FormParameter("client_id", "ci-actions"),
+            FormParameter("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+            FormParameter("client_assertion", minted), FormParameter("subject_token", "m-at-1"),
+            FormParameter("subject_token_type", "urn:ietf:params:oauth:token-type:saml2"), FormParameter("audience", "billing"),
+        ])
+        #expect(saml.status == 400 && saml.body["error"] as? String == "invalid_request")
+
+        let provider = machineProvider("mx", issuer: emulator.issuer, clientID: "machine-x", method: .privateKeyJWT)
+        try ProviderAdmin(env).add(provider, clientSecret: nil, clientKey: key)
+        let record = try await SignIn(env).run(SignInRequest(providerID: provider.id), progress: { _ in }).record
+        let tokens = TokenForScripts(env)
+        let forAPI = TokenAudience.exchangeTarget(for: api, requestedTokenType: nil)
+        let first = try await tokens.exchangedToken(record, for: forAPI, minimumValidity: .seconds(60))
+        let again = try await tokens.exchangedToken(record, for: forAPI, minimumValidity: .seconds(60))
+        #expect(first.value.exposedValue.hasPrefix("m-xt-") && again.value == first.value, "kept while fresh")
+        let billing = try await tokens.exchangedToken(record, for: TokenAudience.exchangeTarget(for: "billing", requestedTokenType: nil),
+                                                      minimumValidity: .seconds(60))
+        #expect(billing.value != first.value)
+
+        let unknown = await #expect(throws: AppError.self) {
+            try await tokens.exchangedToken(record, for: TokenAudience.exchangeTarget(for: "payroll", requestedTokenType: nil),
+                                            minimumValidity: .seconds(60))
+        }
+        #expect(unknown?.description.contains("invalid_target") == true && unknown?.detail.contains("no token for payroll") == true)
+        // The provider revokes every token: the stored subject, still fresh here, is refused there.
+        _ = try await emulator.post(env, "forget")
+        let revoked = await #expect(throws: AppError.self) {
+            try await tokens.exchangedToken(record, for: TokenAudience.exchangeTarget(for: "billing", requestedTokenType: TokenTypeIdentifier.jwt),
+                                            minimumValidity: .seconds(60))
+        }
+        #expect(revoked?.description.contains("invalid subject token") == true, "\(String(describing: revoked))")
+        // The account's own grant is not the exchange's: its stored token is still handed out.
+        _ = try await tokens.accessToken(record.id, minimumValidity: .seconds(60))
+
+        let stats = try await emulator.get(env, "stats")
+        #expect(stats["exchanged"] as? [String] == [api, "billing"])
+        #expect(stats["refused"] as? [String] == ["unsupported subject_token_type", "no token for this audience", "invalid subject token"])
         await emulator.stop()
     }
 }

@@ -18,6 +18,12 @@ with the emulator's own P-256 key (issuer BASE/actions), which the token endpoin
 answers the same for a test to write into a file (a Kubernetes projected token). `/stats` adds
 `federated`: the `sub` of each accepted federated assertion, in order.
 
+Token exchange (RFC 8693, issue 38 §3): `grant_type=urn:ietf:params:oauth:grant-type:token-exchange`
+from an authenticated client, its subject an access token this server issued and still live,
+for a `resource` or `audience` among `--exchange-target`; refusals as `check_exchange` says,
+counted in `refused`; `/stats` adds `exchanged`: the target of each exchange, in order.
+`POST /forget` forgets every issued token (a revocation): a subject sent later is invalid.
+
 Prints one JSON line when ready: {"provider": "machine", "base_url", "issuer", "token_endpoint",
 "actions_request_url", "actions_request_token", "pid"}.
 `POST /register` with JSON {"client_id": ID, "jwk": {public JWK}} registers a client (no `d`
@@ -42,6 +48,8 @@ from authlib.jose import JsonWebKey, jwt  # noqa: E402
 from authlib.jose.errors import JoseError  # noqa: E402
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
 class State:
@@ -57,6 +65,8 @@ class State:
         self.actions_key = JsonWebKey.generate_key("EC", "P-256", is_private=True)
         self.actions_request_token = base64.urlsafe_b64encode(os.urandom(18)).decode()
         self.federated = []
+        self.live_tokens = {}
+        self.exchanged = []
 
     @property
     def actions_issuer(self):
@@ -148,6 +158,32 @@ def check_federated(state: State, form: dict, assertion: str) -> str:
     return client_id
 
 
+class Refused(Exception):
+    """An RFC 6749 §5.2 / RFC 8693 §2.2.2 error answer: (error, description)."""
+
+
+def check_exchange(state: State, form: dict) -> dict:
+    """RFC 8693 §2.1 for a client already authenticated, refusals first: the subject must be an
+    access token (`invalid_request`, unsupported subject_token_type), one this server issued and
+    still live (`invalid_request`, invalid subject token), only access tokens or JWTs asked for,
+    and the resource or audience one of `--exchange-target` (`invalid_target`). Answers §2.2.1."""
+    if form.get("subject_token_type") != ACCESS_TOKEN_TYPE:
+        raise Refused("invalid_request", "unsupported subject_token_type")
+    with state.lock:
+        expiry = state.live_tokens.get(form.get("subject_token", ""))
+    if expiry is None or expiry <= time.time():
+        raise Refused("invalid_request", "invalid subject token")
+    requested = form.get("requested_token_type")
+    if requested not in (None, ACCESS_TOKEN_TYPE, "urn:ietf:params:oauth:token-type:jwt"):
+        raise Refused("invalid_request", "unsupported requested_token_type")
+    target = form.get("resource") or form.get("audience")
+    if target not in state.args.exchange_target:
+        raise Refused("invalid_target", "no token for this audience")
+    with state.lock:
+        state.exchanged.append(target)
+    return {"issued_token_type": requested or ACCESS_TOKEN_TYPE}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -175,7 +211,7 @@ class Handler(BaseHTTPRequestHandler):
                 "authorization_endpoint": state.base_url + "/authorize", "jwks_uri": state.base_url + "/jwks",
                 "response_types_supported": ["code"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["ES256"],
-                "grant_types_supported": ["client_credentials"],
+                "grant_types_supported": ["client_credentials", TOKEN_EXCHANGE],
                 "token_endpoint_auth_methods_supported": ["private_key_jwt"],
                 "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             })
@@ -183,7 +219,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, {"keys": []})
         elif path == "/stats":
             with state.lock:
-                self.send_json(200, {"issued": state.issued, "refused": list(state.refused), "federated": list(state.federated)})
+                self.send_json(200, {"issued": state.issued, "refused": list(state.refused), "federated": list(state.federated),
+                                     "exchanged": list(state.exchanged)})
         elif path in ("/actions/token", "/actions/mint"):
             query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
             if path == "/actions/token" and self.headers.get("Authorization") != "Bearer " + state.actions_request_token:
@@ -207,11 +244,16 @@ class Handler(BaseHTTPRequestHandler):
                 state.clients[document["client_id"]] = jwk
             self.send_json(201, {"client_id": document["client_id"]})
             return
+        if path == "/forget":
+            with state.lock:
+                state.live_tokens.clear()
+            self.send_json(200, {})
+            return
         if path != "/token":
             self.send_json(404, {"error": "not_found"})
             return
         form = dict(urllib.parse.parse_qsl(self.body().decode(), keep_blank_values=True))
-        if form.get("grant_type") != "client_credentials":
+        if form.get("grant_type") not in ("client_credentials", TOKEN_EXCHANGE):
             self.send_json(400, {"error": "unsupported_grant_type"})
             return
         try:
@@ -226,10 +268,21 @@ class Handler(BaseHTTPRequestHandler):
                 state.refused.append("malformed assertion")
             self.send_json(401, {"error": "invalid_client", "error_description": "malformed assertion"})
             return
+        extra = {}
+        if form["grant_type"] == TOKEN_EXCHANGE:
+            try:
+                extra = check_exchange(state, form)
+            except Refused as refused:
+                error, description = refused.args
+                with state.lock:
+                    state.refused.append(description)
+                self.send_json(400, {"error": error, "error_description": description})
+                return
         with state.lock:
             state.issued += 1
-            token = "m-at-%d" % next(state.counter)
-        answer = {"access_token": token, "token_type": "Bearer", "expires_in": state.args.expires_in}
+            token = ("m-xt-%d" if extra else "m-at-%d") % next(state.counter)
+            state.live_tokens[token] = time.time() + state.args.expires_in
+        answer = dict(extra, access_token=token, token_type="Bearer", expires_in=state.args.expires_in)
         if form.get("scope"):
             answer["scope"] = form["scope"]
         self.send_json(200, answer)
@@ -243,6 +296,8 @@ def main():
     parser.add_argument("--expires-in", type=int, default=3600)
     parser.add_argument("--federated-client", action="append", default=[], metavar="CLIENT_ID")
     parser.add_argument("--federated-audience", default="api://authdeck-machine")
+    parser.add_argument("--exchange-target", action="append", default=[], metavar="RESOURCE_OR_AUDIENCE",
+                        help="what a token exchange (RFC 8693) may ask a token for")
     parser.add_argument("--register", action="append", default=[], metavar="CLIENT_ID=JWK_FILE",
                         help="a client and the file of its public JWK")
     args = parser.parse_args()

@@ -183,6 +183,22 @@ struct FederatedAssertionTests {
         #expect(!"\(stored.json)".contains("second") && stored.clientSigningKey == nil && stored.clientSecret == nil)
     }
 
+    @Test("RFC 7662 §2.1, RFC 7009 §2.1: introspection and revocation authenticate with the assertion read now, as the token endpoint")
+    func introspectionAndRevocationAuthenticate() async throws {
+        let (world, inputs) = try world(.file("/run/token"))
+        inputs.withLock { $0[.file("/run/token")] = workloadToken("first", expiresAt: t0.addingTimeInterval(600)) }
+        let outcome = try await SignIn(env(world, inputs)).run(SignInRequest(providerID: "ci"), progress: { _ in })
+        let now = workloadToken("now", expiresAt: t0.addingTimeInterval(900))
+        inputs.withLock { $0[.file("/run/token")] = now }
+        _ = try await IntrospectAccessToken(env(world, inputs)).run(outcome.record.id)
+        _ = await SignOut(env(world, inputs)).run(outcome.record.id, options: SignOutOptions(endSession: false), step: { _ in })
+        for path in ["/introspect", "/revoke"] {
+            let request = try #require(world.provider.requests.withLock { $0.last { $0.url.path == path } }, "\(path)")
+            let form = world.provider.form(of: request)
+            #expect(form["client_assertion"] == now && form["client_id"] == "rp-workload", "\(path)")
+        }
+    }
+
     @Test("GitLab CI id_tokens: a missing variable is an error naming it; nothing is sent")
     func missingVariableIsNamed() async throws {
         let (world, inputs) = try world(.environment("AUTHDECK_ID_TOKEN"))

@@ -269,6 +269,8 @@ final class StubProvider: Sendable {
                 return "cc-at-\(state.counter)"
             }
             return json(["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime])
+        case "urn:ietf:params:oauth:grant-type:token-exchange":
+            return exchange(form, script: script)
         case "urn:ietf:params:oauth:grant-type:device_code":
             let next: String? = self.script.withLock { script in script.devicePolls.isEmpty ? nil : script.devicePolls.removeFirst() }
             if let next { return json(["error": next], status: 400) }
@@ -276,6 +278,31 @@ final class StubProvider: Sendable {
         default:
             return json(["error": "unsupported_grant_type"], status: 400)
         }
+    }
+
+    /// RFC 8693 §2: the subject an access token this provider issued (or an ID token); `invalid_target`
+    /// for an audience or resource with `unknown` in it; an ID-JAG (`N_A`) when one is requested.
+    /// Answers with a refresh token, which a client must not take for the account's.
+    private func exchange(_ form: [String: String], script: Script) -> HTTPResponse {
+        let subject = form["subject_token"] ?? ""
+        switch form["subject_token_type"] {
+        case TokenTypeIdentifier.accessToken? where subject.hasPrefix("at-") || subject.hasPrefix("cc-at-"): break
+        case TokenTypeIdentifier.idToken? where subject.split(separator: ".").count == 3: break
+        case TokenTypeIdentifier.accessToken?, TokenTypeIdentifier.idToken?:
+            return json(["error": "invalid_request", "error_description": "invalid subject token"], status: 400)
+        default:
+            return json(["error": "invalid_request", "error_description": "unsupported subject_token_type"], status: 400)
+        }
+        if (form["audience"] ?? form["resource"] ?? "").contains("unknown") {
+            return json(["error": "invalid_target", "error_description": "no such audience"], status: 400)
+        }
+        let jag = form["requested_token_type"] == TokenTypeIdentifier.idJAG
+        let number = state.withLock { state -> Int in
+            state.counter += 1
+            return state.counter
+        }
+        return json(["access_token": "xt-\(number)", "issued_token_type": jag ? TokenTypeIdentifier.idJAG : TokenTypeIdentifier.accessToken,
+                     "token_type": jag ? "N_A" : "Bearer", "expires_in": script.accessTokenLifetime, "refresh_token": "xt-rt-\(number)"])
     }
 
     private func tokens(subject: String, nonce: String?, idToken: Bool, script: Script, now: Date, proof: Proof? = nil) -> HTTPResponse {

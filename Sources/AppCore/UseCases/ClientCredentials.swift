@@ -44,7 +44,7 @@ struct ClientCredentials: Sendable {
     }
 
     /// `client` with a federated assertion read now when the provider names a source.
-    private func authenticated(_ client: ClientConfiguration, provider: ProviderConfig,
+    func authenticated(_ client: ClientConfiguration, provider: ProviderConfig,
                                metadata: AuthorizationServerMetadata) async throws(AppError) -> ClientConfiguration {
         guard let source = provider.clientCredentials?.assertionSource else { return client }
         var client = client

@@ -43,7 +43,9 @@ public struct IntrospectAccessToken: Sendable {
             guard let entry = try env.credentials.store().load(Accounts.key(account.record)).defaultAccessToken else {
                 throw AppError(title: "No access token stored", disposition: .needsSignIn)
             }
-            let response = try await introspectToken(metadata: account.metadata, client: account.client,
+            // RFC 7662 §2.1: the client authenticates as at the token endpoint (a federated assertion read now).
+            let client = try await ClientCredentials(env).authenticated(account.client, provider: account.provider, metadata: account.metadata)
+            let response = try await introspectToken(metadata: account.metadata, client: client,
                                                      token: .accessToken(AccessToken(entry.token.exposedValue)),
                                                      http: env.http(account.provider), now: env.now())
             return .object(response.shownMembers(now: env.now()))

@@ -122,12 +122,18 @@ public struct RefreshAccount: Sendable {
                 let marked = try accounts.update(id) { (record: inout AccountRecord) throws(AppError) in
                     plan = try prepare(record, current: current, resource: resource, minimumValidity: minimumValidity, force: force,
                                        rejected: rejected, provider: provider, metadata: metadata, client: client)
-                    if plan != nil { record.refreshSentAt = env.now() }
+                    // An exchange sends no refresh token: nothing of the grant can be lost with its answer.
+                    if let plan, plan.exchange == nil { record.refreshSentAt = env.now() }
                 }
                 guard let plan else { return marked }
                 let request: HTTPRequest
                 do {
-                    if let planned = plan.request { request = planned } else {
+                    if let planned = plan.request {
+                        request = planned
+                    } else if let exchange = plan.exchange {
+                        request = try await TokenExchange(env).request(exchange, secrets: current, record: marked, provider: provider,
+                                                                       metadata: metadata, client: client)
+                    } else {
                         request = try await ClientCredentials(env).renewalRequest(marked, provider: provider, metadata: metadata, resource: resource)
                     }
                 } catch {
@@ -138,7 +144,7 @@ public struct RefreshAccount: Sendable {
                 sent.set(true)
                 let unknownOutcome = plan.unknownOutcome
                 let http = plan.dpop.map { env.http(provider).withDPoP($0) } ?? env.http(provider)
-                if let unknownOutcome {
+                if let unknownOutcome, plan.exchange == nil {
                     replayOf.set(unknownOutcome)
                     notices?(.replayAfterUnknownOutcome(account: marked.displayName, sentAt: unknownOutcome))
                 }
@@ -154,13 +160,17 @@ public struct RefreshAccount: Sendable {
                 }
                 let tokens = plan.tokens
                 var refreshed: TokenSet
-                do { refreshed = try processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: plan.dpop != nil) } catch {
+                do {
+                    refreshed = try plan.exchange.map { (target) throws(AuthError) in
+                        try processTokenExchangeResponse(response, previous: tokens, target: target, now: env.now())
+                    } ?? processRefreshResponse(response, previous: tokens, now: env.now(), dpopProofSent: plan.dpop != nil)
+                } catch {
                     // An error response settles this request. `invalid_grant` also settles an
                     // earlier unknown outcome (the grant is gone, recorded in the same write);
                     // any other error (5xx, 429, …) leaves it as unknown as before. An unreadable
                     // success may have rotated the token: the marker stays.
                     if !(200..<300).contains(response.status) {
-                        let ended = (error as? AuthError)?.invalidatesGrant == true
+                        let ended = (error as? AuthError)?.invalidatesGrant == true && plan.exchange == nil
                         let now = env.now()
                         _ = try accounts.update(id) { record in
                             record.refreshSentAt = ended ? nil : unknownOutcome
@@ -212,7 +222,7 @@ public struct RefreshAccount: Sendable {
                 let saved = try accounts.update(id) { record in
                     TokenConversions.apply(refreshed, resource: resource, to: &record)
                     record.needsSignInSince = nil
-                    record.refreshSentAt = nil
+                    if plan.exchange == nil { record.refreshSentAt = nil }
                     if let verifiedInfo {
                         record.idToken = verifiedInfo
                         record.idTokenProblem = nil
@@ -227,8 +237,15 @@ public struct RefreshAccount: Sendable {
             // every process; a local condition (no refresh token, a secret not in this store) is
             // reported, never stored.
             var appError = BareStatusAdvice.advise(error, at: .refresh(provider: known.providerID))
-            if let authError = error as? AuthError { Self.targetHint(&appError, authError: authError, resource: resource, record: known) }
-            if let authError = error as? AuthError, authError.invalidatesGrant {
+            let exchange = TokenAudience.exchangeTarget(ofKey: resource)
+            if let authError = error as? AuthError {
+                if let exchange {
+                    TokenExchange.hint(&appError, authError: authError, target: exchange, record: known)
+                } else {
+                    Self.targetHint(&appError, authError: authError, resource: resource, record: known)
+                }
+            }
+            if let authError = error as? AuthError, authError.invalidatesGrant, exchange == nil {
                 accounts.markNeedsSignIn(id)
                 if let sentAt = replayOf.value {
                     let sent = sentAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
@@ -249,6 +266,8 @@ public struct RefreshAccount: Sendable {
         /// nil: a machine account's client-credentials request, made when it is sent.
         var request: HTTPRequest?
         var dpop: DPoPSigner?
+        /// A token exchange (RFC 8693) for this target: its request is made when it is sent.
+        var exchange: TokenExchangeTarget? = nil
     }
 
     /// The request to send for `latest` (read under the lock), or nil when the token stays valid
@@ -269,6 +288,11 @@ public struct RefreshAccount: Sendable {
            let expiresAt = current.accessToken(for: resource)?.expiresAt,
            expiresAt.timeIntervalSince(env.now()) > validity {
             return nil
+        }
+        if let exchange = TokenAudience.exchangeTarget(ofKey: resource),
+           let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest) {
+            // RFC 8693: the subject token exchanged again; the account's grant is not touched.
+            return Plan(unknownOutcome: unknownOutcome, tokens: tokens, request: nil, dpop: nil, exchange: exchange)
         }
         if latest.isMachine == true, let tokens = TokenConversions.tokenSet(current, resource: resource, record: latest) {
             // RFC 6749 §4.4.3: no refresh token; a new client-credentials request, made under the

@@ -62,7 +62,10 @@ public struct SignOut: Sendable {
                         let account = try await ProviderAccess(env: env).account(id)
                         provider = (account.metadata, account.client, account.provider)
                         idTokenHint = tokens.idToken
-                        revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: account.client,
+                        // A federated client authenticates at the revocation endpoint as at the token endpoint (RFC 7009 §2.1).
+                        let client = try await ClientCredentials(env).authenticated(account.client, provider: account.provider,
+                                                                                    metadata: account.metadata)
+                        revocationFailed = await revoke(tokens: tokens, metadata: account.metadata, client: client,
                                                         provider: account.provider, revokeGrant: options.revokeGrant, step: step)
                     } catch {
                         revocationFailed = true

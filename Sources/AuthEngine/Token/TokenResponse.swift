@@ -201,7 +201,14 @@ func readOAuthResponse(_ response: HTTPResponse, url: String, context: String, n
 ///   .malformedJSON / .missingField / .invalidField)`, `.unsupported(.tokenType)`.
 public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_endpoint", now: Date,
                                dpopProofSent: Bool = false) throws(AuthError) -> TokenResponse {
-    let object = try readOAuthResponse(response, url: url, context: "token response", now: now)
+    try parseTokenMembers(readOAuthResponse(response, url: url, context: "token response", now: now), dpopProofSent: dpopProofSent)
+}
+
+/// ``parseTokenResponse(_:url:now:dpopProofSent:)``'s reading of the members; `notAnAccessToken`:
+/// a token exchange's issued token that is not an access token, whose `token_type` is `N_A`
+/// (RFC 8693 §2.2.1), accepted as such.
+func parseTokenMembers(_ object: [String: JSONValue], dpopProofSent: Bool,
+                       notAnAccessToken: Bool = false) throws(AuthError) -> TokenResponse {
     let accessToken = try object.requiredString("access_token")
     var warnings: [TokenResponseWarning] = []
     let tokenType: String
@@ -212,7 +219,9 @@ public func parseTokenResponse(_ response: HTTPResponse, url: String = "token_en
         warnings.append(.tokenTypeMissingAssumedBearer)
     }
     // RFC 9449 §5: `DPoP` only in answer to a request that carried a proof; any other type is refused.
-    if tokenType.equalsIgnoringASCIICase("DPoP") {
+    if notAnAccessToken, tokenType.utf8.elementsEqual("N_A".utf8) {
+        // No use as an access token: nothing to check.
+    } else if tokenType.equalsIgnoringASCIICase("DPoP") {
         try DPoP.checkTokenType(tokenType, proofSent: dpopProofSent, setting: .auto)
     } else if !tokenType.equalsIgnoringASCIICase("Bearer") {
         throw .unsupported(.tokenType(tokenType))

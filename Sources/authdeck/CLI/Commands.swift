@@ -158,6 +158,10 @@ enum Commands {
             json,
             .flag("execCredential", help: "Print a Kubernetes ExecCredential (JSON)."),
             .flag("headerJson", help: "Print {\"Authorization\": \"Bearer …\"} (Claude Code's headersHelper); refused for a DPoP-bound token."),
+            .value("exchangeFor", valueName: "audience|uri", help: "Exchange the account's token for one for this audience, or resource when"
+                + " an absolute URI (RFC 8693 token exchange at the account's provider); kept and renewed like a resource's token."),
+            .value("requestedTokenType", valueName: "type", help: "With --exchange-for: access_token, jwt, id-jag (exchanges the ID"
+                + " token) or a urn: token type."),
         ],
         validate: { TokenAudience.validateOrganizationOption($0) ?? TokenOptions.validate($0) },
         run: { try await tokenRun(TokenOptions($0), .current) }

@@ -296,6 +296,7 @@ func providerJSON(_ provider: ProviderConfig, accounts: Int, discovery: Provider
         "issuer": url(provider.issuer),
         "clientId": .string(provider.clientID),
         "clientAuthentication": .string(provider.clientAuthentication.rawValue),
+        "clientCredentials": provider.clientCredentials?.json ?? .null,
         "scopes": .strings(provider.scopes),
         "audience": .text(provider.audience),
         "resources": .strings(provider.resources),
@@ -362,7 +363,19 @@ func providerShowRun(_ name: String, json: Bool, _ context: CLIContext) async th
         lines.append("issuer: none (manual endpoints, no discovery)")
     }
     lines.append("client id: \(provider.clientID)")
-    let secretPlace = provider.clientAuthentication == .none ? "" : " (secret in the credential store)"
+    let machine = provider.clientCredentials
+    let secretPlace = switch (provider.clientAuthentication, machine?.assertionSource) {
+    case (.none, _): ""
+    case (_, let source?): " (a federated assertion from \(source.name), read for each request, never stored)"
+    case (.privateKeyJWT, nil): " (private key in the credential store)"
+    default: " (secret in the credential store)"
+    }
+    if let machine {
+        lines.append("grant: client credentials (RFC 6749 §4.4; machine accounts)")
+        if provider.clientAuthentication == .privateKeyJWT, machine.assertionSource == nil {
+            lines.append("client assertion audience: \((machine.assertionAudience ?? .tokenEndpoint).rawValue)")
+        }
+    }
     lines.append("client authentication: \(provider.clientAuthentication.rawValue)\(secretPlace)")
     lines.append("scopes: \(provider.scopes.joined(separator: " "))")
     if let audience = provider.audience { lines.append("audience: \(audience)") }

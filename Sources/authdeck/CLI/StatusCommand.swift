@@ -135,7 +135,7 @@ struct StatusRow {
         if let resource = Self.resourceText(provider) { lines.append(resource) }
         lines.append("    subject: \(record.subject)")
         for token in record.accessTokens {
-            let label = token.resource.map { "access token for \($0)" } ?? "access token"
+            let label = token.resource.map { "access token for \(TokenAudience.displayName(ofKey: $0))" } ?? "access token"
             let format = token.format.map { ", \($0.label)" } ?? ""
             if !status.accessTokenUsable {
                 lines.append("    \(label): \(AccountStatus.unusableAccessTokenText)\(format)")

@@ -36,6 +36,8 @@ struct TokenOptions {
     var execCredential: Bool
     /// `{"Authorization": "Bearer …"}` (Claude Code's `headersHelper` shape).
     var headerJSON: Bool
+    /// `--exchange-for` and `--requested-token-type`: a token exchange (RFC 8693).
+    var exchange: TokenExchangeTarget?
 
     init(_ parsed: ParsedCommand) {
         account = parsed.positional("account")
@@ -46,6 +48,18 @@ struct TokenOptions {
         json = parsed.flag("json")
         execCredential = parsed.flag("execCredential")
         headerJSON = parsed.flag("headerJson")
+        exchange = parsed.value("exchangeFor").map {
+            TokenAudience.exchangeTarget(for: $0, requestedTokenType: parsed.value("requestedTokenType").flatMap(Self.tokenTypeURN))
+        }
+    }
+
+    /// RFC 8693 §3's identifiers by their short names (`access_token`, `jwt`, `id_token`, `id-jag`),
+    /// or a URN as given; nil for anything else.
+    static func tokenTypeURN(_ text: String) -> String? {
+        let short = ["access_token": TokenTypeIdentifier.accessToken, "jwt": TokenTypeIdentifier.jwt,
+                     "id_token": TokenTypeIdentifier.idToken, "id-jag": TokenTypeIdentifier.idJAG]
+        if let urn = short[text] { return urn }
+        return text.utf8.starts(with: "urn:".utf8) && text.utf8.count > 4 ? text : nil
     }
 
     static func validate(_ parsed: ParsedCommand) -> String? {
@@ -59,14 +73,35 @@ struct TokenOptions {
         if parsed.flag("idToken") && parsed.flag("headerJson") {
             return "--header-json hands over an access token; it cannot be used with --id-token"
         }
+        if let problem = exchangeProblem(parsed) { return problem }
         if parsed.flag("idToken") && parsed.value("resource") != nil {
             return "--resource selects an access token; it cannot be used with --id-token"
         }
         return nil
     }
+
+    /// `--exchange-for`'s and `--requested-token-type`'s problem, if any.
+    private static func exchangeProblem(_ parsed: ParsedCommand) -> String? {
+        if let type = parsed.value("requestedTokenType") {
+            if parsed.value("exchangeFor") == nil { return "--requested-token-type goes with --exchange-for" }
+            if tokenTypeURN(type) == nil {
+                return "--requested-token-type must be access_token, jwt, id_token, id-jag or a urn: token type (RFC 8693 §3), got '\(type)'"
+            }
+        }
+        guard let target = parsed.value("exchangeFor") else { return nil }
+        if target.isEmpty { return "--exchange-for needs an audience or an absolute resource URI" }
+        if parsed.flag("idToken") || parsed.value("resource") != nil || parsed.value("organization") != nil {
+            return "--exchange-for asks for another token; it cannot be used with --id-token, --resource or --organization"
+        }
+        if target.contains("://") { return resourceIndicatorProblem(target) }
+        return nil
+    }
 }
 
 func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> Int32 {
+    if options.exchange != nil, agentSocket(context) != nil {
+        throw CLIFailure("The agent does not serve token exchanges", hint: "Run 'authdeck token --exchange-for' on the agent's machine.")
+    }
     if let socket = agentSocket(context) { return try remoteTokenRun(options, socket, context) }
     let snapshot = try context.snapshot()
     let record = try context.account(options.account, in: snapshot)
@@ -82,7 +117,10 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         (token, expiresAt) = (issued.value.exposedValue, issued.expiresAt)
     } else {
         let issued = try await context.run { () async throws(AppError) in
-            try await tokens.accessToken(record, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
+            if let exchange = options.exchange {
+                return try await tokens.exchangedToken(record, for: exchange, minimumValidity: minimumValidity, notices: Output.refreshNotice)
+            }
+            return try await tokens.accessToken(record, minimumValidity: minimumValidity, resource: options.resource, notices: Output.refreshNotice)
         }
         if options.headerJSON, issued.tokenType.equalsIgnoringASCIICase("DPoP") {
             // RFC 9449 §7.1: a DPoP token works only with a fresh proof per request; a static header would be refused.
@@ -103,7 +141,7 @@ func tokenRun(_ options: TokenOptions, _ context: CLIContext) async throws -> In
         Output.json(.object([
             "account": .string(AccountResolution.handle(record)),
             "type": .string(options.idToken ? "id_token" : "access_token"),
-            "resource": .text(options.resource),
+            "resource": .text(options.exchange.map { $0.resource ?? $0.audience ?? "" } ?? options.resource),
             "token": .string(token),
             "expiresAt": .time(expiresAt),
             "secondsLeft": .integer(expiresAt.map { Times.secondsLeft($0, now: context.now()) }),
