@@ -441,6 +441,8 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send_json(403, {"error": "invalid_grant", "error_description": "Unknown or invalid refresh token."})
                 entry["active"] = False  # rotation: the old one is spent
                 self.state.events["refreshes"] += 1
+                if self.state.args.refresh_changes:  # the grant narrows on refresh: email dropped
+                    entry["scope"] = " ".join(s for s in entry["scope"].split() if s != "email")
             return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], None,
                                                      with_id_token="openid" in entry["scope"].split(),
                                                      family=entry["family"], jkt=jkt))
@@ -482,6 +484,8 @@ class Handler(BaseHTTPRequestHandler):
                       "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
                       "https://example.test/roles": ["tester"]}
             claims.update(AUTH0_USER)
+            if family is not None and self.state.args.refresh_changes:  # a refreshed ID token with another role
+                claims["https://example.test/roles"] = ["tester", "admin"]
             if nonce:
                 claims["nonce"] = nonce
             response["id_token"] = self.state.key.sign_jwt(claims)
@@ -768,6 +772,8 @@ def main(argv=None):
                         help="Auth0 with --dpop: no = the API does not bind tokens (token_type Bearer after a proof)")
     parser.add_argument("--refresh-error", choices=["none", "mfa_required", "rate_limited"], default="none",
                         help="Auth0: every refresh answers 403 mfa_required, or 429 with X-RateLimit-Reset")
+    parser.add_argument("--refresh-changes", action="store_true",
+                        help="Auth0: a refresh drops the email scope and adds the admin role to the ID token")
     parser.add_argument("--verification-uri-complete", choices=["none", "absolute", "relative"], default="none",
                         help="OIDC presets: verification_uri_complete in device answers (relative: a path, as a broken provider sends)")
     args = parser.parse_args(argv)
