@@ -10,8 +10,9 @@ import Testing
 /// style (numbered by first appearance), so that a theme that made two meanings look alike shows.
 @Suite("Grant time line, golden frames (80×24, 200×60; monochrome, default, high-contrast)")
 struct TimelineGoldenTests {
-    /// Alice 40 minutes into a one-hour token, refreshed twice before, her ID token shorter, her
-    /// refresh token ending in a day; the last refresh dropped a scope and changed a claim.
+    /// Alice 40 minutes into a one-hour token, signed in two hours ago, refreshed three times (the
+    /// first before the axis), her ID token ended, her refresh token ending in a day; the last
+    /// refresh dropped a scope and changed a claim.
     static var state: AccountsScreen.State {
         let now = t0.addingTimeInterval(2400)
         var alice = record("alice")
@@ -19,7 +20,8 @@ struct TimelineGoldenTests {
         alice.idToken = IDTokenInfo(header: .object([:]), claims: .object([:]), signature: .verified(algorithm: "RS256", keyID: nil),
                                     expiresAt: t0.addingTimeInterval(1800), issuedAt: t0)
         alice.lastRefreshAt = t0
-        alice.recentRefreshes = [t0.addingTimeInterval(-3600), t0]
+        alice.signedInAt = t0.addingTimeInterval(-7200)
+        alice.recentRefreshes = [t0.addingTimeInterval(-3600), t0.addingTimeInterval(-900), t0]
         var changes = RefreshChanges(refreshedAt: t0)
         changes.scopesRemoved = ["profile"]
         changes.scopesDroppedByProvider = ["profile"]

@@ -163,4 +163,19 @@ struct RefreshChangesUseCaseTests {
         #expect(again.lastRefreshChanges?.isRoutine == true && again.lastRefreshChanges?.refreshTokenRotated == false)
         #expect(again.recentRefreshes?.count == 2)
     }
+
+    @Test("A resource's token refreshed after the default one (runAll) does not hide what the default token's refresh changed")
+    func resourceRefreshKeepsTheDefaultsChanges() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.refreshScope = "openid offline_access" }
+        world.advance(60)
+        let refreshed = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        let changes = try #require(refreshed.lastRefreshChanges)
+        world.advance(60)
+        let withResource = try await RefreshAccount(world.environment()).run(refreshed, resource: "https://api.example.test", force: true)
+        #expect(withResource.accessTokens.contains { $0.resource == "https://api.example.test" })
+        #expect(withResource.lastRefreshChanges == changes && changes.scopesDroppedByProvider == ["profile"])
+        #expect(withResource.recentRefreshes?.count == 2, "both refreshes are marked on the time line")
+    }
 }

@@ -220,7 +220,11 @@ public struct RefreshAccount: Sendable {
                         record.idTokenProblem = nil
                     }
                     if let problem { record.idTokenProblem = problem }
-                    record.lastRefreshChanges = RefreshChanges.between(before, record, resource: resource, refreshTokenRotated: rotated)
+                    // The default token's refresh is the one whose changes are kept: a resource's
+                    // token refreshed after it (`runAll`) would otherwise hide them.
+                    if resource == nil {
+                        record.lastRefreshChanges = RefreshChanges.between(before, record, resource: nil, refreshTokenRotated: rotated)
+                    }
                     let answered = record.lastRefreshAt ?? env.now()
                     record.recentRefreshes = Array(((before.recentRefreshes ?? []) + [answered]).suffix(AccountRecord.recentRefreshesKept))
                 }
