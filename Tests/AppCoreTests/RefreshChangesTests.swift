@@ -57,6 +57,10 @@ struct RefreshChangesTests {
         let after = try? #require(changes.accessTokenClaims.first?.after)
         #expect(after?.count == RefreshChanges.valueLimit && after?.hasSuffix("…") == true)
         #expect(changes.scopesAdded.isEmpty && changes.scopesRemoved.isEmpty && changes.expiries.isEmpty)
+        // An expiry read back from the file (whole seconds) against the same one still holding its fraction: not moved.
+        var fraction = old
+        fraction.accessTokens[0].expiresAt = old.accessTokens[0].expiresAt?.addingTimeInterval(0.4)
+        #expect(RefreshChanges.between(old, fraction, resource: nil, refreshTokenRotated: nil).expiries.isEmpty)
     }
 
     @Test("Kept in accounts.json and read back the same; a file without it reads as before")

@@ -102,7 +102,9 @@ public struct RefreshChanges: Equatable, Sendable {
             (.accessToken, oldToken?.expiresAt, newToken?.expiresAt), (.idToken, old.idToken?.expiresAt, new.idToken?.expiresAt),
             (.refreshToken, old.refreshTokenExpiresAt, new.refreshTokenExpiresAt),
         ]
-        changes.expiries = expiries.filter { $0.1 != $0.2 }.map { ExpiryChange(token: $0.0, before: $0.1, after: $0.2) }
+        // Compared in whole seconds, as `accounts.json` keeps them (the new one still has its fraction).
+        func second(_ date: Date?) -> Int64? { date.map { Int64($0.timeIntervalSince1970.rounded(.down)) } }
+        changes.expiries = expiries.filter { second($0.1) != second($0.2) }.map { ExpiryChange(token: $0.0, before: $0.1, after: $0.2) }
         changes.refreshTokenRotated = refreshTokenRotated
         return changes
     }
