@@ -17,7 +17,8 @@ extension ProviderEmulatorTests {
         #expect(status.exitCode == 0, "\(status)")
         for expected in ["    changed on the last refresh:", "scopes DROPPED BY THE PROVIDER (asked for and held before, not granted now): email",
                          #"ID token claim https://example.test/roles changed: ["tester"] → ["tester","admin"]"#,
-                         "refresh token rotated: yes", "access token expires "] {
+                         "access token claim scope changed: \"openid profile email offline_access\" → \"openid profile offline_access\"",
+                         "refresh token rotated: yes"] {
             #expect(status.stdout.contains(expected), "\(expected): \(status.stdout)")
         }
         let (_, json) = try await home.statusJSON()
