@@ -24,6 +24,7 @@ enum ScreenMapping {
         if let selected = model.selectedAccount, let account = state.account(selected.id) {
             var detail = detail(account, state: state, revealed: view.revealed)
             detail.tab = view.tab
+            detail.overview.lastRefreshChanges = account.record.lastRefreshChanges?.lines { TimeText.absolute($0, timeZone: screen.timeZone) }
             detail.scroll = view.scroll
             model.detail = detail
         }
@@ -75,6 +76,20 @@ enum ScreenMapping {
         return CheckAccounts.endsAt(record)
     }
 
+    /// The grant's tokens on one axis: the default access token from its issue, the ID token, the
+    /// refresh token since the sign-in (its end when the provider gave one), the planned and the last refreshes.
+    static func timeline(_ record: AccountRecord, policy: ExpiryPolicy) -> GrantTimeline {
+        let token = record.defaultAccessToken
+        return GrantTimeline(
+            accessToken: token.map { GrantTimeline.Interval(start: $0.issuedAt, end: $0.expiresAt) },
+            idToken: record.idToken.flatMap { info in
+                info.expiresAt.map { GrantTimeline.Interval(start: info.issuedAt ?? record.signedInAt, end: $0) }
+            },
+            refreshToken: record.hasRefreshToken ? GrantTimeline.Interval(start: record.signedInAt, end: record.refreshTokenExpiresAt) : nil,
+            plannedRefresh: token.flatMap { record.renewable ? policy.refreshDue(for: $0) : nil },
+            refreshes: record.recentRefreshes ?? record.lastRefreshAt.map { [$0] } ?? [])
+    }
+
     static func errorLine(_ error: AppError) -> ErrorLine {
         ErrorLine(message: error.detail.isEmpty ? error.title : "\(error.title): \(error.detail)", clause: error.specReference)
     }
@@ -94,6 +109,7 @@ enum ScreenMapping {
         overview.client = provider?.protectedResource?.clientDescription
         overview.isMachine = record.isMachine == true
         overview.authentication = AuthenticationContext(record)
+        overview.timeline = timeline(record, policy: state.policy)
         let change = record.scopeChange
         let scopes = ScopesModel(requested: record.requestedScopes, granted: record.grantedScopes,
                                  lastRefreshDiff: change.map { ScopeDiff(added: $0.added, removed: $0.removed) })

@@ -103,7 +103,12 @@ public enum AccessibleText {
     public static func details(_ m: ScreenModel) -> [String] {
         guard let row = m.selectedAccount, let d = m.detail else { return [] }
         let title = "Details of \(Sanitizer.visible(row.displayName)) at \(Sanitizer.visible(row.provider)), \(d.tab.title) tab"
-        return [title + " (keys 1 to 6 choose a tab):"] + DetailContent.lines(d, account: row, model: m, width: 200).compactMap(text)
+        // The time line's picture is said in words instead (glyphs mean nothing read aloud).
+        var plain = d
+        plain.overview.timeline = nil
+        let spoken = d.tab == .overview ? d.overview.timeline.flatMap { GrantTimelineLayout.spoken($0, now: m.now) } : nil
+        return [title + " (keys 1 to 6 choose a tab):"] + (spoken.map { [$0] } ?? [])
+            + DetailContent.lines(plain, account: row, model: m, width: 200).compactMap(text)
     }
 
     /// The dialog on screen in lines, its choices numbered (the sign-in dialog's providers).

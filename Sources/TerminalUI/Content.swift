@@ -77,7 +77,8 @@ enum DetailContent {
         switch d.tab {
         case .overview:
             let o = d.overview
-            var out: [Line] = [
+            let picture = o.timeline.map { GrantTimelineLayout.lines($0, now: m.now, width: width) } ?? []
+            var out: [Line] = (picture.isEmpty ? [] : picture + [[]]) + [
                 field("Provider", v(o.provider)),
                 field("Issuer", o.issuer.map(v) ?? "— (not OpenID Connect)"),
             ] + (o.resource.map { [field("Resource", v($0)), field("Client", v(o.client ?? "—"))] } ?? []) + [
@@ -117,6 +118,14 @@ enum DetailContent {
             if a.isLoopbackHTTP {
                 out.append([])
                 out.append([.text("Issuer is plain HTTP on loopback (local only)", .textDim)])
+            }
+            if let changes = o.lastRefreshChanges {
+                out += [[], [.text("Changed on the last refresh", .title)]]
+                for change in changes {
+                    for (i, piece) in wrapWords(v(change), width: max(10, width - 4)).enumerated() {
+                        out.append([.text((i == 0 ? "  " : "    ") + piece, .claimValue)])
+                    }
+                }
             }
             return out
         case .scopes:

@@ -274,6 +274,10 @@ public struct OverviewModel: Equatable, Sendable {
     public var grantEndsSoonAt: Date?
     public var lastRefresh: Date?
     public var lastError: ErrorLine?
+    /// The grant's tokens on one time axis, drawn at the top (``GrantTimelineLayout``); nil: none.
+    public var timeline: GrantTimeline?
+    /// What the last refresh changed, in words (``RefreshChanges/lines(time:)``); nil before one.
+    public var lastRefreshChanges: [String]?
 
     public init(
         provider: String, issuer: String? = nil, subject: String? = nil, storage: String, storageIsInsecure: Bool = false,

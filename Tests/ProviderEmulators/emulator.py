@@ -444,6 +444,8 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send_json(403, {"error": "invalid_grant", "error_description": "Unknown or invalid refresh token."})
                 entry["active"] = False  # rotation: the old one is spent
                 self.state.events["refreshes"] += 1
+                if self.state.args.refresh_changes:  # the grant narrows on refresh: email dropped
+                    entry["scope"] = " ".join(s for s in entry["scope"].split() if s != "email")
             return self.send_json(200, self.a0_issue(entry["scope"], entry["audience"], None,
                                                      with_id_token="openid" in entry["scope"].split(),
                                                      family=entry["family"], jkt=jkt))
@@ -485,6 +487,8 @@ class Handler(BaseHTTPRequestHandler):
                       "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
                       "https://example.test/roles": ["tester"]}
             claims.update(AUTH0_USER)
+            if family is not None and self.state.args.refresh_changes:  # a refreshed ID token with another role
+                claims["https://example.test/roles"] = ["tester", "admin"]
             if nonce:
                 claims["nonce"] = nonce
             # OIDC Core §3.1.2.1: acr as chosen at /authorize; auth_time required with max_age (--step-up omit-auth-time: a
@@ -807,6 +811,8 @@ def main(argv=None):
     parser.add_argument("--step-up", choices=["honour", "omit-auth-time", "lower-acr"], default="honour",
                         help="Auth0: acr_values/max_age at /authorize (RFC 9470): honoured, or an ID token without auth_time,"
                              " or a lower acr than asked")
+    parser.add_argument("--refresh-changes", action="store_true",
+                        help="Auth0: a refresh drops the email scope and adds the admin role to the ID token")
     parser.add_argument("--verification-uri-complete", choices=["none", "absolute", "relative"], default="none",
                         help="OIDC presets: verification_uri_complete in device answers (relative: a path, as a broken provider sends)")
     args = parser.parse_args(argv)

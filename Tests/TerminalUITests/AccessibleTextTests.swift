@@ -45,6 +45,18 @@ struct AccessibleTextTests {
         #expect(!lines.joined().contains("█") && Self.plain(lines), "no bars, no control characters: \(lines)")
     }
 
+    @Test("The Overview's time line is said in words after the tab's title, never drawn; the last refresh's changes are read as lines")
+    func timelineInWords() {
+        var model = Fixtures.screen()
+        model.detail?.overview.timeline = GrantTimeline(accessToken: .init(start: pinnedNow.addingTimeInterval(-60), end: pinnedNow.addingTimeInterval(240)),
+                                                        plannedRefresh: pinnedNow.addingTimeInterval(180), refreshes: [pinnedNow.addingTimeInterval(-60)])
+        model.detail?.overview.lastRefreshChanges = ["refresh token rotated: yes (a new one replaced it)"]
+        let lines = AccessibleText.screen(model)
+        #expect(lines[5].hasPrefix("Time line: access token 1m gone, ends in 4m") && lines[5].contains("next refresh planned in 3m"), "\(lines)")
+        #expect(!lines.joined().contains(where: { "░█│↻◇".contains($0) }), "no picture read aloud: \(lines)")
+        #expect(lines.contains("refresh token rotated: yes (a new one replaced it)"), "\(lines)")
+    }
+
     @Test("The sign-in dialog: numbered choices, a number typed chooses one (the same keys as the screen), a plain question")
     func numberedSignIn() {
         let lines = AccessibleText.dialog(.signIn(Self.signIn), now: pinnedNow)

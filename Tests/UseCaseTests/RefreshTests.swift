@@ -126,3 +126,56 @@ struct RefreshUseCaseTests {
         #expect(world.accounts.first?.subject == "alice")
     }
 }
+
+@Suite("Refresh: what it changed (use case, stub environment)")
+struct RefreshChangesUseCaseTests {
+    @Test("A refresh that drops a scope, changes ID and access token claims and rotates: all kept with the record, no token in it")
+    func refreshKeepsWhatChanged() async throws {
+        let world = StubWorld()
+        world.provider.script.withLock { $0.accessTokenClaimsJSON = #"{"role": "reader"}"# }
+        let alice = try await signedIn(world)
+        #expect(alice.record.lastRefreshChanges == nil)
+        world.provider.script.withLock {
+            $0.refreshScope = "openid offline_access"
+            $0.accessTokenClaimsJSON = #"{"role": "writer"}"#
+            $0.extraClaimsJSON = #"{"email": "alice@new.example"}"#
+        }
+        world.advance(60)
+        let updated = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        let changes = try #require(updated.lastRefreshChanges)
+        #expect(changes.scopesRemoved == ["profile"])
+        #expect(changes.scopesDroppedByProvider == ["profile"], "asked for at sign-in (the provider's default scopes)")
+        #expect(changes.idTokenClaims.map(\.name) == ["email"] && changes.newIDToken)
+        #expect(changes.accessTokenClaims == [.init(name: "role", kind: .changed, before: #""reader""#, after: #""writer""#)], "jti left out")
+        #expect(changes.refreshTokenRotated == true)
+        #expect(changes.expiries.first?.token == .accessToken && changes.expiries.first?.after == world.now.addingTimeInterval(3600))
+        let stored = try #require(world.accounts.first)
+        #expect(stored.lastRefreshChanges == changes && stored.recentRefreshes == [world.now], "persisted with the record")
+        let secrets = try #require(world.storedSecrets())
+        let file = String(decoding: stored.json.serialized(), as: UTF8.self)
+        for secret in [secrets.refreshToken?.exposedValue, secrets.defaultAccessToken?.token.exposedValue].compactMap({ $0 }) {
+            #expect(!file.contains(secret), "no token value in the record")
+        }
+        // A second refresh that changes nothing but the expiry: no rotation without a new refresh token.
+        world.provider.script.withLock { $0.omitRefreshToken = true }
+        world.advance(60)
+        let again = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        #expect(again.lastRefreshChanges?.isRoutine == true && again.lastRefreshChanges?.refreshTokenRotated == false)
+        #expect(again.recentRefreshes?.count == 2)
+    }
+
+    @Test("A resource's token refreshed after the default one (runAll) does not hide what the default token's refresh changed")
+    func resourceRefreshKeepsTheDefaultsChanges() async throws {
+        let world = StubWorld()
+        let alice = try await signedIn(world)
+        world.provider.script.withLock { $0.refreshScope = "openid offline_access" }
+        world.advance(60)
+        let refreshed = try await RefreshAccount(world.environment()).run(alice.record.id, force: true)
+        let changes = try #require(refreshed.lastRefreshChanges)
+        world.advance(60)
+        let withResource = try await RefreshAccount(world.environment()).run(refreshed, resource: "https://api.example.test", force: true)
+        #expect(withResource.accessTokens.contains { $0.resource == "https://api.example.test" })
+        #expect(withResource.lastRefreshChanges == changes && changes.scopesDroppedByProvider == ["profile"])
+        #expect(withResource.recentRefreshes?.count == 2, "both refreshes are marked on the time line")
+    }
+}

@@ -38,6 +38,10 @@ final class StubProvider: Sendable {
         var authTime: Int?
         /// More ID-token claims, as a JSON object text (Apple's string booleans); merged last.
         var extraClaimsJSON: String?
+        /// The `scope` answered to a refresh (default: as at sign-in).
+        var refreshScope: String?
+        /// When set, access tokens are JWTs with these claims (a JSON object).
+        var accessTokenClaimsJSON: String?
         /// ID tokens without `name` and `preferred_username` (Apple after the first sign-in).
         var omitProfileClaims = false
         /// `verification_uri_complete` in device authorization responses.
@@ -261,7 +265,12 @@ final class StubProvider: Sendable {
             guard let subject = state.withLock({ $0.refreshTokens.removeValue(forKey: form["refresh_token"] ?? "") }) else {
                 return json(["error": "invalid_grant", "error_description": "refresh token reused or revoked"], status: 400)
             }
-            return tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now, proof: proof)
+            var answer = tokens(subject: subject, nonce: nil, idToken: script.idTokenOnRefresh, script: script, now: now, proof: proof)
+            if let scope = script.refreshScope, var body = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any] {
+                body["scope"] = scope
+                answer = json(body)
+            }
+            return answer
         case "client_credentials":
             // RFC 6749 §4.4.3: an access token, no refresh token, no ID token.
             let access = state.withLock { state -> String in
@@ -314,7 +323,9 @@ final class StubProvider: Sendable {
             if dpop, let proof { state.boundRefreshTokens[refresh] = proof.jwk }
             return ("at-\(state.counter)", refresh)
         }
-        var body: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime,
+        let claims = script.accessTokenClaimsJSON.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let accessToken = claims.map { makeJWT(header: ["alg": "RS256", "typ": "at+jwt"], claims: $0.merging(["jti": access], uniquingKeysWith: { $1 })) }
+        var body: [String: Any] = ["access_token": accessToken ?? access, "token_type": "Bearer", "expires_in": script.accessTokenLifetime,
                                    "refresh_token": refresh, "scope": "openid profile offline_access"]
         if idToken { body["id_token"] = self.idToken(subject: subject, nonce: nonce, now: now) }
         if dpop { body["token_type"] = "DPoP" }

@@ -33,7 +33,18 @@ extension AccountRecord {
         refreshSentAt = try reader.optionalDate("refreshSentAt", .iso8601)
         dpopThumbprint = try reader.optionalString("dpopThumbprint")
         isMachine = try reader.optionalBool("isMachine")
+        lastRefreshChanges = try reader.optionalReader("lastRefreshChanges").map { (reader) throws(JSONShapeError) in
+            try RefreshChanges(json: reader)
+        }
+        recentRefreshes = try reader.optionalStrings("recentRefreshes").map { (texts) throws(JSONShapeError) in
+            try texts.map { (text) throws(JSONShapeError) in
+                guard let date = try? Self.iso8601.parse(text) else { throw reader.shapeError("recentRefreshes", expected: "ISO 8601 dates") }
+                return date
+            }
+        }
     }
+
+    private static let iso8601 = Date.ISO8601FormatStyle()
 
     /// The JSON object ``init(json:path:)`` reads.
     public var json: JSONValue {
@@ -65,6 +76,8 @@ extension AccountRecord {
             "refreshSentAt": date(refreshSentAt),
             "dpopThumbprint": dpopThumbprint.map(JSONValue.string),
             "isMachine": isMachine.map(JSONValue.bool),
+            "lastRefreshChanges": lastRefreshChanges?.json(),
+            "recentRefreshes": recentRefreshes.map { .array($0.map { .date($0, .iso8601) }) },
         ])
     }
 

@@ -140,6 +140,13 @@ public struct AccountRecord: Equatable, Sendable, Identifiable {
     /// A machine account (RFC 6749 §4.4 client credentials): the client itself, no person; a new
     /// token is another client-credentials request. nil or false: a person's account.
     public var isMachine: Bool?
+    /// What the last refresh of the default access token changed (scopes, claims, expiries,
+    /// rotation); nil before the first refresh and in files written before it was kept.
+    public var lastRefreshChanges: RefreshChanges?
+    /// When the last refreshes were answered, oldest first, at most ``recentRefreshesKept`` (the
+    /// accounts screen's time line marks them); nil before the first.
+    public var recentRefreshes: [Date]?
+    public static let recentRefreshesKept = 5
 
     /// Whether an expired access token can be renewed without a sign-in: a refresh token, or a
     /// machine account (a new client-credentials request).

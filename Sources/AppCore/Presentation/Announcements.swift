@@ -10,7 +10,8 @@ import FoundationEssentials
 /// Said: an account signed in or out; an access token renewed ("Alice at Local demo: access
 /// token renewed, valid for 10 minutes"); a threshold crossed; a status that needs the person
 /// (needs sign-in, refresh failed, refresh outcome unknown, file damaged) when it
-/// begins; the active account changed; the store locked or unlocked; a new flash message
+/// begins; what a refresh changed beyond the expiries (``RefreshChanges/spokenSummary``), once;
+/// the active account changed; the store locked or unlocked; a new flash message
 /// (the screen's notes, warnings and errors, with their level in words).
 public enum Announcements {
     /// Seconds left at which a countdown is said: 1 h, 10 min, 1 min (expiry is said apart).
@@ -38,6 +39,11 @@ public enum Announcements {
             } else if status.accessTokenUsable, let expiresAt = account.record.accessTokenExpiresAt,
                       let countdown = crossed(expiresAt, from: old.now, to: now) {
                 lines.append("\(name): \(countdown)")
+            }
+            // What a refresh changed beyond the expiries, said once (the record keeps it until the next refresh).
+            if let changes = account.record.lastRefreshChanges, changes != previous.record.lastRefreshChanges,
+               let summary = changes.spokenSummary {
+                lines.append("\(name): the refresh changed \(summary)")
             }
         }
         let remaining = Set(new.accounts.map(\.id))

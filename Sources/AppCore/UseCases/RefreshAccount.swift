@@ -219,7 +219,9 @@ public struct RefreshAccount: Sendable {
                 }
                 // The result, in one write: new tokens, the marker cleared, the ID token (or why not).
                 let problem = refusal.map { ErrorMapping.appError($0).description }
+                let rotated = Self.rotated(from: tokens.refreshToken, to: refreshed.refreshToken)
                 let saved = try accounts.update(id) { record in
+                    let before = record
                     TokenConversions.apply(refreshed, resource: resource, to: &record)
                     record.needsSignInSince = nil
                     if plan.exchange == nil { record.refreshSentAt = nil }
@@ -228,6 +230,13 @@ public struct RefreshAccount: Sendable {
                         record.idTokenProblem = nil
                     }
                     if let problem { record.idTokenProblem = problem }
+                    // The default token's refresh is the one whose changes are kept: a resource's
+                    // token refreshed after it (`runAll`) would otherwise hide them.
+                    if resource == nil {
+                        record.lastRefreshChanges = RefreshChanges.between(before, record, resource: nil, refreshTokenRotated: rotated)
+                    }
+                    let answered = record.lastRefreshAt ?? env.now()
+                    record.recentRefreshes = Array(((before.recentRefreshes ?? []) + [answered]).suffix(AccountRecord.recentRefreshesKept))
                 }
                 if let refusal { throw refusal }
                 return saved
@@ -324,6 +333,14 @@ public struct RefreshAccount: Sendable {
         } catch {
             throw ErrorMapping.appError(error)
         }
+    }
+
+    /// Whether the answer brought a new refresh token (RFC 6749 §6 rotation; compared code unit
+    /// for code unit); nil when there is none either way (a machine account).
+    static func rotated(from old: RefreshToken?, to new: RefreshToken?) -> Bool? {
+        guard let new else { return old == nil ? nil : false }
+        guard let old else { return true }
+        return !old.exposedValue.exactlyEquals(new.exposedValue)
     }
 
     /// The scopes of the account's grant: as granted, or as requested when the provider named none.

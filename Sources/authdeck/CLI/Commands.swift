@@ -128,7 +128,8 @@ enum Commands {
         abstract: "Show every account with its status, expiry times, scopes and storage.",
         discussion: "Exits 0 when every account is fine, 3 when one needs sign-in, 4 when the store is locked, 5 when a file is damaged"
             + " (run 'authdeck doctor'), 1 when one needs attention otherwise.",
-        options: [json],
+        options: [json, .flag("changes", help: "Also show what each account's last refresh changed: scopes granted or dropped, claims,"
+                     + " expiries, whether the refresh token was rotated (in --json always, as lastRefreshChanges).")],
         run: { try await statusRun(StatusOptions($0), .current) }
     )
 

@@ -17,9 +17,14 @@ import Synchronization
 
 struct StatusOptions {
     var json: Bool
+    /// `--changes`: each account's last refresh's changes (``RefreshChanges``) below its lines.
+    var changes = false
     /// `prompt`'s FORMAT: the status as `--json` computes (and keeps) it, printed as one prompt line (PromptSegment).
     var prompt: String?
-    init(_ parsed: ParsedCommand) { json = parsed.flag("json") }
+    init(_ parsed: ParsedCommand) {
+        json = parsed.flag("json")
+        changes = parsed.flag("changes")
+    }
     init(prompt format: String) {
         json = true
         prompt = format
@@ -82,6 +87,7 @@ struct StatusRow {
             "storage": .string(record.storage.rawValue),
             "signedInAt": .string(Times.rfc3339(record.signedInAt)),
             "lastRefreshAt": time(record.lastRefreshAt), "refreshSentAt": time(record.refreshSentAt),
+            "lastRefreshChanges": record.lastRefreshChanges?.json { .string(Times.rfc3339($0)) } ?? .null,
         ]
         // A provider made for a protected resource (`login URL`): the resource, its server and client.
         if let bound = provider?.protectedResource {
@@ -162,6 +168,13 @@ struct StatusRow {
         lines.append("    storage: \(record.storage.rawValue)")
         return lines
     }
+
+    /// `status --changes`: "    changed on the last refresh:" and ``RefreshChanges/lines(time:)``, or that there was none.
+    func changesText(now: Date) -> [String] {
+        guard let changes = record.lastRefreshChanges else { return ["    changed on the last refresh: no refresh yet"] }
+        let lines = changes.lines { "\(Times.rfc3339($0)) (\(TimeText.relative($0, now: now)))" }
+        return ["    changed on the last refresh:"] + lines.map { "      " + $0 }
+    }
 }
 
 /// The status of `record` as loaded in `snapshot` (a refresh held by another process included).
@@ -232,7 +245,7 @@ func statusRun(_ options: StatusOptions, _ context: CLIContext) async throws -> 
         Output.err("No account is signed in. \(CLIFailure.signInAdvice(snapshot.providers))")
     } else {
         var lines: [String] = []
-        for row in rows { lines += row.text(now: now) }
+        for row in rows { lines += row.text(now: now) + (options.changes ? row.changesText(now: now) : []) }
         let store = snapshot.credentialStore
         let marks = (store.isInsecure ? " (INSECURE)" : "") + (store.isLocked ? " (locked)" : "")
         lines.append("storage backend: \(store.name)\(marks)\(store.reason.map { " — \($0)" } ?? "")")
