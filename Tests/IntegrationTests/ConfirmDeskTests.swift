@@ -39,7 +39,7 @@ struct ConfirmDeskTests {
         var name = [CChar](repeating: 0, count: 256)
         try #require(openpty(&master, &slave, &name, nil, nil) == 0)
         defer { close(master); close(slave) }
-        let desk = ConfirmDesk(timeout: 1.5, terminalPath: String(cString: name))
+        let desk = ConfirmDesk(timeout: 1.5, terminalPath: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         var seen = ""
         let first = Task { await desk.ask(Self.question("first")) }
         seen = await Self.read(master, until: "'first'", after: seen)
@@ -67,7 +67,7 @@ struct ConfirmDeskTests {
         var name = [CChar](repeating: 0, count: 256)
         try #require(openpty(&master, &slave, &name, nil, nil) == 0)
         defer { close(master); close(slave) }
-        let desk = ConfirmDesk(timeout: 0.6, terminalPath: String(cString: name))
+        let desk = ConfirmDesk(timeout: 0.6, terminalPath: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         var seen = ""
         let first = Task { await desk.ask(Self.question("first")) }
         seen = await Self.read(master, until: "'first'", after: seen)
