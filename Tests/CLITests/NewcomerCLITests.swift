@@ -39,7 +39,7 @@ struct NewcomerCLITests {
         #expect(far.exitCode == 2 && far.stdout.isEmpty, "\(far)")
         #expect(far.stderr.hasPrefix("""
             error: unknown option '--bogus' for 'authdeck token'
-            Options: --min-valid, --resource, --organization, --id-token, --json, --exec-credential, --header-json, --help. See 'authdeck help token'.
+            Options: --min-valid, --resource, --organization, --id-token, --json, --exec-credential, --header-json, --exchange-for, --requested-token-type, --help. See 'authdeck help token'.
             USAGE: authdeck token
             """), "\(far.stderr)")
         let near = try await home.run(["provider", "add", "--isuer", "https://op.test"])
