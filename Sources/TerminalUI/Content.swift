@@ -288,23 +288,8 @@ enum DialogContent {
     /// scrolls in what is left (at least one preset).
     static func presetForm(_ p: PresetFormDialog, width: Int, maxLines: Int = .max) -> [Line] {
         func fields(hints: Bool) -> [Line] {
-            var out: [Line] = []
-            for field in p.fields where field.kind != .preset {
-                out.append(input(field.label, field.value, focused: p.focused == field.kind, width: width))
-                if hints, !field.hint.isEmpty {
-                    for chunk in DetailContent.wrapWords(Sanitizer.visible(field.hint), width: max(20, width - 16)) {
-                        out.append([.text(String(repeating: " ", count: 16) + chunk, .textDim)])
-                    }
-                }
-            }
-            out.append([])
-            if p.submitting {
-                out.append([.text("Checking the provider's discovery document…", .statusRefreshing)])
-            } else if let error = p.error {
-                for chunk in DetailContent.wrapWords(Sanitizer.visible(error), width: max(20, width)) { out.append([.text(chunk, .statusError)]) }
-            }
-            out.append([.text("Tab next field · Enter add · Esc back", .textDim)])
-            return out
+            formFields(p.fields.filter { $0.kind != .preset }, focused: p.focused, submitting: p.submitting, error: p.error,
+                       keys: "Tab next field · Enter add · Esc back", width: width, hints: hints)
         }
         // The title and a blank line; the list takes at least three rows (``providerWindow``: one
         // preset between its two "more" lines).

@@ -82,20 +82,8 @@ public struct PresetFormDialog: Equatable, Sendable {
             self.displayName = displayName
         }
     }
-    public struct Field: Equatable, Sendable {
-        public var kind: PresetForm.Field
-        public var label: String
-        /// The text typed (the secret: one bullet per character).
-        public var value: String
-        /// What to enter, from the preset (meaning, example, required or default).
-        public var hint: String
-        public init(kind: PresetForm.Field, label: String, value: String, hint: String = "") {
-            self.kind = kind
-            self.label = label
-            self.value = value
-            self.hint = hint
-        }
-    }
+    /// A field; its hint is what to enter, from the preset (meaning, example, required or default).
+    public typealias Field = FormField<PresetForm.Field>
     public var choices: [Choice]
     public var selected: Int
     public var fields: [Field]

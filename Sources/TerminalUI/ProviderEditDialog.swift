@@ -5,20 +5,8 @@ import TextSupport
 
 /// The "Edit provider" form as shown (from AppCore's `ProviderEditForm`; the secret only as bullets).
 public struct ProviderEditDialog: Equatable, Sendable {
-    public struct Field: Equatable, Sendable {
-        public var kind: ProviderEditForm.Field
-        public var label: String
-        /// The text typed (the secret: one bullet per character).
-        public var value: String
-        /// What to enter (separator, meaning, what empty does).
-        public var hint: String
-        public init(kind: ProviderEditForm.Field, label: String, value: String, hint: String = "") {
-            self.kind = kind
-            self.label = label
-            self.value = value
-            self.hint = hint
-        }
-    }
+    /// A field; its hint says the separator, the meaning and what empty does.
+    public typealias Field = FormField<ProviderEditForm.Field>
     /// "demo (Local demo)".
     public var provider: String
     public var fields: [Field]
@@ -39,23 +27,9 @@ extension DialogContent {
     /// always; the field hints when they fit.
     static func providerEdit(_ p: ProviderEditDialog, width: Int, maxLines: Int = .max) -> [Line] {
         func lines(hints: Bool) -> [Line] {
-            var out: [Line] = [[.text(DisplayWidth.pad("Provider", to: 15), .text), .text(" " + Sanitizer.visible(p.provider), .title)]]
-            for field in p.fields {
-                out.append(input(field.label, field.value, focused: p.focused == field.kind, width: width))
-                if hints, !field.hint.isEmpty {
-                    for chunk in DetailContent.wrapWords(Sanitizer.visible(field.hint), width: max(20, width - 16)) {
-                        out.append([.text(String(repeating: " ", count: 16) + chunk, .textDim)])
-                    }
-                }
-            }
-            out.append([])
-            if p.submitting {
-                out.append([.text("Checking the provider's discovery document…", .statusRefreshing)])
-            } else if let error = p.error {
-                for chunk in DetailContent.wrapWords(Sanitizer.visible(error), width: max(20, width)) { out.append([.text(chunk, .statusError)]) }
-            }
-            out.append([.text("Tab next field · Enter save · Esc close", .textDim)])
-            return out
+            let provider: Line = [.text(DisplayWidth.pad("Provider", to: 15), .text), .text(" " + Sanitizer.visible(p.provider), .title)]
+            return [provider] + formFields(p.fields, focused: p.focused, submitting: p.submitting, error: p.error,
+                                           keys: "Tab next field · Enter save · Esc close", width: width, hints: hints)
         }
         let full = lines(hints: true)
         return full.count <= maxLines ? full : lines(hints: false)

@@ -342,6 +342,7 @@ extension LiveCommandTests {
         for (pattern, replacement) in [
             (#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, "<time>"),
             (#"\((in |)[0-9dhms ]+( ago|)\)"#, "(<relative>)"),
+            (#"authenticated [^(\n]+ \("#, "authenticated <age> ("),
         ] {
             out = out.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
