@@ -62,7 +62,7 @@ struct ExactRedirectCLITests {
         #expect(object["redirectURIs"] as? [String] == ["http://127.0.0.1:\(port)/callback", "http://127.0.0.1:\(port)/logout-callback"])
 
         // The port taken by this test process: an error naming it, and no other port tried.
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

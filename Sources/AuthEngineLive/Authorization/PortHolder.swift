@@ -9,22 +9,27 @@ import Glibc
 /// `socket:[INODE]` — found for this user's processes (another user's descriptors are not
 /// readable), so a socket of another user is named by that fact alone.
 enum PortHolder {
-    /// `"pid 4242 (python3)"`, `"a process of another user"`, or nil when nothing listens or `/proc` says nothing.
-    static func describe(port: UInt16) -> String? {
+    /// `"pid 4242 (python3)"`, `"a process of another user"`, or nil when nothing listens or `/proc` says nothing (`ownPID`: this process).
+    static func describe(port: UInt16, ownPID: Int32 = getpid()) -> String? {
         let inodes = listeningInodes(port: port)
         guard !inodes.isEmpty else { return nil }
         let targets = Set(inodes.map { "socket:[\($0)]" })
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        // A socket this process inherited is held by the one that made it too: that one is named (it does
+        // not come first in /proc's order once process ids wrap); this process only if no other holds it.
+        let own = String(ownPID)
+        var ownHolds = false
         for pid in processes where !pid.isEmpty && pid.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             let fdDirectory = "/proc/\(pid)/fd"
             guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: fdDirectory) else { continue }
             for descriptor in descriptors {
                 guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdDirectory)/\(descriptor)"),
                       targets.contains(target) else { continue }
+                if pid == own { ownHolds = true; break }
                 return "pid \(pid) (\(processName(pid)))"
             }
         }
-        return "a process of another user"
+        return ownHolds ? "pid \(own) (\(processName(own)))" : "a process of another user"
     }
 
     /// The inodes of sockets listening on `port` (any local address), from the kernel's tables.
